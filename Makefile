@@ -1,0 +1,125 @@
+# fragd - see README.md. Targets: all check check-unit check-integration
+# check-vm fuzz bench install uninstall clean.
+#
+# Sources are found by directory, so a module is added by adding its files:
+#   policy/*.c              -> libpolicy.a (pure: links nothing else)
+#   daemon/*.c but main.c   -> libfragd.a
+#   tests/unit/policy/test-*.c  link libpolicy.a only (enforces purity)
+#   tests/unit/test-*.c         link libfragd.a + libpolicy.a
+#   tests/fuzz/fuzz-*.c         one fuzzer per parser; corpus in tests/corpus/<name>/
+
+VERSION := 0.1.0
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share
+SYSCONFDIR ?= /etc
+PKG_CONFIG ?= pkg-config
+DEPS := libsystemd libnl-3.0 libnl-genl-3.0 inih
+UNITDIR ?= $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
+
+SANITIZE ?=
+BUILDDIR ?= $(if $(SANITIZE),build-san-$(notdir $(CC)),build)
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu17 -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
+	-Wstrict-prototypes -Wno-unused-parameter -fstack-protector-strong -pthread
+ifeq ($(WERROR),1)
+CFLAGS += -Werror
+endif
+ifneq ($(SANITIZE),)
+CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+endif
+CPPFLAGS += -Iinclude -D_GNU_SOURCE -DFRAGD_VERSION='"$(VERSION)"' \
+	-DFRAGD_SYSCONFDIR='"$(SYSCONFDIR)"' -MMD -MP $(shell $(PKG_CONFIG) --cflags $(DEPS))
+LDLIBS += $(shell $(PKG_CONFIG) --libs $(DEPS)) -lm -pthread
+CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka)
+
+POLICY_SRC := $(sort $(wildcard policy/*.c))
+DAEMON_SRC := $(sort $(filter-out daemon/main.c,$(wildcard daemon/*.c)))
+POLICY_OBJ := $(POLICY_SRC:%.c=$(BUILDDIR)/%.o)
+DAEMON_OBJ := $(DAEMON_SRC:%.c=$(BUILDDIR)/%.o)
+PURE_TESTS := $(patsubst tests/unit/policy/%.c,$(BUILDDIR)/tests/%,$(sort $(wildcard tests/unit/policy/test-*.c)))
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILDDIR)/tests/%,$(sort $(wildcard tests/unit/test-*.c)))
+FUZZ_NAMES := $(patsubst tests/fuzz/fuzz-%.c,%,$(sort $(wildcard tests/fuzz/fuzz-*.c)))
+FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILDDIR)/tests/replay-%)
+TOOLS_SRC := $(sort $(wildcard tools/*.c))
+TOOLS := $(TOOLS_SRC:tools/%.c=$(BUILDDIR)/%)
+
+all: $(BUILDDIR)/fragd $(TOOLS)
+
+$(BUILDDIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILDDIR)/libpolicy.a: $(POLICY_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILDDIR)/libfragd.a: $(DAEMON_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILDDIR)/fragd: $(BUILDDIR)/daemon/main.o $(BUILDDIR)/libfragd.a $(BUILDDIR)/libpolicy.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILDDIR)/%: $(BUILDDIR)/tools/%.o $(BUILDDIR)/libfragd.a $(BUILDDIR)/libpolicy.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# pure tests: libpolicy.a and cmocka, nothing else
+$(BUILDDIR)/tests/test-%: $(BUILDDIR)/tests/unit/policy/test-%.o $(BUILDDIR)/libpolicy.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) -lm
+
+$(BUILDDIR)/tests/test-%: $(BUILDDIR)/tests/unit/test-%.o $(BUILDDIR)/libfragd.a $(BUILDDIR)/libpolicy.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
+
+$(BUILDDIR)/tests/replay-%: $(BUILDDIR)/tests/fuzz/fuzz-%.o $(BUILDDIR)/tests/fuzz/fuzz-main.o $(BUILDDIR)/libfragd.a $(BUILDDIR)/libpolicy.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+.PHONY: all check check-unit check-integration check-sanitize check-vm fuzz bench \
+	install uninstall clean test-programs
+
+test-programs: $(PURE_TESTS) $(UNIT_TESTS) $(FUZZ_REPLAY) $(BUILDDIR)/fragd $(TOOLS)
+
+# Unit tests, corpus replay, integration tests; then all of it again under
+# ASan+UBSan. Never writes the host's /proc or /sys.
+check: check-unit check-integration check-sanitize
+
+check-unit: test-programs
+	@fail=0; for t in $(PURE_TESTS) $(UNIT_TESTS); do \
+		echo "== $$t"; FRAGD_SRCDIR=$(CURDIR) $$t || fail=1; done; \
+	for n in $(FUZZ_NAMES); do \
+		$(BUILDDIR)/tests/replay-$$n tests/corpus/$$n || fail=1; done; \
+	exit $$fail
+
+check-integration: test-programs
+	@fail=0; for t in $(sort $(wildcard tests/integration/test-*.sh)); do \
+		echo "== $$t"; FRAGD=$(CURDIR)/$(BUILDDIR)/fragd BUILDDIR=$(CURDIR)/$(BUILDDIR) \
+		FRAGD_SRCDIR=$(CURDIR) bash $$t || fail=1; done; exit $$fail
+
+check-sanitize:
+	$(MAKE) SANITIZE=1 check-unit check-integration
+
+# libFuzzer builds (clang). Run one: build/fuzz/fuzz-buddyinfo tests/corpus/buddyinfo
+FUZZ_CC ?= clang
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+fuzz:
+	@mkdir -p build/fuzz
+	@for n in $(FUZZ_NAMES); do echo "  FUZZ $$n"; \
+		$(FUZZ_CC) $(CPPFLAGS) -std=gnu17 $(FUZZ_FLAGS) -o build/fuzz/fuzz-$$n \
+		tests/fuzz/fuzz-$$n.c $(DAEMON_SRC) $(POLICY_SRC) $(LDLIBS) -lm || exit 1; done
+	@echo "run: build/fuzz/fuzz-NAME -max_total_time=60 tests/corpus/NAME"
+
+-include tests/vm/vm.mk
+-include bench/bench.mk
+-include install.mk
+
+clean:
+	rm -rf build build-san-*
+
+-include $(shell find $(BUILDDIR) -name '*.d' 2>/dev/null)

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* Measures (policy/metrics.c, pure): what an expert computes from one or two
+ * observations. Formulas follow mm/vmstat.c and mm/compaction.c (KERNEL.md §4).
+ * Indices are integers in thousandths (permille) like the kernel's own. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fragd/obs.h"
+
+#define FRAG_INDEX_SUITABLE (-1000) /* a block of the order is free: kernel's -1000 */
+
+typedef struct ZoneMeasures {
+        int node;
+        char zone[FRAGD_NAME_MAX];
+        bool have_zoneinfo;          /* watermarks below are valid */
+        uint64_t free_pages;         /* buddy free pages: sum nr_free[k] << k */
+        uint64_t free_blocks;        /* sum nr_free[k] */
+        uint64_t free_pages_ge[FRAGD_MAX_ORDERS]; /* pages in blocks of order >= k */
+        uint32_t unusable_permille[FRAGD_MAX_ORDERS]; /* unusable_free_index() */
+        int32_t frag_index_permille[FRAGD_MAX_ORDERS]; /* __fragmentation_index(); -1000 = suitable */
+        unsigned score;              /* extfrag_for_order(zone, hpage_order), 0..100 */
+        uint64_t present, managed;
+        uint64_t wmark_min, wmark_low, wmark_high; /* base: boost subtracted */
+        uint64_t boost;
+        int64_t headroom_pages;      /* free - (high incl. boost) */
+} ZoneMeasures;
+
+typedef struct NodeMeasures {
+        int node;
+        unsigned zone_first, n_zones; /* slice of Assessment.zones */
+        uint64_t free_pages;
+        uint64_t free_pages_ge[FRAGD_MAX_ORDERS];
+        uint64_t present_pages, managed_pages;
+        unsigned frag_score;          /* fragmentation_score_node(), 0..100 */
+        uint64_t reclaimable_pages;   /* file LRU + reclaimable slab (per-node stats) */
+        uint64_t wmark_min, wmark_low, wmark_high; /* base, summed over zones */
+        uint64_t boost;
+        /* from pagetypeinfo when read: share of pageblocks that are not
+         * Movable (Unmovable + Reclaimable + others), permille; -1 unknown */
+        int32_t polluted_blocks_permille;
+        uint64_t blocks_total;
+} NodeMeasures;
+
+typedef struct Rates {
+        bool valid;              /* two readings, interval > 0, counters monotonic */
+        double interval_sec;
+        double compact_stall, compact_fail, compact_success;    /* per second */
+        double compact_migrate_scanned, compact_free_scanned;   /* pages/s, all compaction */
+        double compact_daemon_scanned;                          /* kcompactd pages/s */
+        double compact_isolated;
+        double thp_fault_alloc, thp_fault_fallback;             /* per second */
+        double thp_fallback_ratio;       /* fallback/(alloc+fallback), -1 when no faults */
+        unsigned n_mthp;
+        unsigned mthp_size_kb[FRAGD_MAX_THP_SIZES];
+        double mthp_fallback_ratio[FRAGD_MAX_THP_SIZES];        /* anon faults, -1 none */
+        double allocstall;               /* direct reclaim entries/s, all zones */
+        double pgscan_direct;            /* pages/s */
+        double psi_some, psi_full;       /* share of wall time stalled, 0..1 */
+} Rates;
+
+typedef struct Assessment {
+        usec_t now_usec;
+        unsigned page_size;
+        unsigned n_orders;
+        unsigned hpage_order;     /* THP PMD order (9 on x86-64 4K) */
+        unsigned pageblock_order; /* from pagetypeinfo, else hpage_order */
+        int proactiveness;        /* -1 unknown */
+        unsigned score_wmark_low, score_wmark_high; /* kernel proactive thresholds */
+        unsigned n_zones;
+        ZoneMeasures zones[FRAGD_MAX_ZONES];
+        unsigned n_nodes;
+        NodeMeasures nodes[FRAGD_MAX_NODES];
+        uint32_t psi_some_avg10_permyriad, psi_full_avg10_permyriad;
+        Rates rates;
+} Assessment;
+
+/* Kernel formulas, exposed for tests and for the report. */
+uint32_t unusable_index_permille(const uint64_t *nr_free, unsigned n_orders, unsigned order);
+int32_t fragmentation_index_permille(const uint64_t *nr_free, unsigned n_orders, unsigned order);
+unsigned extfrag_for_order(const uint64_t *nr_free, unsigned n_orders, unsigned order);
+/* fragmentation_score_wmark(): proactiveness 0..100 -> low/high thresholds */
+unsigned frag_score_wmark(unsigned proactiveness, bool low);
+
+/* cur is required, prev may be NULL (no rates). Returns 0, or -ENODATA when
+ * cur has no buddyinfo. */
+int assess(const Observation *cur, const Observation *prev, Assessment *ret);
+
+const NodeMeasures *assessment_node(const Assessment *a, int node);

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* The observation layer: what the kernel says about free memory, one struct
+ * per source. Every source has a pure parser (buffer in, struct out, no I/O,
+ * fuzzed) and a reader that opens the file under a Root and calls the parser.
+ *
+ * Parsers return 0 or a negative errno:
+ *   -EBADMSG  malformed input        -ENODATA    a required field is missing
+ *   -ERANGE   a number overflowed     -E2BIG      more rows than fragd holds
+ *   -EOPNOTSUPP the kernel lacks the feature (reader only)
+ * Out-params are written only on success. Capacities are fixed so a pass
+ * allocates nothing. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fragd/macro.h"
+#include "fragd/root.h"
+
+#define FRAGD_MAX_ORDERS 16       /* NR_PAGE_ORDERS: 11 on x86-64, 14 on arm64 64K */
+#define FRAGD_MAX_ZONES 128       /* (node, zone) pairs */
+#define FRAGD_MAX_NODES 64        /* node ids may be sparse and larger */
+#define FRAGD_MAX_MIGRATETYPES 12
+#define FRAGD_NAME_MAX 24         /* zone and migratetype names */
+#define FRAGD_KV_NAME_MAX 48
+#define FRAGD_MAX_KV 512
+#define FRAGD_MAX_THP_SIZES 16
+#define FRAGD_MAX_THP_STATS 32
+
+/* ---- /proc/buddyinfo --------------------------------------------------- */
+
+typedef struct BuddyZone {
+        int node;
+        char zone[FRAGD_NAME_MAX];
+        unsigned n_orders;
+        uint64_t nr_free[FRAGD_MAX_ORDERS]; /* free blocks (not pages) per order */
+} BuddyZone;
+
+typedef struct BuddyInfo {
+        unsigned n_orders; /* the largest per-zone count */
+        unsigned n_zones;
+        BuddyZone zones[FRAGD_MAX_ZONES];
+} BuddyInfo;
+
+int buddyinfo_parse(const char *buf, size_t len, BuddyInfo *ret);
+int buddyinfo_read(const Root *root, BuddyInfo *ret);
+const BuddyZone *buddyinfo_find(const BuddyInfo *b, int node, const char *zone);
+
+/* ---- /proc/zoneinfo ---------------------------------------------------- */
+
+enum {
+        ZONE_HAVE_MANAGED = 1u << 0, /* old kernels have no "managed" line */
+        ZONE_HAVE_BOOST = 1u << 1,
+        ZONE_HAVE_PROMO = 1u << 2,
+        ZONE_HAVE_CMA = 1u << 3,
+        ZONE_HAVE_NR_FREE_BLOCKS = 1u << 4, /* nr_free_pages_blocks, 6.15+ */
+        ZONE_HAVE_START_PFN = 1u << 5,
+};
+
+typedef struct ZoneInfoZone {
+        int node;
+        char zone[FRAGD_NAME_MAX];
+        unsigned have; /* ZONE_HAVE_* */
+        uint64_t pages_free;
+        uint64_t boost;
+        uint64_t min, low, high, promo; /* as printed: boost included */
+        uint64_t spanned, present, managed, cma;
+        uint64_t nr_free_pages;
+        uint64_t nr_free_pages_blocks;
+        uint64_t start_pfn;
+        bool node_unreclaimable;
+} ZoneInfoZone;
+
+/* The "per-node stats" block, printed under a node's first populated zone. */
+typedef struct ZoneInfoNode {
+        int node;
+        bool have_stats;
+        uint64_t nr_inactive_anon, nr_active_anon;
+        uint64_t nr_inactive_file, nr_active_file;
+        uint64_t nr_slab_reclaimable, nr_shmem, nr_file_pages;
+} ZoneInfoNode;
+
+typedef struct ZoneInfo {
+        unsigned n_zones; /* every zone, populated or not */
+        ZoneInfoZone zones[FRAGD_MAX_ZONES];
+        unsigned n_nodes;
+        ZoneInfoNode nodes[FRAGD_MAX_NODES];
+} ZoneInfo;
+
+int zoneinfo_parse(const char *buf, size_t len, ZoneInfo *ret);
+int zoneinfo_read(const Root *root, ZoneInfo *ret);
+const ZoneInfoZone *zoneinfo_find(const ZoneInfo *z, int node, const char *zone);
+const ZoneInfoNode *zoneinfo_find_node(const ZoneInfo *z, int node);
+
+/* ---- /proc/pagetypeinfo (root only, costly: read rarely) --------------- */
+
+typedef struct PageTypeZone {
+        int node;
+        char zone[FRAGD_NAME_MAX];
+        /* free blocks per (migratetype index, order); capped cells (">100000")
+         * hold 100000 and have their bit set in capped[type] */
+        uint64_t free[FRAGD_MAX_MIGRATETYPES][FRAGD_MAX_ORDERS];
+        uint32_t capped[FRAGD_MAX_MIGRATETYPES];
+        bool have_blocks;
+        uint64_t blocks[FRAGD_MAX_MIGRATETYPES]; /* pageblocks per type */
+} PageTypeZone;
+
+typedef struct PageTypeInfo {
+        unsigned pageblock_order;
+        uint64_t pages_per_block;
+        unsigned n_orders;
+        unsigned n_types; /* names in first-seen order; indexes free[] and blocks[] */
+        char types[FRAGD_MAX_MIGRATETYPES][FRAGD_NAME_MAX];
+        unsigned n_zones;
+        PageTypeZone zones[FRAGD_MAX_ZONES];
+} PageTypeInfo;
+
+int pagetypeinfo_parse(const char *buf, size_t len, PageTypeInfo *ret);
+int pagetypeinfo_read(const Root *root, PageTypeInfo *ret);
+/* Index of a migratetype name ("Unmovable"), or -ENOENT. */
+int pagetypeinfo_type_index(const PageTypeInfo *p, const char *name);
+const PageTypeZone *pagetypeinfo_find(const PageTypeInfo *p, int node, const char *zone);
+
+/* ---- name/value files: /proc/vmstat, /proc/meminfo, memory.stat -------- */
+
+typedef struct KvEntry {
+        char name[FRAGD_KV_NAME_MAX];
+        uint64_t value;
+} KvEntry;
+
+typedef struct KvList {
+        unsigned n;
+        unsigned n_skipped; /* names too long to keep */
+        KvEntry e[FRAGD_MAX_KV];
+} KvList;
+
+/* 0 and *ret set, or -ENOENT */
+int kv_get(const KvList *l, const char *name, uint64_t *ret);
+/* value or dflt */
+uint64_t kv_get_or(const KvList *l, const char *name, uint64_t dflt);
+
+int vmstat_parse(const char *buf, size_t len, KvList *ret);   /* "name value" */
+int vmstat_read(const Root *root, KvList *ret);
+int meminfo_parse(const char *buf, size_t len, KvList *ret);  /* "Name:  value kB"; kB kept */
+int meminfo_read(const Root *root, KvList *ret);
+
+/* ---- PSI: /proc/pressure/<resource>, cgroup <resource>.pressure --------- */
+
+typedef struct PsiLine {
+        bool present;
+        uint32_t avg10_permyriad, avg60_permyriad, avg300_permyriad; /* 12.34% = 1234 */
+        uint64_t total_usec;
+} PsiLine;
+
+typedef struct PsiStats {
+        PsiLine some, full;
+} PsiStats;
+
+int psi_parse(const char *buf, size_t len, PsiStats *ret);
+int psi_read(const Root *root, const char *resource, PsiStats *ret); /* "memory" */
+
+/* ---- THP sysfs: /sys/kernel/mm/transparent_hugepage --------------------- */
+
+#define THP_MODE_MAX 24
+
+typedef struct ThpStat {
+        char name[32];
+        uint64_t value;
+} ThpStat;
+
+typedef struct ThpSize {
+        unsigned size_kb;
+        char enabled[THP_MODE_MAX];       /* "" when the file is absent (8kB) */
+        char shmem_enabled[THP_MODE_MAX]; /* "" when absent */
+        unsigned n_stats;
+        ThpStat stats[FRAGD_MAX_THP_STATS];
+} ThpSize;
+
+#define THP_KHUGEPAGED_UNSET INT64_MIN
+
+typedef struct ThpInfo {
+        char enabled[THP_MODE_MAX];       /* the bracketed choice: "madvise" */
+        char defrag[THP_MODE_MAX];
+        char shmem_enabled[THP_MODE_MAX];
+        uint64_t hpage_pmd_size;          /* bytes, 0 when absent */
+        int64_t use_zero_page;            /* THP_KHUGEPAGED_UNSET when absent */
+        /* khugepaged/: THP_KHUGEPAGED_UNSET when absent */
+        int64_t khugepaged_defrag, pages_to_scan, scan_sleep_millisecs,
+                alloc_sleep_millisecs, max_ptes_none, max_ptes_swap,
+                max_ptes_shared, full_scans, pages_collapsed;
+        unsigned n_sizes; /* mTHP per-size dirs, ascending size; 0 before 6.8 */
+        ThpSize sizes[FRAGD_MAX_THP_SIZES];
+} ThpInfo;
+
+/* "always [madvise] never" -> "madvise". -EBADMSG without exactly one []. */
+int thp_mode_parse(const char *buf, size_t len, char *ret, size_t size);
+/* -EOPNOTSUPP when the kernel has no THP sysfs */
+int thp_read(const Root *root, ThpInfo *ret);
+const ThpSize *thp_find_size(const ThpInfo *t, unsigned size_kb);
+uint64_t thp_size_stat(const ThpSize *s, const char *name, uint64_t dflt);
+
+/* ---- vm sysctls fragd reads or steers ----------------------------------- */
+
+typedef enum VmKnob {
+        VM_MIN_FREE_KBYTES,
+        VM_WATERMARK_SCALE_FACTOR,
+        VM_WATERMARK_BOOST_FACTOR,
+        VM_COMPACTION_PROACTIVENESS,
+        VM_EXTFRAG_THRESHOLD,
+        VM_DEFRAG_MODE,
+        VM_PERCPU_PAGELIST_HIGH_FRACTION,
+        VM_COMPACT_UNEVICTABLE_ALLOWED,
+        VM_ZONE_RECLAIM_MODE,
+        _VM_KNOB_MAX,
+} VmKnob;
+
+typedef struct VmSysctls {
+        bool present[_VM_KNOB_MAX];
+        int64_t value[_VM_KNOB_MAX];
+} VmSysctls;
+
+const char *vm_knob_name(VmKnob k); /* "min_free_kbytes" */
+int vm_knob_from_name(const char *name); /* VmKnob or -ENOENT */
+/* One integer and optional whitespace/newline. */
+int sysctl_value_parse(const char *buf, size_t len, int64_t *ret);
+int vm_sysctls_read(const Root *root, VmSysctls *ret);
+
+/* ---- node topology: /sys/devices/system/node ---------------------------- */
+
+typedef struct NodeTopo {
+        unsigned n_nodes;
+        int ids[FRAGD_MAX_NODES];          /* online nodes with memory, ascending */
+        uint64_t mem_total_kb[FRAGD_MAX_NODES];
+        bool have_compact[FRAGD_MAX_NODES]; /* nodeN/compact exists */
+        unsigned n_cpus;                    /* online CPUs, 0 if unknown */
+} NodeTopo;
+
+/* "0-3,8,10-11" -> ids; -E2BIG past cap */
+int cpulist_parse(const char *buf, size_t len, int *ids, unsigned cap, unsigned *ret_n);
+int nodes_read(const Root *root, NodeTopo *ret);
+
+/* ---- DMI: /sys/class/dmi/id --------------------------------------------- */
+
+typedef struct DmiInfo {
+        char sys_vendor[64];
+        char product_name[64];
+        char product_family[64];
+        char board_asset_tag[64]; /* some clouds put the instance id here */
+} DmiInfo;
+
+int dmi_read(const Root *root, DmiInfo *ret); /* -ENOENT when no DMI */
+
+/* ---- one observation ---------------------------------------------------- */
+
+typedef enum ObsSource {
+        OBS_BUDDYINFO,
+        OBS_ZONEINFO,
+        OBS_PAGETYPEINFO,
+        OBS_VMSTAT,
+        OBS_MEMINFO,
+        OBS_PSI_MEMORY,
+        OBS_THP,
+        OBS_SYSCTL,
+        OBS_NODES,
+        _OBS_SOURCE_MAX,
+} ObsSource;
+
+#define OBS_MASK(s) (1u << (s))
+#define OBS_PER_TICK                                                                 \
+        (OBS_MASK(OBS_BUDDYINFO) | OBS_MASK(OBS_ZONEINFO) | OBS_MASK(OBS_VMSTAT) |   \
+         OBS_MASK(OBS_MEMINFO) | OBS_MASK(OBS_PSI_MEMORY) | OBS_MASK(OBS_THP) |      \
+         OBS_MASK(OBS_SYSCTL))
+#define OBS_ALL ((1u << _OBS_SOURCE_MAX) - 1)
+
+typedef struct Observation {
+        usec_t now_usec;    /* CLOCK_MONOTONIC of the reading, given by the caller */
+        unsigned page_size; /* bytes */
+        unsigned have;      /* OBS_MASK bits of sources read successfully */
+        int err[_OBS_SOURCE_MAX]; /* 0 or -errno of the last attempt */
+        BuddyInfo buddy;
+        ZoneInfo zoneinfo;
+        PageTypeInfo pagetype; /* sparse: see pagetype_usec */
+        usec_t pagetype_usec;  /* when pagetype was read, 0 if never */
+        KvList vmstat;
+        KvList meminfo;
+        PsiStats psi_memory;
+        ThpInfo thp;
+        VmSysctls vm;
+        NodeTopo nodes;
+} Observation;
+
+const char *obs_source_name(ObsSource s); /* "buddyinfo" */
+
+/* Reads the sources in mask into o (others untouched), records per-source
+ * errors in o->err and sets o->have. Returns 0 when buddyinfo was read (the
+ * one source fragd cannot work without), else its error. */
+int observation_read(const Root *root, unsigned mask, usec_t now_usec, Observation *o);

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* What the policy is asked to achieve and the bounds it must keep. Filled by
+ * presets (policy/presets.c), then overridden by configuration layers
+ * (daemon/config.c). Pure data. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fragd/macro.h"
+
+/* The levers the policy moves. Values are integers in the knob's own unit;
+ * LEVER_THP_DEFRAG uses ThpDefragMode. */
+typedef enum Lever {
+        LEVER_COMPACTION_PROACTIVENESS, /* vm.compaction_proactiveness 0..100 */
+        LEVER_WATERMARK_SCALE_FACTOR,   /* vm.watermark_scale_factor 1..3000 (1/10000) */
+        LEVER_MIN_FREE_KBYTES,          /* vm.min_free_kbytes, KiB */
+        LEVER_WATERMARK_BOOST_FACTOR,   /* vm.watermark_boost_factor 0.. (1/10000) */
+        LEVER_EXTFRAG_THRESHOLD,        /* vm.extfrag_threshold 0..1000 */
+        LEVER_THP_DEFRAG,               /* transparent_hugepage/defrag */
+        _LEVER_MAX,
+} Lever;
+
+typedef enum ThpDefragMode {
+        THP_DEFRAG_NEVER,
+        THP_DEFRAG_DEFER,
+        THP_DEFRAG_DEFER_MADVISE,
+        THP_DEFRAG_MADVISE,
+        THP_DEFRAG_ALWAYS,
+        _THP_DEFRAG_MAX,
+} ThpDefragMode;
+
+typedef enum Preset {
+        PRESET_DATABASE,   /* default: large folios and THP without stalls, moderate cost */
+        PRESET_THROUGHPUT, /* cheapest: react late, small reserves */
+        PRESET_THP_MAX,    /* most huge pages, cost second */
+        PRESET_OBSERVE,    /* decide and report only, never write */
+        _PRESET_MAX,
+} Preset;
+
+/* A size: absolute bytes, or a share of the node's memory. */
+typedef struct SizeSpec {
+        uint64_t bytes;
+        uint32_t permyriad; /* used when bytes == 0; 200 = 2% */
+} SizeSpec;
+
+typedef struct LeverConfig {
+        bool enabled;
+        int64_t min, max;        /* never written outside [min, max] */
+        int64_t step_up;         /* largest raise per decision */
+        int64_t step_down;       /* largest decay per decision */
+        usec_t dwell_usec;       /* no move sooner than this after the last one */
+        usec_t reversal_cooldown_usec; /* no move against the last direction sooner */
+} LeverConfig;
+
+typedef struct PolicyConfig {
+        Preset preset;
+        /* objectives */
+        unsigned order_large;      /* large-folio target order (4: just past costly) */
+        unsigned order_thp;        /* 0 = the kernel's THP order */
+        SizeSpec reserve_large;    /* per node, free memory in blocks >= order_large */
+        SizeSpec reserve_thp;      /* per node, free memory in blocks >= order_thp */
+        double max_compact_stall_rate;     /* direct compaction stalls per second */
+        uint32_t max_thp_fallback_permyriad; /* THP/mTHP fault fallback ratio */
+        uint32_t psi_some_ceiling_permyriad; /* memory some avg10 */
+        uint32_t psi_full_ceiling_permyriad; /* memory full avg10 */
+        /* prediction */
+        usec_t trend_window_usec;  /* least-squares window */
+        usec_t trend_horizon_usec; /* act when a target is predicted to be crossed this soon */
+        /* decay and back-off */
+        usec_t decay_after_usec;   /* targets met this long -> levers decay to baseline */
+        unsigned backoff_decisions;  /* raises without gain before backing off */
+        double backoff_max_scan_per_block; /* pages scanned per order_thp block gained */
+        /* safety */
+        SizeSpec safety_headroom;  /* low watermark + this must stay below free+reclaimable */
+        usec_t rollback_window_usec;
+        uint32_t rollback_psi_full_rise_permyriad;
+        /* one-shot per-node compaction */
+        bool oneshot_compact;
+        uint32_t oneshot_below_permyriad; /* reserve under this share of target */
+        usec_t oneshot_min_interval_usec;
+        uint32_t calm_psi_some_permyriad; /* "calm" means some avg10 below this */
+        LeverConfig lever[_LEVER_MAX];
+} PolicyConfig;
+
+const char *lever_name(Lever l);          /* "compaction_proactiveness", "thp_defrag" */
+int lever_from_name(const char *name);    /* Lever or -ENOENT */
+const char *preset_name(Preset p);        /* "database" */
+int preset_from_name(const char *name);   /* Preset or -ENOENT */
+const char *thp_defrag_name(ThpDefragMode m); /* "defer+madvise" */
+int thp_defrag_from_name(const char *name);
+/* Fills *ret with the preset's values (policy/presets.c). */
+void policy_config_preset(Preset p, PolicyConfig *ret);
