@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* Tokenizing primitives for the pure parsers. A Cursor walks a buffer that
+ * need not be NUL-terminated; nothing here allocates. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct Cursor {
+        const char *p;
+        const char *end;
+} Cursor;
+
+typedef struct Span {
+        const char *p;
+        size_t len;
+} Span;
+
+static inline Cursor cursor_make(const char *buf, size_t len)
+{
+        return (Cursor) { buf, buf + len };
+}
+
+static inline bool cursor_eof(const Cursor *c)
+{
+        return c->p >= c->end;
+}
+
+/* Next line without its '\n' (a last line without '\n' counts). False at end. */
+bool cursor_next_line(Cursor *c, Span *ret_line);
+/* Skips spaces and tabs. */
+void span_skip_blanks(Span *s);
+/* Next whitespace-separated token; false when none is left. */
+bool span_next_token(Span *s, Span *ret_tok);
+/* Token equals the NUL-terminated string. */
+bool span_eq(Span s, const char *str);
+bool span_startswith(Span s, const char *prefix);
+/* Decimal unsigned, whole token: -EBADMSG if not all digits, -ERANGE on overflow. */
+int span_to_u64(Span s, uint64_t *ret);
+/* Optional '-' then digits. */
+int span_to_i64(Span s, int64_t *ret);
+/* Copies into dst (NUL-terminated); -ENAMETOOLONG if it does not fit. */
+int span_copy(Span s, char *dst, size_t size);
+/* Strips trailing blanks (and a trailing ':' or ',' when strip_punct). */
+Span span_rstrip(Span s, bool strip_punct);
