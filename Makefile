@@ -6,7 +6,8 @@
 #   daemon/*.c but main.c   -> libfragd.a
 #   tests/unit/policy/test-*.c  link libpolicy.a only (enforces purity)
 #   tests/unit/test-*.c         link libfragd.a + libpolicy.a
-#   tests/fuzz/fuzz-*.c         one fuzzer per parser; corpus in tests/corpus/<name>/
+#   tests/fuzz/fuzz-*.c         one fuzzer per parser; corpus in tests/corpus/<name>/,
+#                           replayed under gcc by tests/fuzz/replay-main.c
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -77,7 +78,7 @@ $(BUILDDIR)/tests/test-%: $(BUILDDIR)/tests/unit/test-%.o $(BUILDDIR)/libfragd.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 
-$(BUILDDIR)/tests/replay-%: $(BUILDDIR)/tests/fuzz/fuzz-%.o $(BUILDDIR)/tests/fuzz/fuzz-main.o $(BUILDDIR)/libfragd.a $(BUILDDIR)/libpolicy.a
+$(BUILDDIR)/tests/replay-%: $(BUILDDIR)/tests/fuzz/fuzz-%.o $(BUILDDIR)/tests/fuzz/replay-main.o $(BUILDDIR)/libfragd.a $(BUILDDIR)/libpolicy.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -104,6 +105,8 @@ check-integration: test-programs
 
 check-sanitize:
 	$(MAKE) SANITIZE=1 check-unit check-integration
+
+.SECONDARY:
 
 # libFuzzer builds (clang). Run one: build/fuzz/fuzz-buddyinfo tests/corpus/buddyinfo
 FUZZ_CC ?= clang

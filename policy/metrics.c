@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Measures from one or two observations. Pure: no I/O, no clock, no globals.
+ * Formulas mirror mm/vmstat.c (fill_contig_page_info, unusable_free_index,
+ * __fragmentation_index, extfrag_for_order) and mm/compaction.c
+ * (fragmentation_score_zone/node, fragmentation_score_wmark). */
+
+#include <string.h>
+
+#include "fragd/metrics.h"
+
+/* Private lookups: libpolicy.a links nothing else, so the daemon's
+ * *_find() helpers are not available here. */
+static uint64_t kv_value(const KvList *l, const char *name, uint64_t dflt)
+{
+        for (unsigned i = 0; i < l->n; i++)
+                if (strcmp(l->e[i].name, name) == 0)
+                        return l->e[i].value;
+        return dflt;
+}
+
+static const ZoneInfoZone *zi_find(const ZoneInfo *z, int node, const char *zone)
+{
+        for (unsigned i = 0; i < z->n_zones; i++)
+                if (z->zones[i].node == node && strcmp(z->zones[i].zone, zone) == 0)
+                        return &z->zones[i];
+        return NULL;
+}
+
+static const ZoneInfoNode *zi_find_node(const ZoneInfo *z, int node)
+{
+        for (unsigned i = 0; i < z->n_nodes; i++)
+                if (z->nodes[i].node == node)
+                        return &z->nodes[i];
+        return NULL;
+}
+
+static int pt_type_index(const PageTypeInfo *p, const char *name)
+{
+        for (unsigned i = 0; i < p->n_types; i++)
+                if (strcmp(p->types[i], name) == 0)
+                        return (int) i;
+        return -ENOENT;
+}
+
+static const ThpSize *thp_size(const ThpInfo *t, unsigned size_kb)
+{
+        for (unsigned i = 0; i < t->n_sizes; i++)
+                if (t->sizes[i].size_kb == size_kb)
+                        return &t->sizes[i];
+        return NULL;
+}
+
+static uint64_t thp_stat(const ThpSize *s, const char *name)
+{
+        for (unsigned i = 0; i < s->n_stats; i++)
+                if (strcmp(s->stats[i].name, name) == 0)
+                        return s->stats[i].value;
+        return 0;
+}
+
+typedef struct ContigInfo {
+        uint64_t free_pages, free_blocks_total, free_blocks_suitable;
+} ContigInfo;
+
+static ContigInfo contig_info(const uint64_t *nr_free, unsigned n_orders, unsigned suitable_order)
+{
+        ContigInfo ci = { 0, 0, 0 };
+
+        for (unsigned o = 0; o < n_orders && o < FRAGD_MAX_ORDERS; o++) {
+                ci.free_blocks_total += nr_free[o];
+                ci.free_pages += nr_free[o] << o;
+                if (o >= suitable_order)
+                        ci.free_blocks_suitable += nr_free[o] << (o - suitable_order);
+        }
+        return ci;
+}
+
+uint32_t unusable_index_permille(const uint64_t *nr_free, unsigned n_orders, unsigned order)
+{
+        ContigInfo ci = contig_info(nr_free, n_orders, order);
+
+        if (ci.free_pages == 0)
+                return 1000;
+        return (uint32_t) ((ci.free_pages - (ci.free_blocks_suitable << order)) * 1000ULL / ci.free_pages);
+}
+
+int32_t fragmentation_index_permille(const uint64_t *nr_free, unsigned n_orders, unsigned order)
+{
+        ContigInfo ci = contig_info(nr_free, n_orders, order);
+        uint64_t requested = 1ULL << order;
+
+        if (ci.free_blocks_total == 0)
+                return 0;
+        if (ci.free_blocks_suitable)
+                return FRAG_INDEX_SUITABLE;
+        return (int32_t) (1000 - (int64_t) ((1000 + ci.free_pages * 1000ULL / requested) / ci.free_blocks_total));
+}
+
+unsigned extfrag_for_order(const uint64_t *nr_free, unsigned n_orders, unsigned order)
+{
+        ContigInfo ci = contig_info(nr_free, n_orders, order);
+
+        if (ci.free_pages == 0)
+                return 0;
+        return (unsigned) ((ci.free_pages - (ci.free_blocks_suitable << order)) * 100 / ci.free_pages);
+}
+
+/* 6.18: low = 100 - proactiveness, leeway = min(10, low / 2). Kernels before
+ * the 2025 change (6.1 among them) use low = max(100 - p, 5) and a fixed
+ * leeway of 10; the two agree for proactiveness <= 80. */
+unsigned frag_score_wmark(unsigned proactiveness, bool low)
+{
+        unsigned wmark_low, leeway;
+
+        if (proactiveness > 100)
+                proactiveness = 100;
+        wmark_low = 100 - proactiveness;
+        leeway = MIN(10u, wmark_low / 2);
+        return low ? wmark_low : MIN(wmark_low + leeway, 100u);
+}
+
+static unsigned log2_u64(uint64_t v)
+{
+        unsigned r = 0;
+
+        while (v > 1) {
+                v >>= 1;
+                r++;
+        }
+        return r;
+}
+
+static unsigned hpage_order_of(const Observation *o)
+{
+        if ((o->have & OBS_MASK(OBS_THP)) && o->thp.hpage_pmd_size > 0 && o->page_size > 0 &&
+            o->thp.hpage_pmd_size > o->page_size)
+                return log2_u64(o->thp.hpage_pmd_size / o->page_size);
+        /* PMD order for the page size: 4K -> 9, 16K -> 11, 64K -> 13 */
+        switch (o->page_size) {
+        case 16384:
+                return 11;
+        case 65536:
+                return 13;
+        default:
+                return 9;
+        }
+}
+
+static void zone_measures(const Observation *o, const BuddyZone *bz, unsigned hpage_order, ZoneMeasures *zm)
+{
+        const ZoneInfoZone *zi = NULL;
+        uint64_t acc = 0;
+
+        memset(zm, 0, sizeof(*zm));
+        zm->node = bz->node;
+        memcpy(zm->zone, bz->zone, sizeof(zm->zone));
+        for (int k = (int) bz->n_orders - 1; k >= 0; k--) {
+                acc += bz->nr_free[k] << k;
+                zm->free_pages_ge[k] = acc;
+                zm->free_blocks += bz->nr_free[k];
+        }
+        zm->free_pages = acc;
+        for (unsigned k = 0; k < bz->n_orders; k++) {
+                zm->unusable_permille[k] = unusable_index_permille(bz->nr_free, bz->n_orders, k);
+                zm->frag_index_permille[k] = fragmentation_index_permille(bz->nr_free, bz->n_orders, k);
+        }
+        zm->score = hpage_order < bz->n_orders ? extfrag_for_order(bz->nr_free, bz->n_orders, hpage_order)
+                                               : 100;
+
+        if (o->have & OBS_MASK(OBS_ZONEINFO))
+                zi = zi_find(&o->zoneinfo, bz->node, bz->zone);
+        if (zi) {
+                zm->have_zoneinfo = true;
+                zm->present = zi->present;
+                zm->managed = (zi->have & ZONE_HAVE_MANAGED) ? zi->managed : zi->present;
+                zm->boost = (zi->have & ZONE_HAVE_BOOST) ? zi->boost : 0;
+                zm->wmark_min = zi->min >= zm->boost ? zi->min - zm->boost : 0;
+                zm->wmark_low = zi->low >= zm->boost ? zi->low - zm->boost : 0;
+                zm->wmark_high = zi->high >= zm->boost ? zi->high - zm->boost : 0;
+                zm->headroom_pages = (int64_t) zm->free_pages - (int64_t) zi->high;
+        }
+}
+
+static NodeMeasures *node_get(Assessment *a, int node)
+{
+        for (unsigned i = 0; i < a->n_nodes; i++)
+                if (a->nodes[i].node == node)
+                        return &a->nodes[i];
+        if (a->n_nodes >= FRAGD_MAX_NODES)
+                return NULL;
+        NodeMeasures *n = &a->nodes[a->n_nodes++];
+        memset(n, 0, sizeof(*n));
+        n->node = node;
+        n->zone_first = a->n_zones;
+        n->polluted_blocks_permille = -1;
+        return n;
+}
+
+static void node_pagetype(const Observation *o, NodeMeasures *n)
+{
+        const PageTypeInfo *p = &o->pagetype;
+        int movable;
+        uint64_t total = 0, movable_blocks = 0;
+        bool any = false;
+
+        if (!(o->have & OBS_MASK(OBS_PAGETYPEINFO)) && o->pagetype_usec == 0)
+                return;
+        movable = pt_type_index(p, "Movable");
+        for (unsigned i = 0; i < p->n_zones; i++) {
+                const PageTypeZone *z = &p->zones[i];
+
+                if (z->node != n->node || !z->have_blocks)
+                        continue;
+                any = true;
+                for (unsigned t = 0; t < p->n_types; t++) {
+                        /* Isolate and CMA blocks are neither polluted nor usable */
+                        if (strcmp(p->types[t], "Isolate") == 0 || strcmp(p->types[t], "CMA") == 0)
+                                continue;
+                        total += z->blocks[t];
+                        if ((int) t == movable)
+                                movable_blocks += z->blocks[t];
+                }
+        }
+        if (!any || total == 0)
+                return;
+        n->blocks_total = total;
+        n->polluted_blocks_permille = (int32_t) ((total - movable_blocks) * 1000 / total);
+}
+
+static double rate(uint64_t cur, uint64_t prev, double sec)
+{
+        return cur >= prev ? (double) (cur - prev) / sec : 0.0;
+}
+
+static double ratio_or_none(double part, double whole)
+{
+        return whole > 0 ? part / whole : -1.0;
+}
+
+static void rates(const Observation *c, const Observation *p, Rates *r)
+{
+        const KvList *cv = &c->vmstat, *pv = &p->vmstat;
+        double sec;
+
+        memset(r, 0, sizeof(*r));
+        r->thp_fallback_ratio = -1;
+        if (c->now_usec <= p->now_usec || !(c->have & OBS_MASK(OBS_VMSTAT)) ||
+            !(p->have & OBS_MASK(OBS_VMSTAT)))
+                return;
+        sec = (double) (c->now_usec - p->now_usec) / (double) USEC_PER_SEC;
+        r->valid = true;
+        r->interval_sec = sec;
+#define V(name) rate(kv_value(cv, name, 0), kv_value(pv, name, 0), sec)
+        r->compact_stall = V("compact_stall");
+        r->compact_fail = V("compact_fail");
+        r->compact_success = V("compact_success");
+        r->compact_migrate_scanned = V("compact_migrate_scanned");
+        r->compact_free_scanned = V("compact_free_scanned");
+        r->compact_daemon_scanned = V("compact_daemon_migrate_scanned") + V("compact_daemon_free_scanned");
+        r->compact_isolated = V("compact_isolated");
+        r->thp_fault_alloc = V("thp_fault_alloc");
+        r->thp_fault_fallback = V("thp_fault_fallback");
+        r->allocstall = V("allocstall_dma") + V("allocstall_dma32") + V("allocstall_normal") +
+                        V("allocstall_movable") + V("allocstall_device");
+        r->pgscan_direct = V("pgscan_direct");
+#undef V
+        r->thp_fallback_ratio = ratio_or_none(r->thp_fault_fallback, r->thp_fault_alloc + r->thp_fault_fallback);
+
+        if ((c->have & OBS_MASK(OBS_THP)) && (p->have & OBS_MASK(OBS_THP))) {
+                for (unsigned i = 0; i < c->thp.n_sizes && r->n_mthp < FRAGD_MAX_THP_SIZES; i++) {
+                        const ThpSize *cs = &c->thp.sizes[i];
+                        const ThpSize *ps = thp_size(&p->thp, cs->size_kb);
+                        double a, f;
+
+                        if (!ps)
+                                continue;
+                        a = rate(thp_stat(cs, "anon_fault_alloc"), thp_stat(ps, "anon_fault_alloc"), sec);
+                        f = rate(thp_stat(cs, "anon_fault_fallback"),
+                                 thp_stat(ps, "anon_fault_fallback"), sec);
+                        r->mthp_size_kb[r->n_mthp] = cs->size_kb;
+                        r->mthp_fallback_ratio[r->n_mthp] = ratio_or_none(f, a + f);
+                        r->n_mthp++;
+                }
+        }
+        if ((c->have & OBS_MASK(OBS_PSI_MEMORY)) && (p->have & OBS_MASK(OBS_PSI_MEMORY))) {
+                double us = sec * (double) USEC_PER_SEC;
+
+                r->psi_some = CLAMP(rate(c->psi_memory.some.total_usec, p->psi_memory.some.total_usec, 1.0) / us, 0.0, 1.0);
+                r->psi_full = CLAMP(rate(c->psi_memory.full.total_usec, p->psi_memory.full.total_usec, 1.0) / us, 0.0, 1.0);
+        }
+}
+
+int assess(const Observation *cur, const Observation *prev, Assessment *ret)
+{
+        Assessment *a = ret;
+        const BuddyInfo *b = &cur->buddy;
+
+        if (!(cur->have & OBS_MASK(OBS_BUDDYINFO)))
+                return -ENODATA;
+
+        memset(a, 0, offsetof(Assessment, zones));
+        a->n_zones = a->n_nodes = 0;
+        a->now_usec = cur->now_usec;
+        a->page_size = cur->page_size;
+        a->n_orders = b->n_orders;
+        a->hpage_order = hpage_order_of(cur);
+        a->pageblock_order = (cur->pagetype_usec > 0 && cur->pagetype.pageblock_order > 0)
+                                     ? cur->pagetype.pageblock_order
+                                     : a->hpage_order;
+        a->proactiveness = -1;
+        if ((cur->have & OBS_MASK(OBS_SYSCTL)) && cur->vm.present[VM_COMPACTION_PROACTIVENESS]) {
+                a->proactiveness = (int) CLAMP(cur->vm.value[VM_COMPACTION_PROACTIVENESS], 0, 100);
+                a->score_wmark_low = frag_score_wmark((unsigned) a->proactiveness, true);
+                a->score_wmark_high = frag_score_wmark((unsigned) a->proactiveness, false);
+        }
+        if (cur->have & OBS_MASK(OBS_PSI_MEMORY)) {
+                a->psi_some_avg10_permyriad = cur->psi_memory.some.avg10_permyriad;
+                a->psi_full_avg10_permyriad = cur->psi_memory.full.avg10_permyriad;
+        }
+
+        /* buddyinfo lists zones grouped by node; keep each node's zones contiguous */
+        for (unsigned pass = 0; pass < b->n_zones; pass++) {
+                const BuddyZone *first = &b->zones[pass];
+                NodeMeasures *n;
+                bool seen = false;
+
+                for (unsigned i = 0; i < a->n_nodes; i++)
+                        if (a->nodes[i].node == first->node)
+                                seen = true;
+                if (seen)
+                        continue;
+                n = node_get(a, first->node);
+                if (!n)
+                        break;
+                for (unsigned i = pass; i < b->n_zones && a->n_zones < FRAGD_MAX_ZONES; i++) {
+                        ZoneMeasures *zm;
+
+                        if (b->zones[i].node != first->node)
+                                continue;
+                        zm = &a->zones[a->n_zones++];
+                        zone_measures(cur, &b->zones[i], a->hpage_order, zm);
+                        n->n_zones++;
+                        n->free_pages += zm->free_pages;
+                        for (unsigned k = 0; k < FRAGD_MAX_ORDERS; k++)
+                                n->free_pages_ge[k] += zm->free_pages_ge[k];
+                        n->present_pages += zm->present;
+                        n->managed_pages += zm->managed;
+                        n->wmark_min += zm->wmark_min;
+                        n->wmark_low += zm->wmark_low;
+                        n->wmark_high += zm->wmark_high;
+                        n->boost += zm->boost;
+                }
+        }
+
+        /* node score: sum of present-weighted zone scores over populated zones,
+         * divided by node_present_pages + 1 (which counts every zone) */
+        for (unsigned i = 0; i < a->n_nodes; i++) {
+                NodeMeasures *n = &a->nodes[i];
+                uint64_t node_present = 0, score = 0;
+                bool have_present = false;
+
+                if (cur->have & OBS_MASK(OBS_ZONEINFO)) {
+                        for (unsigned z = 0; z < cur->zoneinfo.n_zones; z++)
+                                if (cur->zoneinfo.zones[z].node == n->node) {
+                                        node_present += cur->zoneinfo.zones[z].present;
+                                        have_present = true;
+                                }
+                }
+                for (unsigned z = n->zone_first; z < n->zone_first + n->n_zones; z++) {
+                        const ZoneMeasures *zm = &a->zones[z];
+
+                        if (have_present)
+                                score += zm->present * zm->score / (node_present + 1);
+                }
+                if (have_present) {
+                        n->frag_score = (unsigned) MIN(score, 100u);
+                } else {
+                        /* no zoneinfo: weight by free pages instead (documented approximation) */
+                        uint64_t w = 0, s = 0;
+
+                        for (unsigned z = n->zone_first; z < n->zone_first + n->n_zones; z++) {
+                                w += a->zones[z].free_pages;
+                                s += a->zones[z].free_pages * a->zones[z].score;
+                        }
+                        n->frag_score = w ? (unsigned) (s / w) : 0;
+                }
+                if (cur->have & OBS_MASK(OBS_ZONEINFO)) {
+                        const ZoneInfoNode *zn = zi_find_node(&cur->zoneinfo, n->node);
+
+                        if (zn && zn->have_stats)
+                                n->reclaimable_pages =
+                                        zn->nr_inactive_file + zn->nr_active_file + zn->nr_slab_reclaimable;
+                }
+                node_pagetype(cur, n);
+        }
+
+        if (prev)
+                rates(cur, prev, &a->rates);
+        else
+                a->rates.thp_fallback_ratio = -1;
+        return 0;
+}
+
+const NodeMeasures *assessment_node(const Assessment *a, int node)
+{
+        for (unsigned i = 0; i < a->n_nodes; i++)
+                if (a->nodes[i].node == node)
+                        return &a->nodes[i];
+        return NULL;
+}

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Measures against values worked out by hand (shown in the comments).
+ * Links libpolicy.a only. */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fragd/metrics.h"
+
+/* nr_free = {4, 2, 0, 1}: free pages 4 + 2*2 + 0 + 1*8 = 16, 7 blocks. */
+static const uint64_t small[4] = { 4, 2, 0, 1 };
+
+static void test_unusable_index(void **state)
+{
+        (void) state;
+        /* order 0: every page usable */
+        assert_int_equal(unusable_index_permille(small, 4, 0), 0);
+        /* order 1: suitable = 2 + 0*2 + 1*4 = 6 blocks of 2 = 12 pages; (16-12)/16 */
+        assert_int_equal(unusable_index_permille(small, 4, 1), 250);
+        /* order 2: suitable = 0 + 1*2 = 2 blocks of 4 = 8 pages; (16-8)/16 */
+        assert_int_equal(unusable_index_permille(small, 4, 2), 500);
+        assert_int_equal(unusable_index_permille(small, 4, 3), 500);
+        /* order 4: nothing that large */
+        assert_int_equal(unusable_index_permille(small, 4, 4), 1000);
+        /* no free memory at all: the kernel says 1000 */
+        static const uint64_t none[11] = { 0 };
+        assert_int_equal(unusable_index_permille(none, 11, 9), 1000);
+}
+
+static void test_fragmentation_index(void **state)
+{
+        (void) state;
+        /* a block of order 3 exists: kernel returns -1000 */
+        assert_int_equal(fragmentation_index_permille(small, 4, 3), FRAG_INDEX_SUITABLE);
+        /* order 4: 1000 - (1000 + 16*1000/16) / 7 = 1000 - 2000/7 = 1000 - 285 */
+        assert_int_equal(fragmentation_index_permille(small, 4, 4), 715);
+        static const uint64_t none[11] = { 0 };
+        assert_int_equal(fragmentation_index_permille(none, 11, 9), 0);
+        /* 512 single pages, order 9: 1000 - (1000 + 512*1000/512)/512 = 1000 - 3 */
+        uint64_t singles[11] = { 512 };
+        assert_int_equal(fragmentation_index_permille(singles, 11, 9), 997);
+}
+
+static void test_extfrag(void **state)
+{
+        (void) state;
+        /* order 3: (16 - 8) * 100 / 16 */
+        assert_int_equal(extfrag_for_order(small, 4, 3), 50);
+        assert_int_equal(extfrag_for_order(small, 4, 0), 0);
+        static const uint64_t none[11] = { 0 };
+        assert_int_equal(extfrag_for_order(none, 11, 9), 0);
+}
+
+static void test_score_wmark(void **state)
+{
+        (void) state;
+        /* default 20 -> 80/90 (KERNEL.md 4.3) */
+        assert_int_equal(frag_score_wmark(20, true), 80);
+        assert_int_equal(frag_score_wmark(20, false), 90);
+        /* 0 -> 100, leeway 10 capped at 100 */
+        assert_int_equal(frag_score_wmark(0, false), 100);
+        /* 90 -> low 10, leeway min(10, 5) = 5 */
+        assert_int_equal(frag_score_wmark(90, true), 10);
+        assert_int_equal(frag_score_wmark(90, false), 15);
+        assert_int_equal(frag_score_wmark(100, false), 0);
+        assert_int_equal(frag_score_wmark(250, true), 0);
+}
+
+static Observation *obs_new(void)
+{
+        Observation *o = calloc(1, sizeof(*o));
+        assert_non_null(o);
+        o->page_size = 4096;
+        o->have = OBS_MASK(OBS_BUDDYINFO) | OBS_MASK(OBS_ZONEINFO);
+        return o;
+}
+
+static void add_zone(Observation *o, int node, const char *name, const uint64_t *nr_free, unsigned n,
+                     uint64_t present, uint64_t min, uint64_t low, uint64_t high, uint64_t boost)
+{
+        BuddyZone *b = &o->buddy.zones[o->buddy.n_zones++];
+        ZoneInfoZone *z = &o->zoneinfo.zones[o->zoneinfo.n_zones++];
+
+        b->node = node;
+        strcpy(b->zone, name);
+        b->n_orders = n;
+        memcpy(b->nr_free, nr_free, n * sizeof(*nr_free));
+        o->buddy.n_orders = n;
+        z->node = node;
+        strcpy(z->zone, name);
+        z->have = ZONE_HAVE_MANAGED | ZONE_HAVE_BOOST;
+        z->present = z->managed = present;
+        z->min = min + boost;
+        z->low = low + boost;
+        z->high = high + boost;
+        z->boost = boost;
+}
+
+static void test_node_score(void **state)
+{
+        (void) state;
+        Observation *o = obs_new();
+        Assessment *a = malloc(sizeof(*a));
+        uint64_t huge[11] = { 0 }, tiny[11] = { 0 };
+
+        assert_non_null(a);
+        huge[9] = 1;  /* 512 pages all in one order-9 block: zone score 0 */
+        tiny[0] = 512; /* 512 single pages: zone score 100 */
+        add_zone(o, 0, "DMA32", huge, 11, 1000, 10, 12, 14, 0);
+        add_zone(o, 0, "Normal", tiny, 11, 3000, 30, 37, 44, 8);
+        /* an unpopulated zone in zoneinfo only: counts in node_present_pages */
+        ZoneInfoZone *mv = &o->zoneinfo.zones[o->zoneinfo.n_zones++];
+        mv->node = 0;
+        strcpy(mv->zone, "Movable");
+
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->n_nodes, 1);
+        assert_int_equal(a->n_zones, 2);
+        assert_int_equal(a->hpage_order, 9);
+        /* 1000*0/4001 + 3000*100/4001 = 0 + 74 */
+        assert_int_equal(a->nodes[0].frag_score, 74);
+        assert_int_equal(a->zones[0].score, 0);
+        assert_int_equal(a->zones[1].score, 100);
+        assert_int_equal(a->nodes[0].free_pages, 1024);
+        assert_int_equal(a->nodes[0].free_pages_ge[9], 512);
+        assert_int_equal(a->nodes[0].free_pages_ge[1], 512);
+        /* Normal: boost 8 is subtracted from printed watermarks */
+        assert_int_equal(a->zones[1].wmark_high, 44);
+        assert_int_equal(a->zones[1].boost, 8);
+        /* headroom = free - printed high = 512 - 52 */
+        assert_int_equal(a->zones[1].headroom_pages, 460);
+        assert_int_equal(a->nodes[0].wmark_low, 12 + 37);
+        assert_false(a->rates.valid);
+        free(o);
+        free(a);
+}
+
+static void test_nodes_grouped(void **state)
+{
+        (void) state;
+        Observation *o = obs_new();
+        Assessment *a = malloc(sizeof(*a));
+        uint64_t f[11] = { 1 };
+
+        assert_non_null(a);
+        add_zone(o, 10, "DMA32", f, 11, 100, 1, 2, 3, 0);
+        add_zone(o, 1, "DMA32", f, 11, 100, 1, 2, 3, 0);
+        add_zone(o, 10, "Normal", f, 11, 100, 1, 2, 3, 0);
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->n_nodes, 2);
+        assert_int_equal(a->nodes[0].node, 10);
+        assert_int_equal(a->nodes[0].n_zones, 2);
+        assert_int_equal(a->nodes[0].zone_first, 0);
+        assert_string_equal(a->zones[1].zone, "Normal");
+        assert_int_equal(a->nodes[1].node, 1);
+        assert_int_equal(a->nodes[1].zone_first, 2);
+        assert_ptr_equal(assessment_node(a, 1), &a->nodes[1]);
+        assert_null(assessment_node(a, 3));
+        free(o);
+        free(a);
+}
+
+static void kv(KvList *l, const char *name, uint64_t v)
+{
+        strcpy(l->e[l->n].name, name);
+        l->e[l->n++].value = v;
+}
+
+static void test_rates(void **state)
+{
+        (void) state;
+        Observation *p = obs_new(), *c = obs_new();
+        Assessment *a = malloc(sizeof(*a));
+        uint64_t f[11] = { 1 };
+
+        assert_non_null(a);
+        add_zone(p, 0, "DMA32", f, 11, 100, 1, 2, 3, 0);
+        add_zone(c, 0, "DMA32", f, 11, 100, 1, 2, 3, 0);
+        p->have |= OBS_MASK(OBS_VMSTAT) | OBS_MASK(OBS_PSI_MEMORY);
+        c->have |= OBS_MASK(OBS_VMSTAT) | OBS_MASK(OBS_PSI_MEMORY);
+        p->now_usec = 5 * USEC_PER_SEC;
+        c->now_usec = 15 * USEC_PER_SEC;
+        kv(&p->vmstat, "compact_stall", 10);
+        kv(&c->vmstat, "compact_stall", 40);
+        kv(&p->vmstat, "thp_fault_alloc", 100);
+        kv(&c->vmstat, "thp_fault_alloc", 130);
+        kv(&p->vmstat, "thp_fault_fallback", 0);
+        kv(&c->vmstat, "thp_fault_fallback", 10);
+        kv(&p->vmstat, "compact_migrate_scanned", 1000);
+        kv(&c->vmstat, "compact_migrate_scanned", 500); /* went backwards: rate 0 */
+        p->psi_memory.some.total_usec = 0;
+        c->psi_memory.some.total_usec = 500000;
+        assert_int_equal(assess(c, p, a), 0);
+        assert_true(a->rates.valid);
+        /* (40-10)/10 s */
+        assert_float_equal(a->rates.compact_stall, 3.0, 1e-9);
+        /* 10 fallbacks of 40 faults */
+        assert_float_equal(a->rates.thp_fallback_ratio, 0.25, 1e-9);
+        assert_float_equal(a->rates.compact_migrate_scanned, 0.0, 1e-9);
+        /* 0.5 s stalled in 10 s */
+        assert_float_equal(a->rates.psi_some, 0.05, 1e-9);
+        /* same timestamps: no rates */
+        c->now_usec = p->now_usec;
+        assert_int_equal(assess(c, p, a), 0);
+        assert_false(a->rates.valid);
+        free(p);
+        free(c);
+        free(a);
+}
+
+static void test_no_buddyinfo(void **state)
+{
+        (void) state;
+        Observation *o = calloc(1, sizeof(*o));
+        Assessment *a = malloc(sizeof(*a));
+        assert_int_equal(assess(o, NULL, a), -ENODATA);
+        free(o);
+        free(a);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_unusable_index), cmocka_unit_test(test_fragmentation_index),
+                cmocka_unit_test(test_extfrag),        cmocka_unit_test(test_score_wmark),
+                cmocka_unit_test(test_node_score),     cmocka_unit_test(test_nodes_grouped),
+                cmocka_unit_test(test_rates),          cmocka_unit_test(test_no_buddyinfo),
+        };
+        return cmocka_run_group_tests_name("metrics", tests, NULL, NULL);
+}
