@@ -920,7 +920,7 @@ int config_load(const ConfigLoadArgs *args, FragdConfig *ret, ConfigSources *ret
         ConfigSource preset_src = { .origin = CONFIG_ORIGIN_DEFAULT };
         int r = 0;
 
-        if (!args || !args->root)
+        if (!args || (!args->root && !args->config_text))
                 return -EINVAL;
 
         l = calloc(1, sizeof(*l));
@@ -938,7 +938,18 @@ int config_load(const ConfigLoadArgs *args, FragdConfig *ret, ConfigSources *ret
         config_defaults(&l->scratch);
 
         /* pass one: main file, drop-ins, command line */
-        if (args->config_file) {
+        if (args->config_text) {
+                int f = file_register(l, args->config_file ? args->config_file : "<text>");
+
+                if (f >= 0) {
+                        l->out = &files;
+                        l->origin = CONFIG_ORIGIN_FILE;
+                        l->file = (uint16_t) f;
+                        parse_buffer(l, args->config_text, args->config_text_len);
+                }
+        } else if (!args->root)
+                ; /* nothing to read */
+        else if (args->config_file) {
                 /* -c FILE is the user's path: relative to the working directory */
                 _cleanup_close_ int cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
@@ -947,7 +958,8 @@ int config_load(const ConfigLoadArgs *args, FragdConfig *ret, ConfigSources *ret
         } else
                 (void) load_file(l, args->root->root_fd, &CONF_FILE[1], CONF_FILE, CONFIG_ORIGIN_FILE, &files,
                                  NULL, false);
-        load_dir(l, CONF_DROPIN_DIR, CONFIG_ORIGIN_FILE, &files, NULL, NULL);
+        if (args->root)
+                load_dir(l, CONF_DROPIN_DIR, CONFIG_ORIGIN_FILE, &files, NULL, NULL);
         load_set(l, &cmdline);
 
         /* [fleet] decides which fleet file applies: resolve it first */
@@ -955,7 +967,7 @@ int config_load(const ConfigLoadArgs *args, FragdConfig *ret, ConfigSources *ret
         apply_list(l, pre, NULL, &files, true);
         apply_list(l, pre, NULL, &cmdline, true);
         instance_identify(args->probe, pre->fleet.instance_type, &src->instance);
-        if (pre->fleet.fleet_dir[0]) {
+        if (pre->fleet.fleet_dir[0] && args->root) {
                 load_dir(l, pre->fleet.fleet_dir, CONFIG_ORIGIN_FLEET, NULL, &fleet, &n_fleet);
                 chosen = fleet_choose(l, fleet, n_fleet, &src->instance);
                 if (chosen) {

@@ -199,7 +199,11 @@ typedef struct ConfigErrors {
 } ConfigErrors;
 
 typedef struct ConfigLoadArgs {
-        const Root *root;         /* /etc/fragd and the fleet dir are opened below it */
+        const Root *root;         /* /etc/fragd and the fleet dir are opened below it;
+                                   * NULL: no files at all (config_text only) */
+        const char *config_text;  /* parsed instead of the main file (tests, fuzzing);
+                                   * named config_file, or "<text>", in messages */
+        size_t config_text_len;
         const char *config_file;  /* -c FILE (relative to the working directory):
                                    * replaces /etc/fragd/fragd.conf; fragd.conf.d/ still applies */
         const char *const *set;   /* --set "section.key=value", in command-line order */
