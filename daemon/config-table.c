@@ -592,7 +592,13 @@ int config_key_apply(const ConfigKey *k, FragdConfig *c, int sub, const char *va
                         snprintf(err, errsize, "out of range: allowed up to 1PiB or %u%%", (unsigned) k->max / 100);
                         return -ERANGE;
                 }
-                memcpy(p, &s, sizeof(s));
+                /* field by field into zeroed memory: padding stays zero, so
+                 * configurations compare with memcmp() */
+                SizeSpec clean;
+                memset(&clean, 0, sizeof(clean));
+                clean.bytes = s.bytes;
+                clean.permyriad = s.permyriad;
+                memcpy(p, &clean, sizeof(clean));
                 return 0;
         }
         case VT_BYTES: {

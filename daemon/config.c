@@ -680,36 +680,38 @@ static void load_set(Loader *l, AssignList *list)
 
 /* ---- pass two ---- */
 
+/* Defaults are written field by field into zeroed memory (no compound
+ * literals, whose padding is unspecified): configurations compare with
+ * memcmp(), which reload and the tests rely on. */
 static void cgroup_defaults(CgroupConfig *c, const char *path)
 {
-        *c = (CgroupConfig) {
-                .watch = true,
-                .thp = CGROUP_THP_INHERIT,
-                .collapse = false,
-                .stall_budget_usec = 100 * USEC_PER_MSEC,
-                .collapse_cpu_budget_usec = 1 * USEC_PER_SEC,
-                .collapse_max_bytes_per_tick = 64ULL << 20,
-                .psi_trigger_threshold_usec = 100 * USEC_PER_MSEC,
-                .psi_trigger_window_usec = 1 * USEC_PER_SEC,
-        };
+        memset(c, 0, sizeof(*c));
         snprintf(c->path, sizeof(c->path), "%s", path);
+        c->watch = true;
+        c->thp = CGROUP_THP_INHERIT;
+        c->collapse = false;
+        c->stall_budget_usec = 100 * USEC_PER_MSEC;
+        c->collapse_cpu_budget_usec = 1 * USEC_PER_SEC;
+        c->collapse_max_bytes_per_tick = 64ULL << 20;
+        c->psi_trigger_threshold_usec = 100 * USEC_PER_MSEC;
+        c->psi_trigger_window_usec = 1 * USEC_PER_SEC;
 }
 
 void config_defaults(FragdConfig *ret)
 {
+        DaemonConfig *d = &ret->daemon;
+
         memset(ret, 0, sizeof(*ret));
-        ret->daemon = (DaemonConfig) {
-                .interval_usec = 5 * USEC_PER_SEC,
-                .dry_run = false,
-                .textfile_dir = "/var/lib/prometheus/node-exporter",
-                .log_level = LOG_INFO,
-                .ownership = OWNERSHIP_RESPECT,
-                .pagetypeinfo_interval_usec = 10 * USEC_PER_MINUTE,
-                .psi_trigger_threshold_usec = 100 * USEC_PER_MSEC,
-                .psi_trigger_window_usec = 1 * USEC_PER_SEC,
-                .runtime_dir = "/run/fragd",
-                .enable_delayacct = false,
-        };
+        d->interval_usec = 5 * USEC_PER_SEC;
+        d->dry_run = false;
+        snprintf(d->textfile_dir, sizeof(d->textfile_dir), "/var/lib/prometheus/node-exporter");
+        d->log_level = LOG_INFO;
+        d->ownership = OWNERSHIP_RESPECT;
+        d->pagetypeinfo_interval_usec = 10 * USEC_PER_MINUTE;
+        d->psi_trigger_threshold_usec = 100 * USEC_PER_MSEC;
+        d->psi_trigger_window_usec = 1 * USEC_PER_SEC;
+        snprintf(d->runtime_dir, sizeof(d->runtime_dir), "/run/fragd");
+        d->enable_delayacct = false;
         policy_config_preset(PRESET_DATABASE, &ret->policy);
         snprintf(ret->fleet.instance_type, sizeof(ret->fleet.instance_type), "auto");
         snprintf(ret->fleet.fleet_dir, sizeof(ret->fleet.fleet_dir), "%s", FLEET_DIR_DEFAULT);
