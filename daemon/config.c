@@ -1082,10 +1082,11 @@ void config_print(FILE *f, const FragdConfig *c, const ConfigSources *s)
                 fprintf(f, "; fleet file: %s ([match] %s)\n", i->fleet_file, i->fleet_match);
         else
                 fprintf(f, "; fleet file: none\n");
-        fprintf(f, "; files read:");
+        /* one per line: printed lines stay under the INI line limit */
+        if (s->n_files == 0)
+                fprintf(f, "; files read: none\n");
         for (unsigned j = 0; j < s->n_files; j++)
-                fprintf(f, " %s", s->files[j]);
-        fprintf(f, "%s\n", s->n_files ? "" : " none");
+                fprintf(f, "; file read: %s\n", s->files[j]);
 
         fprintf(f, "\n[daemon]\n");
         print_section(f, SECTION_DAEMON, c, s, 0);

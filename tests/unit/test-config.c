@@ -446,6 +446,21 @@ static void test_cgroups(void **state)
         assert_string_equal(SRC(l, "cgroup", "thp", 1), "default");
         free(l);
 
+        /* section names past inih's 50-character limit are kept whole */
+        char longpath[160], conf[256];
+        memset(longpath, 'a', sizeof(longpath));
+        memcpy(longpath, "system.slice/docker-", 20);
+        memcpy(longpath + 140, ".scope", 7);
+        snprintf(conf, sizeof(conf), "[cgroup \"%s\"]\nthp = never\n", longpath);
+        tr_write(t, "etc/fragd/fragd.conf", conf);
+        l = tl_load_root(t, NULL, NULL, 0);
+        tl_dump_errors(l);
+        assert_int_equal(l->r, 0);
+        assert_int_equal(l->cfg.n_cgroups, 1);
+        assert_string_equal(l->cfg.cgroups[0].path, longpath);
+        assert_int_equal(l->cfg.cgroups[0].thp, CGROUP_THP_NEVER);
+        free(l);
+
         for (int i = 0; i < FRAGD_MAX_CGROUPS + 2; i++) {
                 size_t len = strlen(text);
                 snprintf(text + len, sizeof(text) - len, "[cgroup \"w%d.slice\"]\n", i);
