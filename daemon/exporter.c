@@ -42,13 +42,6 @@ const char *health_error_name(HealthError e)
         return (unsigned) e < _HEALTH_ERR_MAX ? names[e] : NULL;
 }
 
-/* Label values for fragd_source_up, indexed by ObsSource. */
-static const char *const source_names[_OBS_SOURCE_MAX] = {
-        [OBS_BUDDYINFO] = "buddyinfo", [OBS_ZONEINFO] = "zoneinfo", [OBS_PAGETYPEINFO] = "pagetypeinfo",
-        [OBS_VMSTAT] = "vmstat",       [OBS_MEMINFO] = "meminfo",   [OBS_PSI_MEMORY] = "psi_memory",
-        [OBS_THP] = "thp",             [OBS_SYSCTL] = "sysctl",     [OBS_NODES] = "nodes",
-};
-
 /* ---- formatting ---------------------------------------------------------- */
 
 /* Shortest decimal that reads back as the same double; integers without
@@ -169,20 +162,14 @@ static double usec_to_sec(uint64_t usec)
         return (double) usec / (double) USEC_PER_SEC;
 }
 
-/* ---- lookups on the Observation (no dependency on the parser modules) ----- */
+/* ---- lookups on the Observation -------------------------------------------- */
 
 static bool vm_get(const Observation *obs, const char *name, uint64_t *ret)
 {
-        if (!(obs->have & OBS_MASK(OBS_VMSTAT)))
-                return false;
-        for (unsigned i = 0; i < obs->vmstat.n && i < FRAGD_MAX_KV; i++)
-                if (strcmp(obs->vmstat.e[i].name, name) == 0) {
-                        *ret = obs->vmstat.e[i].value;
-                        return true;
-                }
-        return false;
+        return (obs->have & OBS_MASK(OBS_VMSTAT)) && kv_get(&obs->vmstat, name, ret) == 0;
 }
 
+/* thp_size_stat() cannot tell a missing stat from a default: look it up. */
 static bool thp_stat_get(const ThpSize *sz, const char *name, uint64_t *ret)
 {
         for (unsigned i = 0; i < sz->n_stats && i < FRAGD_MAX_THP_STATS; i++)
@@ -296,9 +283,9 @@ static void render_health(Out *o, const Snapshot *s)
         emit_u64(o, M_DRY_RUN, h->dry_run);
         for (unsigned src = 0; src < _OBS_SOURCE_MAX; src++) {
                 if (s->obs->have & OBS_MASK(src))
-                        emit_u64(o, M_SOURCE_UP, 1, source_names[src]);
+                        emit_u64(o, M_SOURCE_UP, 1, obs_source_name(src));
                 else if (s->obs->err[src] < 0)
-                        emit_u64(o, M_SOURCE_UP, 0, source_names[src]);
+                        emit_u64(o, M_SOURCE_UP, 0, obs_source_name(src));
         }
 }
 

@@ -3,9 +3,9 @@
  * independently computed values, the metric table's conventions, docs drift,
  * the atomic write and its error reporting.
  *
- * The Observations are loaded by a small test-only reader below (the real
- * parsers land separately; once observation_read() is in main this reader
- * should be replaced by it) and then go through the real assess().
+ * The Observations come from the fixture trees through the real readers
+ * (observation_read()) and the real assess(); the values asserted line by
+ * line below were computed by hand from the fixture files.
  * Regenerate the golden files after an intended change with
  *   FRAGD_UPDATE_GOLDEN=1 build/tests/test-exporter
  * and review the diff: the values must match the fixture. */
@@ -60,286 +60,57 @@ static char *slurp(const char *path)
         return buf;
 }
 
-static char *fixture_file(const char *fixture, const char *rel)
+/* ---- fixture observations: the real readers and assess() ------------------- */
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(Root *, root_free);
+
+/* pagetype_age_usec: 0 = pagetypeinfo not read (as for a non-root run) */
+static Observation *load_obs(const char *fx, usec_t now, usec_t pagetype_age_usec)
 {
+        _cleanup_(root_freep) Root *root = NULL;
+        Observation *o = calloc(1, sizeof(*o));
         char path[1024];
+        unsigned mask = OBS_ALL;
 
-        snprintf(path, sizeof(path), "%s/tests/fixtures/%s/%s", srcdir(), fixture, rel);
-        return slurp(path);
+        assert_non_null(o);
+        snprintf(path, sizeof(path), "%s/tests/fixtures/%s", srcdir(), fx);
+        assert_int_equal(root_open(path, 4096, &root), 0);
+        if (!pagetype_age_usec)
+                mask &= ~OBS_MASK(OBS_PAGETYPEINFO);
+        assert_int_equal(observation_read(root, mask, now, o), 0);
+        if (pagetype_age_usec) {
+                assert_true(o->have & OBS_MASK(OBS_PAGETYPEINFO));
+                o->pagetype_usec = now - pagetype_age_usec;
+        } else
+                o->err[OBS_PAGETYPEINFO] = -EACCES;
+        return o;
 }
 
-/* ---- test-only fixture reader ---------------------------------------------- */
-
-static void load_buddyinfo(const char *fx, BuddyInfo *b)
-{
-        char *buf = fixture_file(fx, "proc/buddyinfo"), *line, *save = NULL;
-
-        assert_non_null(buf);
-        for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                BuddyZone *z = &b->zones[b->n_zones];
-                int node, off = 0;
-                char *p;
-
-                if (sscanf(line, "Node %d, zone %23s%n", &node, z->zone, &off) != 2)
-                        continue;
-                z->node = node;
-                for (p = line + off; z->n_orders < FRAGD_MAX_ORDERS;) {
-                        char *end;
-                        unsigned long long v = strtoull(p, &end, 10);
-
-                        if (end == p)
-                                break;
-                        z->nr_free[z->n_orders++] = v;
-                        p = end;
-                }
-                b->n_orders = MAX(b->n_orders, z->n_orders);
-                b->n_zones++;
-        }
-        free(buf);
-}
-
-static void load_zoneinfo(const char *fx, ZoneInfo *zi)
-{
-        char *buf = fixture_file(fx, "proc/zoneinfo"), *line, *save = NULL;
-        ZoneInfoZone *z = NULL;
-
-        assert_non_null(buf);
-        for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                char key[FRAGD_NAME_MAX];
-                unsigned long long v;
-                int node;
-
-                if (sscanf(line, "Node %d, zone %23s", &node, key) == 2) {
-                        z = &zi->zones[zi->n_zones++];
-                        z->node = node;
-                        snprintf(z->zone, sizeof(z->zone), "%s", key);
-                        continue;
-                }
-                if (!z)
-                        continue;
-                if (sscanf(line, " pages free %llu", &v) == 1) {
-                        z->pages_free = v;
-                        continue;
-                }
-                if (sscanf(line, " %23s %llu", key, &v) != 2)
-                        continue;
-                if (strcmp(key, "boost") == 0) {
-                        z->boost = v;
-                        z->have |= ZONE_HAVE_BOOST;
-                } else if (strcmp(key, "min") == 0)
-                        z->min = v;
-                else if (strcmp(key, "low") == 0)
-                        z->low = v;
-                else if (strcmp(key, "high") == 0)
-                        z->high = v;
-                else if (strcmp(key, "spanned") == 0)
-                        z->spanned = v;
-                else if (strcmp(key, "present") == 0)
-                        z->present = v;
-                else if (strcmp(key, "managed") == 0) {
-                        z->managed = v;
-                        z->have |= ZONE_HAVE_MANAGED;
-                }
-        }
-        free(buf);
-}
-
-/* Only what the exporter uses: the "Number of blocks type" tables. */
-static void load_pagetypeinfo(const char *fx, PageTypeInfo *p)
-{
-        char *buf = fixture_file(fx, "proc/pagetypeinfo"), *line, *save = NULL;
-
-        assert_non_null(buf);
-        for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                const char *hdr = "Number of blocks type";
-                char zone[FRAGD_NAME_MAX];
-                int node, off = 0;
-
-                if (sscanf(line, "Page block order: %u", &p->pageblock_order) == 1)
-                        continue;
-                if (strncmp(line, hdr, strlen(hdr)) == 0) {
-                        char *q = line + strlen(hdr), *tok, *s2 = NULL;
-
-                        p->n_types = 0;
-                        for (tok = strtok_r(q, " ", &s2); tok; tok = strtok_r(NULL, " ", &s2))
-                                snprintf(p->types[p->n_types++], FRAGD_NAME_MAX, "%s", tok);
-                        continue;
-                }
-                if (strstr(line, ", type") || sscanf(line, "Node %d, zone %23s%n", &node, zone, &off) != 2)
-                        continue;
-                PageTypeZone *z = &p->zones[p->n_zones++];
-                char *q = line + off;
-
-                z->node = node;
-                snprintf(z->zone, sizeof(z->zone), "%s", zone);
-                z->have_blocks = true;
-                for (unsigned t = 0; t < p->n_types; t++)
-                        z->blocks[t] = strtoull(q, &q, 10);
-        }
-        p->pages_per_block = 1ULL << p->pageblock_order;
-        free(buf);
-}
-
-static void load_kv(const char *fx, const char *rel, KvList *l)
-{
-        char *buf = fixture_file(fx, rel), *line, *save = NULL;
-
-        assert_non_null(buf);
-        for (line = strtok_r(buf, "\n", &save); line && l->n < FRAGD_MAX_KV;
-             line = strtok_r(NULL, "\n", &save)) {
-                unsigned long long v;
-                char name[FRAGD_KV_NAME_MAX];
-
-                if (sscanf(line, "%47s %llu", name, &v) == 2) {
-                        snprintf(l->e[l->n].name, sizeof(l->e[l->n].name), "%s", name);
-                        l->e[l->n++].value = v;
-                }
-        }
-        free(buf);
-}
-
-static bool load_psi(const char *fx, const char *rel, PsiStats *ps)
-{
-        char *buf = fixture_file(fx, rel), *line, *save = NULL;
-
-        if (!buf)
-                return false;
-        for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                char kind[8];
-                double a10, a60, a300;
-                unsigned long long total;
-                PsiLine *l;
-
-                if (sscanf(line, "%7s avg10=%lf avg60=%lf avg300=%lf total=%llu", kind, &a10, &a60, &a300,
-                           &total) != 5)
-                        continue;
-                l = strcmp(kind, "full") == 0 ? &ps->full : &ps->some;
-                l->present = true;
-                l->avg10_permyriad = (uint32_t) lround(a10 * 100);
-                l->avg60_permyriad = (uint32_t) lround(a60 * 100);
-                l->avg300_permyriad = (uint32_t) lround(a300 * 100);
-                l->total_usec = total;
-        }
-        free(buf);
-        return true;
-}
-
-static int size_cmp(const void *a, const void *b)
-{
-        const ThpSize *x = a, *y = b;
-        return (x->size_kb > y->size_kb) - (x->size_kb < y->size_kb);
-}
-
-static void load_thp(const char *fx, ThpInfo *t)
+static bool load_psi(const char *fx, const char *rel, PsiStats *ret)
 {
         char path[1024];
         char *buf;
-        DIR *d;
-        struct dirent *de;
+        int r;
 
-        buf = fixture_file(fx, "sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
-        assert_non_null(buf);
-        t->hpage_pmd_size = strtoull(buf, NULL, 10);
+        snprintf(path, sizeof(path), "%s/tests/fixtures/%s/%s", srcdir(), fx, rel);
+        buf = slurp(path);
+        if (!buf)
+                return false;
+        r = psi_parse(buf, strlen(buf), ret);
         free(buf);
-
-        snprintf(path, sizeof(path), "%s/tests/fixtures/%s/sys/kernel/mm/transparent_hugepage", srcdir(), fx);
-        d = opendir(path);
-        assert_non_null(d);
-        while ((de = readdir(d)) && t->n_sizes < FRAGD_MAX_THP_SIZES) {
-                unsigned kb;
-                char sp[1600];
-                DIR *sd;
-                struct dirent *se;
-                ThpSize *sz;
-
-                if (sscanf(de->d_name, "hugepages-%ukB", &kb) != 1)
-                        continue;
-                sz = &t->sizes[t->n_sizes++];
-                sz->size_kb = kb;
-                snprintf(sp, sizeof(sp), "%s/%s/stats", path, de->d_name);
-                sd = opendir(sp);
-                if (!sd)
-                        continue;
-                while ((se = readdir(sd)) && sz->n_stats < FRAGD_MAX_THP_STATS) {
-                        char fp[1900];
-                        char *v;
-
-                        if (se->d_name[0] == '.')
-                                continue;
-                        snprintf(fp, sizeof(fp), "%s/%s", sp, se->d_name);
-                        v = slurp(fp);
-                        if (!v)
-                                continue;
-                        if (strlen(se->d_name) >= sizeof(sz->stats[0].name)) {
-                                free(v);
-                                continue;
-                        }
-                        memcpy(sz->stats[sz->n_stats].name, se->d_name, strlen(se->d_name) + 1);
-                        sz->stats[sz->n_stats++].value = strtoull(v, NULL, 10);
-                        free(v);
-                }
-                closedir(sd);
-                /* readdir order is arbitrary: sort stats by name for determinism */
-                for (unsigned i = 1; i < sz->n_stats; i++)
-                        for (unsigned j = i; j > 0 && strcmp(sz->stats[j - 1].name, sz->stats[j].name) > 0; j--) {
-                                ThpStat tmp = sz->stats[j];
-                                sz->stats[j] = sz->stats[j - 1];
-                                sz->stats[j - 1] = tmp;
-                        }
-        }
-        closedir(d);
-        qsort(t->sizes, t->n_sizes, sizeof(t->sizes[0]), size_cmp);
+        return r >= 0;
 }
 
-static void load_sysctls(const char *fx, VmSysctls *vm)
+static void load_kv(const char *fx, const char *rel, KvList *ret)
 {
-        static const struct {
-                VmKnob k;
-                const char *name;
-        } t[] = {
-                { VM_MIN_FREE_KBYTES, "min_free_kbytes" },
-                { VM_WATERMARK_SCALE_FACTOR, "watermark_scale_factor" },
-                { VM_WATERMARK_BOOST_FACTOR, "watermark_boost_factor" },
-                { VM_COMPACTION_PROACTIVENESS, "compaction_proactiveness" },
-                { VM_EXTFRAG_THRESHOLD, "extfrag_threshold" },
-        };
-        for (unsigned i = 0; i < ELEMENTSOF(t); i++) {
-                char rel[128];
-                char *v;
+        char path[1024];
+        char *buf;
 
-                snprintf(rel, sizeof(rel), "proc/sys/vm/%s", t[i].name);
-                v = fixture_file(fx, rel);
-                if (!v)
-                        continue;
-                vm->present[t[i].k] = true;
-                vm->value[t[i].k] = strtoll(v, NULL, 10);
-                free(v);
-        }
-}
-
-/* pagetype_age_usec: 0 = pagetypeinfo not read yet */
-static Observation *load_obs(const char *fx, usec_t now, usec_t pagetype_age_usec)
-{
-        Observation *o = calloc(1, sizeof(*o));
-
-        assert_non_null(o);
-        o->now_usec = now;
-        o->page_size = 4096;
-        load_buddyinfo(fx, &o->buddy);
-        load_zoneinfo(fx, &o->zoneinfo);
-        load_kv(fx, "proc/vmstat", &o->vmstat);
-        assert_true(load_psi(fx, "proc/pressure/memory", &o->psi_memory));
-        load_thp(fx, &o->thp);
-        load_sysctls(fx, &o->vm);
-        o->have = OBS_MASK(OBS_BUDDYINFO) | OBS_MASK(OBS_ZONEINFO) | OBS_MASK(OBS_VMSTAT) |
-                  OBS_MASK(OBS_PSI_MEMORY) | OBS_MASK(OBS_THP) | OBS_MASK(OBS_SYSCTL);
-        if (pagetype_age_usec) {
-                load_pagetypeinfo(fx, &o->pagetype);
-                o->pagetype_usec = now - pagetype_age_usec;
-                o->have |= OBS_MASK(OBS_PAGETYPEINFO);
-        } else
-                o->err[OBS_PAGETYPEINFO] = -EACCES; /* as for a non-root run */
-        return o;
+        snprintf(path, sizeof(path), "%s/tests/fixtures/%s/%s", srcdir(), fx, rel);
+        buf = slurp(path);
+        assert_non_null(buf);
+        assert_int_equal(vmstat_parse(buf, strlen(buf), ret), 0);
+        free(buf);
 }
 
 /* ---- snapshots ------------------------------------------------------------------ */
