@@ -20,10 +20,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 check() { # name file
-	if out=$(timeout 30 promtool check metrics <"$2" 2>&1); then
+	local msg
+	if msg=$(timeout 30 promtool check metrics <"$2" 2>&1); then
 		echo "PASS promtool $1"
 	else
-		echo "FAIL promtool $1:"; echo "$out" | sed 's/^/    /'; fail=1
+		echo "FAIL promtool $1:"; echo "$msg" | sed 's/^/    /'; fail=1
 	fi
 }
 
