@@ -308,11 +308,13 @@ int metrics_doc_render(FILE *f)
                 "%d) and S THP sizes, the count is at most\n"
                 "36 + 6K + A + Z(O + 2T + 5 + M) + 2(2T + 2) + 5S,\n"
                 "which is %d for Z = 6, O = 14, M = 6, S = 9, A = %d (the test renders a\n"
-                "synthetic snapshot of that size and checks the count). Each watched cgroup\n"
-                "adds %d series.\n"
+                "synthetic snapshot of that size and checks the count), and 382 with the 12 THP\n"
+                "sizes of arm64 with 64 KiB pages. Each watched cgroup adds %d series; watched\n"
+                "cgroups are capped at %d.\n"
                 "\n",
                 METRICS_SERIES_2NODE_FIXTURE, METRICS_SERIES_2NODE_BUDGET, SNAPSHOT_MAX_ACTIONS,
-                METRICS_SERIES_2NODE_WORST, SNAPSHOT_MAX_ACTIONS, METRICS_SERIES_PER_CGROUP);
+                METRICS_SERIES_2NODE_WORST, SNAPSHOT_MAX_ACTIONS, METRICS_SERIES_PER_CGROUP,
+                SNAPSHOT_MAX_CGROUPS);
         for (unsigned i = 0; i < _METRIC_MAX; i++) {
                 const MetricFamily *m = &metric_families[i];
 

@@ -256,3 +256,8 @@ typedef struct MetricsWriter {
  * Returns the write's result; callers may ignore it: export errors never stop
  * the daemon. */
 int metrics_writer_write(MetricsWriter *w, int dirfd, const char *dir_path, const Snapshot *s);
+
+/* The same, opening dir_path for this write only: a textfile directory that
+ * is missing at start, or removed and recreated (package reinstall), is
+ * picked up on the next tick. dir_path "" or NULL: the exporter is off, 0. */
+int metrics_writer_write_path(MetricsWriter *w, const char *dir_path, const Snapshot *s);

@@ -788,6 +788,19 @@ static void test_write_atomic(void **state)
         close(dfd);
         assert_int_equal(rmdir(dir), 0);
         assert_int_equal(metrics_dir_open(dir), -ENOENT);
+
+        /* by path: a missing directory is an error each tick until it appears */
+        assert_int_equal(metrics_writer_write_path(&w, "", &c->s), 0);
+        assert_int_equal(metrics_writer_write_path(&w, dir, &c->s), -ENOENT);
+        assert_int_equal(w.n_failures, 3);
+        assert_int_equal(mkdir(dir, 0755), 0);
+        assert_int_equal(metrics_writer_write_path(&w, dir, &c->s), 0);
+        free(got);
+        got = slurp(path);
+        assert_non_null(got);
+        assert_string_equal(got, want);
+        assert_int_equal(unlink(path), 0);
+        assert_int_equal(rmdir(dir), 0);
         free(got);
         free(want);
         case_free(c);
