@@ -258,8 +258,11 @@ int zoneinfo_parse(const char *buf, size_t len, ZoneInfo *ret)
         ZoneInfo z = {};
         int r;
 
-        if (!buf && len > 0)
-                return -EINVAL;
+        if (!buf) {
+                if (len > 0)
+                        return -EINVAL;
+                buf = ""; /* no pointer arithmetic on NULL */
+        }
         r = zoneinfo_parse_into(buf, len, &z);
         if (r < 0)
                 return r;

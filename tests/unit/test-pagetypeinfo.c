@@ -480,6 +480,7 @@ static void test_find(void **state)
         assert_null(pagetypeinfo_find(p, 0, "DMA32"));
         assert_null(pagetypeinfo_find(p, 0, NULL));
         assert_null(pagetypeinfo_find(NULL, 0, "DMA"));
+        assert_int_equal(pagetypeinfo_parse(NULL, 0, p), -ENODATA);
         assert_int_equal(pagetypeinfo_type_index(p, "Movable"), 0);
         assert_int_equal(pagetypeinfo_type_index(p, "movable"), -ENOENT);
         assert_int_equal(pagetypeinfo_type_index(p, NULL), -ENOENT);

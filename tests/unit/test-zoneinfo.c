@@ -514,6 +514,7 @@ static void test_find(void **state)
         assert_null(zoneinfo_find(zi, 0, "DM"));
         assert_null(zoneinfo_find(zi, 0, NULL));
         assert_null(zoneinfo_find(NULL, 0, "DMA"));
+        assert_int_equal(zoneinfo_parse(NULL, 0, zi), -ENODATA);
         /* nodes without a per-node block are listed, without stats */
         assert_non_null(zoneinfo_find_node(zi, 3));
         assert_false(zoneinfo_find_node(zi, 3)->have_stats);
