@@ -48,6 +48,14 @@ int buddyinfo_parse(const char *buf, size_t len, BuddyInfo *ret);
 int buddyinfo_read(const Root *root, BuddyInfo *ret);
 const BuddyZone *buddyinfo_find(const BuddyInfo *b, int node, const char *zone);
 
+/* Shared by the buddyinfo, zoneinfo and pagetypeinfo parsers: consumes
+ * "Node N, zone NAME" from the front of *line (a struct Span from
+ * parse-util.h). NAME is copied into ret_zone (FRAGD_NAME_MAX bytes);
+ * *ret_comma tells whether it ended in ',' (pagetypeinfo's free-count rows).
+ * Returns 0, -EBADMSG, or -ERANGE for a node id above INT_MAX. */
+struct Span;
+int buddyinfo_parse_zone_prefix(struct Span *line, int *ret_node, char *ret_zone, bool *ret_comma);
+
 /* ---- /proc/zoneinfo ---------------------------------------------------- */
 
 enum {
