@@ -8,7 +8,9 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fixture-root.h"
 #include "fragd/obs.h"
@@ -86,12 +88,61 @@ static void test_synthetic_dmi(void **state)
         root_free(root);
 }
 
+static void write_at(int dfd, const char *path, const char *data, size_t len)
+{
+        int fd = openat(dfd, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, data, len), (ssize_t) len);
+        close(fd);
+}
+
+/* Control characters and an embedded NUL are shown as '?'; only trailing
+ * whitespace goes; an empty file gives "". Built in a temporary tree. */
+static void test_dmi_sanitize(void **state)
+{
+        char tmpl[] = "/tmp/fragd-test-dmi-XXXXXX";
+        const char *dir = mkdtemp(tmpl);
+        Root *root = NULL;
+        DmiInfo d;
+        int dfd;
+
+        assert_non_null(dir);
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(dfd >= 0);
+        assert_int_equal(mkdirat(dfd, "sys", 0755), 0);
+        assert_int_equal(mkdirat(dfd, "sys/class", 0755), 0);
+        assert_int_equal(mkdirat(dfd, "sys/class/dmi", 0755), 0);
+        assert_int_equal(mkdirat(dfd, "sys/class/dmi/id", 0755), 0);
+        write_at(dfd, "sys/class/dmi/id/sys_vendor", " Ac\x01me\tCo \r\n", strlen(" Ac\x01me\tCo \r\n"));
+        write_at(dfd, "sys/class/dmi/id/product_name", "a\0b\n", 4);
+        write_at(dfd, "sys/class/dmi/id/product_family", "", 0);
+        assert_int_equal(root_open(dir, 4096, &root), 0);
+        assert_int_equal(dmi_read(root, &d), 0);
+        assert_string_equal(d.sys_vendor, " Ac?me?Co");
+        assert_string_equal(d.product_name, "a?b");
+        assert_string_equal(d.product_family, "");
+        assert_string_equal(d.board_asset_tag, "");
+        root_free(root);
+
+        (void) unlinkat(dfd, "sys/class/dmi/id/sys_vendor", 0);
+        (void) unlinkat(dfd, "sys/class/dmi/id/product_name", 0);
+        (void) unlinkat(dfd, "sys/class/dmi/id/product_family", 0);
+        (void) unlinkat(dfd, "sys/class/dmi/id", AT_REMOVEDIR);
+        (void) unlinkat(dfd, "sys/class/dmi", AT_REMOVEDIR);
+        (void) unlinkat(dfd, "sys/class", AT_REMOVEDIR);
+        (void) unlinkat(dfd, "sys", AT_REMOVEDIR);
+        close(dfd);
+        (void) rmdir(dir);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_fixtures_listed),
                 cmocka_unit_test(test_fixture_dmi),
                 cmocka_unit_test(test_synthetic_dmi),
+                cmocka_unit_test(test_dmi_sanitize),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
