@@ -27,7 +27,7 @@ static void test_source_names(void **state)
 {
         static const char *const names[] = {
                 "buddyinfo", "zoneinfo", "pagetypeinfo", "vmstat", "meminfo",
-                "psi_memory", "thp", "sysctl", "nodes",
+                "psi_memory", "thp", "sysctl", "nodes", "thp_full",
         };
 
         assert_int_equal(ELEMENTSOF(names), _OBS_SOURCE_MAX);
@@ -75,7 +75,8 @@ static void test_mask(void **state)
         assert_non_null(root);
         o->pagetype_usec = 7;
         assert_int_equal(observation_read(root, OBS_PER_TICK, 100, o), 0);
-        assert_int_equal(o->have, OBS_PER_TICK);
+        /* the first THP read is a full one, and says so */
+        assert_int_equal(o->have, OBS_PER_TICK | OBS_MASK(OBS_THP_FULL));
         assert_int_equal(o->pagetype_usec, 7);
         assert_int_equal(o->pagetype.n_zones, 0);
         assert_int_equal(o->nodes.n_nodes, 0);
@@ -83,7 +84,50 @@ static void test_mask(void **state)
         assert_int_equal(observation_read(root, OBS_MASK(OBS_PAGETYPEINFO), 200, o), 0);
         assert_int_equal(o->pagetype_usec, 200);
         assert_int_equal(o->now_usec, 200);
-        assert_int_equal(o->have, OBS_PER_TICK | OBS_MASK(OBS_PAGETYPEINFO));
+        assert_int_equal(o->have, OBS_PER_TICK | OBS_MASK(OBS_THP_FULL) | OBS_MASK(OBS_PAGETYPEINFO));
+        root_free(root);
+        free(o);
+}
+
+/* After a full read, OBS_THP refreshes only sizes that can fault: on the 6.18
+ * host enabled=madvise, hugepages-2048kB is "inherit" (active) and
+ * hugepages-64kB is "never" (left as it was). */
+static void test_thp_refresh(void **state)
+{
+        Root *root = fixture_open("host-6.18-x86_64");
+        Observation *o = obs_new();
+        ThpSize *big, *small;
+        uint64_t a2048, a64;
+
+        (void) state;
+        assert_non_null(root);
+        assert_int_equal(observation_read(root, OBS_MASK(OBS_BUDDYINFO) | OBS_MASK(OBS_THP), 1, o), 0);
+        assert_true(o->have & OBS_MASK(OBS_THP_FULL));
+        big = (ThpSize *) thp_find_size(&o->thp, 2048);
+        small = (ThpSize *) thp_find_size(&o->thp, 64);
+        assert_non_null(big);
+        assert_non_null(small);
+        assert_string_equal(big->enabled, "inherit");
+        assert_string_equal(small->enabled, "never");
+        a2048 = thp_size_stat(big, "anon_fault_alloc", 999);
+        a64 = thp_size_stat(small, "anon_fault_alloc", 999);
+        assert_int_not_equal(a2048, 999);
+        /* poison both in memory; the refresh must put back only the active one */
+        for (unsigned i = 0; i < big->n_stats; i++)
+                if (strcmp(big->stats[i].name, "anon_fault_alloc") == 0)
+                        big->stats[i].value = 123456789;
+        for (unsigned i = 0; i < small->n_stats; i++)
+                if (strcmp(small->stats[i].name, "anon_fault_alloc") == 0)
+                        small->stats[i].value = 123456789;
+        o->thp.enabled[0] = 'X';
+        assert_int_equal(observation_read(root, OBS_MASK(OBS_THP), 2, o), 0);
+        assert_string_equal(o->thp.enabled, "madvise");
+        assert_int_equal(thp_size_stat(big, "anon_fault_alloc", 0), a2048);
+        assert_int_equal(thp_size_stat(small, "anon_fault_alloc", 0), 123456789);
+        (void) a64;
+        /* OBS_THP_FULL re-reads everything */
+        assert_int_equal(observation_read(root, OBS_MASK(OBS_THP_FULL), 3, o), 0);
+        assert_int_equal(thp_size_stat(small, "anon_fault_alloc", 0), a64);
         root_free(root);
         free(o);
 }
@@ -130,6 +174,7 @@ int main(void)
                 cmocka_unit_test(test_source_names),
                 cmocka_unit_test(test_all_sources),
                 cmocka_unit_test(test_mask),
+                cmocka_unit_test(test_thp_refresh),
                 cmocka_unit_test(test_missing_sources),
         };
 
