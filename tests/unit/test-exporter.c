@@ -517,9 +517,7 @@ static void test_series_bound(void **state)
         assert_non_null(a);
         o->page_size = 4096;
         o->now_usec = NOW_USEC;
-        o->have = OBS_MASK(OBS_BUDDYINFO) | OBS_MASK(OBS_ZONEINFO) | OBS_MASK(OBS_VMSTAT) |
-                  OBS_MASK(OBS_PSI_MEMORY) | OBS_MASK(OBS_THP) | OBS_MASK(OBS_SYSCTL) | OBS_MASK(OBS_MEMINFO) |
-                  OBS_MASK(OBS_NODES) | OBS_MASK(OBS_PAGETYPEINFO);
+        o->have = OBS_ALL;
         o->buddy.n_orders = 14;
         for (unsigned z = 0; z < 6; z++) {
                 BuddyZone *bz = &o->buddy.zones[o->buddy.n_zones++];
