@@ -19,10 +19,6 @@ typedef enum RestoreOutcome {
 int knob_restore_one(const KnobOps *ops, const Knob *k, const char *original, const char *last_written,
                      OwnershipMode mode, bool force, RestoreOutcome *ret);
 
-/* Restore order for n knobs given in first-touch order: reverse, with
- * vm.min_free_kbytes last. ret_order receives indexes. */
-void knob_restore_order(const char *const *names, size_t n, size_t *ret_order);
-
 /* Restores a dead fragd's journal (see knob_restore_from_journal). The
  * entries that failed are returned in ret_kept (and left in the journal). */
 int knob_journal_recover(const Root *root, const char *rt, const KnobOps *ops, void *ops_data,

@@ -301,8 +301,8 @@ int knob_journal_recover(const Root *root, const char *rt, const KnobOps *ops, v
                 (void) journal_path(rt, "saved.corrupt", to, sizeof(to));
                 if (!ops->dry_run)
                         (void) renameat(root->root_fd, from, root->root_fd, to);
-                log_error("The knob journal '%s/%s' is corrupt; moved to '%s', nothing restored from it",
-                          root->path, from, to);
+                log_error("The knob journal '%s/%s' is corrupt; moved to '%s/%s', nothing restored from it",
+                          root->path, from, root->path, to);
                 return -EBADMSG;
         }
         if (r < 0)

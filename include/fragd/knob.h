@@ -234,6 +234,10 @@ int knob_journal_read(int root_fd, const char *rt, Journal *ret);
 /* Writes it atomically with this process as owner; with j->n == 0 removes it. */
 int knob_journal_write(int root_fd, const char *rt, const Journal *j);
 
+/* Restore order for n knobs given in first-touch order: reverse, with
+ * vm.min_free_kbytes last. ret_order receives indexes into names. */
+void knob_restore_order(const char *const *names, size_t n, size_t *ret_order);
+
 typedef struct KnobRestoreStats {
         unsigned n_entries;   /* knobs in the journal */
         unsigned n_restored;  /* original written back */

@@ -61,6 +61,15 @@ static inline const char *tt_read(const TestTree *t, const char *rel)
         return buf;
 }
 
+static inline void tt_mkdir(const TestTree *t, const char *rel)
+{
+        char path[512];
+
+        snprintf(path, sizeof(path), "%s/%s", t->dir, rel);
+        if (mkdir(path, 0755) < 0)
+                abort();
+}
+
 static inline bool tt_exists(const TestTree *t, const char *rel)
 {
         char path[512];
@@ -88,8 +97,7 @@ static inline void tt_setup(TestTree *t)
         tt_write(t, "sys/devices/system/node/node0/compact", "");
         tt_write(t, "sys/devices/system/node/node1/compact", "");
         tt_write(t, "proc/sys/vm/compact_memory", "");
-        if (mkdir(strcat(strcpy(cmd, t->dir), "/proc/sys/kernel"), 0755) < 0)
-                abort();
+        tt_mkdir(t, "proc/sys/kernel");
         tt_write(t, "proc/sys/kernel/task_delayacct", "0\n");
         if (root_open(t->dir, 4096, &t->root) < 0)
                 abort();
