@@ -15,6 +15,7 @@
 #include "fragd/log.h"
 
 struct CompactWorker {
+        const KnobRegistry *reg;
         const Root *root;
         const KnobOps *ops;
         void *ops_data;
@@ -93,6 +94,7 @@ int compact_worker_new(const KnobRegistry *reg, CompactWorker **ret)
         w = calloc(1, sizeof(*w));
         if (!w)
                 return -ENOMEM;
+        w->reg = reg;
         w->root = knob_registry_root(reg);
         w->ops = knob_registry_ops(reg);
         w->ops_data = knob_registry_ops_data(reg);
@@ -170,6 +172,8 @@ int compact_worker_submit(CompactWorker *w, int node)
         r = knob_init(&k, w->root, name, w->ops_data);
         if (r < 0)
                 return r;
+        if (knob_is_disabled(w->reg, name))
+                return -ECANCELED;
 
         pthread_mutex_lock(&w->lock);
         if (w->pending || w->running)

@@ -299,8 +299,12 @@ int knob_journal_recover(const Root *root, const char *rt, const KnobOps *ops, v
 
                 (void) journal_path(rt, "saved", from, sizeof(from));
                 (void) journal_path(rt, "saved.corrupt", to, sizeof(to));
-                if (!ops->dry_run)
-                        (void) renameat(root->root_fd, from, root->root_fd, to);
+                if (ops->dry_run)
+                        return log_error_errno(-EBADMSG, "The knob journal '%s/%s' is corrupt; nothing to "
+                                               "restore from it", root->path, from);
+                if (renameat(root->root_fd, from, root->root_fd, to) < 0)
+                        return log_error_errno(errno, "The knob journal '%s/%s' is corrupt and cannot be "
+                                               "moved aside: %m", root->path, from);
                 log_error("The knob journal '%s/%s' is corrupt; moved to '%s/%s', nothing restored from it",
                           root->path, from, root->path, to);
                 return -EBADMSG;

@@ -570,13 +570,8 @@ int knob_set(KnobRegistry *reg, const char *name, const char *value, usec_t now_
         if (e->yielded)
                 return -ESTALE;
 
-        if (e->k.kind == KNOB_KIND_ONESHOT) {
-                r = reg->ops->write(&e->k, value);
-                if (r < 0)
-                        return knob_fail(e, r, "write", now_usec);
-                e->n_writes++;
-                return 1;
-        }
+        if (e->k.kind == KNOB_KIND_ONESHOT)
+                return -EOPNOTSUPP; /* blocks: compact_worker_submit() */
 
         r = knob_read_normalized(reg->ops, &e->k, live, sizeof(live));
         if (r < 0)

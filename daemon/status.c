@@ -84,6 +84,19 @@ int knob_status_write(const KnobRegistry *reg, const char *const *decisions, siz
         return 0;
 }
 
+int knob_status_remove(const KnobRegistry *reg)
+{
+        char path[FRAGD_PATH_MAX + 16];
+        int r;
+
+        r = snprintf(path, sizeof(path), "%s/status", knob_registry_runtime_dir(reg));
+        if (r < 0 || (size_t) r >= sizeof(path))
+                return -ENAMETOOLONG;
+        if (unlinkat(knob_registry_root(reg)->root_fd, path, 0) < 0 && errno != ENOENT)
+                return negative_errno();
+        return 0;
+}
+
 /* ---- printing ------------------------------------------------------------ */
 
 static void fmt_time(uint64_t usec, char *buf, size_t size)

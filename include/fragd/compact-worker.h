@@ -41,7 +41,9 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(CompactWorker *, compact_worker_free);
 /* The eventfd: readable when a result is waiting. */
 int compact_worker_fd(const CompactWorker *w);
 /* Queues compaction of node (or COMPACT_ALL_NODES). 0, -EBUSY while a job is
- * queued or running, -EINVAL for a bad node. */
+ * queued or running, -ECANCELED when the knob is disabled (an earlier
+ * permanent error fed through knob_note_result), -EINVAL for a bad node.
+ * Call it from the thread that owns the registry. */
 int compact_worker_submit(CompactWorker *w, int node);
 bool compact_worker_busy(CompactWorker *w);
 /* The result of the last finished job, once: -EAGAIN when none is new.

@@ -164,6 +164,8 @@ const char *knob_registry_runtime_dir(const KnobRegistry *reg); /* relative: "ru
  *   -ESTALE    the knob was changed under fragd and is yielded (RESPECT)
  *   -ECANCELED the knob is disabled (an earlier permanent error)
  *   -EINVAL    unknown knob name or unwritable value (not counted against the knob)
+ *   -EOPNOTSUPP a one-shot knob: compaction blocks, so it goes through
+ *              compact_worker_submit() (include/fragd/compact-worker.h)
  *   other      -errno of the read/write (classified: see top of file). */
 int knob_set(KnobRegistry *reg, const char *name, const char *value, usec_t now_usec);
 int knob_set_int(KnobRegistry *reg, const char *name, int64_t value, usec_t now_usec);

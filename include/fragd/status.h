@@ -29,6 +29,10 @@
  * STATUS_DECISIONS_MAX, the last ones are kept). */
 int knob_status_write(const KnobRegistry *reg, const char *const *decisions, size_t n_decisions);
 
+/* Removes the status file on a clean stop (after knob_restore_all), so
+ * `fragd status` says "not running" instead of "stale". 0 when missing. */
+int knob_status_remove(const KnobRegistry *reg);
+
 /* Prints the status file for a person. Returns 0 when fragd is running;
  * -ENOENT when there is no state (prints "fragd is not running"); -ESRCH
  * when the file was left by a process that is gone (stale: also "fragd is

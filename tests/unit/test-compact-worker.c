@@ -133,6 +133,7 @@ static void test_errors(void **state)
         assert_int_equal(res.error, -ENOENT);
         assert_int_equal(knob_note_result(c->reg, res.knob, res.error, 1), -ENOENT);
         assert_true(knob_is_disabled(c->reg, "node5.compact"));
+        assert_int_equal(compact_worker_submit(c->w, 5), -ECANCELED);
 
         /* interrupted: transient */
         assert_int_equal(knob_fake_fail_write(c->fake, "node1.compact", EINTR, 1), 0);

@@ -508,15 +508,22 @@ static void test_oneshot(void **state)
         Ctx *c = *state;
         KnobInfo ki;
 
-        assert_int_equal(knob_set(c->reg, "node1.compact", "1", 1), 1);
-        assert_string_equal(tt_read(&c->t, "sys/devices/system/node/node1/compact"), "1\n");
-        assert_int_equal(knob_find_info(c->reg, "node1.compact", &ki), 0);
-        assert_false(ki.owned);
-        assert_false(tt_exists(&c->t, SAVED));
-        assert_int_equal(knob_set(c->reg, "node7.compact", "1", 2), -ENOENT);
+        /* compaction blocks: only through the worker (test-compact-worker) */
+        assert_int_equal(knob_set(c->reg, "node1.compact", "1", 1), -EOPNOTSUPP);
+        assert_string_equal(tt_read(&c->t, "sys/devices/system/node/node1/compact"), "");
+        assert_false(knob_is_disabled(c->reg, "node1.compact"));
+        assert_int_equal(knob_get(c->reg, "vm.compact_memory", (char[8]) { 0 }, 8), -EOPNOTSUPP);
+        /* its results are classified like any write */
+        assert_int_equal(knob_note_result(c->reg, "node7.compact", -ENOENT, 2), -ENOENT);
         assert_true(knob_is_disabled(c->reg, "node7.compact"));
+        assert_int_equal(knob_note_result(c->reg, "vm.compact_memory", -EBUSY, 3), -EBUSY);
+        assert_false(knob_is_disabled(c->reg, "vm.compact_memory"));
         assert_int_equal(knob_note_result(c->reg, "vm.compact_memory", -EPERM, 3), -EPERM);
         assert_true(knob_is_disabled(c->reg, "vm.compact_memory"));
+        assert_int_equal(knob_find_info(c->reg, "vm.compact_memory", &ki), 0);
+        assert_false(ki.owned);
+        assert_int_equal(ki.n_errors, 2);
+        assert_false(tt_exists(&c->t, SAVED));
 }
 
 static void test_dry_run(void **state)
@@ -537,14 +544,13 @@ static void test_dry_run(void **state)
         assert_int_equal(knob_set(reg, "vm.compaction_proactiveness", "40", 1), 1);
         assert_int_equal(knob_set(reg, "thp.enabled", "madvise", 1), 1);
         assert_int_equal(knob_set(reg, "vm.watermark_scale_factor", "10", 1), 0);
-        assert_int_equal(knob_set(reg, "node0.compact", "1", 1), 1);
         assert_int_equal(knob_get(reg, "vm.compaction_proactiveness", v, sizeof(v)), 0);
         assert_string_equal(v, "40"); /* what a real run would read */
         assert_int_equal(knob_check_external(reg, 2), 0);
         assert_int_equal(knob_set(reg, "vm.compaction_proactiveness", "50", 3), 1);
 
         d = knob_registry_ops_data(reg);
-        assert_int_equal(knob_dryrun_count(d), 3);
+        assert_int_equal(knob_dryrun_count(d), 2);
         assert_int_equal(knob_dryrun_get(d, 0, &name, &value, &n_writes), 0);
         assert_string_equal(name, "vm.compaction_proactiveness");
         assert_string_equal(value, "50");

@@ -110,6 +110,12 @@ static void test_write_and_print(void **state)
         assert_non_null(strstr(c->out, "vm.extfrag_threshold"));
         assert_non_null(strstr(c->out, "Permission denied (EACCES)"));
         assert_non_null(strstr(c->out, "  raise compaction_proactiveness 0 -> 40"));
+
+        /* a clean stop */
+        assert_int_equal(knob_status_remove(c->reg), 0);
+        assert_int_equal(knob_status_remove(c->reg), 0);
+        assert_int_equal(print(c), -ENOENT);
+        assert_non_null(strstr(c->out, "fragd is not running"));
 }
 
 static void test_many_decisions(void **state)
