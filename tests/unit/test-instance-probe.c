@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../config-test-util.h"
+#include "config-test-util.h"
 
 static Root *fixture(const char *name)
 {
@@ -28,7 +28,7 @@ static Root *fixture(const char *name)
 
 static void test_probe_ec2(void **state)
 {
-        Root *r = fixture("config-dmi-ec2-r7g");
+        Root *r = fixture("synthetic-config-dmi-ec2-r7g");
         InstanceProbe p;
         InstanceInfo i;
 
@@ -59,9 +59,9 @@ static void test_probe_no_type_in_dmi(void **state)
         static const struct {
                 const char *fixture, *want;
         } t[] = {
-                { "config-dmi-gce", "mem-64g-16c-x86_64" },
-                { "config-dmi-azure", "mem-64g-16c-x86_64" },
-                { "config-dmi-none", "mem-32g-8c-x86_64" },
+                { "synthetic-config-dmi-gce", "mem-64g-16c-x86_64" },
+                { "synthetic-config-dmi-azure", "mem-64g-16c-x86_64" },
+                { "synthetic-config-dmi-none", "mem-32g-8c-x86_64" },
                 { "vm-6.1-x86_64-2node-fresh", NULL }, /* QEMU: class from the real capture */
         };
 
@@ -82,11 +82,37 @@ static void test_probe_no_type_in_dmi(void **state)
         }
 }
 
+/* 64 KiB pages: the class says so, and the shipped 64K class file loses to
+ * an instance-type file (m7g.* here) but wins on its own. */
+static void test_probe_arm64_64k(void **state)
+{
+        char path[512];
+        Root *r = NULL;
+        InstanceProbe p;
+        InstanceInfo i;
+
+        (void) state;
+        snprintf(path, sizeof(path), "%s/tests/fixtures/synthetic-arm64-64k", srcdir());
+        assert_int_equal(root_open(path, 65536, &r), 0);
+        assert_int_equal(instance_probe(r, "aarch64", &p), 0);
+        assert_int_equal(p.page_size, 65536);
+        assert_int_equal(p.mem_total_kb, 50331648); /* 32 + 16 GiB on nodes 0 and 2 */
+        instance_identify(&p, "auto", &i);
+        assert_string_equal(i.name, "m7g.large"); /* "Amazon EC2   ": trailing blanks */
+        assert_string_equal(i.source, "dmi");
+        assert_true(strncmp(i.class_name, "mem-64g-", 8) == 0);
+        assert_true(strstr(i.class_name, "-arm64-64k") != NULL);
+        assert_true(fleet_match_score(FLEET_MATCH_CLASS, "mem-*-arm64-64k", &i) > 0);
+
+        root_free(r);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_probe_ec2),
                 cmocka_unit_test(test_probe_no_type_in_dmi),
+                cmocka_unit_test(test_probe_arm64_64k),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
