@@ -543,6 +543,7 @@ static bool backoff_due(Ctx *c, Lever l, PolicyNumbers *num)
                                      ? t->ep_node
                                      : -1);
         num->order = t->ep_order;
+        num->objective = t->ep_objective;
         num->evaluations = t->ep_no_gain;
         num->scanned_pages = t->ep_scanned_pages;
         num->gained_bytes = t->ep_gained_bytes;

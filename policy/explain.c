@@ -237,11 +237,19 @@ static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumber
                     value_str(l, n->baseline).s);
                 break;
         case POLICY_REASON_BACKOFF_INEFFECTIVE:
-                out(o, "%u evaluations without a gain worth its cost: compaction scanned %llu pages", n->evaluations,
-                    (unsigned long long) n->scanned_pages);
-                if (n->node >= 0)
-                        out(o, " while node %d gained %s in order>=%u blocks", n->node,
-                            sbytes_str(n->gained_bytes).s, n->order);
+                out(o, "%u evaluations without a gain worth its cost", n->evaluations);
+                if (n->scanned_pages > 0)
+                        out(o, ": compaction scanned %llu pages", (unsigned long long) n->scanned_pages);
+                if (n->objective == POLICY_OBJ_RESERVE)
+                        out(o, "%s node %d gained %s in order>=%u blocks", n->scanned_pages > 0 ? " while" : ":",
+                            n->node, sbytes_str(n->gained_bytes).s, n->order);
+                else if (n->objective == POLICY_OBJ_FREE)
+                        out(o, "%s node %d free memory changed %s", n->scanned_pages > 0 ? " while" : ":", n->node,
+                            sbytes_str(n->gained_bytes).s);
+                else if (n->objective == POLICY_OBJ_STALLS)
+                        out(o, "; direct compaction stalls did not fall");
+                else if (n->objective == POLICY_OBJ_FALLBACK)
+                        out(o, "; THP fallbacks did not fall");
                 if (n->scan_per_block > 0)
                         out(o, " (%llu pages scanned per block, limit %llu)",
                             (unsigned long long) n->scan_per_block, (unsigned long long) n->scan_per_block_limit);

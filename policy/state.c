@@ -172,7 +172,7 @@ static void episode_evaluate(LeverTrack *t, Lever l, const PolicyEval *e, usec_t
                                                                                           : t->ep_ref - v;
         scanned = t->ep_scanned_pages - t->ep_scanned_at_eval;
         t->ep_scanned_at_eval = t->ep_scanned_pages;
-        if (t->ep_objective == POLICY_OBJ_RESERVE)
+        if (t->ep_objective == POLICY_OBJ_RESERVE || t->ep_objective == POLICY_OBJ_FREE)
                 t->ep_gained_bytes = gain;
 
         if (gain <= 0) {

@@ -67,6 +67,14 @@ typedef enum PolicyHold {
         _POLICY_HOLD_MAX,
 } PolicyHold;
 
+typedef enum PolicyObjective {
+        POLICY_OBJ_NONE,
+        POLICY_OBJ_RESERVE, /* node + order */
+        POLICY_OBJ_STALLS,
+        POLICY_OBJ_FALLBACK,
+        POLICY_OBJ_FREE,    /* node free memory */
+} PolicyObjective;
+
 /* The numbers behind a reason. Which fields mean something depends on the
  * reason; decision_explain() knows. */
 typedef struct PolicyNumbers {
@@ -85,9 +93,10 @@ typedef struct PolicyNumbers {
         uint32_t psi_some_ceiling_permyriad, psi_full_ceiling_permyriad;
         uint32_t psi_before_permyriad; /* PSI full when the rolled-back change was made */
         uint64_t low_wmark_bytes, headroom_bytes, avail_bytes; /* safety: avail = free + reclaimable */
+        PolicyObjective objective;   /* back-off: what the raises were for */
         unsigned evaluations;        /* back-off: evaluations without gain */
         uint64_t scanned_pages;      /* back-off: compaction pages scanned in the episode */
-        int64_t gained_bytes;        /* back-off: reserve gained in the episode */
+        int64_t gained_bytes;        /* back-off: reserve (or free memory) gained in the episode */
         uint64_t scan_per_block, scan_per_block_limit;
         usec_t met_usec;             /* decay: how long targets have been met */
         int64_t baseline;            /* decay: the kernel's own value */
@@ -161,14 +170,6 @@ typedef struct Decision {
 
 /* ---- state ---------------------------------------------------------------- */
 
-typedef enum PolicyObjective {
-        POLICY_OBJ_NONE,
-        POLICY_OBJ_RESERVE, /* node + order */
-        POLICY_OBJ_STALLS,
-        POLICY_OBJ_FALLBACK,
-        POLICY_OBJ_FREE,    /* node free memory */
-} PolicyObjective;
-
 typedef struct LeverTrack {
         bool touched;               /* fragd applied a value at least once */
         bool changed;               /* last_change_usec is valid */
@@ -196,7 +197,7 @@ typedef struct LeverTrack {
         usec_t ep_start_usec, ep_eval_usec;
         uint64_t ep_scanned_pages, ep_scanned_at_eval;
         unsigned ep_no_gain;        /* evaluations without gain (or with gain at too high a cost) */
-        int64_t ep_gained_bytes;
+        int64_t ep_gained_bytes;    /* reserve or free memory objectives */
         uint64_t ep_scan_per_block;
 } LeverTrack;
 
