@@ -831,14 +831,35 @@ static void decide_oneshot(Ctx *c)
         }
 }
 
-int policy_decide(const PolicyConfig *cfg, const PolicyState *s, const Assessment *a, const LeverInput *in,
+/* A lever decide may move. The observe preset decides as the preset it
+ * reports on would, even where its levers are switched off, but skips levers
+ * pinned to one value. */
+static bool lever_in_play(const PolicyConfig *cfg, const LeverInput *in, Lever l)
+{
+        const LeverConfig *lc = &cfg->lever[l];
+
+        if (!in[l].available)
+                return false;
+        if (cfg->preset == PRESET_OBSERVE)
+                return lc->enabled || lc->min < lc->max;
+        return lc->enabled;
+}
+
+int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assessment *a, const LeverInput *in,
                   usec_t now, Decision *ret)
 {
+        PolicyConfig eff;
+        const PolicyConfig *cfg = &eff;
         Ctx c = { .cfg = cfg, .s = s, .a = a, .in = in, .now = now, .d = ret };
 
-        assert(cfg && s && a && in && ret);
+        assert(cfg_in && s && a && in && ret);
         if (a->n_nodes == 0 || a->page_size == 0)
                 return -EINVAL;
+        policy_config_effective(cfg_in, in, a, &eff);
+        for (unsigned l = 0; l < _LEVER_MAX; l++)
+                eff.lever[l].enabled = lever_in_play(&eff, in, (Lever) l);
+        if (eff.preset == PRESET_OBSERVE)
+                eff.oneshot_compact = true; /* report it; nothing is applied */
 
         memset(ret, 0, sizeof(*ret));
         ret->now_usec = now;

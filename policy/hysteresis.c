@@ -15,13 +15,48 @@
  * Safety moves (envelope, PSI rollback, back-off) skip 2-4 by flags but never
  * the bounds. */
 
+#include <string.h>
+
 #include "fragd/policy.h"
 
 static usec_t reversal_window(const PolicyConfig *cfg, Lever l)
 {
-        if (cfg->reversal_window_usec > 0)
-                return cfg->reversal_window_usec;
-        return cfg->lever[l].reversal_cooldown_usec;
+        return cfg->reversal_window_usec > 0 ? cfg->reversal_window_usec : POLICY_DEFAULT_REVERSAL_WINDOW_USEC;
+}
+
+void policy_config_effective(const PolicyConfig *cfg, const LeverInput *in, const Assessment *a,
+                             PolicyConfig *ret)
+{
+        LeverConfig *mf;
+
+        memcpy(ret, cfg, sizeof(*ret));
+        if (ret->hysteresis_permyriad == 0)
+                ret->hysteresis_permyriad = POLICY_DEFAULT_HYSTERESIS_PERMYRIAD;
+        if (ret->max_reversals == 0)
+                ret->max_reversals = POLICY_DEFAULT_MAX_REVERSALS;
+        if (ret->reversal_window_usec == 0)
+                ret->reversal_window_usec = POLICY_DEFAULT_REVERSAL_WINDOW_USEC;
+        if (ret->backoff_hold_usec == 0)
+                ret->backoff_hold_usec = ret->decay_after_usec;
+
+        /* min_free_kbytes: min 0 means "the kernel's value at start", and the
+         * upper bound is never below it (config semantics). An unset upper
+         * bound pins the lever at that value rather than letting a clamp to
+         * [0, 0] write 0. */
+        mf = &ret->lever[LEVER_MIN_FREE_KBYTES];
+        if (in && in[LEVER_MIN_FREE_KBYTES].available) {
+                int64_t base = in[LEVER_MIN_FREE_KBYTES].baseline;
+
+                if (mf->min == 0)
+                        mf->min = base;
+                mf->max = MAX(mf->max, base);
+        } else if (mf->min == 0 || mf->max == 0)
+                mf->enabled = false;
+        (void) a;
+
+        for (unsigned l = 0; l < _LEVER_MAX; l++)
+                if (ret->lever[l].max < ret->lever[l].min)
+                        ret->lever[l].max = ret->lever[l].min;
 }
 
 unsigned lever_reversals_in_window(const PolicyConfig *cfg, Lever l, const LeverTrack *t, usec_t now)
@@ -73,7 +108,7 @@ int64_t lever_rules_apply(const PolicyConfig *cfg, Lever l, const LeverTrack *t,
                         to = current;
                         goto done;
                 }
-                if (reversal && cfg->max_reversals > 0 &&
+                if (reversal &&
                     lever_reversals_in_window(cfg, l, t, now) + 2 > cfg->max_reversals) {
                         hold = POLICY_HOLD_REVERSAL_LIMIT;
                         to = current;

@@ -225,6 +225,16 @@ typedef struct PolicyState {
 
 void policy_state_init(PolicyState *s);
 
+#define POLICY_DEFAULT_HYSTERESIS_PERMYRIAD 1000
+#define POLICY_DEFAULT_MAX_REVERSALS 4
+#define POLICY_DEFAULT_REVERSAL_WINDOW_USEC (3600 * USEC_PER_SEC)
+
+/* The configuration decide works with: zero fields replaced by their
+ * defaults, and min_free_kbytes bounds resolved (min 0 = the value found at
+ * start; the upper bound never below it). in and a may be NULL. */
+void policy_config_effective(const PolicyConfig *cfg, const LeverInput *in, const Assessment *a,
+                             PolicyConfig *ret);
+
 /* Pure and idempotent: equal inputs give byte-equal decisions. in[] has
  * _LEVER_MAX entries, indexed by Lever. Returns 0, or -EINVAL when the
  * assessment has no nodes or no page size. */

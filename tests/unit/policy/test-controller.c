@@ -579,7 +579,11 @@ static void test_observe_preset_reports_only(void **state)
         TSim *a = sim_new(), *b = sim_new();
         TWorld w = t_world_fine(2);
 
+        /* as presets.c builds it: the database values, levers switched off */
         b->cfg.preset = PRESET_OBSERVE;
+        b->cfg.oneshot_compact = false;
+        for (unsigned l = 0; l < _LEVER_MAX; l++)
+                b->cfg.lever[l].enabled = false;
         w.node[0].ge_thp_pages = 1000;
         t_sim_tick(a, &w, 5);
         t_sim_tick(b, &w, 5);
@@ -599,6 +603,62 @@ static void test_observe_preset_reports_only(void **state)
         assert_non_null(t_find(&b->d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
         free(a);
         free(b);
+}
+
+static void test_effective_config(void **state)
+{
+        PolicyConfig c, e;
+        LeverInput in[_LEVER_MAX];
+
+        t_config(&c);
+        t_levers(in);
+        c.hysteresis_permyriad = 0;
+        c.max_reversals = 0;
+        c.reversal_window_usec = 0;
+        c.backoff_hold_usec = 0;
+        /* presets.c: min_free_kbytes min 0 = the value at start, max 0 = a share */
+        c.lever[LEVER_MIN_FREE_KBYTES].min = 0;
+        c.lever[LEVER_MIN_FREE_KBYTES].max = 0;
+        policy_config_effective(&c, in, NULL, &e);
+        assert_int_equal(e.hysteresis_permyriad, 1000);
+        assert_int_equal(e.max_reversals, 4);
+        assert_int_equal(e.reversal_window_usec, 3600 * S);
+        assert_int_equal(e.backoff_hold_usec, c.decay_after_usec);
+        assert_int_equal(e.lever[LEVER_MIN_FREE_KBYTES].min, 67584);
+        assert_int_equal(e.lever[LEVER_MIN_FREE_KBYTES].max, 67584);
+        /* an explicit ceiling below the value at start is lifted to it */
+        c.lever[LEVER_MIN_FREE_KBYTES].max = 32768;
+        policy_config_effective(&c, in, NULL, &e);
+        assert_int_equal(e.lever[LEVER_MIN_FREE_KBYTES].max, 67584);
+        c.lever[LEVER_MIN_FREE_KBYTES].max = 131072;
+        policy_config_effective(&c, in, NULL, &e);
+        assert_int_equal(e.lever[LEVER_MIN_FREE_KBYTES].max, 131072);
+        /* unknown start value: the lever is not touched */
+        c.lever[LEVER_MIN_FREE_KBYTES].max = 0;
+        in[LEVER_MIN_FREE_KBYTES].available = false;
+        policy_config_effective(&c, in, NULL, &e);
+        assert_false(e.lever[LEVER_MIN_FREE_KBYTES].enabled);
+}
+
+static void test_min_free_never_written_zero(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+
+        /* presets.c style bounds; a host that is short of free memory and
+         * then recovers: min_free_kbytes may only sit at its start value */
+        s->cfg.lever[LEVER_MIN_FREE_KBYTES].min = 0;
+        s->cfg.lever[LEVER_MIN_FREE_KBYTES].max = 0;
+        w.node[0] = (TNode){ .free_pages = 30000, .ge_large_pages = 8000, .ge_thp_pages = 3000,
+                             .reclaimable_pages = 600000 };
+        for (unsigned i = 0; i < 300; i++) {
+                if (i == 100)
+                        w = t_world_fine(1);
+                t_sim_tick(s, &w, 10);
+                assert_null(t_find(&s->d, DECISION_LEVER, LEVER_MIN_FREE_KBYTES));
+                assert_int_equal(s->in[LEVER_MIN_FREE_KBYTES].current, 67584);
+        }
+        free(s);
 }
 
 static void test_idempotent_and_const(void **state)
@@ -647,6 +707,8 @@ int main(void)
                 cmocka_unit_test(test_efficient_compaction_keeps_going),
                 cmocka_unit_test(test_stalls_and_thp_defrag),
                 cmocka_unit_test(test_observe_preset_reports_only),
+                cmocka_unit_test(test_effective_config),
+                cmocka_unit_test(test_min_free_never_written_zero),
                 cmocka_unit_test(test_idempotent_and_const),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -83,7 +83,7 @@ static void random_config(Rng *r, PolicyConfig *c, LeverInput *in)
         c->backoff_decisions = (unsigned) rng_range(r, 0, 5);
         c->hysteresis_permyriad = (uint32_t) rng_range(r, 0, 2000);
         c->max_reversals = (unsigned) rng_range(r, 2, 6);
-        c->reversal_window_usec = rng_range(r, 0, 2) * 1800 * S; /* 0 = per-lever cooldown */
+        c->reversal_window_usec = rng_range(r, 0, 2) * 1800 * S; /* 0 = the default hour */
         c->backoff_hold_usec = rng_range(r, 0, 900) * S;
         c->oneshot_min_interval_usec = rng_range(r, 60, 900) * S;
         c->lever[LEVER_EXTFRAG_THRESHOLD] = (LeverConfig){ .enabled = true, .min = 0, .max = 1000,
@@ -277,7 +277,7 @@ static void check_reversals(const Trace *t)
 
         for (unsigned l = 0; l < _LEVER_MAX; l++) {
                 usec_t window = c->reversal_window_usec ? c->reversal_window_usec
-                                                        : c->lever[l].reversal_cooldown_usec;
+                                                        : POLICY_DEFAULT_REVERSAL_WINDOW_USEC;
                 static usec_t rev[MAX_MOVES];
                 unsigned n = 0;
 
@@ -347,7 +347,7 @@ static void run_trace(uint64_t trace_seed, unsigned props)
                         int64_t dist = t->sim->in[l].current - t->sim->in[l].baseline;
                         uint64_t moves = (uint64_t) (dist < 0 ? -dist : dist) / (uint64_t) lc->step_down + 1;
 
-                        need = MAX(need, c->decay_after_usec + c->backoff_hold_usec + c->reversal_window_usec +
+                        need = MAX(need, c->decay_after_usec + c->backoff_hold_usec + POLICY_DEFAULT_REVERSAL_WINDOW_USEC +
                                                  lc->reversal_cooldown_usec +
                                                  moves * (lc->dwell_usec + 10 * S) + 3600 * S);
                 }
