@@ -595,7 +595,8 @@ static bool try_decay(Ctx *c, Lever l)
         int64_t cur = c->in[l].current, goal = goal_of(c->cfg, l, &c->in[l]), wanted;
         PolicyNumbers num;
 
-        if (cur == goal || !decay_due(c, &num))
+        /* at the value found at start (even one outside the bounds): home */
+        if (cur == goal || cur == c->in[l].baseline || !decay_due(c, &num))
                 return false;
         num.baseline = goal;
         wanted = goal;

@@ -661,6 +661,30 @@ static void test_min_free_never_written_zero(void **state)
         free(s);
 }
 
+static void test_baseline_outside_bounds_left_alone(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+
+        /* the VM fixtures run with proactiveness 0; the preset's floor is 20.
+         * A fine host is not "decayed" up to the floor */
+        s->in[LEVER_COMPACTION_PROACTIVENESS].baseline = 0;
+        s->in[LEVER_COMPACTION_PROACTIVENESS].current = 0;
+        s->cfg.lever[LEVER_COMPACTION_PROACTIVENESS].min = 20;
+        for (unsigned i = 0; i < 300; i++)
+                assert_int_equal(t_sim_tick(s, &w, 10)->n_items, 0);
+        /* after a raise it decays back to the floor and stays there */
+        w.node[0].ge_thp_pages = 1000;
+        for (unsigned i = 0; i < 10; i++)
+                t_sim_tick(s, &w, 10);
+        assert_true(s->in[LEVER_COMPACTION_PROACTIVENESS].current > 20);
+        w = t_world_fine(1);
+        for (unsigned i = 0; i < 600; i++)
+                t_sim_tick(s, &w, 10);
+        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 20);
+        free(s);
+}
+
 static void test_idempotent_and_const(void **state)
 {
         TSim *s = sim_new();
@@ -709,6 +733,7 @@ int main(void)
                 cmocka_unit_test(test_observe_preset_reports_only),
                 cmocka_unit_test(test_effective_config),
                 cmocka_unit_test(test_min_free_never_written_zero),
+                cmocka_unit_test(test_baseline_outside_bounds_left_alone),
                 cmocka_unit_test(test_idempotent_and_const),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
