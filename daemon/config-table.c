@@ -90,6 +90,15 @@ static const ConfigKey policy_keys[] = {
           HOURS(24), false, "at most one one-shot compaction per node this often" },
         { SECTION_POLICY, "calm_psi_some", VT_RATIO, P(calm_psi_some_permyriad), 0, 10000, false,
           "\"calm\" means memory PSI some avg10 below this" },
+        /* the policy engine's own tuning (policy/hysteresis.c): 0 = its default */
+        { SECTION_POLICY, "hysteresis", VT_RATIO, P(hysteresis_permyriad), 0, 5000, false,
+          "targets count as met only this far inside them; 0 = engine default (10%)" },
+        { SECTION_POLICY, "max_reversals", VT_UINT, P(max_reversals), 1, 1000, true,
+          "direction changes per lever within reversal_window; 0 = engine default (4)" },
+        { SECTION_POLICY, "reversal_window", VT_DURATION, P(reversal_window_usec), 0, HOURS(24), false,
+          "window for max_reversals; 0 = engine default (1h)" },
+        { SECTION_POLICY, "backoff_hold", VT_DURATION, P(backoff_hold_usec), 0, HOURS(24), false,
+          "no raise this long after a back-off or rollback; 0 = decay_after" },
 };
 
 static const ConfigKey knob_keys[] = {
