@@ -82,6 +82,14 @@ typedef struct PolicyConfig {
         usec_t oneshot_min_interval_usec;
         uint32_t calm_psi_some_permyriad; /* "calm" means some avg10 below this */
         LeverConfig lever[_LEVER_MAX];
+        /* LEVER_MIN_FREE_KBYTES upper bound as a share of total memory
+         * (MemTotal), used when nonzero; lever.max (KiB) is then 0. For this
+         * lever, lever.min == 0 means "the value the kernel had when fragd
+         * first touched it", and the effective upper bound is never below
+         * that value: max(value at start, lever.max or this share).
+         * Added by the config branch; a blunt global reserve cannot be a
+         * constant across machine sizes. */
+        uint32_t min_free_max_permyriad;
 } PolicyConfig;
 
 const char *lever_name(Lever l);          /* "compaction_proactiveness", "thp_defrag" */
