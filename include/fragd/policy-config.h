@@ -90,6 +90,12 @@ typedef struct PolicyConfig {
          * Added by the config branch; a blunt global reserve cannot be a
          * constant across machine sizes. */
         uint32_t min_free_max_permyriad;
+        /* added by the policy engine (policy/controller.c); 0 keeps the
+         * documented default in brackets */
+        uint32_t hysteresis_permyriad; /* targets count as met only this far inside them [0] */
+        unsigned max_reversals;        /* per lever within reversal_window_usec [0 = no limit] */
+        usec_t reversal_window_usec;   /* [0 = each lever's reversal_cooldown_usec] */
+        usec_t backoff_hold_usec;      /* no raise after a back-off or rollback [0 = decay_after_usec] */
 } PolicyConfig;
 
 const char *lever_name(Lever l);          /* "compaction_proactiveness", "thp_defrag" */
