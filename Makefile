@@ -82,7 +82,7 @@ $(BUILDDIR)/tests/replay-%: $(BUILDDIR)/tests/fuzz/fuzz-%.o $(BUILDDIR)/tests/fu
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-.PHONY: all check check-unit check-integration check-sanitize check-vm fuzz bench \
+.PHONY: all test check check-unit check-integration check-sanitize check-vm fuzz bench \
 	install uninstall clean test-programs
 
 test-programs: $(PURE_TESTS) $(UNIT_TESTS) $(FUZZ_REPLAY) $(BUILDDIR)/fragd $(TOOLS)
@@ -103,8 +103,15 @@ check-integration: test-programs
 		echo "== $$t"; FRAGD=$(CURDIR)/$(BUILDDIR)/fragd BUILDDIR=$(CURDIR)/$(BUILDDIR) \
 		FRAGD_SRCDIR=$(CURDIR) bash $$t || fail=1; done; exit $$fail
 
+# ASan+UBSan with gcc, and with clang when it is installed
 check-sanitize:
 	$(MAKE) SANITIZE=1 check-unit check-integration
+	@if command -v clang >/dev/null; then $(MAKE) SANITIZE=1 CC=clang check-unit; \
+	else echo "check-sanitize: clang not installed, gcc build only"; fi
+
+# The whole suite: what the README's second command and CI run.
+test: check
+	$(MAKE) check-vm
 
 .SECONDARY:
 

@@ -1,13 +1,224 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fragd: command line, one-shot report, and the daemon entry point. */
+
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "fragd/log.h"
+#include "fragd/main-internal.h"
+#include "fragd/metrics.h"
+#include "fragd/obs.h"
+#include "fragd/report.h"
+#include "fragd/root.h"
+
+static void help(void)
+{
+        printf("Usage: fragd [OPTIONS]            run the daemon in the foreground (systemd service)\n"
+               "       fragd --once [OPTIONS]     one report of this host with the decisions fragd would take\n"
+               "       fragd status [--root DIR]  what the running daemon owns and why\n"
+               "       fragd --restore            put back every knob a dead fragd left changed\n"
+               "       fragd --check-config       validate configuration, print every value and its source\n"
+               "\n"
+               "Keeps high-order memory (large folios, THP) available on database hosts by steering\n"
+               "kcompactd, kswapd and the watermarks, and restores every knob it changed on stop.\n"
+               "\n"
+               "Options:\n"
+               "  -c, --config FILE      main configuration file (default " FRAGD_SYSCONFDIR "/fragd/fragd.conf)\n"
+               "      --set SEC.KEY=VAL  override one configuration value (repeatable)\n"
+               "      --root DIR         read and write every file below DIR instead of / (tests, fixtures)\n"
+               "      --page-size BYTES  base page size of the tree under --root (default: this machine's)\n"
+               "  -n, --dry-run          decide and report, write nothing\n"
+               "      --once             observe once, print the report and exit\n"
+               "      --format FMT       report format: text (default), json, prom\n"
+               "      --interval SEC     with --once: take two readings SEC apart to show rates\n"
+               "      --log-level LEVEL  debug, info, notice, warning, err\n"
+               "      --features         print the optional parts this build and kernel support\n"
+               "  -h, --help             this text\n"
+               "      --version          print the version\n"
+               "\n"
+               "Exit status: 0 success, 1 failure, 2 usage or configuration error,\n"
+               "3 missing privilege or kernel feature, 4 (status) fragd is not running.\n"
+               "See fragd(8) and fragd.conf(5).\n");
+}
+
+enum {
+        ARG_ROOT = 0x100,
+        ARG_PAGE_SIZE,
+        ARG_ONCE,
+        ARG_FORMAT,
+        ARG_INTERVAL,
+        ARG_LOG_LEVEL,
+        ARG_VERSION,
+        ARG_FEATURES,
+        ARG_RESTORE,
+        ARG_CHECK_CONFIG,
+        ARG_SET,
+};
+
+static int parse_args(int argc, char **argv, FragdArgs *a)
+{
+        static const struct option opts[] = {
+                { "config", required_argument, NULL, 'c' },
+                { "set", required_argument, NULL, ARG_SET },
+                { "root", required_argument, NULL, ARG_ROOT },
+                { "page-size", required_argument, NULL, ARG_PAGE_SIZE },
+                { "dry-run", no_argument, NULL, 'n' },
+                { "once", no_argument, NULL, ARG_ONCE },
+                { "format", required_argument, NULL, ARG_FORMAT },
+                { "interval", required_argument, NULL, ARG_INTERVAL },
+                { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
+                { "features", no_argument, NULL, ARG_FEATURES },
+                { "restore", no_argument, NULL, ARG_RESTORE },
+                { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                {},
+        };
+        int c;
+
+        a->mode = MODE_DAEMON;
+        a->format = "text";
+        a->root = "/";
+        while ((c = getopt_long(argc, argv, "c:nh", opts, NULL)) >= 0) {
+                switch (c) {
+                case 'c':
+                        a->config_file = optarg;
+                        break;
+                case ARG_SET:
+                        if (a->n_sets >= ELEMENTSOF(a->sets)) {
+                                fprintf(stderr, "fragd: too many --set options (at most %zu)\n", ELEMENTSOF(a->sets));
+                                return -EINVAL;
+                        }
+                        a->sets[a->n_sets++] = optarg;
+                        break;
+                case ARG_ROOT:
+                        a->root = optarg;
+                        break;
+                case ARG_PAGE_SIZE: {
+                        char *end;
+                        unsigned long v = strtoul(optarg, &end, 10);
+                        if (*end || v < 4096 || (v & (v - 1))) {
+                                fprintf(stderr, "fragd: --page-size: '%s' is not a power of two >= 4096\n", optarg);
+                                return -EINVAL;
+                        }
+                        a->page_size = (unsigned) v;
+                        break;
+                }
+                case 'n':
+                        a->dry_run = true;
+                        break;
+                case ARG_ONCE:
+                        a->mode = MODE_ONCE;
+                        break;
+                case ARG_FORMAT:
+                        if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "prom")) {
+                                fprintf(stderr, "fragd: --format: '%s' is not one of text, json, prom\n", optarg);
+                                return -EINVAL;
+                        }
+                        a->format = optarg;
+                        break;
+                case ARG_INTERVAL: {
+                        char *end;
+                        double v = strtod(optarg, &end);
+                        if (*end || !(v > 0 && v <= 3600)) {
+                                fprintf(stderr, "fragd: --interval: '%s' is not a number of seconds in (0, 3600]\n",
+                                        optarg);
+                                return -EINVAL;
+                        }
+                        a->interval_usec = (usec_t) (v * USEC_PER_SEC);
+                        break;
+                }
+                case ARG_LOG_LEVEL: {
+                        int l = log_level_from_string(optarg);
+                        if (l < 0) {
+                                fprintf(stderr, "fragd: --log-level: '%s' is not one of debug, info, notice, "
+                                                "warning, err\n", optarg);
+                                return -EINVAL;
+                        }
+                        a->log_level = l;
+                        a->log_level_set = true;
+                        break;
+                }
+                case ARG_FEATURES:
+                        a->mode = MODE_FEATURES;
+                        break;
+                case ARG_RESTORE:
+                        a->mode = MODE_RESTORE;
+                        break;
+                case ARG_CHECK_CONFIG:
+                        a->mode = MODE_CHECK_CONFIG;
+                        break;
+                case 'h':
+                        a->mode = MODE_HELP;
+                        break;
+                case ARG_VERSION:
+                        a->mode = MODE_VERSION;
+                        break;
+                default:
+                        fprintf(stderr, "Try 'fragd --help'.\n");
+                        return -EINVAL;
+                }
+        }
+        if (optind < argc) {
+                if (strcmp(argv[optind], "status") == 0 && optind + 1 == argc)
+                        a->mode = MODE_STATUS;
+                else {
+                        fprintf(stderr, "fragd: unexpected argument '%s'. Try 'fragd --help'.\n", argv[optind]);
+                        return -EINVAL;
+                }
+        }
+        if (a->interval_usec && a->mode != MODE_ONCE) {
+                fprintf(stderr, "fragd: --interval only makes sense with --once\n");
+                return -EINVAL;
+        }
+        if (strcmp(a->format, "text") && a->mode != MODE_ONCE) {
+                fprintf(stderr, "fragd: --format only makes sense with --once\n");
+                return -EINVAL;
+        }
+        return 0;
+}
+
+usec_t now_monotonic_usec(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (usec_t) ts.tv_sec * USEC_PER_SEC + (usec_t) ts.tv_nsec / NSEC_PER_USEC;
+}
 
 int main(int argc, char **argv)
 {
-        if (argc > 1 && strcmp(argv[1], "--version") == 0) {
+        FragdArgs args = {};
+        int r;
+
+        r = parse_args(argc, argv, &args);
+        if (r < 0)
+                return EXIT_USAGE;
+        if (args.log_level_set)
+                log_set_max_level(args.log_level);
+
+        switch (args.mode) {
+        case MODE_HELP:
+                help();
+                return 0;
+        case MODE_VERSION:
                 printf("fragd %s\n", FRAGD_VERSION);
                 return 0;
+        case MODE_FEATURES:
+                return run_features(&args);
+        case MODE_ONCE:
+                return run_once(&args);
+        case MODE_STATUS:
+                return run_status(&args);
+        case MODE_RESTORE:
+                return run_restore(&args);
+        case MODE_CHECK_CONFIG:
+                return run_check_config(&args);
+        case MODE_DAEMON:
+                return run_daemon(&args);
         }
-        fprintf(stderr, "fragd: not yet\n");
-        return 1;
+        return EXIT_FAILURE;
 }

@@ -48,6 +48,14 @@ int buddyinfo_parse(const char *buf, size_t len, BuddyInfo *ret);
 int buddyinfo_read(const Root *root, BuddyInfo *ret);
 const BuddyZone *buddyinfo_find(const BuddyInfo *b, int node, const char *zone);
 
+/* Shared by the buddyinfo, zoneinfo and pagetypeinfo parsers: consumes
+ * "Node N, zone NAME" from the front of *line (a struct Span from
+ * parse-util.h). NAME is copied into ret_zone (FRAGD_NAME_MAX bytes);
+ * *ret_comma tells whether it ended in ',' (pagetypeinfo's free-count rows).
+ * Returns 0, -EBADMSG, or -ERANGE for a node id above INT_MAX. */
+struct Span;
+int buddyinfo_parse_zone_prefix(struct Span *line, int *ret_node, char *ret_zone, bool *ret_comma);
+
 /* ---- /proc/zoneinfo ---------------------------------------------------- */
 
 enum {
@@ -145,6 +153,19 @@ int vmstat_parse(const char *buf, size_t len, KvList *ret);   /* "name value" */
 int vmstat_read(const Root *root, KvList *ret);
 int meminfo_parse(const char *buf, size_t len, KvList *ret);  /* "Name:  value kB"; kB kept */
 int meminfo_read(const Root *root, KvList *ret);
+/* Both parsers keep every key in file order (duplicates too; kv_get finds the
+ * first), skip blank lines, and reject extra fields, a missing value, a
+ * non-numeric or negative value (-EBADMSG) and values past UINT64_MAX
+ * (-ERANGE). No entry at all: -ENODATA. meminfo_parse also wants MemTotal
+ * (-ENODATA) and rejects MemFree or MemAvailable above it (-EBADMSG); the
+ * only unit it accepts is "kB". */
+
+/* cgroup v2 memory.stat (same format as vmstat) of the cgroup at
+ * sys/fs/cgroup/<cgroup> ("" for the root, "db.slice", "a/b.scope"). */
+int memory_stat_read(const Root *root, const char *cgroup, KvList *ret);
+/* "fs/cgroup/<cgroup>/<file>" relative to sys_fd; -EINVAL for an absolute
+ * path, "." or ".." components, or a file name with '/'. */
+int cgroup_file_path(const char *cgroup, const char *file, char *buf, size_t size);
 
 /* ---- PSI: /proc/pressure/<resource>, cgroup <resource>.pressure --------- */
 
@@ -158,8 +179,16 @@ typedef struct PsiStats {
         PsiLine some, full;
 } PsiStats;
 
+/* Fields by key name, any order; unknown key=value fields and unknown line
+ * kinds are ignored. A field without '=' or a repeated line or key:
+ * -EBADMSG. A line lacking one of avg10/avg60/avg300/total, or neither a
+ * "some" nor a "full" line: -ENODATA. avg above 100.00: -ERANGE. */
 int psi_parse(const char *buf, size_t len, PsiStats *ret);
+/* proc/pressure/<resource>; -EOPNOTSUPP without /proc/pressure (PSI off)
+ * or without that resource's file; -EINVAL for a name with '/'. */
 int psi_read(const Root *root, const char *resource, PsiStats *ret); /* "memory" */
+/* sys/fs/cgroup/<cgroup>/<resource>.pressure */
+int psi_read_cgroup(const Root *root, const char *cgroup, const char *resource, PsiStats *ret);
 
 /* ---- THP sysfs: /sys/kernel/mm/transparent_hugepage --------------------- */
 
@@ -194,9 +223,14 @@ typedef struct ThpInfo {
         ThpSize sizes[FRAGD_MAX_THP_SIZES];
 } ThpInfo;
 
-/* "always [madvise] never" -> "madvise". -EBADMSG without exactly one []. */
+/* "always [madvise] never" -> "madvise". -EBADMSG without exactly one [],
+ * for "[]", or for characters other than [A-Za-z0-9_+-] in a choice;
+ * -ENAMETOOLONG when the choice does not fit in size. */
 int thp_mode_parse(const char *buf, size_t len, char *ret, size_t size);
-/* -EOPNOTSUPP when the kernel has no THP sysfs */
+/* -EOPNOTSUPP when the kernel has no THP sysfs, -ENOENT without sys/.
+ * Files that are missing, unreadable or malformed leave their field unset
+ * ("", 0, THP_KHUGEPAGED_UNSET); stats[] are sorted by name. More than
+ * FRAGD_MAX_THP_SIZES sizes or FRAGD_MAX_THP_STATS stats: -E2BIG. */
 int thp_read(const Root *root, ThpInfo *ret);
 const ThpSize *thp_find_size(const ThpInfo *t, unsigned size_kb);
 uint64_t thp_size_stat(const ThpSize *s, const char *name, uint64_t dflt);
@@ -223,8 +257,13 @@ typedef struct VmSysctls {
 
 const char *vm_knob_name(VmKnob k); /* "min_free_kbytes" */
 int vm_knob_from_name(const char *name); /* VmKnob or -ENOENT */
-/* One integer and optional whitespace/newline. */
+/* One integer and optional whitespace/newline. Nothing: -ENODATA; two
+ * values (a vector sysctl) or garbage: -EBADMSG; past int64: -ERANGE. */
 int sysctl_value_parse(const char *buf, size_t len, int64_t *ret);
+/* Reads dirfd/path and parses it with sysctl_value_parse(). */
+int sysctl_read_at(int dirfd, const char *path, int64_t *ret);
+/* A knob that is missing, unreadable or not one integer is !present;
+ * -ENOENT only when proc/sys/vm itself is missing. */
 int vm_sysctls_read(const Root *root, VmSysctls *ret);
 
 /* ---- node topology: /sys/devices/system/node ---------------------------- */
@@ -237,8 +276,18 @@ typedef struct NodeTopo {
         unsigned n_cpus;                    /* online CPUs, 0 if unknown */
 } NodeTopo;
 
-/* "0-3,8,10-11" -> ids; -E2BIG past cap */
+/* "0-3,8,10-11" -> ids; -E2BIG past cap. Whitespace-only -> 0 entries.
+ * Items must ascend without overlap (as the kernel prints them), else
+ * -EBADMSG; ids above INT_MAX: -ERANGE. With ids NULL it only counts (cap
+ * ignored). ids and *ret_n are written only on success. */
 int cpulist_parse(const char *buf, size_t len, int *ids, unsigned cap, unsigned *ret_n);
+/* MemTotal of nodeN/meminfo ("Node 0 MemTotal:  2017652 kB"), in kB.
+ * -EBADMSG when the line names another node, -ENODATA without MemTotal. */
+int node_memtotal_parse(const char *buf, size_t len, int node, uint64_t *ret_kb);
+/* Nodes from has_memory (else online); a nodeN/meminfo that is missing or
+ * malformed leaves mem_total_kb 0. n_cpus from cpu/online, else the sum of
+ * the online nodes' cpulists, else 0. Without devices/system/node
+ * (CONFIG_NUMA=n): one node 0 with MemTotal from /proc/meminfo. */
 int nodes_read(const Root *root, NodeTopo *ret);
 
 /* ---- DMI: /sys/class/dmi/id --------------------------------------------- */
@@ -250,7 +299,9 @@ typedef struct DmiInfo {
         char board_asset_tag[64]; /* some clouds put the instance id here */
 } DmiInfo;
 
-int dmi_read(const Root *root, DmiInfo *ret); /* -ENOENT when no DMI */
+/* -ENOENT when no DMI. Trailing whitespace trimmed, control characters
+ * shown as '?', long values cut; a missing or unreadable file gives "". */
+int dmi_read(const Root *root, DmiInfo *ret);
 
 /* ---- one observation ---------------------------------------------------- */
 
@@ -295,5 +346,8 @@ const char *obs_source_name(ObsSource s); /* "buddyinfo" */
 
 /* Reads the sources in mask into o (others untouched), records per-source
  * errors in o->err and sets o->have. Returns 0 when buddyinfo was read (the
- * one source fragd cannot work without), else its error. */
+ * one source fragd cannot work without), else its error. A reader that fails
+ * leaves its slot as it was, with the have bit cleared. With buddyinfo not
+ * in mask, returns 0 if o already holds a good buddyinfo, else its last
+ * error, else -ENODATA. o must be zeroed before its first use. */
 int observation_read(const Root *root, unsigned mask, usec_t now_usec, Observation *o);

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <math.h>
+#include <inttypes.h>
+
+#include "fragd/json.h"
+
+void json_init(JsonWriter *w, FILE *f, bool pretty)
+{
+        *w = (JsonWriter) { .f = f, .pretty = pretty };
+        w->first[0] = true;
+}
+
+static void indent(JsonWriter *w)
+{
+        if (!w->pretty)
+                return;
+        fputc('\n', w->f);
+        for (unsigned i = 0; i < w->depth; i++)
+                fputs("  ", w->f);
+}
+
+/* before any value or key at the current level */
+static void sep(JsonWriter *w)
+{
+        if (w->after_key) {
+                w->after_key = false;
+                return;
+        }
+        if (!w->first[w->depth])
+                fputc(',', w->f);
+        w->first[w->depth] = false;
+        if (w->depth > 0)
+                indent(w);
+}
+
+static void open(JsonWriter *w, char c)
+{
+        sep(w);
+        fputc(c, w->f);
+        if (w->depth + 1 < JSON_MAX_DEPTH)
+                w->depth++;
+        w->first[w->depth] = true;
+}
+
+static void close_(JsonWriter *w, char c)
+{
+        bool empty = w->first[w->depth];
+
+        if (w->depth > 0)
+                w->depth--;
+        if (!empty)
+                indent(w);
+        fputc(c, w->f);
+}
+
+void json_obj_begin(JsonWriter *w) { open(w, '{'); }
+void json_obj_end(JsonWriter *w) { close_(w, '}'); }
+void json_arr_begin(JsonWriter *w) { open(w, '['); }
+void json_arr_end(JsonWriter *w) { close_(w, ']'); }
+
+static void put_string(FILE *f, const char *s)
+{
+        fputc('"', f);
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
+                switch (*p) {
+                case '"': fputs("\\\"", f); break;
+                case '\\': fputs("\\\\", f); break;
+                case '\n': fputs("\\n", f); break;
+                case '\t': fputs("\\t", f); break;
+                case '\r': fputs("\\r", f); break;
+                default:
+                        if (*p < 0x20)
+                                fprintf(f, "\\u%04x", *p);
+                        else
+                                fputc(*p, f);
+                }
+        }
+        fputc('"', f);
+}
+
+void json_key(JsonWriter *w, const char *key)
+{
+        sep(w);
+        put_string(w->f, key);
+        fputs(w->pretty ? ": " : ":", w->f);
+        w->after_key = true;
+}
+
+void json_str(JsonWriter *w, const char *s)
+{
+        sep(w);
+        if (s)
+                put_string(w->f, s);
+        else
+                fputs("null", w->f);
+}
+
+void json_u64(JsonWriter *w, uint64_t v) { sep(w); fprintf(w->f, "%" PRIu64, v); }
+void json_i64(JsonWriter *w, int64_t v) { sep(w); fprintf(w->f, "%" PRId64, v); }
+void json_bool(JsonWriter *w, bool v) { sep(w); fputs(v ? "true" : "false", w->f); }
+void json_null(JsonWriter *w) { sep(w); fputs("null", w->f); }
+
+void json_num(JsonWriter *w, double v)
+{
+        sep(w);
+        if (!isfinite(v))
+                fputs("null", w->f);
+        else
+                fprintf(w->f, "%.6g", v);
+}
+
+void json_end(JsonWriter *w)
+{
+        fputc('\n', w->f);
+}

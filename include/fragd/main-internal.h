@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* Shared between main.c and the mode implementations (daemon/once.c,
+ * daemon/manager.c, ...). */
+
+#include <stdbool.h>
+
+#include "fragd/macro.h"
+
+enum {
+        EXIT_USAGE = 2,        /* bad command line or configuration */
+        EXIT_PRECONDITION = 3, /* not root, kernel feature missing */
+        EXIT_NOT_RUNNING = 4,  /* fragd status: no daemon */
+};
+
+typedef enum Mode {
+        MODE_DAEMON,
+        MODE_ONCE,
+        MODE_STATUS,
+        MODE_RESTORE,
+        MODE_CHECK_CONFIG,
+        MODE_FEATURES,
+        MODE_HELP,
+        MODE_VERSION,
+} Mode;
+
+typedef struct FragdArgs {
+        Mode mode;
+        const char *config_file; /* NULL: the default */
+        const char *sets[64];    /* --set SEC.KEY=VAL */
+        unsigned n_sets;
+        const char *root;
+        unsigned page_size;
+        bool dry_run;
+        const char *format;
+        usec_t interval_usec;
+        int log_level;
+        bool log_level_set;
+} FragdArgs;
+
+usec_t now_monotonic_usec(void);
+
+int run_once(const FragdArgs *a);
+int run_status(const FragdArgs *a);
+int run_restore(const FragdArgs *a);
+int run_check_config(const FragdArgs *a);
+int run_features(const FragdArgs *a);
+int run_daemon(const FragdArgs *a);

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* `fragd --once`: the one-shot report of a host, for a person (text) or for
+ * tools (json). Rendering only: the caller observes, assesses and decides. */
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "fragd/metrics.h"
+#include "fragd/policy-config.h"
+
+typedef struct ReportDecision {
+        const char *knob;      /* "compaction_proactiveness", "compact" */
+        int node;              /* -1: global */
+        char from[32], to[32]; /* "" when not applicable (one-shot actions) */
+        const char *reason;    /* stable code */
+        char explanation[320];
+} ReportDecision;
+
+typedef struct ReportInstance {
+        const char *name;       /* "r7g.4xlarge", "mem-8g-x86_64" */
+        const char *source;     /* "config", "dmi", "sizing" */
+        const char *fleet_file; /* NULL when none applied */
+} ReportInstance;
+
+typedef struct ReportInput {
+        const char *root_path;
+        const char *version;
+        const Observation *cur;
+        const Observation *prev;   /* NULL without --interval */
+        const Assessment *a;
+        const PolicyConfig *policy; /* targets; NULL: none shown */
+        const ReportInstance *instance; /* NULL: not detected */
+        const ReportDecision *decisions;
+        unsigned n_decisions;
+        bool decisions_known;      /* false: the policy did not run */
+        bool dry_run;
+        const char *preset;
+} ReportInput;
+
+int report_text(FILE *f, const ReportInput *in);
+int report_json(FILE *f, const ReportInput *in);
+
+/* "1.5 GiB", "512 KiB", "0 B" */
+const char *format_bytes(char *buf, size_t size, uint64_t bytes);
+/* Per-node reserve target in bytes from a SizeSpec and the node's memory. */
+uint64_t report_reserve_bytes(const SizeSpec *s, uint64_t node_bytes);

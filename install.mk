@@ -1,0 +1,30 @@
+# make install / uninstall. Never runs systemctl (that is the packager's or
+# the administrator's call): enable with `systemctl enable --now fragd`.
+MANPAGES := $(wildcard docs/*.[1-8])
+INSTALL ?= install
+
+$(BUILDDIR)/fragd.service: systemd/fragd.service.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< > $@
+
+install: all $(BUILDDIR)/fragd.service
+	$(INSTALL) -Dm755 $(BUILDDIR)/fragd $(DESTDIR)$(SBINDIR)/fragd
+	@for t in $(TOOLS); do case $$t in *fragd-thp-exec) \
+		$(INSTALL) -Dm755 $$t $(DESTDIR)$(BINDIR)/fragd-thp-exec;; esac; done
+	$(INSTALL) -Dm644 $(BUILDDIR)/fragd.service $(DESTDIR)$(UNITDIR)/fragd.service
+	@if [ -f fragd.conf ] && [ ! -e $(DESTDIR)$(SYSCONFDIR)/fragd/fragd.conf ]; then \
+		$(INSTALL) -Dm644 fragd.conf $(DESTDIR)$(SYSCONFDIR)/fragd/fragd.conf; \
+	else echo "install: keeping existing $(DESTDIR)$(SYSCONFDIR)/fragd/fragd.conf"; fi
+	$(INSTALL) -d $(DESTDIR)$(SYSCONFDIR)/fragd/fragd.conf.d $(DESTDIR)$(SYSCONFDIR)/fragd/fleet.d
+	@for f in fleet/*.conf; do [ -e "$$f" ] && \
+		$(INSTALL) -Dm644 $$f $(DESTDIR)$(DATADIR)/fragd/fleet/$$(basename $$f); done; true
+	@for m in $(MANPAGES); do s=$${m##*.}; \
+		$(INSTALL) -Dm644 $$m $(DESTDIR)$(MANDIR)/man$$s/$$(basename $$m); done
+	@for f in monitoring/*; do [ -e "$$f" ] && \
+		$(INSTALL) -Dm644 $$f $(DESTDIR)$(DATADIR)/fragd/monitoring/$$(basename $$f); done; true
+
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/fragd $(DESTDIR)$(BINDIR)/fragd-thp-exec $(DESTDIR)$(UNITDIR)/fragd.service
+	@for m in $(MANPAGES); do s=$${m##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$$(basename $$m); done
+	rm -rf $(DESTDIR)$(DATADIR)/fragd
+	@echo "uninstall: left $(SYSCONFDIR)/fragd in place (your configuration)"
