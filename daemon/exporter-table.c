@@ -45,7 +45,7 @@ const MetricFamily metric_families[_METRIC_MAX] = {
                 "fragd_source_up", METRIC_GAUGE, "", L("source"),
                 "1 when the last read of a kernel source succeeded, 0 when it failed; "
                 "absent for a source fragd has not tried to read.",
-                S_HEALTH, "sources, at most 9" },
+                S_HEALTH, "one per kernel source fragd reads" },
 
         [M_KNOB_VALUE] = {
                 "fragd_knob_value", METRIC_GAUGE, "", L("knob"),
@@ -306,13 +306,16 @@ int metrics_doc_render(FILE *f)
                 "stays at or below **%d series**: with Z populated zones, O orders, T target\n"
                 "orders (2), M migratetypes (at most 6), K knobs (6), A action counters (at most\n"
                 "%d) and S THP sizes, the count is at most\n"
-                "36 + 6K + A + Z(O + 2T + 5 + M) + 2(2T + 2) + 5S,\n"
+                "%d + 6K + A + Z(O + 2T + 5 + M) + 2(2T + 2) + 5S,\n"
                 "which is %d for Z = 6, O = 14, M = 6, S = 9, A = %d (the test renders a\n"
-                "synthetic snapshot of that size and checks the count). Each watched cgroup\n"
-                "adds %d series.\n"
+                "synthetic snapshot of that size and checks the count), or %d with the 12 THP\n"
+                "sizes of arm64 with 64 KiB pages. Each watched cgroup adds %d series; watched\n"
+                "cgroups are capped at %d.\n"
                 "\n",
                 METRICS_SERIES_2NODE_FIXTURE, METRICS_SERIES_2NODE_BUDGET, SNAPSHOT_MAX_ACTIONS,
-                METRICS_SERIES_2NODE_WORST, SNAPSHOT_MAX_ACTIONS, METRICS_SERIES_PER_CGROUP);
+                METRICS_SERIES_FIXED, METRICS_SERIES_2NODE_WORST, SNAPSHOT_MAX_ACTIONS,
+                METRICS_SERIES_2NODE_WORST + 5 * 3, METRICS_SERIES_PER_CGROUP,
+                SNAPSHOT_MAX_CGROUPS);
         for (unsigned i = 0; i < _METRIC_MAX; i++) {
                 const MetricFamily *m = &metric_families[i];
 

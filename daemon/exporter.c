@@ -684,3 +684,13 @@ int metrics_writer_write(MetricsWriter *w, int dirfd, const char *dir_path, cons
         w->last_r = r;
         return r;
 }
+
+int metrics_writer_write_path(MetricsWriter *w, const char *dir_path, const Snapshot *s)
+{
+        _cleanup_close_ int dfd = -1;
+
+        if (!dir_path || !*dir_path)
+                return 0;
+        dfd = metrics_dir_open(dir_path);
+        return metrics_writer_write(w, dfd, dir_path, s);
+}

@@ -517,9 +517,7 @@ static void test_series_bound(void **state)
         assert_non_null(a);
         o->page_size = 4096;
         o->now_usec = NOW_USEC;
-        o->have = OBS_MASK(OBS_BUDDYINFO) | OBS_MASK(OBS_ZONEINFO) | OBS_MASK(OBS_VMSTAT) |
-                  OBS_MASK(OBS_PSI_MEMORY) | OBS_MASK(OBS_THP) | OBS_MASK(OBS_SYSCTL) | OBS_MASK(OBS_MEMINFO) |
-                  OBS_MASK(OBS_NODES) | OBS_MASK(OBS_PAGETYPEINFO);
+        o->have = OBS_ALL;
         o->buddy.n_orders = 14;
         for (unsigned z = 0; z < 6; z++) {
                 BuddyZone *bz = &o->buddy.zones[o->buddy.n_zones++];
@@ -788,6 +786,19 @@ static void test_write_atomic(void **state)
         close(dfd);
         assert_int_equal(rmdir(dir), 0);
         assert_int_equal(metrics_dir_open(dir), -ENOENT);
+
+        /* by path: a missing directory is an error each tick until it appears */
+        assert_int_equal(metrics_writer_write_path(&w, "", &c->s), 0);
+        assert_int_equal(metrics_writer_write_path(&w, dir, &c->s), -ENOENT);
+        assert_int_equal(w.n_failures, 3);
+        assert_int_equal(mkdir(dir, 0755), 0);
+        assert_int_equal(metrics_writer_write_path(&w, dir, &c->s), 0);
+        free(got);
+        got = slurp(path);
+        assert_non_null(got);
+        assert_string_equal(got, want);
+        assert_int_equal(unlink(path), 0);
+        assert_int_equal(rmdir(dir), 0);
         free(got);
         free(want);
         case_free(c);
