@@ -581,8 +581,15 @@ int knob_set(KnobRegistry *reg, const char *name, const char *value, usec_t now_
                 if (r < 0)
                         return r;
         }
-        if (knob_value_equal(e->k.kind, live, value))
+        if (knob_value_equal(e->k.kind, live, value)) {
+                /* REASSERT after an external change that happens to be the
+                 * value fragd wants: that is now fragd's last value */
+                if (e->owned && !knob_value_equal(e->k.kind, live, e->last_written)) {
+                        snprintf(e->last_written, sizeof(e->last_written), "%s", live);
+                        (void) journal_sync(reg);
+                }
                 return 0;
+        }
         return knob_write_verify(reg, e, live, value, now_usec);
 }
 

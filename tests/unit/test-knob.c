@@ -290,6 +290,13 @@ static void test_external_reassert(void **state)
         assert_int_equal(knob_set(c->reg, "vm.compaction_proactiveness", "45", 3), 1);
         assert_string_equal(tt_read(&c->t, CP), "45\n");
 
+        /* someone set exactly what fragd wants next: adopted, not fought */
+        tt_write(&c->t, CP, "60\n");
+        assert_int_equal(knob_set(c->reg, "vm.compaction_proactiveness", "60", 4), 0);
+        assert_int_equal(knob_check_external(c->reg, 5), 0);
+        assert_string_equal(tt_read(&c->t, CP), "60\n");
+        assert_non_null(strstr(tt_read(&c->t, SAVED), "vm.compaction_proactiveness\t0\t60\t"));
+
         /* REASSERT restores the original even over someone else's value */
         tt_write(&c->t, CP, "57\n");
         assert_int_equal(knob_restore_all(c->reg, NULL), 0);
@@ -478,17 +485,51 @@ static void test_transient_retry(void **state)
         assert_non_null(strstr(tt_read(&c->t, SAVED), "vm.watermark_scale_factor\t10\t150\t"));
 }
 
+static unsigned count_substr(const char *s, const char *needle)
+{
+        unsigned n = 0;
+
+        for (const char *p = s; (p = strstr(p, needle)); p++)
+                n++;
+        return n;
+}
+
 static void test_many_failures_rate_limited(void **state)
 {
         Ctx *c = *state;
+        char logpath[128], buf[8192];
+        int saved, fd;
+        ssize_t n;
         KnobInfo ki;
 
-        /* many ticks of failures: each returned, logs rate-limited (visible in output) */
+        /* capture stderr (the log) */
+        snprintf(logpath, sizeof(logpath), "%s/log", c->t.dir);
+        fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        assert_true(fd >= 0);
+        fflush(stderr);
+        saved = dup(STDERR_FILENO);
+        assert_int_equal(dup2(fd, STDERR_FILENO), STDERR_FILENO);
+
         assert_int_equal(knob_fake_fail_write(c->fake, "vm.watermark_scale_factor", EBUSY, 0), 0);
         for (unsigned i = 1; i <= 50; i++)
                 assert_int_equal(knob_set(c->reg, "vm.watermark_scale_factor", "150", i * USEC_PER_SEC), -EBUSY);
+        /* past the interval: one more line, with the count */
+        assert_int_equal(knob_set(c->reg, "vm.watermark_scale_factor", "150", 400 * USEC_PER_SEC), -EBUSY);
+
+        fflush(stderr);
+        assert_int_equal(dup2(saved, STDERR_FILENO), STDERR_FILENO);
+        close(saved);
+        close(fd);
+        fd = open(logpath, O_RDONLY | O_CLOEXEC);
+        n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        assert_true(n > 0);
+        buf[n] = '\0';
+        assert_int_equal(count_substr(buf, "Knob vm.watermark_scale_factor: write failed"), 2);
+        assert_int_equal(count_substr(buf, "(49 similar messages suppressed)"), 1);
+
         assert_int_equal(knob_find_info(c->reg, "vm.watermark_scale_factor", &ki), 0);
-        assert_int_equal(ki.n_errors, 50);
+        assert_int_equal(ki.n_errors, 51);
         assert_false(ki.disabled);
 }
 

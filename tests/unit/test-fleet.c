@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Instance identification, sizing classes, fleet-file matching and the
+ * shipped fleet/ directory. Probes are built by hand here; reading DMI and
+ * node topology from fixture roots is tested once the sources land. */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <dirent.h>
+
+#include "config-test-util.h"
+
+static InstanceProbe probe_make(const char *vendor, const char *product, uint64_t gib, unsigned cpus,
+                                const char *arch, unsigned page_size)
+{
+        InstanceProbe p = { 0 };
+
+        if (vendor) {
+                p.have_dmi = true;
+                snprintf(p.dmi.sys_vendor, sizeof(p.dmi.sys_vendor), "%s", vendor);
+                snprintf(p.dmi.product_name, sizeof(p.dmi.product_name), "%s", product);
+        }
+        /* MemTotal is a little below the installed memory */
+        p.mem_total_kb = (gib << 20) - (gib << 20) / 40;
+        p.n_cpus = cpus;
+        snprintf(p.arch, sizeof(p.arch), "%s", arch);
+        p.page_size = page_size;
+        return p;
+}
+
+static void test_sizing_class(void **state)
+{
+        static const struct {
+                uint64_t mem_kb;
+                unsigned cpus;
+                const char *arch;
+                unsigned page;
+                const char *want;
+        } t[] = {
+                { 125ULL << 20, 16, "arm64", 4096, "mem-128g-16c-arm64" },
+                { 128ULL << 20, 16, "arm64", 4096, "mem-128g-16c-arm64" },
+                { (128ULL << 20) + 1, 16, "arm64", 4096, "mem-256g-16c-arm64" },
+                { 3ULL << 20, 2, "x86_64", 4096, "mem-4g-2c-x86_64" },
+                { 1, 1, "x86_64", 4096, "mem-1g-1c-x86_64" },
+                { 740ULL << 20, 96, "x86_64", 4096, "mem-1024g-128c-x86_64" },
+                { 60ULL << 20, 0, "arm64", 65536, "mem-64g-arm64-64k" },
+                { 60ULL << 20, 8, "arm64", 16384, "mem-64g-8c-arm64-16k" },
+                { 60ULL << 20, 8, "", 4096, "mem-64g-8c-unknown" },
+        };
+        char buf[64];
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+                InstanceProbe p = { .mem_total_kb = t[i].mem_kb, .n_cpus = t[i].cpus, .page_size = t[i].page };
+
+                snprintf(p.arch, sizeof(p.arch), "%s", t[i].arch);
+                assert_int_equal(instance_class(&p, buf, sizeof(buf)), 0);
+                assert_string_equal(buf, t[i].want);
+        }
+        InstanceProbe none = { 0 };
+        assert_int_equal(instance_class(&none, buf, sizeof(buf)), -ENODATA);
+        assert_int_equal(instance_class(NULL, buf, sizeof(buf)), -ENODATA);
+}
+
+static void test_identify_order(void **state)
+{
+        InstanceProbe ec2 = probe_make("Amazon EC2", "r7g.4xlarge", 128, 16, "arm64", 4096);
+        InstanceProbe ec2_nl = probe_make("Amazon EC2\n", "m7i.metal-24xl\n", 384, 96, "x86_64", 4096);
+        InstanceProbe gce = probe_make("Google", "Google Compute Engine", 64, 16, "x86_64", 4096);
+        InstanceProbe azure = probe_make("Microsoft Corporation", "Virtual Machine", 64, 16, "x86_64", 4096);
+        InstanceProbe qemu = probe_make("QEMU", "Standard PC (i440FX + PIIX, 1996)", 4, 2, "x86_64", 4096);
+        InstanceProbe xen = probe_make("Xen", "HVM domU", 8, 2, "x86_64", 4096);
+        InstanceProbe ec2_odd = probe_make("Amazon EC2", "Not Specified", 8, 2, "x86_64", 4096);
+        InstanceProbe nodmi = probe_make(NULL, NULL, 8, 2, "x86_64", 4096);
+        InstanceInfo i;
+
+        (void) state;
+        instance_identify(&ec2, "auto", &i);
+        assert_string_equal(i.name, "r7g.4xlarge");
+        assert_string_equal(i.source, "dmi");
+        assert_string_equal(i.class_name, "mem-128g-16c-arm64");
+
+        instance_identify(&ec2_nl, NULL, &i);
+        assert_string_equal(i.name, "m7i.metal-24xl");
+        assert_string_equal(i.source, "dmi");
+
+        /* configuration beats DMI */
+        instance_identify(&ec2, "r7g.8xlarge", &i);
+        assert_string_equal(i.name, "r7g.8xlarge");
+        assert_string_equal(i.source, "config");
+        assert_string_equal(i.class_name, "mem-128g-16c-arm64");
+
+        /* clouds without a type in DMI fall through to the class */
+        const InstanceProbe *fall[] = { &gce, &azure, &qemu, &xen, &ec2_odd, &nodmi };
+        for (size_t k = 0; k < ELEMENTSOF(fall); k++) {
+                instance_identify(fall[k], "auto", &i);
+                assert_string_equal(i.source, "sizing");
+                assert_string_equal(i.name, i.class_name);
+        }
+        instance_identify(&gce, "", &i);
+        assert_string_equal(i.name, "mem-64g-16c-x86_64");
+
+        /* nothing known */
+        instance_identify(NULL, "auto", &i);
+        assert_null(i.source);
+        assert_string_equal(i.name, "");
+        instance_identify(NULL, "c7g.large", &i);
+        assert_string_equal(i.source, "config");
+}
+
+static void test_match_score(void **state)
+{
+        InstanceProbe ec2 = probe_make("Amazon EC2", "r7g.4xlarge", 128, 16, "arm64", 4096);
+        InstanceProbe gce = probe_make("Google", "Google Compute Engine", 128, 16, "arm64", 4096);
+        InstanceInfo i, s;
+        unsigned exact, glob_long, glob_short, cls, cls_glob;
+
+        (void) state;
+        instance_identify(&ec2, "auto", &i);
+        exact = fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "r7g.4xlarge", &i);
+        glob_long = fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "r7g.*", &i);
+        glob_short = fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "r7*", &i);
+        cls = fleet_match_score(FLEET_MATCH_CLASS, "mem-128g-16c-arm64", &i);
+        cls_glob = fleet_match_score(FLEET_MATCH_CLASS, "mem-128g-*", &i);
+        assert_true(exact > glob_long);
+        assert_true(glob_long > glob_short);
+        assert_true(glob_short > cls);
+        assert_true(cls > cls_glob);
+        assert_true(cls_glob > fleet_match_score(FLEET_MATCH_CLASS, "mem-*", &i));
+        assert_true(fleet_match_score(FLEET_MATCH_CLASS, "mem-*", &i) > 0);
+
+        assert_int_equal(fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "r7g.8xlarge", &i), 0);
+        assert_int_equal(fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "m7g.*", &i), 0);
+        assert_int_equal(fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "R7G.*", &i), 0);
+        assert_int_equal(fleet_match_score(FLEET_MATCH_CLASS, "mem-*-x86_64", &i), 0);
+        assert_int_equal(fleet_match_score(FLEET_MATCH_NONE, "r7g.*", &i), 0);
+        assert_true(fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "r7g.[48]xlarge", &i) > 0);
+
+        /* a sizing class is never matched as an instance type */
+        instance_identify(&gce, "auto", &s);
+        assert_int_equal(fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "mem-*", &s), 0);
+        assert_int_equal(fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "*", &s), 0);
+        assert_true(fleet_match_score(FLEET_MATCH_CLASS, "mem-128g-16c-arm64", &s) > 0);
+}
+
+static void write_fleet(TestRoot *t)
+{
+        tr_write(t, "etc/fragd/fleet.d/r7g.conf", "[match]\ninstance_type = r7g.*\n[policy]\nreserve_thp = 3%\n");
+        tr_write(t, "etc/fragd/fleet.d/r7g-4xl.conf",
+                 "[match]\ninstance_type = r7g.4xlarge\n[policy]\nreserve_thp = 4%\n");
+        tr_write(t, "etc/fragd/fleet.d/class.conf",
+                 "[match]\nclass = mem-128g-16c-arm64\n[policy]\nreserve_thp = 5%\n");
+        tr_write(t, "etc/fragd/fleet.d/class-glob.conf",
+                 "[match]\nclass = mem-*-arm64\n[policy]\nreserve_thp = 6%\n");
+        tr_write(t, "etc/fragd/fleet.d/README", "not a fleet file");
+}
+
+static void test_fleet_choice(void **state)
+{
+        static const struct {
+                const char *vendor, *product;
+                uint64_t gib;
+                unsigned cpus;
+                const char *arch;
+                const char *want_file; /* NULL: none */
+                uint32_t want_permyriad;
+        } t[] = {
+                { "Amazon EC2", "r7g.4xlarge", 128, 16, "arm64", "r7g-4xl.conf", 400 },  /* exact */
+                { "Amazon EC2", "r7g.8xlarge", 256, 32, "arm64", "r7g.conf", 300 },      /* glob */
+                { "Google", "Google Compute Engine", 128, 16, "arm64", "class.conf", 500 },
+                { "Google", "Google Compute Engine", 64, 8, "arm64", "class-glob.conf", 600 },
+                { "Google", "Google Compute Engine", 64, 8, "x86_64", NULL, 200 },       /* preset */
+                { "Amazon EC2", "m7i.large", 8, 2, "x86_64", NULL, 200 },
+                { "Amazon EC2", "c7g.xlarge", 128, 16, "arm64", "class.conf", 500 },     /* type, no file */
+        };
+        TestRoot *t0 = tr_new();
+
+        (void) state;
+        write_fleet(t0);
+        for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+                InstanceProbe p = probe_make(t[i].vendor, t[i].product, t[i].gib, t[i].cpus, t[i].arch, 4096);
+                TestLoad *l = tl_load_root(t0, &p, NULL, 0);
+                char want[256];
+
+                tl_dump_errors(l);
+                assert_int_equal(l->r, 0);
+                if (t[i].want_file) {
+                        snprintf(want, sizeof(want), "/etc/fragd/fleet.d/%s", t[i].want_file);
+                        assert_string_equal(l->src.instance.fleet_file, want);
+                } else
+                        assert_string_equal(l->src.instance.fleet_file, "");
+                assert_int_equal(l->cfg.policy.reserve_thp.permyriad, t[i].want_permyriad);
+                free(l);
+        }
+
+        /* instance_type from the config file picks the fleet file */
+        tr_write(t0, "etc/fragd/fragd.conf", "[fleet]\ninstance_type = r7g.4xlarge\n");
+        InstanceProbe g = probe_make("Google", "Google Compute Engine", 64, 8, "x86_64", 4096);
+        TestLoad *l = tl_load_root(t0, &g, NULL, 0);
+        assert_int_equal(l->r, 0);
+        assert_string_equal(l->src.instance.source, "config");
+        assert_string_equal(l->src.instance.fleet_file, "/etc/fragd/fleet.d/r7g-4xl.conf");
+        assert_int_equal(l->cfg.policy.reserve_thp.permyriad, 400);
+        free(l);
+
+        /* and --set beats the file; fleet_dir moves the directory */
+        static const char *const set[] = { "fleet.instance_type=r7g.2xlarge" };
+        l = tl_load_root(t0, &g, set, 1);
+        assert_string_equal(l->src.instance.fleet_file, "/etc/fragd/fleet.d/r7g.conf");
+        free(l);
+        tr_write(t0, "etc/fragd/fragd.conf", "[fleet]\ninstance_type = r7g.4xlarge\nfleet_dir = /srv/fleet\n");
+        tr_write(t0, "srv/fleet/any.conf", "[match]\ninstance_type = r7g.*\n[daemon]\ndry_run = yes\n");
+        l = tl_load_root(t0, &g, NULL, 0);
+        assert_int_equal(l->r, 0);
+        assert_string_equal(l->src.instance.fleet_file, "/srv/fleet/any.conf");
+        assert_true(l->cfg.daemon.dry_run);
+        free(l);
+        tr_write(t0, "etc/fragd/fragd.conf", "[fleet]\nfleet_dir =\n");
+        l = tl_load_root(t0, &g, NULL, 0);
+        assert_int_equal(l->r, 0);
+        assert_string_equal(l->src.instance.fleet_file, "");
+        free(l);
+        tr_free(t0);
+}
+
+static void test_fleet_errors(void **state)
+{
+        TestRoot *t = tr_new();
+        InstanceProbe p = probe_make("Amazon EC2", "r7g.4xlarge", 128, 16, "arm64", 4096);
+        TestLoad *l;
+
+        (void) state;
+        /* equally specific globs: both have the literal prefix "r7g." */
+        tr_write(t, "etc/fragd/fleet.d/a.conf", "[match]\ninstance_type = r7g.*\n");
+        tr_write(t, "etc/fragd/fleet.d/b.conf", "[match]\ninstance_type = r7g.?xlarge\n");
+        l = tl_load_root(t, &p, NULL, 0);
+        assert_int_equal(l->r, -EINVAL);
+        assert_non_null(tl_error(l, "/etc/fragd/fleet.d/b.conf:2: ambiguous fleet match for 'r7g.4xlarge'",
+                                 "a.conf:2 are equally specific"));
+        free(l);
+
+        /* an exact match settles it */
+        tr_write(t, "etc/fragd/fleet.d/c.conf", "[match]\ninstance_type = r7g.4xlarge\n");
+        l = tl_load_root(t, &p, NULL, 0);
+        assert_int_equal(l->r, 0);
+        assert_string_equal(l->src.instance.fleet_file, "/etc/fragd/fleet.d/c.conf");
+        free(l);
+
+        /* broken files are reported whether or not they match this host */
+        tr_write(t, "etc/fragd/fleet.d/d.conf", "[match]\ninstance_type = r7g.4xlarge\n");
+        tr_write(t, "etc/fragd/fleet.d/e.conf", "[policy]\nreserve_thp = 3%\n");
+        tr_write(t, "etc/fragd/fleet.d/f.conf", "[match]\ninstance_type = m7g.*\nclass = mem-*\n");
+        tr_write(t, "etc/fragd/fleet.d/g.conf", "[match]\nclass = m7g.*\n[fleet]\nfleet_dir = /x\n");
+        tr_write(t, "etc/fragd/fleet.d/h.conf", "[match]\ninstance_type = x 1\n[policy]\nreserv_thp = 1%\n");
+        l = tl_load_root(t, &p, NULL, 0);
+        assert_int_equal(l->r, -EINVAL);
+        assert_non_null(tl_error(l, "fleet.d/d.conf:2: same [match] instance_type = r7g.4xlarge as "
+                                    "/etc/fragd/fleet.d/c.conf:2",
+                                 NULL));
+        assert_non_null(tl_error(l, "fleet.d/e.conf: fleet file without [match]", NULL));
+        assert_non_null(tl_error(l, "fleet.d/f.conf:3: a fleet file matches one thing", NULL));
+        assert_non_null(tl_error(l, "fleet.d/g.conf:3: [fleet] cannot be set from a fleet file", NULL));
+        assert_non_null(tl_error(l, "fleet.d/h.conf:2:", "invalid pattern 'x 1'"));
+        assert_non_null(tl_error(l, "fleet.d/h.conf:4: unknown key 'reserv_thp'", "did you mean 'reserve_thp'"));
+        free(l);
+        tr_free(t);
+}
+
+/* The shipped fleet/ directory: loads cleanly, and picks what its README
+ * promises. */
+static void test_shipped_fleet_dir(void **state)
+{
+        static const struct {
+                const char *product;
+                uint64_t gib;
+                unsigned cpus;
+                const char *arch;
+                unsigned page;
+                const char *want;
+        } t[] = {
+                { "r7g.4xlarge", 128, 16, "arm64", 4096, "r7g.conf" },
+                { "r7g.16xlarge", 512, 64, "arm64", 4096, "r7g.16xlarge.conf" },
+                { "r7i.48xlarge", 1536, 192, "x86_64", 4096, "r7i.conf" },
+                { "r6i.2xlarge", 64, 8, "x86_64", 4096, "r6i.conf" },
+                { "m7g.4xlarge", 64, 16, "arm64", 4096, "m7g.conf" },
+                { "m7i.8xlarge", 128, 32, "x86_64", 4096, "m7i.conf" },
+                { "x2idn.32xlarge", 2048, 128, "x86_64", 4096, "x2idn.conf" },
+                { "r7g.4xlarge", 128, 16, "arm64", 65536, "r7g.conf" }, /* a type file beats the class */
+                { "Virtual Machine", 128, 16, "arm64", 65536, "arm64-64k.conf" },
+                { "c7i.large", 4, 2, "x86_64", 4096, NULL },
+        };
+        TestRoot *root = tr_new();
+        char dir[512];
+        unsigned copied = 0;
+        DIR *d;
+        struct dirent *de;
+
+        (void) state;
+        /* copy the repo's fleet/ into the test root's /etc/fragd/fleet.d */
+        snprintf(dir, sizeof(dir), "%s/fleet", srcdir());
+        d = opendir(dir);
+        assert_non_null(d);
+        while ((de = readdir(d))) {
+                char path[1024], rel[512], *buf = NULL;
+                size_t len = 0;
+                int dfd = dirfd(d);
+
+                if (!strstr(de->d_name, ".conf"))
+                        continue;
+                snprintf(path, sizeof(path), "%s", de->d_name);
+                assert_int_equal(read_file_alloc_at(dfd, path, &buf, &len), 0);
+                snprintf(rel, sizeof(rel), "etc/fragd/fleet.d/%s", de->d_name);
+                tr_write(root, rel, buf);
+                free(buf);
+                copied++;
+        }
+        closedir(d);
+        assert_true(copied >= 8);
+
+        for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+                bool ec2 = strchr(t[i].product, '.') != NULL;
+                InstanceProbe p = probe_make(ec2 ? "Amazon EC2" : "Microsoft Corporation", t[i].product,
+                                             t[i].gib, t[i].cpus, t[i].arch, t[i].page);
+                TestLoad *l = tl_load_root(root, &p, NULL, 0);
+                const char *base;
+
+                tl_dump_errors(l);
+                assert_int_equal(l->r, 0);
+                base = strrchr(l->src.instance.fleet_file, '/');
+                if (t[i].want) {
+                        if (!base || strcmp(base + 1, t[i].want) != 0)
+                                fail_msg("%s: got '%s', want %s", t[i].product, l->src.instance.fleet_file,
+                                         t[i].want);
+                } else
+                        assert_string_equal(l->src.instance.fleet_file, "");
+                if (t[i].page == 65536 && !ec2)
+                        assert_int_equal(l->cfg.policy.order_thp, 5);
+                free(l);
+        }
+        tr_free(root);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_sizing_class),
+                cmocka_unit_test(test_identify_order),
+                cmocka_unit_test(test_match_score),
+                cmocka_unit_test(test_fleet_choice),
+                cmocka_unit_test(test_fleet_errors),
+                cmocka_unit_test(test_shipped_fleet_dir),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
