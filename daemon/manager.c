@@ -8,7 +8,9 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/epoll.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -462,8 +464,19 @@ static int psi_open(Manager *m)
                 .threshold_usec = m->cfg.daemon.psi_trigger_threshold_usec,
                 .window_usec = m->cfg.daemon.psi_trigger_window_usec,
         }, eff;
+        _cleanup_close_ int probe = -1;
+        struct statfs sfs;
         int fd, r;
 
+        /* a trigger is written into the file: only ever into procfs (a --root
+         * tree holds plain copies, which that write would overwrite) */
+        probe = openat(m->root->proc_fd, "pressure/memory", O_RDONLY | O_CLOEXEC);
+        if (probe < 0 || fstatfs(probe, &sfs) < 0 || sfs.f_type != PROC_SUPER_MAGIC) {
+                log_info("No PSI trigger: '%s/proc/pressure/memory' is %s; polling every %.1f s",
+                         m->root->is_host ? "" : m->root->path, probe < 0 ? "missing" : "not on procfs",
+                         (double) m->cfg.daemon.interval_usec / USEC_PER_SEC);
+                return -EOPNOTSUPP;
+        }
         fd = psi_trigger_open_at(m->root->proc_fd, "pressure/memory", &spec, &eff);
         if (fd < 0) {
                 log_warning_errno(fd, "No PSI trigger on /proc/pressure/memory (%m): fragd polls every %.1f s%s",
