@@ -55,6 +55,7 @@ enum {
         ARG_RESTORE,
         ARG_CHECK_CONFIG,
         ARG_SET,
+        ARG_QUIET_IF_CLEAN,
 };
 
 static int parse_args(int argc, char **argv, FragdArgs *a)
@@ -72,6 +73,7 @@ static int parse_args(int argc, char **argv, FragdArgs *a)
                 { "features", no_argument, NULL, ARG_FEATURES },
                 { "restore", no_argument, NULL, ARG_RESTORE },
                 { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
+                { "quiet-if-clean", no_argument, NULL, ARG_QUIET_IF_CLEAN },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 {},
@@ -149,6 +151,9 @@ static int parse_args(int argc, char **argv, FragdArgs *a)
                         break;
                 case ARG_CHECK_CONFIG:
                         a->mode = MODE_CHECK_CONFIG;
+                        break;
+                case ARG_QUIET_IF_CLEAN:
+                        a->quiet_if_clean = true;
                         break;
                 case 'h':
                         a->mode = MODE_HELP;

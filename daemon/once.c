@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fragd --once: observe this host, assess, decide, print; writes nothing. */
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "fragd/config.h"
+#include "fragd/exporter.h"
 #include "fragd/log.h"
 #include "fragd/main-internal.h"
 #include "fragd/metrics.h"
 #include "fragd/obs.h"
+#include "fragd/policy.h"
 #include "fragd/report.h"
 #include "fragd/root.h"
+#include "fragd/snapshot.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(Root *, root_free);
 
@@ -22,12 +27,83 @@ static void sleep_usec(usec_t u)
                 ;
 }
 
+/* What the policy sees of each lever on a host fragd does not run on: the
+ * current value is the kernel's own (the baseline). */
+static void levers_from_obs(const FragdConfig *cfg, const Observation *o, LeverInput in[_LEVER_MAX])
+{
+        static const int vm[_LEVER_MAX] = {
+                [LEVER_COMPACTION_PROACTIVENESS] = VM_COMPACTION_PROACTIVENESS,
+                [LEVER_WATERMARK_SCALE_FACTOR] = VM_WATERMARK_SCALE_FACTOR,
+                [LEVER_MIN_FREE_KBYTES] = VM_MIN_FREE_KBYTES,
+                [LEVER_WATERMARK_BOOST_FACTOR] = VM_WATERMARK_BOOST_FACTOR,
+                [LEVER_EXTFRAG_THRESHOLD] = VM_EXTFRAG_THRESHOLD,
+                [LEVER_THP_DEFRAG] = -1,
+        };
+
+        for (unsigned l = 0; l < _LEVER_MAX; l++) {
+                int64_t v;
+                int r;
+
+                in[l] = (LeverInput) {};
+                if (!cfg->policy.lever[l].enabled)
+                        continue;
+                if (vm[l] < 0) {
+                        if (!(o->have & OBS_MASK(OBS_THP)) || (r = thp_defrag_from_name(o->thp.defrag)) < 0)
+                                continue;
+                        v = r;
+                } else {
+                        if (!(o->have & OBS_MASK(OBS_SYSCTL)) || !o->vm.present[vm[l]])
+                                continue;
+                        v = o->vm.value[vm[l]];
+                }
+                in[l] = (LeverInput) { .available = true, .current = v, .baseline = v };
+        }
+}
+
+static void decision_to_report(const Decision *d, ReportDecision *rd, unsigned *n)
+{
+        *n = 0;
+        for (unsigned i = 0; i < d->n_items && *n < POLICY_MAX_ITEMS; i++) {
+                const DecisionItem *it = &d->items[i];
+                ReportDecision *r = &rd[(*n)++];
+
+                memset(r, 0, sizeof(*r));
+                r->node = it->kind == DECISION_COMPACT_NODE ? it->node : -1;
+                r->reason = policy_reason_name(it->reason);
+                (void) decision_explain(it, r->explanation, sizeof(r->explanation));
+                if (it->kind == DECISION_COMPACT_NODE) {
+                        r->knob = "compact";
+                        continue;
+                }
+                r->knob = lever_name(it->lever);
+                if (it->lever == LEVER_THP_DEFRAG) {
+                        snprintf(r->from, sizeof(r->from), "%s", thp_defrag_name((ThpDefragMode) it->from));
+                        snprintf(r->to, sizeof(r->to), "%s", thp_defrag_name((ThpDefragMode) it->to));
+                } else {
+                        snprintf(r->from, sizeof(r->from), "%" PRId64, it->from);
+                        snprintf(r->to, sizeof(r->to), "%" PRId64, it->to);
+                }
+        }
+}
+
 int run_once(const FragdArgs *a)
 {
         _cleanup_(root_freep) Root *root = NULL;
         _cleanup_free_ Observation *cur = NULL, *prev = NULL;
         _cleanup_free_ Assessment *as = NULL;
-        ReportInput in = {};
+        _cleanup_free_ FragdConfig *cfg = NULL;
+        _cleanup_free_ ConfigSources *src = NULL;
+        _cleanup_free_ ConfigErrors *errs = NULL;
+        _cleanup_free_ PolicyState *ps = NULL;
+        _cleanup_free_ Decision *d = NULL;
+        _cleanup_free_ ReportDecision *rd = NULL;
+        _cleanup_free_ SnapshotBuilder *sb = NULL;
+        InstanceProbe probe = {};
+        ReportInstance inst = {};
+        LeverInput in[_LEVER_MAX];
+        ConfigLoadArgs ca;
+        ReportInput ri = {};
+        unsigned n_rd = 0;
         int r;
 
         r = root_open(a->root, a->page_size, &root);
@@ -37,8 +113,28 @@ int run_once(const FragdArgs *a)
         }
         cur = calloc(1, sizeof(*cur));
         as = calloc(1, sizeof(*as));
-        if (!cur || !as)
-                return log_error("Out of memory"), EXIT_FAILURE;
+        cfg = calloc(1, sizeof(*cfg));
+        src = calloc(1, sizeof(*src));
+        errs = calloc(1, sizeof(*errs));
+        ps = calloc(1, sizeof(*ps));
+        d = calloc(1, sizeof(*d));
+        rd = calloc(POLICY_MAX_ITEMS, sizeof(*rd));
+        if (!cur || !as || !cfg || !src || !errs || !ps || !d || !rd) {
+                log_error("Out of memory");
+                return EXIT_FAILURE;
+        }
+
+        (void) instance_probe(root, NULL, &probe);
+        ca = (ConfigLoadArgs) {
+                .root = root, .config_file = a->config_file, .set = a->sets, .n_set = a->n_sets, .probe = &probe,
+        };
+        r = config_load(&ca, cfg, src, errs);
+        if (r < 0) {
+                log_error("Invalid configuration (see 'fragd --check-config'):");
+                for (unsigned i = 0; i < errs->n; i++)
+                        log_error("  %s", errs->msg[i]);
+                return EXIT_USAGE;
+        }
 
         if (a->interval_usec) {
                 prev = calloc(1, sizeof(*prev));
@@ -58,16 +154,50 @@ int run_once(const FragdArgs *a)
                 return EXIT_FAILURE;
         }
 
-        in.root_path = root->path;
-        in.version = FRAGD_VERSION;
-        in.cur = cur;
-        in.prev = prev;
-        in.a = as;
-        in.dry_run = true;
+        policy_state_init(ps);
+        levers_from_obs(cfg, cur, in);
+        r = policy_decide(&cfg->policy, ps, as, in, cur->now_usec, d);
+        if (r < 0) {
+                log_error_errno(r, "The policy could not decide: %m");
+                return EXIT_FAILURE;
+        }
+
+        if (strcmp(a->format, "prom") == 0) {
+                sb = malloc(sizeof(*sb));
+                if (!sb)
+                        return EXIT_FAILURE;
+                snapshot_build(sb, cfg, cur, prev, as, d, NULL);
+                sb->s.health.dry_run = true;
+                r = metrics_render(&sb->s, stdout);
+                if (r < 0) {
+                        log_error_errno(r, "Cannot render the metrics: %m");
+                        return EXIT_FAILURE;
+                }
+                return fflush(stdout) == 0 ? 0 : EXIT_FAILURE;
+        }
+
+        decision_to_report(d, rd, &n_rd);
+        if (src->instance.source) {
+                inst.name = src->instance.name;
+                inst.source = src->instance.source;
+                inst.fleet_file = src->instance.fleet_file[0] ? src->instance.fleet_file : NULL;
+                ri.instance = &inst;
+        }
+        ri.root_path = root->path;
+        ri.version = FRAGD_VERSION;
+        ri.cur = cur;
+        ri.prev = prev;
+        ri.a = as;
+        ri.policy = &cfg->policy;
+        ri.decisions = rd;
+        ri.n_decisions = n_rd;
+        ri.decisions_known = true;
+        ri.dry_run = true;
+        ri.preset = preset_name(cfg->policy.preset);
         if (strcmp(a->format, "json") == 0)
-                r = report_json(stdout, &in);
+                r = report_json(stdout, &ri);
         else
-                r = report_text(stdout, &in);
+                r = report_text(stdout, &ri);
         if (r < 0 || fflush(stdout) != 0) {
                 log_error("Cannot write the report to standard output");
                 return EXIT_FAILURE;
@@ -78,11 +208,4 @@ no_buddyinfo:
         log_error_errno(r, "Cannot read '%s/proc/buddyinfo': %m. fragd needs it to see free memory by order.",
                         strcmp(root->path, "/") == 0 ? "" : root->path);
         return EXIT_PRECONDITION;
-}
-
-int run_features(const FragdArgs *a)
-{
-        (void) a;
-        printf("once\n");
-        return 0;
 }

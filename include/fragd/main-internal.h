@@ -37,6 +37,7 @@ typedef struct FragdArgs {
         usec_t interval_usec;
         int log_level;
         bool log_level_set;
+        bool quiet_if_clean; /* --restore: say nothing when there is nothing to do */
 } FragdArgs;
 
 usec_t now_monotonic_usec(void);

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fragd status, fragd --restore, fragd --check-config, fragd --features. */
+
+#include <stdio.h>
+#include <string.h>
+
+#include "fragd/config.h"
+#include "fragd/knob.h"
+#include "fragd/log.h"
+#include "fragd/main-internal.h"
+#include "fragd/status.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(Root *, root_free);
+
+/* The runtime directory from the configuration when it loads, else the default. */
+static void runtime_dir(const Root *root, const FragdArgs *a, char *buf, size_t size)
+{
+        _cleanup_free_ FragdConfig *cfg = calloc(1, sizeof(*cfg));
+        ConfigLoadArgs ca = { .root = root, .config_file = a->config_file, .set = a->sets, .n_set = a->n_sets };
+
+        snprintf(buf, size, "%s", KNOB_DEFAULT_RUNTIME_DIR);
+        if (cfg && config_load(&ca, cfg, NULL, NULL) >= 0)
+                snprintf(buf, size, "%s", cfg->daemon.runtime_dir);
+}
+
+int run_status(const FragdArgs *a)
+{
+        _cleanup_(root_freep) Root *root = NULL;
+        char rt[FRAGD_PATH_MAX];
+        int r;
+
+        r = root_open(a->root, a->page_size, &root);
+        if (r < 0) {
+                log_error_errno(r, "Cannot open root directory '%s': %m", a->root);
+                return EXIT_FAILURE;
+        }
+        runtime_dir(root, a, rt, sizeof(rt));
+        r = status_print(root, rt, stdout);
+        if (r == -ENOENT || r == -ESRCH)
+                return EXIT_NOT_RUNNING;
+        if (r < 0) {
+                log_error_errno(r, "Cannot read the status of fragd in '%s': %m", rt);
+                return EXIT_FAILURE;
+        }
+        return 0;
+}
+
+int run_restore(const FragdArgs *a)
+{
+        _cleanup_(root_freep) Root *root = NULL;
+        KnobRestoreStats st = {};
+        char rt[FRAGD_PATH_MAX];
+        int r;
+
+        r = root_open(a->root, a->page_size, &root);
+        if (r < 0) {
+                log_error_errno(r, "Cannot open root directory '%s': %m", a->root);
+                return EXIT_FAILURE;
+        }
+        runtime_dir(root, a, rt, sizeof(rt));
+        r = knob_restore_from_journal(root, rt, a->dry_run ? &knob_ops_dryrun : NULL, OWNERSHIP_RESPECT, &st);
+        if (r == -EBUSY) {
+                log_error("A running fragd owns %s/saved: stop it (it restores on stop) instead", rt);
+                return EXIT_FAILURE;
+        }
+        if (r < 0 && r != -EBADMSG) {
+                log_error_errno(r, "Cannot restore from %s/saved: %m", rt);
+                return EXIT_FAILURE;
+        }
+        if (r == -EBADMSG)
+                log_error("%s/saved is corrupt; it was renamed saved.corrupt for inspection", rt);
+        if (st.n_entries == 0 && r == 0) {
+                if (!a->quiet_if_clean)
+                        printf("Nothing to restore: no knob left changed by fragd.\n");
+                return 0;
+        }
+        printf("Restored %u knob(s), %u already at their original, %u changed by someone else since "
+               "(left alone), %u gone, %u failed%s.\n",
+               st.n_restored, st.n_unchanged, st.n_left, st.n_gone, st.n_failed,
+               st.n_failed ? " (kept for the next try)" : "");
+        return st.n_failed || r < 0 ? EXIT_FAILURE : 0;
+}
+
+int run_check_config(const FragdArgs *a)
+{
+        _cleanup_(root_freep) Root *root = NULL;
+        InstanceProbe probe = {};
+        ConfigLoadArgs ca;
+        int r;
+
+        r = root_open(a->root, a->page_size, &root);
+        if (r < 0) {
+                log_error_errno(r, "Cannot open root directory '%s': %m", a->root);
+                return EXIT_FAILURE;
+        }
+        (void) instance_probe(root, NULL, &probe);
+        ca = (ConfigLoadArgs) {
+                .root = root, .config_file = a->config_file, .set = a->sets, .n_set = a->n_sets, .probe = &probe,
+        };
+        r = config_check_main(&ca, stdout, stderr);
+        if (r == -EINVAL)
+                return EXIT_USAGE;
+        return r < 0 ? EXIT_FAILURE : 0;
+}
+
+int run_features(const FragdArgs *a)
+{
+        (void) a;
+        printf("once\ndaemon\nstatus\nrestore\ncheck-config\nprom\n");
+        return 0;
+}

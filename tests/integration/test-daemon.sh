@@ -1,0 +1,123 @@
+#!/bin/bash
+# The daemon against a copy of a fixture tree (as any user: every file is
+# below --root): decisions applied within bounds, status, SIGHUP with a bad
+# configuration keeps the old one, SIGTERM restores, kill -9 then --restore or
+# a new start restores, an external change is respected, --dry-run writes
+# nothing, and a non-root daemon on the host refuses to start.
+set -uo pipefail
+: "${FRAGD:?}" "${FRAGD_SRCDIR:?}"
+FIX=$FRAGD_SRCDIR/tests/fixtures/vm-6.1-x86_64-2node-fragmented
+fail=0 pid=
+pass() { echo "PASS $*"; }
+bad() { echo "FAIL $*"; fail=1; }
+work=$(mktemp -d)
+cleanup() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+
+fresh() { # fresh copy of the fixture in $T
+	T=$work/root.$1; rm -rf "$T"; mkdir -p "$T"; cp -r "$FIX/." "$T/"
+	mkdir -p "$T/etc/fragd" "$T/prom"
+	cat >"$T/etc/fragd/fragd.conf" <<-CONF
+	[daemon]
+	interval = 1s
+	textfile_dir = $T/prom
+	[policy]
+	reserve_thp = 20%
+	CONF
+}
+knob() { cat "$T/proc/sys/vm/$1"; }
+start() { # start [args...]: daemon in the background, log in $T/log
+	"$FRAGD" --root "$T" --page-size 4096 "$@" >"$T/log" 2>&1 &
+	pid=$!
+}
+wait_for() { # wait_for SECONDS CMD...: poll until CMD succeeds
+	local t=$(( $1 * 10 )); shift
+	while [ $t -gt 0 ]; do "$@" && return 0; sleep 0.1; t=$((t - 1)); done
+	return 1
+}
+changed() { [ "$(knob compaction_proactiveness)" != "$1" ]; }
+stop() { kill -TERM "$pid"; wait "$pid"; local rc=$?; pid=; return $rc; }
+
+# 1. decisions applied, bounds, metrics, status, reload, restore on SIGTERM
+fresh run
+orig=$(knob compaction_proactiveness)
+start
+if wait_for 10 changed "$orig"; then
+	v=$(knob compaction_proactiveness)
+	if [ "$v" -ge 0 ] && [ "$v" -le 100 ]; then pass "daemon raised compaction_proactiveness $orig -> $v"; else bad "out of range: $v"; fi
+else
+	bad "daemon made no change in 10 s: $(tail -5 "$T/log")"
+fi
+grep -q "raise compaction_proactiveness" "$T/log" && pass "decision logged with its reason" || bad "no decision line in the log"
+wait_for 5 test -s "$T/prom/fragd.prom" && grep -q '^fragd_knob_value{knob="compaction_proactiveness"}' "$T/prom/fragd.prom" \
+	&& pass "textfile written" || bad "no fragd.prom with knob values"
+grep -q "compaction_proactiveness" "$T/run/fragd/saved" && pass "original journaled in run/fragd/saved" || bad "no journal"
+out=$("$FRAGD" status --root "$T" 2>&1); rc=$?
+if [ $rc = 0 ] && echo "$out" | grep -q "compaction_proactiveness"; then pass "fragd status shows the owned knob"; else bad "status rc=$rc: $out"; fi
+# a bad configuration on SIGHUP: the old one stays, the daemon lives
+echo "[policy]
+reserve_thp = lots" >>"$T/etc/fragd/fragd.conf"
+kill -HUP "$pid"; sleep 1.5
+if kill -0 "$pid" 2>/dev/null && grep -q "previous configuration stays" "$T/log" && grep -q "fragd.conf:[0-9]" "$T/log"; then
+	pass "SIGHUP with a bad file keeps the old configuration (file:line logged)"
+else
+	bad "bad reload: $(tail -5 "$T/log")"
+fi
+sed -i '$d' "$T/etc/fragd/fragd.conf"; sed -i '$d' "$T/etc/fragd/fragd.conf"
+kill -HUP "$pid"; sleep 1.5
+grep -q "Configuration reloaded" "$T/log" && pass "SIGHUP with a good file reloads" || bad "no reload: $(tail -3 "$T/log")"
+if stop; then pass "SIGTERM: exit 0"; else bad "SIGTERM: exit $?"; fi
+[ "$(knob compaction_proactiveness)" = "$orig" ] && pass "SIGTERM restored compaction_proactiveness=$orig" \
+	|| bad "not restored: $(knob compaction_proactiveness) != $orig"
+[ ! -e "$T/run/fragd/saved" ] && pass "journal removed after a full restore" || bad "journal left behind"
+"$FRAGD" status --root "$T" >/dev/null 2>&1; rc=$?
+[ $rc = 4 ] && pass "fragd status after stop: not running (exit 4)" || bad "status after stop rc=$rc"
+
+# 2. kill -9, then fragd --restore puts the originals back
+fresh crash
+orig=$(knob compaction_proactiveness)
+start
+wait_for 10 changed "$orig" || bad "crash: no change"
+kill -9 "$pid"; wait "$pid" 2>/dev/null; pid=
+changed "$orig" && [ -s "$T/run/fragd/saved" ] && pass "kill -9 leaves the knob changed and the journal" || bad "crash state"
+out=$("$FRAGD" --restore --root "$T" 2>&1); rc=$?
+if [ $rc = 0 ] && [ "$(knob compaction_proactiveness)" = "$orig" ]; then pass "fragd --restore after kill -9: $out"; else bad "restore rc=$rc: $out"; fi
+# and a new start restores a dead fragd's journal first
+start; wait_for 10 changed "$orig"; kill -9 "$pid"; wait "$pid" 2>/dev/null; pid=
+start; sleep 2
+grep -q "restored '$orig'" "$T/log" && pass "a new start restores the dead fragd's knobs first" || bad "start did not recover: $(head -5 "$T/log")"
+stop >/dev/null
+[ "$(knob compaction_proactiveness)" = "$orig" ] && pass "after recovery and a clean stop: original in place" || bad "recovery value $(knob compaction_proactiveness)"
+
+# 3. an external change is noticed and respected
+fresh ext
+orig=$(knob compaction_proactiveness)
+start
+wait_for 10 changed "$orig"
+echo 33 >"$T/proc/sys/vm/compaction_proactiveness"
+wait_for 5 grep -q "changed" "$T/log"
+sleep 1.5
+stop
+[ "$(knob compaction_proactiveness)" = 33 ] && pass "external change respected through stop (33 kept)" \
+	|| bad "external change overwritten: $(knob compaction_proactiveness)"
+
+# 4. --dry-run writes nothing in the tree
+fresh dry
+before=$(cd "$T/proc" "$T/sys" 2>/dev/null; find "$T/proc" "$T/sys" -type f -exec md5sum {} + | sort | md5sum)
+start --dry-run
+sleep 3
+grep -q "dry run: raise" "$T/log" && pass "dry run logs what it would write" || bad "dry run silent: $(tail -3 "$T/log")"
+stop
+after=$(find "$T/proc" "$T/sys" -type f -exec md5sum {} + | sort | md5sum)
+[ "$before" = "$after" ] && pass "dry run wrote nothing under proc/ and sys/" || bad "dry run changed the tree"
+
+# 5. a non-root daemon on the real host refuses, pointing at --dry-run
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$FRAGD" --set daemon.textfile_dir= 2>&1); rc=$?
+elif [ "$(id -u)" != 0 ]; then
+	out=$("$FRAGD" --set daemon.textfile_dir= 2>&1); rc=$?
+else
+	out="no setpriv"; rc=3
+fi
+if [ $rc = 3 ] && echo "$out" | grep -q -- "--dry-run"; then pass "non-root daemon on / refuses (exit 3)"; else bad "non-root rc=$rc: $out"; fi
+exit $fail
