@@ -91,7 +91,8 @@ static void attr_put(Msg *m, uint16_t type, const void *data, size_t len)
 {
         uint8_t *a = attr_begin(m, type);
 
-        memcpy(m->b + m->len, data, len);
+        if (len)
+                memcpy(m->b + m->len, data, len);
         m->len += len;
         attr_end(m, a);
 }
