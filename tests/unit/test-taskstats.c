@@ -326,8 +326,14 @@ static void test_real_kernel_smoke(void **state)
         assert_true(rec.version >= 1);
         assert_true(rec.aggr_tgid);
         assert_int_equal(rec.id, (uint32_t) getpid());
+        /* back-to-back queries: each must consume its own ack */
+        assert_int_equal(taskstats_query(t, true, (uint32_t) getpid(), &rec), 0);
+        assert_int_equal(taskstats_query(t, false, (uint32_t) getpid(), &rec), 0);
+        assert_false(rec.aggr_tgid);
+        assert_int_equal(rec.ac_pid, (uint32_t) getpid());
         r = taskstats_query(t, true, 0x7ffffff0, &rec);
         assert_int_equal(r, -ESRCH);
+        assert_int_equal(taskstats_query(t, true, (uint32_t) getppid(), &rec), 0);
         taskstats_free(t);
 }
 
