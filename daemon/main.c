@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "fragd/log.h"
 #include "fragd/main-internal.h"
@@ -179,14 +178,6 @@ static int parse_args(int argc, char **argv, FragdArgs *a)
                 return -EINVAL;
         }
         return 0;
-}
-
-usec_t now_monotonic_usec(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (usec_t) ts.tv_sec * USEC_PER_SEC + (usec_t) ts.tv_nsec / NSEC_PER_USEC;
 }
 
 int main(int argc, char **argv)

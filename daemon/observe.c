@@ -18,6 +18,7 @@ static const char *const obs_source_names[_OBS_SOURCE_MAX] = {
         [OBS_THP] = "thp",
         [OBS_SYSCTL] = "sysctl",
         [OBS_NODES] = "nodes",
+        [OBS_THP_FULL] = "thp_full",
 };
 
 const char *obs_source_name(ObsSource s)
@@ -43,6 +44,11 @@ static int obs_source_read(const Root *root, ObsSource s, Observation *o)
         case OBS_PSI_MEMORY:
                 return psi_read(root, "memory", &o->psi_memory);
         case OBS_THP:
+                /* cheap refresh once a full read has filled the per-size table */
+                if (o->have & OBS_MASK(OBS_THP_FULL))
+                        return thp_refresh(root, &o->thp);
+                return thp_read(root, &o->thp);
+        case OBS_THP_FULL:
                 return thp_read(root, &o->thp);
         case OBS_SYSCTL:
                 return vm_sysctls_read(root, &o->vm);
@@ -65,13 +71,23 @@ int observation_read(const Root *root, unsigned mask, usec_t now_usec, Observati
 
                 if (!(mask & OBS_MASK(s)))
                         continue;
+                if (s == OBS_THP && (mask & OBS_MASK(OBS_THP_FULL)))
+                        continue; /* the full read below covers it */
                 r = obs_source_read(root, (ObsSource) s, o);
                 o->err[s] = r < 0 ? r : 0;
+                if (s == OBS_THP_FULL)
+                        o->err[OBS_THP] = o->err[s];
                 if (r < 0) {
                         o->have &= ~OBS_MASK(s);
+                        if (s == OBS_THP_FULL)
+                                o->have &= ~OBS_MASK(OBS_THP);
                         continue;
                 }
                 o->have |= OBS_MASK(s);
+                if (s == OBS_THP && !(o->have & OBS_MASK(OBS_THP_FULL)))
+                        o->have |= OBS_MASK(OBS_THP_FULL); /* that was a full read */
+                if (s == OBS_THP_FULL)
+                        o->have |= OBS_MASK(OBS_THP);
                 if (s == OBS_PAGETYPEINFO)
                         o->pagetype_usec = now_usec;
         }

@@ -114,8 +114,11 @@ int buddyinfo_parse(const char *buf, size_t len, BuddyInfo *ret)
         BuddyInfo b = {};
         int r;
 
-        if (!buf && len > 0)
-                return -EINVAL;
+        if (!buf) {
+                if (len > 0)
+                        return -EINVAL;
+                buf = ""; /* no pointer arithmetic on NULL */
+        }
         r = buddyinfo_parse_into(buf, len, &b);
         if (r < 0)
                 return r;

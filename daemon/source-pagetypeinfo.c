@@ -338,8 +338,11 @@ int pagetypeinfo_parse(const char *buf, size_t len, PageTypeInfo *ret)
         PtState s = {};
         int r;
 
-        if (!buf && len > 0)
-                return -EINVAL;
+        if (!buf) {
+                if (len > 0)
+                        return -EINVAL;
+                buf = ""; /* no pointer arithmetic on NULL */
+        }
         r = pt_pass(buf, len, &s, NULL);
         if (r < 0)
                 return r;

@@ -321,3 +321,72 @@ uint64_t thp_size_stat(const ThpSize *s, const char *name, uint64_t dflt)
                         return s->stats[i].value;
         return dflt;
 }
+
+/* Is anonymous (or shmem) THP of this size possibly in use? A size whose
+ * mode is "never" cannot fault, so its counters need not be re-read every
+ * tick. "inherit" follows the global mode. */
+static bool thp_size_active(const ThpInfo *t, const ThpSize *s, bool shmem)
+{
+        const char *m = shmem ? s->shmem_enabled : s->enabled;
+        const char *global = shmem ? t->shmem_enabled : t->enabled;
+
+        if (!m[0])
+                return false;
+        if (strcmp(m, "inherit") == 0)
+                m = global;
+        return m[0] && strcmp(m, "never") != 0 && strcmp(m, "deny") != 0;
+}
+
+static void stat_update(int size_fd, ThpSize *s, const char *name)
+{
+        char path[64];
+        uint64_t v;
+
+        for (unsigned i = 0; i < s->n_stats && i < FRAGD_MAX_THP_STATS; i++) {
+                if (strcmp(s->stats[i].name, name) != 0)
+                        continue;
+                (void) snprintf(path, sizeof(path), "stats/%s", name);
+                if (u64_read_at(size_fd, path, &v) >= 0)
+                        s->stats[i].value = v;
+                return;
+        }
+}
+
+int thp_refresh(const Root *root, ThpInfo *t)
+{
+        static const char *const anon[] = { "anon_fault_alloc", "anon_fault_fallback",
+                                            "anon_fault_fallback_charge" };
+        static const char *const shmem[] = { "shmem_alloc", "shmem_fallback", "shmem_fallback_charge" };
+        _cleanup_close_ int fd = -1;
+        char enabled[THP_MODE_MAX] = "", defrag[THP_MODE_MAX] = "", shmem_enabled[THP_MODE_MAX] = "";
+
+        if (root->sys_fd < 0)
+                return -ENOENT;
+        fd = openat(root->sys_fd, "kernel/mm/transparent_hugepage", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return errno == ENOENT ? -EOPNOTSUPP : negative_errno();
+        thp_mode_read_at(fd, "enabled", enabled, sizeof(enabled));
+        thp_mode_read_at(fd, "defrag", defrag, sizeof(defrag));
+        thp_mode_read_at(fd, "shmem_enabled", shmem_enabled, sizeof(shmem_enabled));
+        memcpy(t->enabled, enabled, sizeof(enabled));
+        memcpy(t->defrag, defrag, sizeof(defrag));
+        memcpy(t->shmem_enabled, shmem_enabled, sizeof(shmem_enabled));
+        for (unsigned i = 0; i < t->n_sizes && i < FRAGD_MAX_THP_SIZES; i++) {
+                ThpSize *s = &t->sizes[i];
+                bool a = thp_size_active(t, s, false), sh = thp_size_active(t, s, true);
+                _cleanup_close_ int sfd = -1;
+                char name[32];
+
+                if (!a && !sh)
+                        continue;
+                (void) snprintf(name, sizeof(name), "hugepages-%ukB", s->size_kb);
+                sfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (sfd < 0)
+                        continue;
+                for (size_t j = 0; a && j < ELEMENTSOF(anon); j++)
+                        stat_update(sfd, s, anon[j]);
+                for (size_t j = 0; sh && j < ELEMENTSOF(shmem); j++)
+                        stat_update(sfd, s, shmem[j]);
+        }
+        return 0;
+}

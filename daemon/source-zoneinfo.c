@@ -44,9 +44,9 @@ enum {
 
 typedef struct ZoneKey {
         const char *name;
-        unsigned seen;   /* ZSEEN_* bit, 0 if none */
-        unsigned have;   /* ZONE_HAVE_* bit, 0 if none */
-        size_t offset;   /* of the uint64_t in ZoneInfoZone */
+        unsigned seen; /* ZSEEN_* bit, 0 if none */
+        unsigned have; /* ZONE_HAVE_* bit, 0 if none */
+        size_t offset; /* of the uint64_t in ZoneInfoZone */
 } ZoneKey;
 
 #define ZKEY(n, s, h, f) { n, s, h, offsetof(ZoneInfoZone, f) }
@@ -74,8 +74,12 @@ typedef struct NodeKey {
 #define NKEY(f) { #f, offsetof(ZoneInfoNode, f) }
 
 static const NodeKey node_keys[] = {
-        NKEY(nr_inactive_anon),    NKEY(nr_active_anon), NKEY(nr_inactive_file),
-        NKEY(nr_active_file),      NKEY(nr_slab_reclaimable), NKEY(nr_shmem),
+        NKEY(nr_inactive_anon),
+        NKEY(nr_active_anon),
+        NKEY(nr_inactive_file),
+        NKEY(nr_active_file),
+        NKEY(nr_slab_reclaimable),
+        NKEY(nr_shmem),
         NKEY(nr_file_pages),
 };
 
@@ -88,14 +92,12 @@ static uint64_t *field_at(void *base, size_t offset)
 static int zoneinfo_value(Span rest, uint64_t *ret)
 {
         Span tok, extra;
-        int r;
 
         if (!span_next_token(&rest, &tok))
                 return -EBADMSG;
         if (span_next_token(&rest, &extra))
                 return -EBADMSG;
-        r = span_to_u64(tok, ret);
-        return r;
+        return span_to_u64(tok, ret);
 }
 
 static ZoneInfoNode *zoneinfo_node_get(ZoneInfo *z, int node)
@@ -184,7 +186,7 @@ static int zoneinfo_parse_into(const char *buf, size_t len, ZoneInfo *z)
                         stats = zoneinfo_node_get(z, cur->node);
                         if (!stats)
                                 return -E2BIG;
-                        if (stats->have_stats || seen != 0)
+                        if (stats->have_stats || seen != 0 || cur->have != 0)
                                 return -EBADMSG; /* twice, or after the zone began */
                         stats->have_stats = true;
                         continue;
@@ -258,8 +260,11 @@ int zoneinfo_parse(const char *buf, size_t len, ZoneInfo *ret)
         ZoneInfo z = {};
         int r;
 
-        if (!buf && len > 0)
-                return -EINVAL;
+        if (!buf) {
+                if (len > 0)
+                        return -EINVAL;
+                buf = ""; /* no pointer arithmetic on NULL */
+        }
         r = zoneinfo_parse_into(buf, len, &z);
         if (r < 0)
                 return r;

@@ -150,22 +150,22 @@ static void zone_measures(const Observation *o, const BuddyZone *bz, unsigned hp
 {
         const ZoneInfoZone *zi = NULL;
         uint64_t acc = 0;
+        unsigned n = MIN(bz->n_orders, (unsigned) FRAGD_MAX_ORDERS);
 
         memset(zm, 0, sizeof(*zm));
         zm->node = bz->node;
         memcpy(zm->zone, bz->zone, sizeof(zm->zone));
-        for (int k = (int) bz->n_orders - 1; k >= 0; k--) {
+        for (int k = (int) n - 1; k >= 0; k--) {
                 acc += bz->nr_free[k] << k;
                 zm->free_pages_ge[k] = acc;
                 zm->free_blocks += bz->nr_free[k];
         }
         zm->free_pages = acc;
-        for (unsigned k = 0; k < bz->n_orders; k++) {
-                zm->unusable_permille[k] = unusable_index_permille(bz->nr_free, bz->n_orders, k);
-                zm->frag_index_permille[k] = fragmentation_index_permille(bz->nr_free, bz->n_orders, k);
+        for (unsigned k = 0; k < n; k++) {
+                zm->unusable_permille[k] = unusable_index_permille(bz->nr_free, n, k);
+                zm->frag_index_permille[k] = fragmentation_index_permille(bz->nr_free, n, k);
         }
-        zm->score = hpage_order < bz->n_orders ? extfrag_for_order(bz->nr_free, bz->n_orders, hpage_order)
-                                               : 100;
+        zm->score = hpage_order < n ? extfrag_for_order(bz->nr_free, n, hpage_order) : 100;
 
         if (o->have & OBS_MASK(OBS_ZONEINFO))
                 zi = zi_find(&o->zoneinfo, bz->node, bz->zone);
@@ -302,7 +302,7 @@ int assess(const Observation *cur, const Observation *prev, Assessment *ret)
         a->n_zones = a->n_nodes = 0;
         a->now_usec = cur->now_usec;
         a->page_size = cur->page_size;
-        a->n_orders = b->n_orders;
+        a->n_orders = MIN(b->n_orders, (unsigned) FRAGD_MAX_ORDERS);
         a->hpage_order = hpage_order_of(cur);
         a->pageblock_order = (cur->pagetype_usec > 0 && cur->pagetype.pageblock_order > 0)
                                      ? cur->pagetype.pageblock_order

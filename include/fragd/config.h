@@ -3,7 +3,7 @@
 
 /* fragd.conf: layered INI configuration (daemon/config.c, daemon/fleet.c).
  * Layers, lowest first: preset -> fleet file -> /etc/fragd/fragd.conf ->
- * /etc/fragd/fragd.conf.d/*.conf -> command line. Every effective value
+ * /etc/fragd/fragd.conf.d/NAME.conf -> command line. Every effective value
  * remembers where it came from. */
 
 #include <stdbool.h>

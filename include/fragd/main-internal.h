@@ -40,6 +40,7 @@ typedef struct FragdArgs {
 } FragdArgs;
 
 usec_t now_monotonic_usec(void);
+usec_t now_realtime_usec(void);
 
 int run_once(const FragdArgs *a);
 int run_status(const FragdArgs *a);

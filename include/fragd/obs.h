@@ -44,7 +44,15 @@ typedef struct BuddyInfo {
         BuddyZone zones[FRAGD_MAX_ZONES];
 } BuddyInfo;
 
+/* Rows "Node N, zone NAME c0 c1 ..." kept in file order; blank lines are
+ * skipped, any other line is -EBADMSG. Every row must have the same number of
+ * cells (NR_PAGE_ORDERS, counted): otherwise, or for a row without cells, a
+ * non-numeric or negative cell, a name of FRAGD_NAME_MAX bytes or more, or a
+ * repeated (node, zone): -EBADMSG. A cell past UINT64_MAX or a node id past
+ * INT_MAX: -ERANGE. More than FRAGD_MAX_ZONES rows or FRAGD_MAX_ORDERS
+ * cells: -E2BIG. No row at all: -ENODATA. */
 int buddyinfo_parse(const char *buf, size_t len, BuddyInfo *ret);
+/* proc/buddyinfo; -ENOENT without it (or without proc/). */
 int buddyinfo_read(const Root *root, BuddyInfo *ret);
 const BuddyZone *buddyinfo_find(const BuddyInfo *b, int node, const char *zone);
 
@@ -97,7 +105,19 @@ typedef struct ZoneInfo {
         ZoneInfoNode nodes[FRAGD_MAX_NODES];
 } ZoneInfo;
 
+/* Zones in file order, populated or not; nodes[] lists every node that has a
+ * zone, in first-seen order, have_stats when its "per-node stats" block was
+ * seen. Unknown keys and lines (scanned, protection:, pagesets, vendor keys)
+ * are skipped; a known key must carry exactly one unsigned value (else
+ * -EBADMSG) and appear once per zone (else -EBADMSG). Each zone needs
+ * "pages free", min, low, high, spanned and present (else -ENODATA; managed,
+ * boost, promo, cma, nr_free_pages_blocks and start_pfn: are optional, see
+ * have). min <= low <= high <= promo and present <= spanned, else -EBADMSG.
+ * Lines before the first zone header, a repeated (node, zone) or a second
+ * per-node block for a node: -EBADMSG. Overflow: -ERANGE. Past
+ * FRAGD_MAX_ZONES zones or FRAGD_MAX_NODES nodes: -E2BIG. No zone: -ENODATA. */
 int zoneinfo_parse(const char *buf, size_t len, ZoneInfo *ret);
+/* proc/zoneinfo, any size (read into a heap buffer). */
 int zoneinfo_read(const Root *root, ZoneInfo *ret);
 const ZoneInfoZone *zoneinfo_find(const ZoneInfo *z, int node, const char *zone);
 const ZoneInfoNode *zoneinfo_find_node(const ZoneInfo *z, int node);
@@ -125,7 +145,19 @@ typedef struct PageTypeInfo {
         PageTypeZone zones[FRAGD_MAX_ZONES];
 } PageTypeInfo;
 
+/* Free-count rows are keyed by the type name on the row, block-count cells
+ * by the names in their "Number of blocks type" header; types[] is the union
+ * in first-seen order. The per-node header may repeat but must agree
+ * (pageblock order, pages per block = 2^order, the order list 0..n-1), else
+ * -EBADMSG. Rows must have as many cells as their header has columns, and
+ * appear once per (zone, type) / zone; a row outside its table, or after an
+ * unknown line, is -EBADMSG. "Number of mixed blocks" rows are skipped.
+ * "Page block order" or the order header missing, or no zone: -ENODATA.
+ * "Pages per block" may be absent (it is derived). Overflow, pageblock
+ * order >= 64, node id past INT_MAX: -ERANGE. More than FRAGD_MAX_ZONES
+ * zones, FRAGD_MAX_MIGRATETYPES types or FRAGD_MAX_ORDERS orders: -E2BIG. */
 int pagetypeinfo_parse(const char *buf, size_t len, PageTypeInfo *ret);
+/* proc/pagetypeinfo; -EACCES for non-root since 5.4 (mode 0400), as is. */
 int pagetypeinfo_read(const Root *root, PageTypeInfo *ret);
 /* Index of a migratetype name ("Unmovable"), or -ENOENT. */
 int pagetypeinfo_type_index(const PageTypeInfo *p, const char *name);
@@ -232,6 +264,13 @@ int thp_mode_parse(const char *buf, size_t len, char *ret, size_t size);
  * ("", 0, THP_KHUGEPAGED_UNSET); stats[] are sorted by name. More than
  * FRAGD_MAX_THP_SIZES sizes or FRAGD_MAX_THP_STATS stats: -E2BIG. */
 int thp_read(const Root *root, ThpInfo *ret);
+/* Per tick, after one thp_read() into *t: re-reads the global modes and, for
+ * every mTHP size whose anon or shmem mode is not "never" (inherit follows
+ * the global mode), its fault counters. Sizes set to "never" cannot fault,
+ * so their counters are left from the last full read; the per-size "enabled"
+ * files and khugepaged settings are re-read only by thp_read(). About 20x
+ * cheaper than thp_read() on a 6.18 kernel with 9 mTHP sizes. */
+int thp_refresh(const Root *root, ThpInfo *t);
 const ThpSize *thp_find_size(const ThpInfo *t, unsigned size_kb);
 uint64_t thp_size_stat(const ThpSize *s, const char *name, uint64_t dflt);
 
@@ -315,6 +354,7 @@ typedef enum ObsSource {
         OBS_THP,
         OBS_SYSCTL,
         OBS_NODES,
+        OBS_THP_FULL, /* every THP file; OBS_THP alone re-reads modes and live counters */
         _OBS_SOURCE_MAX,
 } ObsSource;
 

@@ -82,6 +82,12 @@ typedef struct PolicyConfig {
         usec_t oneshot_min_interval_usec;
         uint32_t calm_psi_some_permyriad; /* "calm" means some avg10 below this */
         LeverConfig lever[_LEVER_MAX];
+        /* added by the policy engine (policy/controller.c); 0 selects the
+         * default in brackets (policy_config_effective()) */
+        uint32_t hysteresis_permyriad; /* targets count as met only this far inside them [1000 = 10%] */
+        unsigned max_reversals;        /* per lever within reversal_window_usec [4] */
+        usec_t reversal_window_usec;   /* [1 h] */
+        usec_t backoff_hold_usec;      /* no raise after a back-off or rollback [decay_after_usec] */
 } PolicyConfig;
 
 const char *lever_name(Lever l);          /* "compaction_proactiveness", "thp_defrag" */

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* The policy engine (policy/controller.c, trend.c, hysteresis.c, envelope.c,
+ * explain.c): pure code that turns an Assessment and the recent history in a
+ * PolicyState into a Decision. No I/O, no clock, no logging, no globals: time
+ * comes in as an argument, history lives in fixed-size rings in PolicyState.
+ *
+ * One tick, as the daemon drives it:
+ *
+ *      LeverInput in[_LEVER_MAX] = { read each knob, its baseline };
+ *      policy_decide(cfg, state, assessment, in, now, &d);   (const state)
+ *      for each item: if d.apply, write it, read back, decision_mark_applied()
+ *      policy_state_update(state, assessment, &d, now);
+ *
+ * Units are in the names: _usec, _bytes, _pages, _permyriad (1/10000),
+ * _milli (x1000 per second). Trends are in bytes per second. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fragd/macro.h"
+#include "fragd/metrics.h"
+#include "fragd/policy-config.h"
+
+#define POLICY_HISTORY_MAX 64   /* samples kept for trends (ring) */
+#define POLICY_REVERSALS_MAX 16 /* reversal timestamps kept per lever (ring) */
+#define POLICY_MAX_HELD _LEVER_MAX
+#define POLICY_MAX_ITEMS (_LEVER_MAX + FRAGD_MAX_NODES)
+
+/* What the daemon knows about one knob this tick. */
+typedef struct LeverInput {
+        bool available;   /* the knob exists and may be written */
+        int64_t current;  /* value read this tick */
+        int64_t baseline; /* the kernel's value when fragd started */
+} LeverInput;
+
+/* Stable reason codes; policy_reason_name() gives the string. */
+typedef enum PolicyReason {
+        POLICY_REASON_NONE,
+        POLICY_REASON_RESERVE_BELOW_TARGET, /* "reserve_below_target" */
+        POLICY_REASON_RESERVE_TREND,        /* "reserve_trend": predicted to cross */
+        POLICY_REASON_FREE_MEMORY_SHORT,    /* "free_memory_short": compaction has no material */
+        POLICY_REASON_COMPACT_STALLS,       /* "compact_stalls" */
+        POLICY_REASON_THP_FALLBACK,         /* "thp_fallback" */
+        POLICY_REASON_TARGETS_MET_DECAY,    /* "targets_met_decay" */
+        POLICY_REASON_BACKOFF_INEFFECTIVE,  /* "backoff_ineffective" */
+        POLICY_REASON_SAFETY_ENVELOPE,      /* "safety_envelope" */
+        POLICY_REASON_PSI_ROLLBACK,         /* "psi_rollback" */
+        POLICY_REASON_PSI_CEILING,          /* "psi_ceiling" */
+        POLICY_REASON_ONESHOT_COMPACT,      /* "oneshot_compact" */
+        _POLICY_REASON_MAX,
+} PolicyReason;
+
+/* Why a lever that wanted to move did not (or moved less). */
+typedef enum PolicyHold {
+        POLICY_HOLD_NONE,
+        POLICY_HOLD_DWELL,             /* "dwell": moved too recently */
+        POLICY_HOLD_REVERSAL_COOLDOWN, /* "reversal_cooldown" */
+        POLICY_HOLD_REVERSAL_LIMIT,    /* "reversal_limit": too many reversals in the window */
+        POLICY_HOLD_AT_BOUND,          /* "at_bound" */
+        POLICY_HOLD_BACKOFF,           /* "backoff": raising was found ineffective */
+        POLICY_HOLD_PSI,               /* "psi": pressure above the ceiling, no raise */
+        POLICY_HOLD_SAFETY,            /* "safety": the envelope caps the raise */
+        POLICY_HOLD_CLAMPED,           /* "clamped": the kernel or someone kept a lower value */
+        _POLICY_HOLD_MAX,
+} PolicyHold;
+
+typedef enum PolicyObjective {
+        POLICY_OBJ_NONE,
+        POLICY_OBJ_RESERVE, /* node + order */
+        POLICY_OBJ_STALLS,
+        POLICY_OBJ_FALLBACK,
+        POLICY_OBJ_FREE,    /* node free memory */
+} PolicyObjective;
+
+/* The numbers behind a reason. Which fields mean something depends on the
+ * reason; decision_explain() knows. */
+typedef struct PolicyNumbers {
+        int node;                    /* -1 = global */
+        unsigned order;              /* reserve order */
+        uint64_t have_bytes;         /* free memory in blocks >= order */
+        uint64_t target_bytes;       /* the objective */
+        uint64_t free_bytes;         /* all free memory on the node */
+        uint64_t free_needed_bytes;  /* min watermark + 2 x target */
+        int64_t trend_bytes_per_sec; /* slope of have (or free); negative = shrinking */
+        usec_t eta_usec;             /* until the target is crossed; USEC_INFINITY = not predicted */
+        unsigned score, score_target; /* kernel fragmentation score, the score the target needs */
+        uint64_t observed_milli, limit_milli; /* rates x1000 per second (stalls) */
+        uint32_t observed_permyriad, limit_permyriad; /* ratios, PSI */
+        uint32_t psi_some_permyriad, psi_full_permyriad;
+        uint32_t psi_some_ceiling_permyriad, psi_full_ceiling_permyriad;
+        uint32_t psi_before_permyriad; /* PSI full when the rolled-back change was made */
+        uint64_t low_wmark_bytes, headroom_bytes, avail_bytes; /* safety: avail = free + reclaimable */
+        PolicyObjective objective;   /* back-off: what the raises were for */
+        unsigned evaluations;        /* back-off: evaluations without gain */
+        uint64_t scanned_pages;      /* back-off: compaction pages scanned in the episode */
+        int64_t gained_bytes;        /* back-off: reserve (or free memory) gained in the episode */
+        uint64_t scan_per_block, scan_per_block_limit;
+        usec_t met_usec;             /* decay: how long targets have been met */
+        int64_t baseline;            /* decay: the kernel's own value */
+} PolicyNumbers;
+
+typedef enum DecisionKind {
+        DECISION_LEVER,        /* set lever to `to` */
+        DECISION_COMPACT_NODE, /* one-shot: write nodeN/compact (blocking: not on the loop thread) */
+} DecisionKind;
+
+typedef struct DecisionItem {
+        DecisionKind kind;
+        Lever lever;     /* DECISION_LEVER */
+        int node;        /* -1 = global knob; node id for DECISION_COMPACT_NODE */
+        int64_t from, to;
+        PolicyReason reason;
+        bool forced;     /* safety move: dwell, step and cooldown did not apply */
+        PolicyNumbers num;
+        bool applied;    /* set by the caller: written (and to = value read back) */
+} DecisionItem;
+
+typedef struct PolicyHeldItem {
+        Lever lever;
+        int64_t current, wanted, allowed;
+        PolicyReason reason; /* why it wanted to move */
+        PolicyHold hold;     /* what stopped it */
+        PolicyNumbers num;
+} PolicyHeldItem;
+
+/* What decide saw for each node; exported and used by policy_state_update(). */
+typedef struct PolicyNodeEval {
+        int node;
+        uint64_t free_bytes;
+        uint64_t have_bytes[2];      /* [0] order_large, [1] order_thp */
+        uint64_t target_bytes[2];
+        int64_t trend_bytes_per_sec[2];
+        usec_t eta_usec[2];
+        int64_t free_trend_bytes_per_sec;
+        bool memory_short;
+        unsigned score, score_target;
+} PolicyNodeEval;
+
+typedef struct PolicyEval {
+        unsigned page_size;
+        unsigned order[2];           /* resolved order_large, order_thp */
+        bool targets_met;            /* every objective met with the hysteresis margin */
+        bool targets_missed;         /* some objective missed or predicted to be */
+        bool want_raise[_LEVER_MAX]; /* some objective asks this lever to go up */
+        uint32_t psi_some_permyriad, psi_full_permyriad;
+        uint64_t stall_milli;        /* direct compaction stalls x1000 per second, 0 if unknown */
+        uint32_t fallback_permyriad; /* worst THP/mTHP fallback ratio */
+        uint64_t scan_pages_per_sec; /* compaction pages scanned per second */
+        unsigned n_nodes;
+        PolicyNodeEval nodes[FRAGD_MAX_NODES];
+        /* the configuration bits policy_state_update() needs */
+        usec_t dwell_usec[_LEVER_MAX];
+        usec_t hold_usec;
+        uint64_t scan_per_block_limit; /* 0 = none */
+} PolicyEval;
+
+typedef struct Decision {
+        usec_t now_usec;
+        bool apply;       /* false for the observe preset: report, never write */
+        unsigned n_items;
+        DecisionItem items[POLICY_MAX_ITEMS];
+        unsigned n_held;
+        PolicyHeldItem held[POLICY_MAX_HELD];
+        LeverInput levers[_LEVER_MAX]; /* the input, kept for policy_state_update() */
+        PolicyEval eval;
+} Decision;
+
+/* ---- state ---------------------------------------------------------------- */
+
+typedef struct LeverTrack {
+        bool touched;               /* fragd applied a value at least once */
+        bool changed;               /* last_change_usec is valid */
+        int64_t last_applied;
+        usec_t last_change_usec;    /* our last move, or an observed outside change */
+        int last_dir;               /* +1 raised, -1 lowered, 0 never moved */
+        int64_t before_change;      /* the value our last move replaced (rollback target) */
+        uint32_t psi_full_at_change_permyriad;
+        PolicyReason last_reason;
+        unsigned n_reversals, reversal_head;
+        usec_t reversal_usec[POLICY_REVERSALS_MAX];
+        /* raising held after a back-off or rollback */
+        usec_t hold_raise_until_usec;
+        PolicyReason hold_reason;
+        /* an outside change: we applied `clamp_wanted`, the knob read `clamp_value` */
+        bool clamped;
+        usec_t clamp_usec;
+        int64_t clamp_value, clamp_wanted;
+        /* efficiency back-off episode: raises and what they bought */
+        bool episode;
+        PolicyObjective ep_objective;
+        int ep_node;
+        unsigned ep_order;
+        int64_t ep_ref;             /* bytes (reserve, free), milli (stalls), permyriad (fallback) */
+        usec_t ep_start_usec, ep_eval_usec;
+        uint64_t ep_scanned_pages, ep_scanned_at_eval;
+        unsigned ep_no_gain;        /* evaluations without gain (or with gain at too high a cost) */
+        int64_t ep_gained_bytes;    /* reserve or free memory objectives */
+        uint64_t ep_scan_per_block;
+} LeverTrack;
+
+typedef struct PolicyHistory {
+        unsigned head, n;           /* ring: newest at (head + n - 1) % MAX */
+        unsigned order[2];          /* orders of the samples; a change restarts the history */
+        unsigned n_nodes;
+        int node_id[FRAGD_MAX_NODES];
+        usec_t t_usec[POLICY_HISTORY_MAX];
+        uint64_t free_pages[POLICY_HISTORY_MAX][FRAGD_MAX_NODES];
+        uint64_t ge_pages[2][POLICY_HISTORY_MAX][FRAGD_MAX_NODES];
+} PolicyHistory;
+
+typedef struct PolicyState {
+        usec_t last_update_usec;    /* 0 = never updated */
+        bool met;
+        usec_t met_since_usec;      /* valid when met */
+        PolicyHistory hist;
+        LeverTrack lever[_LEVER_MAX];
+        bool have_oneshot[FRAGD_MAX_NODES]; /* indexed like hist.node_id */
+        usec_t last_oneshot_usec[FRAGD_MAX_NODES];
+} PolicyState;
+
+/* ---- the API -------------------------------------------------------------- */
+
+void policy_state_init(PolicyState *s);
+
+#define POLICY_DEFAULT_HYSTERESIS_PERMYRIAD 1000
+#define POLICY_DEFAULT_MAX_REVERSALS 4
+#define POLICY_DEFAULT_REVERSAL_WINDOW_USEC (3600 * USEC_PER_SEC)
+
+/* The configuration decide works with: zero fields replaced by their
+ * defaults, and min_free_kbytes bounds resolved (min 0 = the value found at
+ * start; the upper bound never below it). in and a may be NULL. */
+void policy_config_effective(const PolicyConfig *cfg, const LeverInput *in, const Assessment *a,
+                             PolicyConfig *ret);
+
+/* Pure and idempotent: equal inputs give byte-equal decisions. in[] has
+ * _LEVER_MAX entries, indexed by Lever. Returns 0, or -EINVAL when the
+ * assessment has no nodes or no page size. */
+int policy_decide(const PolicyConfig *cfg, const PolicyState *s, const Assessment *a,
+                  const LeverInput *in, usec_t now, Decision *ret);
+
+/* Records history and the items marked applied. d is the decision of this
+ * tick, as applied. */
+void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d, usec_t now);
+
+/* Marks item i written; readback is the value read back after the write. */
+void decision_mark_applied(Decision *d, unsigned i, int64_t readback);
+/* For simulations and tests: every item applied as decided. */
+void decision_mark_all_applied(Decision *d);
+/* The decision's target for lever l: its item's `to`, else the input value. */
+int64_t decision_lever_value(const Decision *d, Lever l);
+
+const char *policy_reason_name(PolicyReason r); /* "reserve_below_target" */
+int policy_reason_from_name(const char *name);  /* PolicyReason or -ENOENT */
+const char *policy_hold_name(PolicyHold h);     /* "dwell" */
+
+/* One sentence for a person, e.g. "raise compaction_proactiveness 20→35:
+ * node 1 has 48 MiB free in order>=9 blocks, target 256 MiB; falls below
+ * target in 40 s at -1.2 MiB/s". snprintf semantics: returns the length the
+ * full sentence needs; the buffer always ends in NUL when size > 0. */
+int decision_explain(const DecisionItem *it, char *buf, size_t size);
+int decision_explain_held(const PolicyHeldItem *h, char *buf, size_t size);
+
+/* ---- building blocks, exposed for tests ------------------------------------ */
+
+/* Least squares over time-stamped samples. */
+typedef struct TrendAccum {
+        usec_t ref_usec;  /* x is measured in seconds relative to this */
+        unsigned n;
+        double sx, sy, sxx, sxy;
+        usec_t first_usec, last_usec;
+} TrendAccum;
+
+typedef struct Trend {
+        bool valid;             /* >= 3 points over a span > 0 */
+        unsigned n;
+        usec_t span_usec;
+        double slope_per_sec;   /* units of y per second (bytes/s for memory) */
+        double value_at_ref;    /* the fitted line at ref_usec */
+} Trend;
+
+void trend_init(TrendAccum *acc, usec_t ref_usec);
+void trend_add(TrendAccum *acc, usec_t t_usec, double y);
+void trend_fit(const TrendAccum *acc, Trend *ret);
+/* Time until a value now at `value` falls to `level` at the trend's slope:
+ * 0 when already at or below, USEC_INFINITY when not falling or not valid. */
+usec_t trend_eta_usec(const Trend *t, double value, double level);
+
+/* Movement rules for one lever: bounds, step, dwell, reversal cooldown and
+ * reversal limit. Returns the value allowed now (== current: leave alone) and
+ * in *ret_hold what stopped it short of wanted. */
+enum {
+        LEVER_MOVE_IGNORE_TIMING = 1u << 0, /* dwell, cooldown, reversal limit */
+        LEVER_MOVE_IGNORE_STEP = 1u << 1,
+};
+int64_t lever_rules_apply(const PolicyConfig *cfg, Lever l, const LeverTrack *t, int64_t current,
+                          int64_t wanted, unsigned flags, usec_t now, PolicyHold *ret_hold);
+/* Reversals of lever l within the reversal window ending at now. */
+unsigned lever_reversals_in_window(const PolicyConfig *cfg, Lever l, const LeverTrack *t, usec_t now);
+
+/* Watermarks the kernel would set (mm/page_alloc.c:__setup_per_zone_wmarks()),
+ * summed per node, in pages. */
+typedef struct NodeWatermarks {
+        uint64_t min_pages, low_pages, high_pages;
+} NodeWatermarks;
+int envelope_node_watermarks(const Assessment *a, unsigned node_idx, int64_t min_free_kbytes,
+                             int64_t watermark_scale_factor, NodeWatermarks *ret);
+/* True when on every node low watermark + headroom <= free + reclaimable;
+ * otherwise the first offending node's numbers go to *ret_num (may be NULL). */
+bool envelope_ok(const PolicyConfig *cfg, const Assessment *a, int64_t min_free_kbytes,
+                 int64_t watermark_scale_factor, PolicyNumbers *ret_num);
+/* kcompactd's thresholds for a proactiveness (compaction.c:fragmentation_score_wmark()). */
+unsigned policy_score_wmark(unsigned proactiveness, bool low);
+/* The smallest proactiveness whose high threshold is <= score_target: kcompactd
+ * then compacts whenever the score exceeds what the reserve needs. */
+int64_t policy_proactiveness_for_score(unsigned score_target);
+/* SizeSpec to bytes for a node of node_bytes. */
+uint64_t policy_size_bytes(const SizeSpec *s, uint64_t node_bytes);

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* The state file behind `fragd status` (daemon/status.c):
+ * <root>/<runtime_dir>/status, written atomically (tmp + rename), 0644.
+ *
+ *   fragd-status 1
+ *   pid <pid> <starttime>
+ *   updated <CLOCK_REALTIME usec>
+ *   ownership respect|reassert
+ *   ops real|dryrun|fake
+ *   owned<TAB>knob<TAB>original<TAB>current<TAB>since_usec
+ *   yielded<TAB>knob<TAB>original<TAB>other party's value<TAB>since_usec
+ *   disabled<TAB>knob<TAB>ERRNO<TAB>message
+ *   decision<TAB>text
+ *
+ * "current" of an owned knob is the value fragd last wrote and read back.
+ * Decision lines are the caller's text, newest last; tabs and control
+ * characters in them become spaces. */
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "fragd/knob.h"
+
+#define STATUS_DECISIONS_MAX 64
+
+/* Writes the status file from the registry plus the last decisions (up to
+ * STATUS_DECISIONS_MAX, the last ones are kept). */
+int knob_status_write(const KnobRegistry *reg, const char *const *decisions, size_t n_decisions);
+
+/* Removes the status file on a clean stop (after knob_restore_all), so
+ * `fragd status` says "not running" instead of "stale". 0 when missing. */
+int knob_status_remove(const KnobRegistry *reg);
+
+/* Prints the status file for a person. Returns 0 when fragd is running;
+ * -ENOENT when there is no state (prints "fragd is not running"); -ESRCH
+ * when the file was left by a process that is gone (stale: also "fragd is
+ * not running"); -EBADMSG when it cannot be read. main() maps -ENOENT and
+ * -ESRCH to exit status 3 (LSB: program is not running). */
+int status_print(const Root *root, const char *runtime_dir, FILE *out);

@@ -1,0 +1,905 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+/* The controller (pure): (config, state, assessment, levers, now) -> Decision.
+ *
+ * Signals, per node and objective k (0 = order_large, 1 = order_thp):
+ *   have_k   free bytes in blocks of order >= order_k
+ *   T_k      the reserve target (SizeSpec of the node's managed memory)
+ *   trend_k  least-squares slope of have_k over trend_window (bytes/s)
+ *   eta_k    time until have_k reaches T_k at that slope
+ * plus direct-compaction stall rate, THP/mTHP fallback ratio, PSI memory.
+ *
+ * Error, 0..10000 (E_PRED = 3000):
+ *   have < T         err = E_PRED + (10000 - E_PRED) * (T - have) / T
+ *   eta < horizon    err = E_PRED * (horizon - eta) / horizon
+ *   rate over limit  err = E_PRED + (10000 - E_PRED) * min(1, excess / limit)
+ * Continuous at have = T and non-increasing in have, so a worse state never
+ * gives a smaller error. Each lever moves by ceil(step_up * err / 10000)
+ * (at least 1, at most step_up) once per dwell while the error lasts: a
+ * discrete integral controller whose adjustment grows with the error, as in
+ * senpai. Lowering is slower: step_down per dwell, and only after every
+ * target has been met (with the hysteresis margin) for decay_after.
+ *
+ * Who acts on what:
+ *   free memory itself short (free < min watermark + 2 T): compaction has no
+ *     material, so kswapd headroom: watermark_scale_factor aims at gap = T
+ *     (then kswapd's high watermark is min + 2 T); min_free_kbytes only when
+ *     watermark_scale_factor can go no further.
+ *   otherwise fragmentation: compaction_proactiveness, aimed at the score the
+ *     target needs: score_target = 100 - ceil(100 T / free), proactiveness =
+ *     the smallest p whose high threshold is <= score_target;
+ *     watermark_boost_factor only when proactiveness can go no further;
+ *     a one-shot node compaction when far below target and calm.
+ *   stalls over target: proactiveness up; THP defrag one mode toward "defer".
+ *   fallbacks over target: proactiveness up; THP defrag one mode up only when
+ *     stalls are well under target and proactiveness can go no further. */
+
+#include <assert.h>
+#include <string.h>
+
+#include "fragd/policy.h"
+
+#define ERR_MAX 10000
+#define ERR_PRED 3000
+
+enum { K_LARGE, K_THP };
+
+typedef struct Want {
+        int32_t err; /* 0 = no demand */
+        PolicyReason reason;
+        PolicyNumbers num;
+        int64_t aim; /* -1 = none; max over all offers */
+} Want;
+
+static void want_init(Want *w)
+{
+        *w = (Want){ .aim = -1 };
+}
+
+static void want_offer(Want *w, int32_t err, PolicyReason reason, const PolicyNumbers *num, int64_t aim)
+{
+        if (err <= 0)
+                return;
+        if (err > w->err) {
+                w->err = err;
+                w->reason = reason;
+                w->num = *num;
+        }
+        if (aim > w->aim)
+                w->aim = aim;
+}
+
+static PolicyNumbers numbers_blank(int node)
+{
+        return (PolicyNumbers){ .node = node, .eta_usec = USEC_INFINITY };
+}
+
+static int32_t level_err(uint64_t have, uint64_t target, usec_t eta, usec_t horizon)
+{
+        if (target == 0)
+                return 0;
+        if (have < target)
+                return ERR_PRED + (int32_t) ((unsigned __int128) (ERR_MAX - ERR_PRED) * (target - have) / target);
+        if (horizon > 0 && eta < horizon)
+                return (int32_t) ((unsigned __int128) ERR_PRED * (horizon - eta) / horizon);
+        return 0;
+}
+
+static int32_t excess_err(uint64_t obs, uint64_t lim)
+{
+        uint64_t ex;
+
+        if (obs <= lim)
+                return 0;
+        if (lim == 0)
+                return ERR_MAX;
+        ex = MIN(obs - lim, lim);
+        return ERR_PRED + (int32_t) ((unsigned __int128) (ERR_MAX - ERR_PRED) * ex / lim);
+}
+
+/* obs * 10000 <= lim * (10000 - band): comfortably under the limit */
+static bool under_with_band(uint64_t obs, uint64_t lim, uint32_t band)
+{
+        if (obs == 0)
+                return true;
+        band = MIN(band, 10000u);
+        return (unsigned __int128) obs * 10000 <= (unsigned __int128) lim * (10000 - band);
+}
+
+static uint64_t node_bytes(const Assessment *a, const NodeMeasures *n)
+{
+        return (n->managed_pages ? n->managed_pages : n->present_pages) * (uint64_t) a->page_size;
+}
+
+static int hist_node_index(const PolicyHistory *h, int node)
+{
+        for (unsigned i = 0; i < h->n_nodes; i++)
+                if (h->node_id[i] == node)
+                        return (int) i;
+        return -1;
+}
+
+/* series: 0..1 = ge_pages[k], 2 = free_pages */
+static void history_trend(const PolicyHistory *h, int hi, int series, unsigned page_size, usec_t window,
+                          usec_t now, uint64_t value_now_bytes, Trend *ret)
+{
+        TrendAccum acc;
+
+        trend_init(&acc, now);
+        if (hi >= 0)
+                for (unsigned j = 0; j < h->n; j++) {
+                        unsigned r = (h->head + j) % POLICY_HISTORY_MAX;
+                        uint64_t pages;
+
+                        if (h->t_usec[r] >= now || now - h->t_usec[r] > window)
+                                continue;
+                        pages = series == 2 ? h->free_pages[r][hi] : h->ge_pages[series][r][hi];
+                        trend_add(&acc, h->t_usec[r], (double) pages * page_size);
+                }
+        trend_add(&acc, now, (double) value_now_bytes);
+        trend_fit(&acc, ret);
+}
+
+static int64_t trend_to_int(const Trend *t)
+{
+        double v = t->valid ? t->slope_per_sec : 0.0;
+
+        if (v > 9e18)
+                return INT64_MAX;
+        if (v < -9e18)
+                return INT64_MIN + 1;
+        return (int64_t) v;
+}
+
+static uint32_t ratio_permyriad(double r)
+{
+        if (!(r > 0.0))
+                return 0;
+        if (r >= 1.0)
+                return 10000;
+        return (uint32_t) (r * 10000.0 + 0.5);
+}
+
+static uint64_t rate_milli(double r)
+{
+        if (!(r > 0.0))
+                return 0;
+        if (r > 1e15)
+                return UINT64_MAX / 2;
+        return (uint64_t) (r * 1000.0 + 0.5);
+}
+
+static void evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assessment *a, usec_t now,
+                     PolicyEval *e)
+{
+        const PolicyHistory *h = &s->hist;
+        unsigned ps = a->page_size;
+
+        e->page_size = ps;
+        e->order[K_LARGE] = cfg->order_large;
+        e->order[K_THP] = cfg->order_thp ? cfg->order_thp : a->hpage_order;
+        e->psi_some_permyriad = a->psi_some_avg10_permyriad;
+        e->psi_full_permyriad = a->psi_full_avg10_permyriad;
+        if (a->rates.valid) {
+                uint32_t fb = ratio_permyriad(a->rates.thp_fallback_ratio);
+
+                for (unsigned i = 0; i < a->rates.n_mthp && i < FRAGD_MAX_THP_SIZES; i++)
+                        fb = MAX(fb, ratio_permyriad(a->rates.mthp_fallback_ratio[i]));
+                e->fallback_permyriad = fb;
+                e->stall_milli = rate_milli(a->rates.compact_stall);
+                e->scan_pages_per_sec =
+                        rate_milli(a->rates.compact_migrate_scanned + a->rates.compact_free_scanned) / 1000;
+        }
+        for (unsigned l = 0; l < _LEVER_MAX; l++)
+                e->dwell_usec[l] = cfg->lever[l].dwell_usec;
+        e->hold_usec = cfg->backoff_hold_usec ? cfg->backoff_hold_usec : cfg->decay_after_usec;
+        e->scan_per_block_limit = cfg->backoff_max_scan_per_block > 0
+                                          ? (uint64_t) cfg->backoff_max_scan_per_block
+                                          : 0;
+
+        e->n_nodes = MIN(a->n_nodes, (unsigned) FRAGD_MAX_NODES);
+        for (unsigned i = 0; i < e->n_nodes; i++) {
+                const NodeMeasures *n = &a->nodes[i];
+                PolicyNodeEval *ne = &e->nodes[i];
+                bool orders_match = h->order[0] == e->order[0] && h->order[1] == e->order[1];
+                int hi = orders_match ? hist_node_index(h, n->node) : -1;
+                uint64_t nb = node_bytes(a, n);
+                Trend t;
+
+                ne->node = n->node;
+                ne->free_bytes = n->free_pages * ps;
+                ne->score = n->frag_score;
+                for (unsigned k = 0; k < 2; k++) {
+                        unsigned o = e->order[k];
+                        const SizeSpec *spec = k == K_LARGE ? &cfg->reserve_large : &cfg->reserve_thp;
+
+                        ne->eta_usec[k] = USEC_INFINITY;
+                        if (o >= a->n_orders || o >= FRAGD_MAX_ORDERS)
+                                continue;
+                        ne->have_bytes[k] = n->free_pages_ge[o] * ps;
+                        ne->target_bytes[k] = policy_size_bytes(spec, nb);
+                        history_trend(h, hi, (int) k, ps, cfg->trend_window_usec, now, ne->have_bytes[k], &t);
+                        ne->trend_bytes_per_sec[k] = trend_to_int(&t);
+                        if (ne->target_bytes[k] > 0)
+                                ne->eta_usec[k] = trend_eta_usec(&t, (double) ne->have_bytes[k],
+                                                                 (double) ne->target_bytes[k]);
+                }
+                history_trend(h, hi, 2, ps, cfg->trend_window_usec, now, ne->free_bytes, &t);
+                ne->free_trend_bytes_per_sec = trend_to_int(&t);
+                /* the score the THP reserve needs: 100 * (1 - T / free) */
+                if (ne->target_bytes[K_THP] > 0 && ne->target_bytes[K_THP] < ne->free_bytes)
+                        ne->score_target = 100 - (unsigned) ((ne->target_bytes[K_THP] * 100 + ne->free_bytes - 1) /
+                                                             ne->free_bytes);
+        }
+}
+
+static uint64_t free_needed_bytes(const Assessment *a, unsigned i, uint64_t target)
+{
+        return a->nodes[i].wmark_min * (uint64_t) a->page_size + 2 * target;
+}
+
+static bool targets_met(const PolicyConfig *cfg, const Assessment *a, const PolicyEval *e)
+{
+        uint32_t band = MIN(cfg->hysteresis_permyriad, 10000u);
+
+        for (unsigned i = 0; i < e->n_nodes; i++)
+                for (unsigned k = 0; k < 2; k++) {
+                        const PolicyNodeEval *ne = &e->nodes[i];
+                        uint64_t t = ne->target_bytes[k];
+
+                        if (t == 0)
+                                continue;
+                        if ((unsigned __int128) ne->have_bytes[k] * 10000 < (unsigned __int128) t * (10000 + band))
+                                return false;
+                        if (cfg->trend_horizon_usec > 0 && ne->eta_usec[k] < cfg->trend_horizon_usec)
+                                return false;
+                }
+        if (a->rates.valid) {
+                if (!under_with_band(e->stall_milli, rate_milli(cfg->max_compact_stall_rate), band))
+                        return false;
+                if (!under_with_band(e->fallback_permyriad, cfg->max_thp_fallback_permyriad, band))
+                        return false;
+        }
+        if (cfg->psi_some_ceiling_permyriad > 0 &&
+            !under_with_band(e->psi_some_permyriad, cfg->psi_some_ceiling_permyriad, band))
+                return false;
+        if (cfg->psi_full_ceiling_permyriad > 0 &&
+            !under_with_band(e->psi_full_permyriad, cfg->psi_full_ceiling_permyriad, band))
+                return false;
+        return true;
+}
+
+static bool psi_over_ceiling(const PolicyConfig *cfg, const PolicyEval *e)
+{
+        return (cfg->psi_some_ceiling_permyriad > 0 && e->psi_some_permyriad > cfg->psi_some_ceiling_permyriad) ||
+               (cfg->psi_full_ceiling_permyriad > 0 && e->psi_full_permyriad > cfg->psi_full_ceiling_permyriad);
+}
+
+/* Fills the fragmentation want (compaction levers), the memory want (kswapd
+ * levers), the stall and fallback wants. */
+static void gather_wants(const PolicyConfig *cfg, const Assessment *a, const PolicyEval *e, Want *frag,
+                         Want *mem, Want *stall, Want *fallback)
+{
+        usec_t horizon = cfg->trend_horizon_usec;
+
+        want_init(frag);
+        want_init(mem);
+        want_init(stall);
+        want_init(fallback);
+
+        for (unsigned i = 0; i < e->n_nodes; i++) {
+                const PolicyNodeEval *ne = &e->nodes[i];
+
+                for (unsigned k = 0; k < 2; k++) {
+                        uint64_t t = ne->target_bytes[k], needed;
+                        PolicyNumbers num = numbers_blank(ne->node);
+                        int32_t err;
+                        usec_t eta_free;
+
+                        if (t == 0)
+                                continue;
+                        err = level_err(ne->have_bytes[k], t, ne->eta_usec[k], horizon);
+                        if (err <= 0)
+                                continue;
+                        num.order = e->order[k];
+                        num.have_bytes = ne->have_bytes[k];
+                        num.target_bytes = t;
+                        num.free_bytes = ne->free_bytes;
+                        num.trend_bytes_per_sec = ne->trend_bytes_per_sec[k];
+                        num.eta_usec = ne->eta_usec[k];
+                        num.score = ne->score;
+                        num.score_target = ne->score_target;
+
+                        needed = free_needed_bytes(a, i, t);
+                        if (ne->free_bytes < needed) {
+                                PolicyNumbers m = num;
+                                uint64_t managed = a->nodes[i].managed_pages;
+                                int64_t aim = -1;
+
+                                m.free_needed_bytes = needed;
+                                m.trend_bytes_per_sec = ne->free_trend_bytes_per_sec;
+                                if (managed > 0)
+                                        aim = (int64_t) (((unsigned __int128) (t / a->page_size) * 10000 +
+                                                          managed - 1) / managed);
+                                want_offer(mem, err, POLICY_REASON_FREE_MEMORY_SHORT, &m, aim);
+                                continue; /* compaction cannot build what is not free */
+                        }
+
+                        /* free memory itself predicted to run short */
+                        eta_free = USEC_INFINITY;
+                        if (ne->free_trend_bytes_per_sec < 0)
+                                eta_free = (usec_t) ((double) (ne->free_bytes - needed) /
+                                                     (double) -ne->free_trend_bytes_per_sec *
+                                                     (double) USEC_PER_SEC);
+                        if (horizon > 0 && eta_free < horizon) {
+                                PolicyNumbers m = num;
+
+                                m.free_needed_bytes = needed;
+                                m.trend_bytes_per_sec = ne->free_trend_bytes_per_sec;
+                                m.eta_usec = eta_free;
+                                want_offer(mem, err, POLICY_REASON_RESERVE_TREND, &m, -1);
+                        }
+
+                        want_offer(frag, err,
+                                   ne->have_bytes[k] < t ? POLICY_REASON_RESERVE_BELOW_TARGET
+                                                         : POLICY_REASON_RESERVE_TREND,
+                                   &num,
+                                   k == K_THP && e->order[k] == a->hpage_order
+                                           ? policy_proactiveness_for_score(ne->score_target)
+                                           : -1);
+                }
+        }
+
+        if (a->rates.valid) {
+                PolicyNumbers num = numbers_blank(-1);
+                uint64_t lim = rate_milli(cfg->max_compact_stall_rate);
+
+                num.observed_milli = e->stall_milli;
+                num.limit_milli = lim;
+                want_offer(stall, excess_err(e->stall_milli, lim), POLICY_REASON_COMPACT_STALLS, &num, -1);
+
+                num = numbers_blank(-1);
+                num.observed_permyriad = e->fallback_permyriad;
+                num.limit_permyriad = cfg->max_thp_fallback_permyriad;
+                want_offer(fallback, excess_err(e->fallback_permyriad, cfg->max_thp_fallback_permyriad),
+                           POLICY_REASON_THP_FALLBACK, &num, -1);
+        }
+}
+
+static int64_t raise_wanted(const LeverConfig *lc, int64_t cur, int32_t err, int64_t aim)
+{
+        int64_t nominal = lc->step_up > 0 ? lc->step_up : MAX((lc->max - lc->min) / 10, (int64_t) 1);
+        int64_t step = (int64_t) (((__int128) nominal * err + ERR_MAX - 1) / ERR_MAX);
+
+        step = MAX(step, (int64_t) 1);
+        if (aim > cur)
+                step = MAX(step, aim - cur);
+        return cur + step;
+}
+
+static int64_t goal_of(const PolicyConfig *cfg, Lever l, const LeverInput *in)
+{
+        return CLAMP(in->baseline, cfg->lever[l].min, cfg->lever[l].max);
+}
+
+/* ---- the envelope for the two reserve levers -------------------------------- */
+
+static int64_t min_free_of(const Assessment *a, const LeverInput *in)
+{
+        uint64_t pages = 0;
+
+        if (in[LEVER_MIN_FREE_KBYTES].available)
+                return in[LEVER_MIN_FREE_KBYTES].current;
+        for (unsigned i = 0; i < a->n_nodes; i++)
+                pages += a->nodes[i].wmark_min;
+        return (int64_t) (pages * a->page_size / 1024);
+}
+
+static int64_t wsf_of(const LeverInput *in)
+{
+        return in[LEVER_WATERMARK_SCALE_FACTOR].available ? in[LEVER_WATERMARK_SCALE_FACTOR].current : 10;
+}
+
+static bool env_ok(const PolicyConfig *cfg, const Assessment *a, Lever l, int64_t v, int64_t other,
+                   PolicyNumbers *num)
+{
+        if (l == LEVER_WATERMARK_SCALE_FACTOR)
+                return envelope_ok(cfg, a, other, v, num);
+        return envelope_ok(cfg, a, v, other, num);
+}
+
+/* Largest v in [lo, hi] inside the envelope; lo when none is. */
+static int64_t env_max(const PolicyConfig *cfg, const Assessment *a, Lever l, int64_t other, int64_t lo,
+                       int64_t hi)
+{
+        if (hi <= lo || env_ok(cfg, a, l, hi, other, NULL))
+                return MAX(hi, lo);
+        if (!env_ok(cfg, a, l, lo, other, NULL))
+                return lo;
+        while (hi - lo > 1) {
+                int64_t mid = lo + (hi - lo) / 2;
+
+                if (env_ok(cfg, a, l, mid, other, NULL))
+                        lo = mid;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+/* ---- decision assembly ------------------------------------------------------ */
+
+typedef struct Ctx {
+        const PolicyConfig *cfg;
+        const PolicyState *s;
+        const Assessment *a;
+        const LeverInput *in;
+        usec_t now;
+        Decision *d;
+        bool psi_high;
+        Want frag, mem, stall, fallback;
+        int64_t value[_LEVER_MAX]; /* decided values so far */
+        PolicyHold hold[_LEVER_MAX];
+} Ctx;
+
+static void add_item(Ctx *c, Lever l, int64_t to, PolicyReason reason, bool forced, const PolicyNumbers *num)
+{
+        Decision *d = c->d;
+        DecisionItem *it;
+
+        if (d->n_items >= POLICY_MAX_ITEMS)
+                return;
+        it = &d->items[d->n_items++];
+        it->kind = DECISION_LEVER;
+        it->lever = l;
+        it->node = -1;
+        it->from = c->in[l].current;
+        it->to = to;
+        it->reason = reason;
+        it->forced = forced;
+        it->num = *num;
+        c->value[l] = to;
+}
+
+static void add_held(Ctx *c, Lever l, int64_t wanted, int64_t allowed, PolicyReason reason, PolicyHold hold,
+                     const PolicyNumbers *num)
+{
+        Decision *d = c->d;
+        PolicyHeldItem *h;
+
+        c->hold[l] = hold;
+        if (d->n_held >= POLICY_MAX_HELD)
+                return;
+        h = &d->held[d->n_held++];
+        h->lever = l;
+        h->current = c->in[l].current;
+        h->wanted = wanted;
+        h->allowed = allowed;
+        h->reason = reason;
+        h->hold = hold;
+        h->num = *num;
+}
+
+/* Runs wanted through the movement rules; records an item or a hold. */
+static bool propose(Ctx *c, Lever l, int64_t wanted, PolicyReason reason, unsigned flags,
+                    const PolicyNumbers *num)
+{
+        int64_t cur = c->in[l].current, to;
+        PolicyHold hold;
+
+        if (wanted == cur)
+                return false;
+        to = lever_rules_apply(c->cfg, l, &c->s->lever[l], cur, wanted, flags, c->now, &hold);
+        if (to != cur) {
+                add_item(c, l, to, reason, flags != 0, num);
+                if (hold != POLICY_HOLD_NONE && to != wanted)
+                        c->hold[l] = hold;
+                return true;
+        }
+        add_held(c, l, wanted, cur, reason, hold, num);
+        return false;
+}
+
+static PolicyNumbers psi_numbers(const Ctx *c)
+{
+        PolicyNumbers num = numbers_blank(-1);
+
+        num.psi_some_permyriad = c->d->eval.psi_some_permyriad;
+        num.psi_full_permyriad = c->d->eval.psi_full_permyriad;
+        num.psi_some_ceiling_permyriad = c->cfg->psi_some_ceiling_permyriad;
+        num.psi_full_ceiling_permyriad = c->cfg->psi_full_ceiling_permyriad;
+        return num;
+}
+
+static bool rollback_due(Ctx *c, Lever l, PolicyNumbers *num)
+{
+        const LeverTrack *t = &c->s->lever[l];
+        uint32_t rise = c->cfg->rollback_psi_full_rise_permyriad;
+        uint32_t now_full = c->d->eval.psi_full_permyriad;
+
+        if (rise == 0 || !t->touched || !t->changed || t->last_dir <= 0 || t->clamped)
+                return false;
+        if (t->last_reason == POLICY_REASON_PSI_ROLLBACK || c->in[l].current != t->last_applied)
+                return false;
+        if (c->now < t->last_change_usec || c->now - t->last_change_usec > c->cfg->rollback_window_usec)
+                return false;
+        if (now_full < t->psi_full_at_change_permyriad + rise)
+                return false;
+        *num = numbers_blank(-1);
+        num->psi_before_permyriad = t->psi_full_at_change_permyriad;
+        num->psi_full_permyriad = now_full;
+        num->psi_some_permyriad = c->d->eval.psi_some_permyriad;
+        num->met_usec = c->now - t->last_change_usec;
+        return true;
+}
+
+static bool backoff_due(Ctx *c, Lever l, PolicyNumbers *num)
+{
+        const LeverTrack *t = &c->s->lever[l];
+
+        if (!t->episode || c->cfg->backoff_decisions == 0 || t->ep_no_gain < c->cfg->backoff_decisions)
+                return false;
+        *num = numbers_blank(t->ep_objective == POLICY_OBJ_RESERVE || t->ep_objective == POLICY_OBJ_FREE
+                                     ? t->ep_node
+                                     : -1);
+        num->order = t->ep_order;
+        num->objective = t->ep_objective;
+        num->evaluations = t->ep_no_gain;
+        num->scanned_pages = t->ep_scanned_pages;
+        num->gained_bytes = t->ep_gained_bytes;
+        num->scan_per_block = t->ep_scan_per_block;
+        num->scan_per_block_limit = c->d->eval.scan_per_block_limit;
+        return true;
+}
+
+/* Caps a raise by back-off holds and outside clamps; false when nothing is left. */
+static bool raise_allowed(Ctx *c, Lever l, int64_t *wanted, const Want *w)
+{
+        const LeverTrack *t = &c->s->lever[l];
+        int64_t cur = c->in[l].current;
+
+        if (t->hold_raise_until_usec > c->now) {
+                add_held(c, l, *wanted, cur, w->reason, POLICY_HOLD_BACKOFF, &w->num);
+                return false;
+        }
+        if (c->psi_high) {
+                add_held(c, l, *wanted, cur, w->reason, POLICY_HOLD_PSI, &w->num);
+                return false;
+        }
+        if (t->clamped && t->clamp_wanted > t->clamp_value && c->now >= t->clamp_usec &&
+            c->now - t->clamp_usec < c->d->eval.hold_usec && *wanted > t->clamp_value) {
+                if (t->clamp_value <= cur) {
+                        add_held(c, l, *wanted, cur, w->reason, POLICY_HOLD_CLAMPED, &w->num);
+                        return false;
+                }
+                *wanted = t->clamp_value;
+        }
+        return true;
+}
+
+static bool decay_due(Ctx *c, PolicyNumbers *num)
+{
+        const PolicyState *s = c->s;
+
+        if (!c->d->eval.targets_met || !s->met || c->now < s->met_since_usec ||
+            c->now - s->met_since_usec < c->cfg->decay_after_usec)
+                return false;
+        *num = numbers_blank(-1);
+        num->met_usec = c->now - s->met_since_usec;
+        return true;
+}
+
+static bool try_decay(Ctx *c, Lever l)
+{
+        const LeverConfig *lc = &c->cfg->lever[l];
+        int64_t cur = c->in[l].current, goal = goal_of(c->cfg, l, &c->in[l]), wanted;
+        PolicyNumbers num;
+
+        /* at the value found at start (even one outside the bounds): home */
+        if (cur == goal || cur == c->in[l].baseline || !decay_due(c, &num))
+                return false;
+        num.baseline = goal;
+        wanted = goal;
+        if (lc->step_down > 0) {
+                if (cur > goal)
+                        wanted = MAX(goal, cur - lc->step_down);
+                else
+                        wanted = MIN(goal, cur + lc->step_down);
+        }
+        return propose(c, l, wanted, POLICY_REASON_TARGETS_MET_DECAY, 0, &num);
+}
+
+/* Common first steps: rollback and back-off. True when the lever is decided. */
+static bool corrective(Ctx *c, Lever l)
+{
+        const LeverConfig *lc = &c->cfg->lever[l];
+        int64_t cur = c->in[l].current, goal = goal_of(c->cfg, l, &c->in[l]);
+        PolicyNumbers num;
+
+        if (rollback_due(c, l, &num)) {
+                propose(c, l, c->s->lever[l].before_change, POLICY_REASON_PSI_ROLLBACK,
+                        LEVER_MOVE_IGNORE_TIMING | LEVER_MOVE_IGNORE_STEP, &num);
+                return true;
+        }
+        if (backoff_due(c, l, &num)) {
+                if (cur > goal) {
+                        int64_t wanted = lc->step_down > 0 ? MAX(goal, cur - lc->step_down) : goal;
+
+                        propose(c, l, wanted, POLICY_REASON_BACKOFF_INEFFECTIVE, LEVER_MOVE_IGNORE_TIMING,
+                                &num);
+                } else
+                        add_held(c, l, cur + 1, cur, POLICY_REASON_BACKOFF_INEFFECTIVE, POLICY_HOLD_BACKOFF,
+                                 &num);
+                return true;
+        }
+        return false;
+}
+
+static void decide_raise(Ctx *c, Lever l, const Want *w, int64_t aim)
+{
+        int64_t cur = c->in[l].current;
+        int64_t wanted = raise_wanted(&c->cfg->lever[l], cur, w->err, aim);
+
+        c->d->eval.want_raise[l] = true;
+        if (!raise_allowed(c, l, &wanted, w))
+                return;
+        propose(c, l, wanted, w->reason, 0, &w->num);
+}
+
+static bool saturated(const Ctx *c, Lever l)
+{
+        if (!c->cfg->lever[l].enabled || !c->in[l].available)
+                return true;
+        if (c->value[l] > c->in[l].current)
+                return false; /* still climbing */
+        if (c->in[l].current >= c->cfg->lever[l].max)
+                return true;
+        return c->hold[l] == POLICY_HOLD_AT_BOUND || c->hold[l] == POLICY_HOLD_SAFETY ||
+               c->hold[l] == POLICY_HOLD_CLAMPED || c->hold[l] == POLICY_HOLD_BACKOFF;
+}
+
+static const Want *strongest(const Want *a, const Want *b)
+{
+        return b->err > a->err ? b : a;
+}
+
+static void decide_proactiveness(Ctx *c)
+{
+        Lever l = LEVER_COMPACTION_PROACTIVENESS;
+        const Want *w = strongest(strongest(&c->frag, &c->stall), &c->fallback);
+
+        if (corrective(c, l))
+                return;
+        if (w->err > 0) {
+                decide_raise(c, l, w, c->frag.err > 0 ? c->frag.aim : -1);
+                return;
+        }
+        try_decay(c, l);
+}
+
+/* watermark_scale_factor and min_free_kbytes: envelope first, pressure next. */
+static void decide_reserve_lever(Ctx *c, Lever l)
+{
+        const LeverConfig *lc = &c->cfg->lever[l];
+        int64_t cur = c->in[l].current, goal = goal_of(c->cfg, l, &c->in[l]);
+        int64_t other = l == LEVER_WATERMARK_SCALE_FACTOR ? min_free_of(c->a, c->in)
+                                                          : c->value[LEVER_WATERMARK_SCALE_FACTOR];
+        PolicyNumbers num = numbers_blank(-1);
+
+        if (l == LEVER_MIN_FREE_KBYTES && !c->in[LEVER_WATERMARK_SCALE_FACTOR].available)
+                other = wsf_of(c->in);
+
+        if (corrective(c, l))
+                return;
+
+        /* safety envelope: the present value already too high */
+        if (cur > goal && !env_ok(c->cfg, c->a, l, cur, other, &num)) {
+                int64_t safe = env_max(c->cfg, c->a, l, other, goal, cur);
+
+                if (safe < cur) {
+                        propose(c, l, safe, POLICY_REASON_SAFETY_ENVELOPE,
+                                LEVER_MOVE_IGNORE_TIMING | LEVER_MOVE_IGNORE_STEP, &num);
+                        return;
+                }
+        }
+
+        /* pressure: reserves yield to it */
+        if (c->psi_high && cur > goal) {
+                num = psi_numbers(c);
+                propose(c, l, lc->step_down > 0 ? MAX(goal, cur - lc->step_down) : goal,
+                        POLICY_REASON_PSI_CEILING, LEVER_MOVE_IGNORE_TIMING, &num);
+                return;
+        }
+
+        if (c->mem.err > 0 &&
+            (l == LEVER_WATERMARK_SCALE_FACTOR || saturated(c, LEVER_WATERMARK_SCALE_FACTOR))) {
+                int64_t wanted = raise_wanted(lc, cur, c->mem.err,
+                                              l == LEVER_WATERMARK_SCALE_FACTOR ? c->mem.aim : -1);
+                int64_t safe;
+
+                c->d->eval.want_raise[l] = true;
+                if (!raise_allowed(c, l, &wanted, &c->mem))
+                        return;
+                safe = env_max(c->cfg, c->a, l, other, cur, CLAMP(wanted, lc->min, lc->max));
+                if (safe <= cur && wanted > cur) {
+                        num = c->mem.num;
+                        (void) env_ok(c->cfg, c->a, l, wanted, other, &num);
+                        add_held(c, l, wanted, cur, c->mem.reason, POLICY_HOLD_SAFETY, &num);
+                        return;
+                }
+                if (safe < wanted)
+                        c->hold[l] = POLICY_HOLD_SAFETY;
+                propose(c, l, MIN(wanted, safe), c->mem.reason, 0, &c->mem.num);
+                return;
+        }
+        if (c->mem.err == 0)
+                try_decay(c, l);
+}
+
+static void decide_boost(Ctx *c)
+{
+        Lever l = LEVER_WATERMARK_BOOST_FACTOR;
+        const LeverConfig *lc = &c->cfg->lever[l];
+        int64_t cur = c->in[l].current, goal = goal_of(c->cfg, l, &c->in[l]);
+
+        if (corrective(c, l))
+                return;
+        if (c->psi_high && cur > goal) {
+                PolicyNumbers num = psi_numbers(c);
+
+                propose(c, l, lc->step_down > 0 ? MAX(goal, cur - lc->step_down) : goal,
+                        POLICY_REASON_PSI_CEILING, LEVER_MOVE_IGNORE_TIMING, &num);
+                return;
+        }
+        /* an escalation: boosting costs reclaim, so only when the compaction
+         * lever can do no more */
+        if (c->frag.err > 0 && saturated(c, LEVER_COMPACTION_PROACTIVENESS)) {
+                decide_raise(c, l, &c->frag, -1);
+                return;
+        }
+        if (c->frag.err == 0)
+                try_decay(c, l);
+}
+
+static void decide_thp_defrag(Ctx *c)
+{
+        Lever l = LEVER_THP_DEFRAG;
+        int64_t cur = c->in[l].current;
+        uint32_t band = MIN(c->cfg->hysteresis_permyriad, 10000u);
+
+        if (corrective(c, l))
+                return;
+        if (c->stall.err > 0) {
+                /* less direct compaction: one mode toward "defer" */
+                propose(c, l, cur - 1, POLICY_REASON_COMPACT_STALLS, 0, &c->stall.num);
+                return;
+        }
+        if (c->fallback.err > 0 &&
+            under_with_band(c->d->eval.stall_milli, rate_milli(c->cfg->max_compact_stall_rate), band) &&
+            saturated(c, LEVER_COMPACTION_PROACTIVENESS)) {
+                decide_raise(c, l, &c->fallback, -1);
+                return;
+        }
+        if (c->stall.err == 0 && c->fallback.err == 0)
+                try_decay(c, l);
+}
+
+static void decide_oneshot(Ctx *c)
+{
+        const PolicyConfig *cfg = c->cfg;
+        const PolicyEval *e = &c->d->eval;
+        const PolicyHistory *h = &c->s->hist;
+        const LeverTrack *pro = &c->s->lever[LEVER_COMPACTION_PROACTIVENESS];
+
+        if (!cfg->oneshot_compact || c->psi_high)
+                return;
+        if (e->psi_some_permyriad > cfg->calm_psi_some_permyriad)
+                return;
+        if (pro->hold_raise_until_usec > c->now && pro->hold_reason == POLICY_REASON_BACKOFF_INEFFECTIVE)
+                return; /* compaction was just found not to pay */
+
+        for (unsigned i = 0; i < e->n_nodes; i++) {
+                const PolicyNodeEval *ne = &e->nodes[i];
+                uint64_t t = ne->target_bytes[K_THP];
+                int hi = hist_node_index(h, ne->node);
+                PolicyNumbers num;
+                DecisionItem *it;
+
+                if (t == 0 || ne->free_bytes < free_needed_bytes(c->a, i, t))
+                        continue;
+                if ((unsigned __int128) ne->have_bytes[K_THP] * 10000 >=
+                    (unsigned __int128) t * cfg->oneshot_below_permyriad)
+                        continue;
+                if (hi >= 0 && c->s->have_oneshot[hi] && c->now >= c->s->last_oneshot_usec[hi] &&
+                    c->now - c->s->last_oneshot_usec[hi] < cfg->oneshot_min_interval_usec)
+                        continue;
+                if (c->d->n_items >= POLICY_MAX_ITEMS)
+                        return;
+                num = numbers_blank(ne->node);
+                num.order = e->order[K_THP];
+                num.have_bytes = ne->have_bytes[K_THP];
+                num.target_bytes = t;
+                num.free_bytes = ne->free_bytes;
+                num.limit_permyriad = cfg->oneshot_below_permyriad;
+                num.psi_some_permyriad = e->psi_some_permyriad;
+                num.score = ne->score;
+                it = &c->d->items[c->d->n_items++];
+                it->kind = DECISION_COMPACT_NODE;
+                it->lever = _LEVER_MAX;
+                it->node = ne->node;
+                it->reason = POLICY_REASON_ONESHOT_COMPACT;
+                it->num = num;
+        }
+}
+
+/* A lever decide may move. The observe preset decides as the preset it
+ * reports on would, even where its levers are switched off, but skips levers
+ * pinned to one value. */
+static bool lever_in_play(const PolicyConfig *cfg, const LeverInput *in, Lever l)
+{
+        const LeverConfig *lc = &cfg->lever[l];
+
+        if (!in[l].available)
+                return false;
+        if (cfg->preset == PRESET_OBSERVE)
+                return lc->enabled || lc->min < lc->max;
+        return lc->enabled;
+}
+
+int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assessment *a, const LeverInput *in,
+                  usec_t now, Decision *ret)
+{
+        PolicyConfig eff;
+        const PolicyConfig *cfg = &eff;
+        Ctx c = { .cfg = cfg, .s = s, .a = a, .in = in, .now = now, .d = ret };
+
+        assert(cfg_in && s && a && in && ret);
+        if (a->n_nodes == 0 || a->page_size == 0)
+                return -EINVAL;
+        policy_config_effective(cfg_in, in, a, &eff);
+        for (unsigned l = 0; l < _LEVER_MAX; l++)
+                eff.lever[l].enabled = lever_in_play(&eff, in, (Lever) l);
+        if (eff.preset == PRESET_OBSERVE)
+                eff.oneshot_compact = true; /* report it; nothing is applied */
+
+        memset(ret, 0, sizeof(*ret));
+        ret->now_usec = now;
+        ret->apply = cfg->preset != PRESET_OBSERVE;
+        memcpy(ret->levers, in, sizeof(ret->levers));
+
+        evaluate(cfg, s, a, now, &ret->eval);
+        ret->eval.targets_met = targets_met(cfg, a, &ret->eval);
+        c.psi_high = psi_over_ceiling(cfg, &ret->eval);
+        gather_wants(cfg, a, &ret->eval, &c.frag, &c.mem, &c.stall, &c.fallback);
+        ret->eval.targets_missed = c.frag.err > 0 || c.mem.err > 0 || c.stall.err > 0 || c.fallback.err > 0;
+        for (unsigned l = 0; l < _LEVER_MAX; l++)
+                c.value[l] = in[l].current;
+
+        for (unsigned l = 0; l < _LEVER_MAX; l++) {
+                if (!cfg->lever[l].enabled || !in[l].available)
+                        continue;
+                switch ((Lever) l) {
+                case LEVER_COMPACTION_PROACTIVENESS:
+                        decide_proactiveness(&c);
+                        break;
+                case LEVER_WATERMARK_SCALE_FACTOR:
+                case LEVER_MIN_FREE_KBYTES:
+                        decide_reserve_lever(&c, (Lever) l);
+                        break;
+                case LEVER_WATERMARK_BOOST_FACTOR:
+                        decide_boost(&c);
+                        break;
+                case LEVER_THP_DEFRAG:
+                        decide_thp_defrag(&c);
+                        break;
+                case LEVER_EXTFRAG_THRESHOLD:
+                default:
+                        /* never raised: only brought back to the kernel's value */
+                        if (!corrective(&c, (Lever) l) && !ret->eval.targets_missed)
+                                try_decay(&c, (Lever) l);
+                        break;
+                }
+        }
+        decide_oneshot(&c);
+        return 0;
+}

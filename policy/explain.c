@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+/* Decisions in words (pure): reason codes and one sentence per item, built
+ * from the numbers behind the reason. */
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fragd/policy.h"
+
+static const char *const reason_names[_POLICY_REASON_MAX] = {
+        [POLICY_REASON_NONE] = "none",
+        [POLICY_REASON_RESERVE_BELOW_TARGET] = "reserve_below_target",
+        [POLICY_REASON_RESERVE_TREND] = "reserve_trend",
+        [POLICY_REASON_FREE_MEMORY_SHORT] = "free_memory_short",
+        [POLICY_REASON_COMPACT_STALLS] = "compact_stalls",
+        [POLICY_REASON_THP_FALLBACK] = "thp_fallback",
+        [POLICY_REASON_TARGETS_MET_DECAY] = "targets_met_decay",
+        [POLICY_REASON_BACKOFF_INEFFECTIVE] = "backoff_ineffective",
+        [POLICY_REASON_SAFETY_ENVELOPE] = "safety_envelope",
+        [POLICY_REASON_PSI_ROLLBACK] = "psi_rollback",
+        [POLICY_REASON_PSI_CEILING] = "psi_ceiling",
+        [POLICY_REASON_ONESHOT_COMPACT] = "oneshot_compact",
+};
+
+static const char *const hold_names[_POLICY_HOLD_MAX] = {
+        [POLICY_HOLD_NONE] = "none",
+        [POLICY_HOLD_DWELL] = "dwell",
+        [POLICY_HOLD_REVERSAL_COOLDOWN] = "reversal_cooldown",
+        [POLICY_HOLD_REVERSAL_LIMIT] = "reversal_limit",
+        [POLICY_HOLD_AT_BOUND] = "at_bound",
+        [POLICY_HOLD_BACKOFF] = "backoff",
+        [POLICY_HOLD_PSI] = "psi",
+        [POLICY_HOLD_SAFETY] = "safety",
+        [POLICY_HOLD_CLAMPED] = "clamped",
+};
+
+static const char *const hold_words[_POLICY_HOLD_MAX] = {
+        [POLICY_HOLD_NONE] = "nothing stops it",
+        [POLICY_HOLD_DWELL] = "it moved too recently (dwell)",
+        [POLICY_HOLD_REVERSAL_COOLDOWN] = "that would reverse its last move too soon",
+        [POLICY_HOLD_REVERSAL_LIMIT] = "it already reversed direction as often as allowed in the window",
+        [POLICY_HOLD_AT_BOUND] = "it is at its configured bound",
+        [POLICY_HOLD_BACKOFF] = "raising it was found not to pay (back-off)",
+        [POLICY_HOLD_PSI] = "memory pressure is above the ceiling",
+        [POLICY_HOLD_SAFETY] = "the safety envelope allows no more",
+        [POLICY_HOLD_CLAMPED] = "the kernel or someone else kept a lower value",
+};
+
+/* The config engineer's names.c has lever_name(); the pure tests must not
+ * depend on its arrival, so explain keeps its own copy of the labels. */
+static const char *lever_label(Lever l)
+{
+        static const char *const n[_LEVER_MAX] = {
+                [LEVER_COMPACTION_PROACTIVENESS] = "compaction_proactiveness",
+                [LEVER_WATERMARK_SCALE_FACTOR] = "watermark_scale_factor",
+                [LEVER_MIN_FREE_KBYTES] = "min_free_kbytes",
+                [LEVER_WATERMARK_BOOST_FACTOR] = "watermark_boost_factor",
+                [LEVER_EXTFRAG_THRESHOLD] = "extfrag_threshold",
+                [LEVER_THP_DEFRAG] = "thp_defrag",
+        };
+        return (unsigned) l < _LEVER_MAX ? n[l] : "?";
+}
+
+const char *policy_reason_name(PolicyReason r)
+{
+        return (unsigned) r < _POLICY_REASON_MAX ? reason_names[r] : "?";
+}
+
+int policy_reason_from_name(const char *name)
+{
+        for (unsigned i = 0; i < _POLICY_REASON_MAX; i++)
+                if (strcmp(reason_names[i], name) == 0)
+                        return (int) i;
+        return -ENOENT;
+}
+
+const char *policy_hold_name(PolicyHold h)
+{
+        return (unsigned) h < _POLICY_HOLD_MAX ? hold_names[h] : "?";
+}
+
+/* ---- formatting --------------------------------------------------------- */
+
+typedef struct Out {
+        char *buf;
+        size_t size, len;
+} Out;
+
+static void _printf_(2, 3) out(Out *o, const char *fmt, ...)
+{
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = vsnprintf(o->len < o->size ? o->buf + o->len : NULL, o->len < o->size ? o->size - o->len : 0, fmt,
+                      ap);
+        va_end(ap);
+        if (r > 0)
+                o->len += (size_t) r;
+}
+
+typedef struct Str {
+        char s[48];
+} Str;
+
+static Str bytes_str(uint64_t b)
+{
+        Str r;
+
+        if (b < (1ULL << 20))
+                snprintf(r.s, sizeof(r.s), "%llu KiB", (unsigned long long) (b >> 10));
+        else if (b < (10ULL << 20))
+                snprintf(r.s, sizeof(r.s), "%.1f MiB", (double) b / (double) (1ULL << 20));
+        else if (b < (10ULL << 30))
+                snprintf(r.s, sizeof(r.s), "%llu MiB", (unsigned long long) (b >> 20));
+        else
+                snprintf(r.s, sizeof(r.s), "%.1f GiB", (double) b / (double) (1ULL << 30));
+        return r;
+}
+
+static Str sbytes_str(int64_t b)
+{
+        Str r = bytes_str(b < 0 ? (uint64_t) -(b + 1) + 1 : (uint64_t) b);
+
+        memmove(r.s + 1, r.s, sizeof(r.s) - 1);
+        r.s[0] = b < 0 ? '-' : '+';
+        r.s[sizeof(r.s) - 1] = '\0';
+        return r;
+}
+
+static Str dur_str(usec_t u)
+{
+        Str r;
+        unsigned long long sec = u / USEC_PER_SEC;
+
+        if (u == USEC_INFINITY)
+                snprintf(r.s, sizeof(r.s), "never");
+        else if (sec < 120)
+                snprintf(r.s, sizeof(r.s), "%llu s", sec);
+        else if (sec < 7200)
+                snprintf(r.s, sizeof(r.s), "%llu min", sec / 60);
+        else
+                snprintf(r.s, sizeof(r.s), "%llu h", sec / 3600);
+        return r;
+}
+
+static Str pct_str(uint32_t permyriad)
+{
+        Str r;
+
+        snprintf(r.s, sizeof(r.s), "%u.%02u%%", permyriad / 100, permyriad % 100);
+        return r;
+}
+
+static Str rate_str(uint64_t milli)
+{
+        Str r;
+
+        snprintf(r.s, sizeof(r.s), "%llu.%02llu/s", (unsigned long long) (milli / 1000),
+                 (unsigned long long) (milli % 1000 / 10));
+        return r;
+}
+
+static Str value_str(Lever l, int64_t v)
+{
+        static const char *const modes[_THP_DEFRAG_MAX] = {
+                [THP_DEFRAG_NEVER] = "never",           [THP_DEFRAG_DEFER] = "defer",
+                [THP_DEFRAG_DEFER_MADVISE] = "defer+madvise", [THP_DEFRAG_MADVISE] = "madvise",
+                [THP_DEFRAG_ALWAYS] = "always",
+        };
+        Str r;
+
+        if (l == LEVER_THP_DEFRAG && v >= 0 && v < _THP_DEFRAG_MAX)
+                snprintf(r.s, sizeof(r.s), "%s", modes[v]);
+        else
+                snprintf(r.s, sizeof(r.s), "%lld", (long long) v);
+        return r;
+}
+
+static void reserve_clause(Out *o, const PolicyNumbers *n)
+{
+        out(o, "node %d has %s free in order>=%u blocks, target %s", n->node, bytes_str(n->have_bytes).s,
+            n->order, bytes_str(n->target_bytes).s);
+}
+
+static void trend_clause(Out *o, const PolicyNumbers *n, bool to_target)
+{
+        int64_t tr = n->trend_bytes_per_sec;
+
+        if (tr >= 0)
+                return;
+        if (to_target && n->eta_usec != USEC_INFINITY)
+                out(o, "; at %s/s it falls below target in %s", sbytes_str(tr).s, dur_str(n->eta_usec).s);
+        else
+                out(o, "; trend %s/s reaches 0 in %s", sbytes_str(tr).s,
+                    dur_str((usec_t) ((double) n->have_bytes / (double) -tr * (double) USEC_PER_SEC)).s);
+}
+
+/* "node 1 has 48 MiB ..." and the rest of the sentence after the colon */
+static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumbers *n)
+{
+        switch (r) {
+        case POLICY_REASON_RESERVE_BELOW_TARGET:
+                reserve_clause(o, n);
+                trend_clause(o, n, false);
+                if (l == LEVER_COMPACTION_PROACTIVENESS && n->score_target > 0)
+                        out(o, "; kernel score %u, the target needs %u or less", n->score, n->score_target);
+                break;
+        case POLICY_REASON_RESERVE_TREND:
+                if (n->free_needed_bytes > 0) {
+                        out(o, "node %d has %s free, falling at %s/s below %s (min watermark + 2x the %s order>=%u target) in %s",
+                            n->node, bytes_str(n->free_bytes).s, sbytes_str(n->trend_bytes_per_sec).s,
+                            bytes_str(n->free_needed_bytes).s, bytes_str(n->target_bytes).s, n->order,
+                            dur_str(n->eta_usec).s);
+                        break;
+                }
+                reserve_clause(o, n);
+                trend_clause(o, n, true);
+                break;
+        case POLICY_REASON_FREE_MEMORY_SHORT:
+                out(o, "node %d has %s free, under min watermark + 2x target (%s), so compaction has no material for the %s order>=%u reserve (now %s)",
+                    n->node, bytes_str(n->free_bytes).s, bytes_str(n->free_needed_bytes).s,
+                    bytes_str(n->target_bytes).s, n->order, bytes_str(n->have_bytes).s);
+                break;
+        case POLICY_REASON_COMPACT_STALLS:
+                out(o, "direct compaction stalls %s, target %s", rate_str(n->observed_milli).s,
+                    rate_str(n->limit_milli).s);
+                break;
+        case POLICY_REASON_THP_FALLBACK:
+                out(o, "THP fault fallback %s, target %s", pct_str(n->observed_permyriad).s,
+                    pct_str(n->limit_permyriad).s);
+                break;
+        case POLICY_REASON_TARGETS_MET_DECAY:
+                out(o, "every target met for %s; decaying toward the kernel's %s", dur_str(n->met_usec).s,
+                    value_str(l, n->baseline).s);
+                break;
+        case POLICY_REASON_BACKOFF_INEFFECTIVE:
+                out(o, "%u evaluations without a gain worth its cost", n->evaluations);
+                if (n->scanned_pages > 0)
+                        out(o, ": compaction scanned %llu pages", (unsigned long long) n->scanned_pages);
+                if (n->objective == POLICY_OBJ_RESERVE)
+                        out(o, "%s node %d gained %s in order>=%u blocks", n->scanned_pages > 0 ? " while" : ":",
+                            n->node, sbytes_str(n->gained_bytes).s, n->order);
+                else if (n->objective == POLICY_OBJ_FREE)
+                        out(o, "%s node %d free memory changed %s", n->scanned_pages > 0 ? " while" : ":", n->node,
+                            sbytes_str(n->gained_bytes).s);
+                else if (n->objective == POLICY_OBJ_STALLS)
+                        out(o, "; direct compaction stalls did not fall");
+                else if (n->objective == POLICY_OBJ_FALLBACK)
+                        out(o, "; THP fallbacks did not fall");
+                if (n->scan_per_block > 0)
+                        out(o, " (%llu pages scanned per block, limit %llu)",
+                            (unsigned long long) n->scan_per_block, (unsigned long long) n->scan_per_block_limit);
+                out(o, "; raising stops");
+                break;
+        case POLICY_REASON_SAFETY_ENVELOPE:
+                out(o, "node %d low watermark %s + headroom %s would exceed free + reclaimable %s", n->node,
+                    bytes_str(n->low_wmark_bytes).s, bytes_str(n->headroom_bytes).s, bytes_str(n->avail_bytes).s);
+                break;
+        case POLICY_REASON_PSI_ROLLBACK:
+                out(o, "memory full pressure rose from %s to %s within %s of the change",
+                    pct_str(n->psi_before_permyriad).s, pct_str(n->psi_full_permyriad).s, dur_str(n->met_usec).s);
+                break;
+        case POLICY_REASON_PSI_CEILING:
+                out(o, "memory pressure some %s / full %s is above the ceiling %s / %s; reserves yield to pressure",
+                    pct_str(n->psi_some_permyriad).s, pct_str(n->psi_full_permyriad).s,
+                    pct_str(n->psi_some_ceiling_permyriad).s, pct_str(n->psi_full_ceiling_permyriad).s);
+                break;
+        case POLICY_REASON_ONESHOT_COMPACT:
+                out(o, "%s free in order>=%u blocks is under %s of the %s target and memory pressure is calm (some %s)",
+                    bytes_str(n->have_bytes).s, n->order, pct_str(n->limit_permyriad).s,
+                    bytes_str(n->target_bytes).s, pct_str(n->psi_some_permyriad).s);
+                break;
+        default:
+                out(o, "no reason");
+                break;
+        }
+}
+
+static int finish(Out *o)
+{
+        if (o->size > 0 && o->len >= o->size)
+                o->buf[o->size - 1] = '\0';
+        return (int) MIN(o->len, (size_t) INT32_MAX);
+}
+
+int decision_explain(const DecisionItem *it, char *buf, size_t size)
+{
+        Out o = { .buf = buf, .size = size };
+
+        if (size > 0)
+                buf[0] = '\0';
+        if (it->kind == DECISION_COMPACT_NODE) {
+                out(&o, "compact node %d now: ", it->node);
+                numbers_sentence(&o, _LEVER_MAX, it->reason, &it->num);
+                return finish(&o);
+        }
+        out(&o, "%s %s %s\u2192%s: ",
+            it->reason == POLICY_REASON_PSI_ROLLBACK ? "roll back"
+            : it->to > it->from                      ? "raise"
+                                                     : "lower",
+            lever_label(it->lever), value_str(it->lever, it->from).s, value_str(it->lever, it->to).s);
+        numbers_sentence(&o, it->lever, it->reason, &it->num);
+        return finish(&o);
+}
+
+int decision_explain_held(const PolicyHeldItem *h, char *buf, size_t size)
+{
+        Out o = { .buf = buf, .size = size };
+
+        if (size > 0)
+                buf[0] = '\0';
+        out(&o, "keep %s at %s (wanted %s for %s): %s; ", lever_label(h->lever), value_str(h->lever, h->current).s,
+            value_str(h->lever, h->wanted).s, policy_reason_name(h->reason),
+            (unsigned) h->hold < _POLICY_HOLD_MAX ? hold_words[h->hold] : "?");
+        numbers_sentence(&o, h->lever, h->reason, &h->num);
+        return finish(&o);
+}

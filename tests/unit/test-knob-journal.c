@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The knob journal: parser table, round trip, crash recovery (in process
+ * and with a SIGKILLed child), a live owner, a corrupt file. */
+
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include "fragd/knob.h"
+#include "fragd/log.h"
+#include "knob-test-util.h"
+
+#define CP "proc/sys/vm/compaction_proactiveness"
+#define WSF "proc/sys/vm/watermark_scale_factor"
+#define MFK "proc/sys/vm/min_free_kbytes"
+#define THP_ENABLED "sys/kernel/mm/transparent_hugepage/enabled"
+#define SAVED "run/fragd/saved"
+
+static int setup(void **state)
+{
+        TestTree *t = calloc(1, sizeof(*t));
+
+        assert_non_null(t);
+        tt_setup(t);
+        *state = t;
+        return 0;
+}
+
+static int teardown(void **state)
+{
+        TestTree *t = *state;
+
+        tt_teardown(t);
+        free(t);
+        return 0;
+}
+
+static void test_parse_table(void **state)
+{
+        static const struct {
+                const char *in;
+                int rc;
+                unsigned n, n_invalid;
+                int pid;
+        } t[] = {
+                { "fragd-saved 1\n", 0, 0, 0, 0 },
+                { "fragd-saved 1", 0, 0, 0, 0 },
+                { "", -EBADMSG, 0, 0, 0 },
+                { "fragd-saved 2\n", -EBADMSG, 0, 0, 0 },
+                { "# x\nfragd-saved 1\n", -EBADMSG, 0, 0, 0 },
+                { "fragd-saved 1\npid 42 7\nvm.compaction_proactiveness\t20\t40\t123\n", 0, 1, 0, 42 },
+                { "fragd-saved 1\npid 42\n# c\n\nvm.a\t1\t2\t3\nthp.enabled\talways\tmadvise\t4\n", 0, 2, 0, 42 },
+                { "fragd-saved 1\nvm.a\t1\t2\n", 0, 0, 1, 0 },               /* 3 fields */
+                { "fragd-saved 1\nvm.a\t1\t2\t3\t4\n", 0, 0, 1, 0 },         /* 5 fields */
+                { "fragd-saved 1\nvm.a\t\t2\t3\n", 0, 0, 1, 0 },             /* empty original */
+                { "fragd-saved 1\nvm.a\t1\t2\tx\n", 0, 0, 1, 0 },            /* bad time */
+                { "fragd-saved 1\nvm.a\t1\t2\t-3\n", 0, 0, 1, 0 },
+                { "fragd-saved 1\nvm/../x\t1\t2\t3\n", 0, 0, 1, 0 },         /* bad name */
+                { "fragd-saved 1\nnode0.compact\t1\t1\t3\n", 0, 0, 1, 0 },   /* one-shot */
+                { "fragd-saved 1\nvm.a\t1\x01\t2\t3\n", 0, 0, 1, 0 },        /* control char */
+                { "fragd-saved 1\nvm.a\t1\t2\t3\nvm.a\t5\t6\t7\n", 0, 1, 1, 0 }, /* duplicate */
+                { "fragd-saved 1\npid 0\n", 0, 0, 1, 0 },
+                { "fragd-saved 1\npid 1 2 3\n", 0, 0, 1, 0 },
+                { "fragd-saved 1\npid 5\npid 6\n", 0, 0, 1, 5 },
+                { "fragd-saved 1\npid 99999999999\n", 0, 0, 1, 0 },
+                { "fragd-saved 1\r\nvm.a\t1 2\t3 4\t5\r\n", 0, 0, 1, 0 },    /* CR in the time field */
+                { "fragd-saved 1\nvm.lowmem_reserve_ratio\t256 256 32 0\t256 256 64 0\t5\n", 0, 1, 0, 0 },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+                Journal *j = calloc(1, sizeof(*j));
+                int r;
+
+                assert_non_null(j);
+                r = knob_journal_parse(t[i].in, strlen(t[i].in), j);
+                if (r != t[i].rc)
+                        fail_msg("case %zu: rc %d, expected %d", i, r, t[i].rc);
+                if (r == 0) {
+                        if (j->n != t[i].n || j->n_invalid != t[i].n_invalid || j->pid != t[i].pid)
+                                fail_msg("case %zu: n %u/%u invalid %u/%u pid %d/%d", i, j->n, t[i].n,
+                                         j->n_invalid, t[i].n_invalid, (int) j->pid, t[i].pid);
+                }
+                free(j);
+        }
+}
+
+static void test_parse_too_many(void **state)
+{
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        Journal *j = calloc(1, sizeof(*j));
+
+        fputs("fragd-saved 1\n", f);
+        for (int i = 0; i <= KNOB_MAX; i++)
+                fprintf(f, "vm.k%d\t1\t2\t3\n", i);
+        fclose(f);
+        assert_int_equal(knob_journal_parse(buf, len, j), -E2BIG);
+        free(buf);
+        free(j);
+}
+
+static void test_round_trip(void **state)
+{
+        Journal *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+        char *buf = NULL;
+        size_t len;
+
+        a->pid = 1234;
+        a->starttime = 5678;
+        a->n = 2;
+        strcpy(a->e[0].name, "vm.min_free_kbytes");
+        strcpy(a->e[0].original, "90112");
+        strcpy(a->e[0].last_written, "120000");
+        a->e[0].first_touch_usec = 1732900000123456ULL;
+        strcpy(a->e[1].name, "thp.hugepages-2048kB.enabled");
+        strcpy(a->e[1].original, "inherit");
+        strcpy(a->e[1].last_written, "never");
+        a->e[1].first_touch_usec = 1;
+        assert_int_equal(knob_journal_format(a, &buf, &len), 0);
+        assert_int_equal(knob_journal_parse(buf, len, b), 0);
+        assert_int_equal(b->pid, 1234);
+        assert_int_equal(b->starttime, 5678);
+        assert_int_equal(b->n, 2);
+        assert_int_equal(b->n_invalid, 0);
+        assert_memory_equal(a->e, b->e, 2 * sizeof(a->e[0]));
+        free(buf);
+        free(a);
+        free(b);
+}
+
+static void test_restore_order(void **state)
+{
+        static const char *const names[] = { "thp.enabled", "vm.min_free_kbytes", "vm.a", "vm.b" };
+        size_t order[4];
+
+        knob_restore_order(names, 4, order);
+        assert_int_equal(order[0], 3);
+        assert_int_equal(order[1], 2);
+        assert_int_equal(order[2], 0);
+        assert_int_equal(order[3], 1); /* min_free_kbytes last */
+}
+
+/* "die": drop the registry without restoring; a new one at start restores */
+static void test_crash_recovery(void **state)
+{
+        TestTree *t = *state;
+        KnobRegistry *reg = NULL;
+        uint64_t before = tt_checksum(t, "proc");
+        char v[KNOB_VALUE_MAX];
+        Journal *j = calloc(1, sizeof(*j));
+
+        assert_int_equal(knob_registry_new(t->root, "/run/fragd", NULL, NULL, OWNERSHIP_RESPECT, &reg), 0);
+        assert_int_equal(knob_set(reg, "vm.compaction_proactiveness", "40", 1), 1);
+        assert_int_equal(knob_set(reg, "thp.enabled", "madvise", 1), 1);
+        assert_int_equal(knob_set(reg, "vm.min_free_kbytes", "100000", 1), 1);
+        assert_int_equal(knob_set(reg, "vm.watermark_scale_factor", "200", 1), 1);
+        reg = knob_registry_free(reg); /* died */
+
+        assert_int_equal(knob_journal_read(t->root->root_fd, "run/fragd", j), 0);
+        assert_int_equal(j->n, 4);
+        assert_int_equal(j->pid, getpid());
+        assert_string_equal(j->e[0].name, "vm.compaction_proactiveness"); /* first-touch order */
+
+        assert_int_equal(knob_registry_new(t->root, "/run/fragd", NULL, NULL, OWNERSHIP_RESPECT, &reg), 0);
+        assert_true(tt_checksum(t, "proc") == before);
+        assert_int_equal(knob_get(reg, "thp.enabled", v, sizeof(v)), 0);
+        assert_string_equal(v, "always");
+        assert_false(tt_exists(t, SAVED));
+        assert_int_equal(knob_count(reg), 0);
+        reg = knob_registry_free(reg);
+        free(j);
+}
+
+static void test_crash_recovery_external(void **state)
+{
+        TestTree *t = *state;
+        KnobRegistry *reg = NULL;
+        KnobRestoreStats st;
+
+        /* RESPECT: a value someone set after fragd died is left alone */
+        assert_int_equal(knob_registry_new(t->root, NULL, NULL, NULL, OWNERSHIP_RESPECT, &reg), 0);
+        assert_int_equal(knob_set(reg, "vm.compaction_proactiveness", "40", 1), 1);
+        assert_int_equal(knob_set(reg, "vm.watermark_scale_factor", "200", 1), 1);
+        reg = knob_registry_free(reg);
+        tt_write(t, CP, "77\n");
+        assert_int_equal(knob_restore_from_journal(t->root, NULL, NULL, OWNERSHIP_RESPECT, &st), 0);
+        assert_int_equal(st.n_entries, 2);
+        assert_int_equal(st.n_restored, 1);
+        assert_int_equal(st.n_left, 1);
+        assert_int_equal(st.n_failed, 0);
+        assert_string_equal(tt_read(t, CP), "77\n");
+        assert_string_equal(tt_read(t, WSF), "10\n");
+        assert_false(tt_exists(t, SAVED));
+
+        /* REASSERT: the original goes back regardless */
+        assert_int_equal(knob_registry_new(t->root, NULL, NULL, NULL, OWNERSHIP_REASSERT, &reg), 0);
+        assert_int_equal(knob_set(reg, "vm.compaction_proactiveness", "40", 1), 1);
+        reg = knob_registry_free(reg);
+        tt_write(t, CP, "78\n");
+        assert_int_equal(knob_restore_from_journal(t->root, NULL, NULL, OWNERSHIP_REASSERT, &st), 0);
+        assert_int_equal(st.n_restored, 1);
+        assert_string_equal(tt_read(t, CP), "77\n"); /* the original of that second run */
+
+        /* nothing to do */
+        assert_int_equal(knob_restore_from_journal(t->root, NULL, NULL, OWNERSHIP_RESPECT, &st), 0);
+        assert_int_equal(st.n_entries, 0);
+}
+
+static void test_crash_recovery_min_free_after_thp(void **state)
+{
+        TestTree *t = *state;
+        KnobRegistry *reg = NULL;
+        _cleanup_(knob_fake_freep) KnobFake *fake = knob_fake_new(t->root);
+
+        /* fragd touched min_free first, THP after; restoring THP recomputes
+         * min_free, which must still get its original */
+        assert_int_equal(knob_registry_new(t->root, NULL, NULL, NULL, OWNERSHIP_RESPECT, &reg), 0);
+        assert_int_equal(knob_set(reg, "vm.min_free_kbytes", "45056", 1), 1);
+        assert_int_equal(knob_set(reg, "thp.enabled", "never", 1), 1);
+        reg = knob_registry_free(reg);
+        assert_int_equal(knob_fake_side_effect(fake, "thp.enabled", "vm.min_free_kbytes", "67584"), 0);
+        assert_int_equal(knob_registry_new(t->root, NULL, &knob_ops_fake, fake, OWNERSHIP_RESPECT, &reg), 0);
+        assert_string_equal(tt_read(t, MFK), "90112\n");
+        assert_string_equal(tt_read(t, THP_ENABLED), "always\n");
+        reg = knob_registry_free(reg);
+}
+
+static void test_crash_recovery_failure_adopted(void **state)
+{
+        TestTree *t = *state;
+        KnobRegistry *reg = NULL;
+        _cleanup_(knob_fake_freep) KnobFake *fake = knob_fake_new(t->root);
+        KnobInfo ki;
+        unsigned n_failed;
+
+        assert_int_equal(knob_registry_new(t->root, NULL, NULL, NULL, OWNERSHIP_RESPECT, &reg), 0);
+        assert_int_equal(knob_set(reg, "vm.compaction_proactiveness", "40", 1), 1);
+        assert_int_equal(knob_set(reg, "vm.watermark_scale_factor", "200", 1), 1);
+        reg = knob_registry_free(reg);
+
+        assert_int_equal(knob_fake_fail_write(fake, "vm.watermark_scale_factor", EACCES, 1), 0);
+        assert_int_equal(knob_registry_new(t->root, NULL, &knob_ops_fake, fake, OWNERSHIP_RESPECT, &reg), 0);
+        assert_string_equal(tt_read(t, CP), "0\n");
+        assert_string_equal(tt_read(t, WSF), "200\n");
+        /* kept in the journal and owned by the new registry */
+        assert_non_null(strstr(tt_read(t, SAVED), "vm.watermark_scale_factor\t10\t200\t"));
+        assert_null(strstr(tt_read(t, SAVED), "compaction_proactiveness"));
+        assert_int_equal(knob_find_info(reg, "vm.watermark_scale_factor", &ki), 0);
+        assert_true(ki.owned);
+        assert_string_equal(ki.original, "10");
+        /* and restored on exit */
+        assert_int_equal(knob_restore_all(reg, &n_failed), 0);
+        assert_int_equal(n_failed, 0);
+        assert_string_equal(tt_read(t, WSF), "10\n");
+        assert_false(tt_exists(t, SAVED));
+        reg = knob_registry_free(reg);
+}
+
+static void test_sigkill_child(void **state)
+{
+        TestTree *t = *state;
+        uint64_t before = tt_checksum(t, "proc");
+        KnobRegistry *reg = NULL;
+        int pipefd[2], status;
+        pid_t pid;
+        char c;
+        Journal *j = calloc(1, sizeof(*j));
+
+        assert_int_equal(pipe(pipefd), 0);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                KnobRegistry *child = NULL;
+
+                close(pipefd[0]);
+                if (knob_registry_new(t->root, NULL, NULL, NULL, OWNERSHIP_RESPECT, &child) < 0 ||
+                    knob_set(child, "vm.compaction_proactiveness", "40", 1) != 1 ||
+                    knob_set(child, "thp.defrag", "defer", 1) != 1 ||
+                    knob_set(child, "vm.min_free_kbytes", "100000", 1) != 1)
+                        _exit(1);
+                if (write(pipefd[1], "k", 1) != 1)
+                        _exit(1);
+                pause(); /* owns the knobs until SIGKILL */
+                _exit(0);
+        }
+        close(pipefd[1]);
+        assert_int_equal(read(pipefd[0], &c, 1), 1);
+        close(pipefd[0]);
+
+        assert_string_equal(tt_read(t, CP), "40\n");
+        /* while the child lives, its journal is not touched */
+        assert_int_equal(knob_registry_new(t->root, NULL, NULL, NULL, OWNERSHIP_RESPECT, &reg), -EBUSY);
+        assert_string_equal(tt_read(t, CP), "40\n");
+
+        assert_int_equal(kill(pid, SIGKILL), 0);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+        assert_int_equal(knob_journal_read(t->root->root_fd, "run/fragd", j), 0);
+        assert_int_equal(j->pid, pid);
+        assert_int_equal(j->n, 3);
+
+        assert_int_equal(knob_registry_new(t->root, NULL, NULL, NULL, OWNERSHIP_RESPECT, &reg), 0);
+        assert_true(tt_checksum(t, "proc") == before);
+        assert_string_equal(tt_read(t, "sys/kernel/mm/transparent_hugepage/defrag"), "madvise\n");
+        assert_false(tt_exists(t, SAVED));
+        reg = knob_registry_free(reg);
+        free(j);
+}
+
+static void test_corrupt_journal(void **state)
+{
+        TestTree *t = *state;
+        KnobRegistry *reg = NULL;
+        KnobRestoreStats st;
+
+        tt_mkdir(t, "run");
+        tt_mkdir(t, "run/fragd");
+        tt_write(t, SAVED, "garbage\n");
+        assert_int_equal(knob_restore_from_journal(t->root, NULL, NULL, OWNERSHIP_RESPECT, &st), -EBADMSG);
+        assert_false(tt_exists(t, SAVED));
+        assert_string_equal(tt_read(t, "run/fragd/saved.corrupt"), "garbage\n");
+
+        /* a corrupt file does not stop the start */
+        tt_write(t, SAVED, "fragd-saved 9\n");
+        assert_int_equal(knob_registry_new(t->root, NULL, NULL, NULL, OWNERSHIP_RESPECT, &reg), 0);
+        assert_false(tt_exists(t, SAVED));
+        reg = knob_registry_free(reg);
+
+        /* malformed lines are skipped, good ones restored; a vanished knob dropped */
+        tt_write(t, CP, "40\n");
+        tt_write(t, SAVED,
+                 "fragd-saved 1\nvm.compaction_proactiveness\t0\t40\t1\nnonsense\nvm.defrag_mode\t0\t1\t1\n");
+        assert_int_equal(knob_restore_from_journal(t->root, NULL, NULL, OWNERSHIP_RESPECT, &st), 0);
+        assert_int_equal(st.n_entries, 2);
+        assert_int_equal(st.n_restored, 1);
+        assert_int_equal(st.n_gone, 1);
+        assert_int_equal(st.n_invalid, 1);
+        assert_string_equal(tt_read(t, CP), "0\n");
+        assert_false(tt_exists(t, SAVED));
+}
+
+static void test_dry_run_leaves_journal(void **state)
+{
+        TestTree *t = *state;
+        KnobRegistry *reg = NULL;
+        KnobRestoreStats st;
+
+        assert_int_equal(knob_registry_new(t->root, NULL, NULL, NULL, OWNERSHIP_RESPECT, &reg), 0);
+        assert_int_equal(knob_set(reg, "vm.compaction_proactiveness", "40", 1), 1);
+        reg = knob_registry_free(reg);
+        /* a dry-run start neither restores nor removes */
+        assert_int_equal(knob_registry_new(t->root, NULL, &knob_ops_dryrun, NULL, OWNERSHIP_RESPECT, &reg), 0);
+        assert_string_equal(tt_read(t, CP), "40\n");
+        assert_true(tt_exists(t, SAVED));
+        reg = knob_registry_free(reg);
+        /* fragd --restore --dry-run says what it would do */
+        assert_int_equal(knob_restore_from_journal(t->root, NULL, &knob_ops_dryrun, OWNERSHIP_RESPECT, &st), 0);
+        assert_int_equal(st.n_restored, 1);
+        assert_string_equal(tt_read(t, CP), "40\n");
+        assert_true(tt_exists(t, SAVED));
+        /* the real one */
+        assert_int_equal(knob_restore_from_journal(t->root, NULL, NULL, OWNERSHIP_RESPECT, &st), 0);
+        assert_string_equal(tt_read(t, CP), "0\n");
+        assert_false(tt_exists(t, SAVED));
+}
+
+static void test_pid_alive(void **state)
+{
+        pid_t pid;
+        int status;
+
+        assert_true(pid_is_alive(getpid(), 0));
+        assert_true(pid_is_alive(getpid(), pid_starttime(getpid())));
+        assert_true(pid_starttime(getpid()) > 0);
+        assert_false(pid_is_alive(getpid(), pid_starttime(getpid()) + 1)); /* a reused pid */
+        assert_false(pid_is_alive(0, 0));
+        pid = fork();
+        if (pid == 0)
+                _exit(0);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_false(pid_is_alive(pid, 0));
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_parse_table),
+                cmocka_unit_test(test_parse_too_many),
+                cmocka_unit_test(test_round_trip),
+                cmocka_unit_test(test_restore_order),
+                cmocka_unit_test(test_pid_alive),
+                cmocka_unit_test_setup_teardown(test_crash_recovery, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_crash_recovery_external, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_crash_recovery_min_free_after_thp, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_crash_recovery_failure_adopted, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_sigkill_child, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_corrupt_journal, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_dry_run_leaves_journal, setup, teardown),
+        };
+
+        log_set_max_level(getenv("FRAGD_TEST_VERBOSE") ? LOG_DEBUG : LOG_WARNING);
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
