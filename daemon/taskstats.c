@@ -370,7 +370,7 @@ typedef struct QueryCtx {
         uint32_t id;
         bool tgid;
         TaskstatsRecord rec;
-        bool found;
+        bool found, done;
         int err; /* -errno from an NLMSG_ERROR, exact */
         int parse_err;
 } QueryCtx;
@@ -400,11 +400,13 @@ static int query_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
         QueryCtx *c = arg;
 
         c->err = e->error < 0 ? e->error : -e->error;
+        c->done = true;
         return NL_STOP;
 }
 
 static int query_ack(struct nl_msg *msg, void *arg)
 {
+        ((QueryCtx *) arg)->done = true;
         return NL_STOP;
 }
 
@@ -434,7 +436,12 @@ int taskstats_query(Taskstats *t, bool tgid, uint32_t id, TaskstatsRecord *ret)
                 r = nlerr_to_errno(r);
                 goto out;
         }
-        r = nl_recvmsgs(t->query, cb);
+        /* the reply and the ack arrive as separate datagrams and
+         * nl_recvmsgs() returns after each: read until the ack, or the next
+         * query would find this one's ack first */
+        do
+                r = nl_recvmsgs(t->query, cb);
+        while (r >= 0 && !c.done);
         if (c.err < 0) {
                 r = c.err;
                 goto out;

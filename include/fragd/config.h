@@ -235,6 +235,6 @@ void config_errors_print(FILE *f, const ConfigErrors *errs);
 void config_instance_print(FILE *f, const InstanceInfo *i);
 
 /* fragd --check-config: load, print every value (to out) or every error
- * (to err). Returns 0 when valid, -EINVAL when not (main() exits 1), or
- * another -errno. */
+ * (to err). Returns 0 when valid, -EINVAL when not (main() exits 2:
+ * configuration error), or another -errno (exit 1). */
 int config_check_main(const ConfigLoadArgs *args, FILE *out, FILE *err);

@@ -91,7 +91,8 @@ static void attr_put(Msg *m, uint16_t type, const void *data, size_t len)
 {
         uint8_t *a = attr_begin(m, type);
 
-        memcpy(m->b + m->len, data, len);
+        if (len)
+                memcpy(m->b + m->len, data, len);
         m->len += len;
         attr_end(m, a);
 }
@@ -325,8 +326,14 @@ static void test_real_kernel_smoke(void **state)
         assert_true(rec.version >= 1);
         assert_true(rec.aggr_tgid);
         assert_int_equal(rec.id, (uint32_t) getpid());
+        /* back-to-back queries: each must consume its own ack */
+        assert_int_equal(taskstats_query(t, true, (uint32_t) getpid(), &rec), 0);
+        assert_int_equal(taskstats_query(t, false, (uint32_t) getpid(), &rec), 0);
+        assert_false(rec.aggr_tgid);
+        assert_int_equal(rec.ac_pid, (uint32_t) getpid());
         r = taskstats_query(t, true, 0x7ffffff0, &rec);
         assert_int_equal(r, -ESRCH);
+        assert_int_equal(taskstats_query(t, true, (uint32_t) getppid(), &rec), 0);
         taskstats_free(t);
 }
 
