@@ -20,6 +20,9 @@ typedef struct Span {
 
 static inline Cursor cursor_make(const char *buf, size_t len)
 {
+        /* NULL + 0 is undefined behaviour in C: an empty input has no pointer */
+        if (!buf || len == 0)
+                return (Cursor) { buf, buf };
         return (Cursor) { buf, buf + len };
 }
 
