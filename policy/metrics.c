@@ -300,6 +300,7 @@ int assess(const Observation *cur, const Observation *prev, Assessment *ret)
 
         memset(a, 0, offsetof(Assessment, zones));
         a->n_zones = a->n_nodes = 0;
+        a->n_workloads = 0; /* the daemon fills these after assess() */
         a->now_usec = cur->now_usec;
         a->page_size = cur->page_size;
         a->n_orders = MIN(b->n_orders, (unsigned) FRAGD_MAX_ORDERS);

@@ -61,6 +61,21 @@ typedef struct Rates {
         double psi_some, psi_full;       /* share of wall time stalled, 0..1 */
 } Rates;
 
+/* A watched workload's stall in the last minute (taskstats delay accounting),
+ * filled by the daemon after assess() from the workload module; the policy
+ * treats a workload over its budget like a global stall objective and cites
+ * it by name. */
+#define ASSESSMENT_MAX_WORKLOADS 16
+typedef struct WorkloadStall {
+        char name[64];                /* "system.slice/postgresql.service" */
+        uint64_t compact_usec;        /* direct compaction delay in the window */
+        uint64_t reclaim_usec;        /* direct reclaim (freepages) delay */
+        uint64_t compact_count;
+        usec_t span_usec;             /* the window actually covered (<= 1 min) */
+        uint64_t budget_usec;         /* compact + reclaim per minute, 0 = none */
+        bool over_budget;
+} WorkloadStall;
+
 typedef struct Assessment {
         usec_t now_usec;
         unsigned page_size;
@@ -75,6 +90,8 @@ typedef struct Assessment {
         NodeMeasures nodes[FRAGD_MAX_NODES];
         uint32_t psi_some_avg10_permyriad, psi_full_avg10_permyriad;
         Rates rates;
+        unsigned n_workloads;         /* filled by the daemon, 0 elsewhere */
+        WorkloadStall workloads[ASSESSMENT_MAX_WORKLOADS];
 } Assessment;
 
 /* Kernel formulas, exposed for tests and for the report. */
