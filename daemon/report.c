@@ -236,16 +236,22 @@ int report_text(FILE *f, const ReportInput *in)
                         knob_str(o, (VmKnob) k, b1, sizeof(b1)));
         fputc('\n', f);
 
-        fprintf(f, "\nSources:");
-        for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++) {
-                if (o->err[s] == 0 && (o->have & OBS_MASK(s)))
-                        continue;
-                if (s == OBS_PAGETYPEINFO && o->err[s] == -EACCES)
-                        fprintf(f, "\n  %s: skipped: needs root (pageblock mix not shown)", obs_source_name(s));
-                else if (o->err[s])
-                        fprintf(f, "\n  %s: unavailable: %s", obs_source_name(s), strerror(-o->err[s]));
+        {
+                unsigned missing = 0;
+
+                fprintf(f, "\nSources:");
+                for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++) {
+                        if (o->err[s] == 0)
+                                continue;
+                        missing++;
+                        if (s == OBS_PAGETYPEINFO && o->err[s] == -EACCES)
+                                fprintf(f, "\n  %s: skipped: needs root (pageblock mix not shown)",
+                                        obs_source_name(s));
+                        else
+                                fprintf(f, "\n  %s: unavailable: %s", obs_source_name(s), strerror(-o->err[s]));
+                }
+                fprintf(f, missing ? "\n  (all other sources read)\n" : " all read\n");
         }
-        fprintf(f, "\n  (all other sources read)\n");
 
         if (in->decisions_known) {
                 fprintf(f, "\nDecisions%s%s:\n", in->preset ? " of preset " : "", in->preset ? in->preset : "");
