@@ -214,7 +214,7 @@ static void recent_add(Manager *m, const char *line)
         snprintf(m->last_action, sizeof(m->last_action), "%s", line);
 }
 
-static void status_write(Manager *m)
+static void manager_status_write(Manager *m)
 {
         const char *lines[RECENT_MAX];
         unsigned n = 0;
@@ -402,7 +402,7 @@ static int tick(Manager *m)
         log_debug("tick %" PRIu64 ": %u decisions, %u held, %" PRIu64 " us", m->n_ticks, m->d->n_items,
                   m->d->n_held, m->tick_duration_usec);
         metrics_export(m);
-        status_write(m);
+        manager_status_write(m);
         notify_status(m);
         if (!m->ready) {
                 (void) sd_notify(0, "READY=1");
