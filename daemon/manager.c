@@ -566,14 +566,6 @@ static int on_worker(sd_event_source *s, int fd, uint32_t revents, void *userdat
 
 /* ---- workloads ----------------------------------------------------------------------- */
 
-static bool workload_wanted(const FragdConfig *cfg)
-{
-        for (unsigned i = 0; i < cfg->n_cgroups; i++)
-                if (cfg->cgroups[i].watch)
-                        return true;
-        return false;
-}
-
 static const char *workload_path(const Manager *m, unsigned i)
 {
         const char *p = i < m->n_wl_views ? m->wl_views[i].path : NULL;
@@ -691,7 +683,7 @@ static int workload_start(Manager *m)
         WorkloadGlobalView g;
         int r;
 
-        if (!workload_wanted(&m->cfg))
+        if (!workload_configured(&m->cfg))
                 return 0;
         wcfg = malloc(sizeof(*wcfg));
         if (!wcfg)

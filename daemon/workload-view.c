@@ -7,6 +7,14 @@
 
 #include "fragd/workload-view.h"
 
+bool workload_configured(const FragdConfig *cfg)
+{
+        for (unsigned i = 0; i < cfg->n_cgroups; i++)
+                if (cfg->cgroups[i].watch)
+                        return true;
+        return false;
+}
+
 static bool minute_known(const CgroupWorkloadView *v)
 {
         return v->present && v->have_minute && v->attribution == WL_ATTR_OK;

@@ -9,11 +9,16 @@
  *   - cgroup_view_fill():      the exporter's CgroupView (fragd_cgroup_*);
  *   - workload_stall_text():   the `fragd status` line of a cgroup. */
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "fragd/exporter.h"
 #include "fragd/metrics.h"
 #include "fragd/workload.h"
+
+/* Is any [cgroup "..."] section watched? Only then does fragd create the
+ * workload module (and open its netlink sockets). */
+bool workload_configured(const FragdConfig *cfg);
 
 /* Fills ret[] (at most cap entries) with the cgroups whose last minute of
  * stall is known: present, attribution "ok" and at least one sample. The
