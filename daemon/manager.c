@@ -99,8 +99,6 @@ struct Manager {
         char last_action[RECENT_LEN];
 };
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(Root *, root_free);
-
 Manager *manager_free(Manager *m);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
 
