@@ -99,6 +99,7 @@ void json_u64(JsonWriter *w, uint64_t v) { sep(w); fprintf(w->f, "%" PRIu64, v);
 void json_i64(JsonWriter *w, int64_t v) { sep(w); fprintf(w->f, "%" PRId64, v); }
 void json_bool(JsonWriter *w, bool v) { sep(w); fputs(v ? "true" : "false", w->f); }
 void json_null(JsonWriter *w) { sep(w); fputs("null", w->f); }
+void json_raw(JsonWriter *w, const char *json) { sep(w); fputs(json, w->f); }
 
 void json_num(JsonWriter *w, double v)
 {

@@ -20,6 +20,8 @@ static void help(void)
                "       fragd status [--root DIR]  what the running daemon owns and why\n"
                "       fragd --restore            put back every knob a dead fragd left changed\n"
                "       fragd --check-config       validate configuration, print every value and its source\n"
+               "       fragd thp-dropin UNIT MODE print a systemd drop-in that runs UNIT with THP MODE\n"
+               "                                  (never or madvise); install it, then restart the unit\n"
                "\n"
                "Keeps high-order memory (large folios, THP) available on database hosts by steering\n"
                "kcompactd, kswapd and the watermarks, and restores every knob it changed on stop.\n"
@@ -39,7 +41,8 @@ static void help(void)
                "      --version          print the version\n"
                "\n"
                "Exit status: 0 success, 1 failure, 2 usage or configuration error,\n"
-               "3 missing privilege or kernel feature, 4 (status) fragd is not running.\n"
+               "3 missing privilege, kernel feature or (thp-dropin) system bus,\n"
+               "4 (status) fragd is not running.\n"
                "See fragd(8) and fragd.conf(5).\n");
 }
 
@@ -169,7 +172,15 @@ static int parse_args(int argc, char **argv, FragdArgs *a)
         if (optind < argc) {
                 if (strcmp(argv[optind], "status") == 0 && optind + 1 == argc)
                         a->mode = MODE_STATUS;
-                else {
+                else if (strcmp(argv[optind], "thp-dropin") == 0) {
+                        if (optind + 3 != argc) {
+                                fprintf(stderr, "fragd: usage: fragd thp-dropin UNIT never|madvise\n");
+                                return -EINVAL;
+                        }
+                        a->mode = MODE_THP_DROPIN;
+                        a->dropin_unit = argv[optind + 1];
+                        a->dropin_mode = argv[optind + 2];
+                } else {
                         fprintf(stderr, "fragd: unexpected argument '%s'. Try 'fragd --help'.\n", argv[optind]);
                         return -EINVAL;
                 }
@@ -213,6 +224,8 @@ int main(int argc, char **argv)
                 return run_restore(&args);
         case MODE_CHECK_CONFIG:
                 return run_check_config(&args);
+        case MODE_THP_DROPIN:
+                return run_thp_dropin(&args);
         case MODE_DAEMON:
                 return run_daemon(&args);
         }

@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The daemon. Each tick runs sources -> assess -> policy -> knobs ->
- * outputs; a tick comes from the interval timer or, sooner, from the PSI
- * trigger on /proc/pressure/memory. Signals: SIGTERM/SIGINT restore and exit,
- * SIGHUP reloads the configuration (all of it or none). */
+/* The daemon. Each tick runs sources -> assess -> workloads -> policy ->
+ * knobs -> outputs; a tick comes from the interval timer or, sooner, from the
+ * PSI trigger on /proc/pressure/memory or on a watched cgroup's
+ * memory.pressure. Signals: SIGTERM/SIGINT restore and exit, SIGHUP reloads
+ * the configuration (all of it or none).
+ *
+ * Workloads (include/fragd/workload.h) exist only when a [cgroup "..."]
+ * section is watched: a host without one opens no netlink socket. The
+ * Workload owns every fd (per-cgroup PSI triggers, taskstats, proc
+ * connector, collapse worker); the manager owns the sd-event sources on
+ * them and always drops a source before the Workload closes its fd
+ * (workload_release_psi(), workload_free()). */
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -29,10 +37,19 @@
 #include "fragd/psi-trigger.h"
 #include "fragd/snapshot.h"
 #include "fragd/status.h"
+#include "fragd/taskstats.h"
+#include "fragd/workload-view.h"
+#include "fragd/workload.h"
 
 #define RECENT_MAX 32
 #define RECENT_LEN 400
 #define MIN_TICK_GAP_USEC (1 * USEC_PER_SEC) /* PSI events never tick faster */
+
+typedef struct WorkloadPsiSlot {
+        Manager *manager;
+        unsigned index;          /* the workload's cgroup index */
+        sd_event_source *source; /* on workload_psi_fd(w, index), or NULL */
+} WorkloadPsiSlot;
 
 struct Manager {
         FragdArgs args;
@@ -49,6 +66,13 @@ struct Manager {
 
         KnobRegistry *knobs;
         CompactWorker *worker;
+
+        Workload *workload;      /* NULL: no watched cgroup */
+        WorkloadPsiSlot wl_psi[FRAGD_MAX_CGROUPS];
+        sd_event_source *wl_taskstats_source, *wl_proc_events_source, *wl_collapse_source;
+        unsigned n_wl_views;     /* this tick's views; paths point into workload */
+        CgroupWorkloadView wl_views[FRAGD_MAX_CGROUPS];
+        uint32_t wl_over_budget; /* bit i: cgroup i over its stall budget (for logging changes) */
 
         Observation *cur, *prev;
         bool have_prev;
@@ -75,15 +99,16 @@ struct Manager {
         char last_action[RECENT_LEN];
 };
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(Root *, root_free);
-
 Manager *manager_free(Manager *m);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
+
+static void workload_stop(Manager *m);
 
 Manager *manager_free(Manager *m)
 {
         if (!m)
                 return NULL;
+        workload_stop(m); /* its sources, then its fds */
         sd_event_source_disable_unref(m->timer);
         sd_event_source_disable_unref(m->psi_source);
         sd_event_source_disable_unref(m->worker_source);
@@ -214,15 +239,28 @@ static void recent_add(Manager *m, const char *line)
         snprintf(m->last_action, sizeof(m->last_action), "%s", line);
 }
 
-static void status_write(Manager *m)
+static void manager_status_write(Manager *m)
 {
         const char *lines[RECENT_MAX];
+        StatusCgroup cg[FRAGD_MAX_CGROUPS];
+        char stall[FRAGD_MAX_CGROUPS][192];
         unsigned n = 0;
         int r;
 
         for (unsigned i = 0; i < m->n_recent; i++)
                 lines[n++] = m->recent[(m->recent_head + i) % RECENT_MAX];
-        r = knob_status_write(m->knobs, lines, n);
+        for (unsigned i = 0; i < m->n_wl_views; i++) {
+                const CgroupWorkloadView *v = &m->wl_views[i];
+
+                cg[i] = (StatusCgroup) {
+                        .path = v->path,
+                        .present = v->present,
+                        .mechanism = v->thp.mechanism_name,
+                        .effect = thp_effect_name(v->thp.effect),
+                        .stall = workload_stall_text(v, stall[i], sizeof(stall[i])),
+                };
+        }
+        r = status_write(m->knobs, lines, n, cg, m->n_wl_views);
         if (r < 0)
                 log_debug_errno(r, "Cannot write the status file: %m");
 }
@@ -255,6 +293,8 @@ static void metrics_export(Manager *m)
         if (!b)
                 return;
         snapshot_build(b, &m->cfg, m->cur, m->have_prev ? m->prev : NULL, m->a, m->d, m->knobs);
+        for (unsigned i = 0; i < m->n_wl_views && i < SNAPSHOT_MAX_CGROUPS; i++)
+                cgroup_view_fill(&m->wl_views[i], &b->cgroups[b->s.n_cgroups++]);
         b->s.n_actions = m->n_actions;
         b->s.actions = m->actions;
         b->s.health.last_tick_realtime_usec = now_realtime_usec();
@@ -341,6 +381,8 @@ static void apply_decision(Manager *m, usec_t now)
         }
 }
 
+static void workload_assess(Manager *m, usec_t now);
+
 static int tick(Manager *m)
 {
         usec_t now = now_monotonic_usec();
@@ -388,6 +430,7 @@ static int tick(Manager *m)
         r = assess(m->cur, m->have_prev ? m->prev : NULL, m->a);
         if (r < 0)
                 return log_error_errno(r, "Cannot assess the observation: %m");
+        workload_assess(m, now);
 
         levers_input(m, in);
         r = policy_decide(&m->cfg.policy, m->pstate, m->a, in, now, m->d);
@@ -402,7 +445,7 @@ static int tick(Manager *m)
         log_debug("tick %" PRIu64 ": %u decisions, %u held, %" PRIu64 " us", m->n_ticks, m->d->n_items,
                   m->d->n_held, m->tick_duration_usec);
         metrics_export(m);
-        status_write(m);
+        manager_status_write(m);
         notify_status(m);
         if (!m->ready) {
                 (void) sd_notify(0, "READY=1");
@@ -438,10 +481,22 @@ static void psi_close(Manager *m)
         m->psi_fd = -1;
 }
 
+/* A pressure event (system or cgroup): tick now, but never closer than
+ * MIN_TICK_GAP_USEC to the last tick. */
+static int tick_on_pressure(Manager *m)
+{
+        usec_t now = now_monotonic_usec();
+
+        if (now - m->last_tick_usec >= MIN_TICK_GAP_USEC) {
+                (void) tick(m);
+                return arm_timer(m, m->cfg.daemon.interval_usec);
+        }
+        return arm_timer(m, m->last_tick_usec + MIN_TICK_GAP_USEC - now);
+}
+
 static int on_psi(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         Manager *m = userdata;
-        usec_t now = now_monotonic_usec();
 
         if (revents & EPOLLERR) {
                 log_warning("The PSI trigger on /proc/pressure/memory was dropped by the kernel; "
@@ -450,11 +505,7 @@ static int on_psi(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                 return 0;
         }
         log_debug("memory pressure event");
-        if (now - m->last_tick_usec >= MIN_TICK_GAP_USEC) {
-                (void) tick(m);
-                return arm_timer(m, m->cfg.daemon.interval_usec);
-        }
-        return arm_timer(m, m->last_tick_usec + MIN_TICK_GAP_USEC - now);
+        return tick_on_pressure(m);
 }
 
 static int psi_open(Manager *m)
@@ -510,6 +561,260 @@ static int on_worker(sd_event_source *s, int fd, uint32_t revents, void *userdat
         return 0;
 }
 
+
+/* ---- workloads ----------------------------------------------------------------------- */
+
+static const char *workload_path(const Manager *m, unsigned i)
+{
+        const char *p = i < m->n_wl_views ? m->wl_views[i].path : NULL;
+
+        return !p ? "?" : *p ? p : "/";
+}
+
+/* Drops the event source first, then lets the workload close the fd. */
+static void workload_psi_drop(Manager *m, unsigned i)
+{
+        m->wl_psi[i].source = sd_event_source_disable_unref(m->wl_psi[i].source);
+        workload_release_psi(m->workload, i);
+}
+
+static int on_workload_psi(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        WorkloadPsiSlot *slot = userdata;
+        Manager *m = slot->manager;
+        int r;
+
+        r = workload_on_psi(m->workload, slot->index, revents);
+        if (r == -ENODEV) {
+                /* the cgroup is gone: the next tick's refresh picks it up again */
+                workload_psi_drop(m, slot->index);
+                return 0;
+        }
+        if (r <= 0)
+                return 0;
+        log_debug("memory pressure event in cgroup '%s'", workload_path(m, slot->index));
+        return tick_on_pressure(m);
+}
+
+static void workload_psi_add(Manager *m, unsigned i)
+{
+        WorkloadPsiSlot *slot = &m->wl_psi[i];
+        int fd = workload_psi_fd(m->workload, i), r;
+
+        if (fd < 0)
+                return;
+        slot->source = sd_event_source_disable_unref(slot->source);
+        r = sd_event_add_io(m->event, &slot->source, fd, EPOLLPRI, on_workload_psi, slot);
+        if (r < 0) {
+                slot->source = NULL;
+                log_warning_errno(r, "Cannot watch the PSI trigger of cgroup '%s' (%m); its pressure is read "
+                                  "every tick instead", workload_path(m, i));
+        }
+}
+
+static int on_workload_taskstats(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        Manager *m = userdata;
+        int r = workload_on_taskstats(m->workload);
+
+        if (r < 0 && r != -EAGAIN && r != -EINTR) {
+                log_warning_errno(r, "The taskstats exit listener failed (%m); exited processes are found by "
+                                  "queries from now on");
+                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+        }
+        return 0;
+}
+
+static int on_workload_proc_events(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        Manager *m = userdata;
+        int r = workload_on_proc_events(m->workload);
+
+        if (r < 0 && r != -EAGAIN && r != -EINTR) {
+                log_warning_errno(r, "The proc connector failed (%m); membership comes from cgroup.procs scans "
+                                  "from now on");
+                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+        }
+        return 0;
+}
+
+static int on_workload_collapse(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        Manager *m = userdata;
+
+        (void) workload_on_collapse(m->workload);
+        return 0;
+}
+
+static void workload_add_io(Manager *m, sd_event_source **ret, int fd, sd_event_io_handler_t cb, const char *what)
+{
+        int r;
+
+        if (fd < 0)
+                return;
+        r = sd_event_add_io(m->event, ret, fd, EPOLLIN, cb, m);
+        if (r < 0) {
+                *ret = NULL;
+                log_warning_errno(r, "Cannot watch the %s: %m, ignoring", what);
+        }
+}
+
+/* Every source on the workload's fds, then the workload (and its fds). */
+static void workload_stop(Manager *m)
+{
+        if (!m->workload)
+                return;
+        for (unsigned i = 0; i < ELEMENTSOF(m->wl_psi); i++)
+                m->wl_psi[i].source = sd_event_source_disable_unref(m->wl_psi[i].source);
+        m->wl_taskstats_source = sd_event_source_disable_unref(m->wl_taskstats_source);
+        m->wl_proc_events_source = sd_event_source_disable_unref(m->wl_proc_events_source);
+        m->wl_collapse_source = sd_event_source_disable_unref(m->wl_collapse_source);
+        m->workload = workload_free(m->workload);
+        m->n_wl_views = 0;
+        m->wl_over_budget = 0;
+}
+
+static int workload_start(Manager *m)
+{
+        WorkloadOptions opt = WORKLOAD_OPTIONS_DEFAULT;
+        _cleanup_free_ FragdConfig *wcfg = NULL;
+        WorkloadGlobalView g;
+        int r;
+
+        if (!workload_configured(&m->cfg))
+                return 0;
+        wcfg = malloc(sizeof(*wcfg));
+        if (!wcfg)
+                return log_error_errno(-ENOMEM, "Cannot set up the watched cgroups: %m");
+        *wcfg = m->cfg;
+        if (!m->root->is_host) {
+                /* a trigger is written into memory.pressure: only ever into a
+                 * real cgroup2 file, never into the plain copies of a --root
+                 * tree (as psi_open() for /proc/pressure/memory) */
+                wcfg->daemon.psi_trigger_threshold_usec = 0;
+                for (unsigned i = 0; i < wcfg->n_cgroups; i++)
+                        wcfg->cgroups[i].psi_trigger_threshold_usec = 0;
+        }
+        /* collapse goes through pidfd_open() of host pids: never for the
+         * pids of a --root tree */
+        opt.dry_run = m->dry_run || !m->root->is_host;
+        r = workload_new(m->root, wcfg, &opt, &m->workload);
+        if (r < 0)
+                return log_warning_errno(r, "Cannot set up the watched cgroups (%m); running without them");
+        for (unsigned i = 0; i < ELEMENTSOF(m->wl_psi); i++)
+                m->wl_psi[i] = (WorkloadPsiSlot) { .manager = m, .index = i };
+        /* per-cgroup PSI sources come with the first tick (psi_appeared) */
+        workload_add_io(m, &m->wl_taskstats_source, workload_taskstats_fd(m->workload), on_workload_taskstats,
+                        "taskstats exit listener");
+        workload_add_io(m, &m->wl_proc_events_source, workload_proc_events_fd(m->workload),
+                        on_workload_proc_events, "proc connector");
+        workload_add_io(m, &m->wl_collapse_source, workload_collapse_fd(m->workload), on_workload_collapse,
+                        "collapse worker");
+        workload_global_view(m->workload, &g);
+        log_info("Watching %u cgroup(s); stall attribution: %s", workload_n_cgroups(m->workload),
+                 workload_attribution_name(g.attribution));
+        return 0;
+}
+
+static void workload_log_budget(Manager *m, uint32_t over)
+{
+        for (unsigned i = 0; i < m->n_wl_views; i++) {
+                const CgroupWorkloadView *v = &m->wl_views[i];
+                bool now_over = over & (1u << i), was_over = m->wl_over_budget & (1u << i);
+
+                if (now_over && !was_over)
+                        log_notice("cgroup '%s' is over its stall budget: %" PRIu64 " ms direct compaction and "
+                                   "reclaim in the last minute (budget %" PRIu64 " ms)", workload_path(m, i),
+                                   v->minute.budgeted_usec / USEC_PER_MSEC, v->minute.budget_usec / USEC_PER_MSEC);
+                else if (!now_over && was_over)
+                        log_info("cgroup '%s' is back within its stall budget", workload_path(m, i));
+        }
+        m->wl_over_budget = over;
+}
+
+/* Per tick, after assess() and before policy_decide(): the workload's own
+ * tick, its PSI sources, this tick's views and Assessment.workloads[]. */
+static void workload_assess(Manager *m, usec_t now)
+{
+        WorkloadTickResult res = {};
+        bool host_calm;
+        unsigned n;
+        int r;
+
+        if (!m->workload)
+                return;
+        /* calm: low pressure now, and the reserve met at the last decision */
+        host_calm = m->n_ticks > 0 && m->d->eval.targets_met &&
+                    m->a->psi_some_avg10_permyriad < m->cfg.policy.calm_psi_some_permyriad;
+        r = workload_tick(m->workload, now, host_calm, &res);
+        if (r < 0)
+                log_debug_errno(r, "Workload tick failed: %m");
+        n = MIN(workload_n_cgroups(m->workload), (unsigned) FRAGD_MAX_CGROUPS);
+        for (unsigned i = 0; i < n; i++) {
+                if (res.psi_vanished & (1u << i))
+                        workload_psi_drop(m, i);
+                if (res.psi_appeared & (1u << i))
+                        workload_psi_add(m, i);
+        }
+        m->n_wl_views = 0;
+        for (unsigned i = 0; i < n; i++)
+                if (workload_view(m->workload, i, &m->wl_views[m->n_wl_views]) >= 0)
+                        m->n_wl_views++;
+        m->a->n_workloads = workload_stalls_fill(m->wl_views, m->n_wl_views, m->a->workloads,
+                                                 ASSESSMENT_MAX_WORKLOADS);
+        workload_log_budget(m, res.over_budget);
+}
+
+static bool cgroup_config_equal(const CgroupConfig *a, const CgroupConfig *b)
+{
+        return strcmp(a->path, b->path) == 0 && a->watch == b->watch && a->thp == b->thp &&
+               a->collapse == b->collapse && a->stall_budget_usec == b->stall_budget_usec &&
+               a->collapse_cpu_budget_usec == b->collapse_cpu_budget_usec &&
+               a->collapse_max_bytes_per_tick == b->collapse_max_bytes_per_tick &&
+               a->psi_trigger_threshold_usec == b->psi_trigger_threshold_usec &&
+               a->psi_trigger_window_usec == b->psi_trigger_window_usec;
+}
+
+/* Does a reload change what workload_new() was given? */
+static bool workload_config_changed(const FragdConfig *a, const FragdConfig *b)
+{
+        if (a->n_cgroups != b->n_cgroups || a->daemon.enable_delayacct != b->daemon.enable_delayacct ||
+            a->daemon.psi_trigger_threshold_usec != b->daemon.psi_trigger_threshold_usec ||
+            a->daemon.psi_trigger_window_usec != b->daemon.psi_trigger_window_usec)
+                return true;
+        for (unsigned i = 0; i < a->n_cgroups; i++)
+                if (!cgroup_config_equal(&a->cgroups[i], &b->cgroups[i]))
+                        return true;
+        return false;
+}
+
+/* enable_delayacct=yes and kernel.task_delayacct=0: turn it on through the
+ * knob registry (journaled, restored on stop). With enable_delayacct=no the
+ * workload says once that attribution is unavailable and how to get it. */
+static void delayacct_apply(Manager *m, usec_t now)
+{
+        int v, r;
+
+        if (!m->cfg.daemon.enable_delayacct)
+                return;
+        r = delayacct_read(m->root, &v);
+        if (r == -ENOENT) {
+                log_info("enable_delayacct=yes, but there is no kernel.task_delayacct (kernels before 5.14 "
+                         "collect delays when booted with delayacct)");
+                return;
+        }
+        if (r < 0 || v != 0)
+                return;
+        r = knob_set(m->knobs, "kernel.task_delayacct", "1", now);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot set kernel.task_delayacct=1 (%m): per-cgroup stall attribution "
+                                  "stays unavailable");
+                return;
+        }
+        log_info("%skernel.task_delayacct 0 -> 1 (enable_delayacct=yes; restored on stop): delays are "
+                 "collected from now on, tasks started before now are not covered", m->dry_run ? "dry run: " : "");
+}
+
 /* ---- configuration -------------------------------------------------------------- */
 
 static void config_args(const Manager *m, ConfigLoadArgs *a)
@@ -536,13 +841,15 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 {
         Manager *m = userdata;
         _cleanup_free_ ConfigErrors *errs = calloc(1, sizeof(*errs));
+        _cleanup_free_ FragdConfig *old = malloc(sizeof(*old));
         ConfigLoadArgs a;
         bool was_dry = m->cfg.daemon.dry_run;
         char buf[64];
         int r;
 
-        if (!errs)
+        if (!errs || !old)
                 return 0;
+        *old = m->cfg;
         snprintf(buf, sizeof(buf), "RELOADING=1\nMONOTONIC_USEC=%" PRIu64, now_monotonic_usec());
         (void) sd_notify(0, buf);
         config_args(m, &a);
@@ -555,6 +862,13 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
                 config_applied(m);
                 if (m->cfg.daemon.dry_run != was_dry)
                         log_warning("[daemon] dry_run changed: it takes effect at the next start");
+                if (workload_config_changed(old, &m->cfg)) {
+                        /* the stall history of the watched cgroups starts again */
+                        workload_stop(m);
+                        if (!old->daemon.enable_delayacct)
+                                delayacct_apply(m, now_monotonic_usec());
+                        (void) workload_start(m);
+                }
                 log_info("Configuration reloaded (preset %s)", preset_name(m->cfg.policy.preset));
                 (void) arm_timer(m, m->cfg.daemon.interval_usec);
         }
@@ -666,6 +980,8 @@ int manager_new(const FragdArgs *args, Manager **ret, int *ret_exit)
                 return log_error_errno(r, "Cannot add the tick timer: %m");
         (void) sd_event_source_set_enabled(m->timer, SD_EVENT_ONESHOT);
         (void) psi_open(m);
+        delayacct_apply(m, now_monotonic_usec());
+        (void) workload_start(m);
 
         *ret = TAKE_PTR(m);
         *ret_exit = 0;
@@ -680,8 +996,10 @@ int manager_run(Manager *m)
         r = sd_event_loop(m->event);
         if (r < 0)
                 log_error_errno(r, "Event loop failed: %m");
-        /* a running compaction cannot be interrupted: wait for it first */
+        /* a running compaction cannot be interrupted: wait for it first;
+         * a collapse run is cancelled */
         m->worker = compact_worker_free(m->worker);
+        workload_stop(m);
         rr = knob_restore_all(m->knobs, &failed);
         if (rr < 0 || failed)
                 log_error_errno(rr, "%u knob(s) could not be restored (%m); they stay in %s/saved and the "

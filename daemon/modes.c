@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* fragd status, fragd --restore, fragd --check-config, fragd --features. */
+/* fragd status, fragd --restore, fragd --check-config, fragd --features,
+ * fragd thp-dropin. */
 
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "fragd/log.h"
 #include "fragd/main-internal.h"
 #include "fragd/status.h"
+#include "fragd/thp-cgroup.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(Root *, root_free);
 
@@ -108,4 +110,40 @@ int run_features(const FragdArgs *a)
         (void) a;
         printf("once\ndaemon\nstatus\nrestore\ncheck-config\nprom\n");
         return 0;
+}
+
+int run_thp_dropin(const FragdArgs *a)
+{
+        const char *unit = a->dropin_unit, *mode = a->dropin_mode;
+        int r;
+
+        if (strcmp(mode, "never") != 0 && strcmp(mode, "madvise") != 0) {
+                log_error("thp-dropin: MODE '%s' is not one of never, madvise (always and inherit need no "
+                          "drop-in: 'always' is [cgroup] thp=always with collapse=yes)", mode);
+                return EXIT_USAGE;
+        }
+        if (!strchr(unit, '.')) {
+                log_error("thp-dropin: '%s' is not a unit name (postgresql.service)", unit);
+                return EXIT_USAGE;
+        }
+        r = thp_dropin_print(unit, mode, NULL, stdout);
+        if (r == -ENOTCONN) {
+                log_error("Cannot ask systemd for %s's ExecStart (no system bus): run on the host where the unit "
+                          "is installed", unit);
+                return EXIT_PRECONDITION;
+        }
+        if (r == -ENODATA) {
+                log_error("systemd knows no ExecStart= for %s (not installed, or not a service): nothing to wrap",
+                          unit);
+                return EXIT_FAILURE;
+        }
+        if (r == -EINVAL) {
+                log_error("thp-dropin: cannot make a drop-in for '%s' with mode %s", unit, mode);
+                return EXIT_USAGE;
+        }
+        if (r < 0) {
+                log_error_errno(r, "Cannot make the drop-in for %s: %m", unit);
+                return EXIT_FAILURE;
+        }
+        return fflush(stdout) == 0 ? 0 : EXIT_FAILURE;
 }

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* fragd --once: observe this host, assess, decide, print; writes nothing. */
+/* fragd --once: observe this host, assess, decide, print; writes nothing.
+ * With watched cgroups ([cgroup "..."]) the workload module reads them too
+ * (one tick, or one at each reading with --interval) and the report has a
+ * cgroup section (text) or a "cgroups" array (json). */
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,8 +19,11 @@
 #include "fragd/report.h"
 #include "fragd/root.h"
 #include "fragd/snapshot.h"
+#include "fragd/workload-view.h"
+#include "fragd/workload.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(Root *, root_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Workload *, workload_free);
 
 static void sleep_usec(usec_t u)
 {
@@ -86,6 +92,82 @@ static void decision_to_report(const Decision *d, ReportDecision *rd, unsigned *
         }
 }
 
+static Workload *workload_open(const Root *root, FragdConfig *cfg)
+{
+        WorkloadOptions opt = WORKLOAD_OPTIONS_DEFAULT;
+        Workload *w = NULL;
+        int r;
+
+        if (!workload_configured(cfg))
+                return NULL;
+        /* no event loop: no PSI triggers; and nothing is written (no collapse).
+         * The triggers are the only use of these values in --once. */
+        cfg->daemon.psi_trigger_threshold_usec = 0;
+        for (unsigned i = 0; i < cfg->n_cgroups; i++)
+                cfg->cgroups[i].psi_trigger_threshold_usec = 0;
+        opt.dry_run = true;
+        r = workload_new(root, cfg, &opt, &w);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot read the watched cgroups (%m); reporting without them");
+                return NULL;
+        }
+        return w;
+}
+
+static unsigned workload_views(const Workload *w, CgroupWorkloadView *views)
+{
+        unsigned n = 0;
+
+        for (unsigned i = 0; i < workload_n_cgroups(w) && n < FRAGD_MAX_CGROUPS; i++)
+                if (workload_view(w, i, &views[n]) >= 0)
+                        n++;
+        return n;
+}
+
+/* workload_report() and workload_report_json() (one object per line) as
+ * malloc'ed strings, the latter made into one JSON array. */
+static int workload_reports(const Workload *w, char **ret_text, char **ret_json)
+{
+        _cleanup_free_ char *text = NULL, *lines = NULL, *json = NULL;
+        size_t text_len = 0, lines_len = 0, j = 0;
+        bool first = true;
+        FILE *f;
+
+        f = open_memstream(&text, &text_len);
+        if (!f)
+                return -ENOMEM;
+        (void) workload_report(w, f);
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        f = open_memstream(&lines, &lines_len);
+        if (!f)
+                return -ENOMEM;
+        (void) workload_report_json(w, f);
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        json = malloc(lines_len + 3);
+        if (!json)
+                return -ENOMEM;
+        json[j++] = '[';
+        for (const char *p = lines; *p;) {
+                size_t l = strcspn(p, "\n");
+
+                if (l > 0) {
+                        if (!first)
+                                json[j++] = ',';
+                        memcpy(json + j, p, l);
+                        j += l;
+                        first = false;
+                }
+                p += l + (p[l] == '\n');
+        }
+        json[j++] = ']';
+        json[j] = '\0';
+        *ret_text = TAKE_PTR(text);
+        *ret_json = TAKE_PTR(json);
+        return 0;
+}
+
 int run_once(const FragdArgs *a)
 {
         _cleanup_(root_freep) Root *root = NULL;
@@ -98,6 +180,10 @@ int run_once(const FragdArgs *a)
         _cleanup_free_ Decision *d = NULL;
         _cleanup_free_ ReportDecision *rd = NULL;
         _cleanup_free_ SnapshotBuilder *sb = NULL;
+        _cleanup_(workload_freep) Workload *wl = NULL;
+        _cleanup_free_ CgroupWorkloadView *views = NULL;
+        _cleanup_free_ char *cg_text = NULL, *cg_json = NULL;
+        unsigned n_views = 0;
         InstanceProbe probe = {};
         ReportInstance inst = {};
         LeverInput in[_LEVER_MAX];
@@ -135,6 +221,7 @@ int run_once(const FragdArgs *a)
                         log_error("  %s", errs->msg[i]);
                 return EXIT_USAGE;
         }
+        wl = workload_open(root, cfg);
 
         if (a->interval_usec) {
                 prev = calloc(1, sizeof(*prev));
@@ -143,6 +230,8 @@ int run_once(const FragdArgs *a)
                 r = observation_read(root, OBS_PER_TICK, now_monotonic_usec(), prev);
                 if (r < 0)
                         goto no_buddyinfo;
+                if (wl)
+                        (void) workload_tick(wl, prev->now_usec, false, NULL);
                 sleep_usec(a->interval_usec);
         }
         r = observation_read(root, OBS_ALL, now_monotonic_usec(), cur);
@@ -152,6 +241,15 @@ int run_once(const FragdArgs *a)
         if (r < 0) {
                 log_error_errno(r, "Cannot assess the observation: %m");
                 return EXIT_FAILURE;
+        }
+        if (wl) {
+                /* as the daemon: the workloads' last minute goes to the policy */
+                views = calloc(FRAGD_MAX_CGROUPS, sizeof(*views));
+                if (!views)
+                        return EXIT_FAILURE;
+                (void) workload_tick(wl, cur->now_usec, false, NULL);
+                n_views = workload_views(wl, views);
+                as->n_workloads = workload_stalls_fill(views, n_views, as->workloads, ASSESSMENT_MAX_WORKLOADS);
         }
 
         policy_state_init(ps);
@@ -167,6 +265,8 @@ int run_once(const FragdArgs *a)
                 if (!sb)
                         return EXIT_FAILURE;
                 snapshot_build(sb, cfg, cur, prev, as, d, NULL);
+                for (unsigned i = 0; i < n_views && i < SNAPSHOT_MAX_CGROUPS; i++)
+                        cgroup_view_fill(&views[i], &sb->cgroups[sb->s.n_cgroups++]);
                 sb->s.health.dry_run = true;
                 r = metrics_render(&sb->s, stdout);
                 if (r < 0) {
@@ -194,6 +294,15 @@ int run_once(const FragdArgs *a)
         ri.decisions_known = true;
         ri.dry_run = true;
         ri.preset = preset_name(cfg->policy.preset);
+        if (wl) {
+                r = workload_reports(wl, &cg_text, &cg_json);
+                if (r < 0) {
+                        log_error_errno(r, "Cannot render the cgroup report: %m");
+                        return EXIT_FAILURE;
+                }
+                ri.cgroups_text = cg_text;
+                ri.cgroups_json = cg_json;
+        }
         if (strcmp(a->format, "json") == 0)
                 r = report_json(stdout, &ri);
         else

@@ -253,6 +253,16 @@ int report_text(FILE *f, const ReportInput *in)
                 fprintf(f, missing ? "\n  (all other sources read)\n" : " all read\n");
         }
 
+        if (in->cgroups_text) {
+                fprintf(f, "\nWatched cgroups:\n");
+                for (const char *p = in->cgroups_text; *p;) {
+                        size_t l = strcspn(p, "\n");
+
+                        fprintf(f, "  %.*s\n", (int) l, p);
+                        p += l + (p[l] == '\n');
+                }
+        }
+
         if (in->decisions_known) {
                 fprintf(f, "\nDecisions%s%s:\n", in->preset ? " of preset " : "", in->preset ? in->preset : "");
                 if (in->n_decisions == 0)
@@ -522,6 +532,10 @@ int report_json(FILE *f, const ReportInput *in)
                 json_arr_end(&w);
         } else
                 json_null(&w);
+        if (in->cgroups_json) {
+                json_key(&w, "cgroups");
+                json_raw(&w, in->cgroups_json);
+        }
         json_obj_end(&w);
         json_end(&w);
         return ferror(f) ? -EIO : 0;

@@ -33,7 +33,14 @@ static const char *errno_name(int err)
         return n ?: "EUNKNOWN";
 }
 
-int knob_status_write(const KnobRegistry *reg, const char *const *decisions, size_t n_decisions)
+static void put_field(FILE *f, const char *s)
+{
+        fputc('\t', f);
+        put_clean(f, s && *s ? s : "-", 256);
+}
+
+int status_write(const KnobRegistry *reg, const char *const *decisions, size_t n_decisions,
+                 const StatusCgroup *cgroups, size_t n_cgroups)
 {
         const Root *root = knob_registry_root(reg);
         _cleanup_free_ char *buf = NULL;
@@ -68,6 +75,17 @@ int knob_status_write(const KnobRegistry *reg, const char *const *decisions, siz
                         fprintf(f, "disabled\t%s\t%s\t%s\n", ki.name, errno_name(ki.disabled_error),
                                 strerror(abs(ki.disabled_error)));
         }
+        for (size_t i = 0; i < n_cgroups && i < STATUS_CGROUPS_MAX; i++) {
+                const StatusCgroup *c = &cgroups[i];
+
+                fputs("cgroup", f);
+                put_field(f, c->path && c->path[0] ? c->path : "/");
+                put_field(f, c->present ? "present" : "absent");
+                put_field(f, c->mechanism);
+                put_field(f, c->effect);
+                put_field(f, c->stall);
+                fputc('\n', f);
+        }
         first = n_decisions > STATUS_DECISIONS_MAX ? n_decisions - STATUS_DECISIONS_MAX : 0;
         for (size_t i = first; i < n_decisions; i++) {
                 if (!decisions[i])
@@ -82,6 +100,11 @@ int knob_status_write(const KnobRegistry *reg, const char *const *decisions, siz
         if (r < 0)
                 return log_debug_errno(r, "Failed to write '%s/%s': %m", root->path, path);
         return 0;
+}
+
+int knob_status_write(const KnobRegistry *reg, const char *const *decisions, size_t n_decisions)
+{
+        return status_write(reg, decisions, n_decisions, NULL, 0);
 }
 
 int knob_status_remove(const KnobRegistry *reg)
@@ -132,7 +155,7 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
         unsigned long long pid = 0, starttime = 0, updated = 0;
         char ownership[16] = "?", ops[16] = "?";
         size_t len;
-        unsigned n_owned = 0, n_yielded = 0, n_disabled = 0, n_decisions = 0;
+        unsigned n_owned = 0, n_yielded = 0, n_disabled = 0, n_cgroups = 0, n_decisions = 0;
         int r;
 
         r = knob_runtime_dir_relative(runtime_dir, rt, sizeof(rt));
@@ -170,6 +193,8 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
                         n_yielded++;
                 else if (strncmp(p, "disabled\t", 9) == 0)
                         n_disabled++;
+                else if (strncmp(p, "cgroup\t", 7) == 0)
+                        n_cgroups++;
                 else if (strncmp(p, "decision\t", 9) == 0)
                         n_decisions++;
                 if (nl)
@@ -195,9 +220,10 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
                         { "owned", "Owned knobs (restored on stop):" },
                         { "yielded", "Yielded knobs (changed by someone else; left alone until restart):" },
                         { "disabled", "Disabled knobs:" },
+                        { "cgroup", "Watched cgroups (THP mechanism in effect, stalls):" },
                         { "decision", "Recent decisions (newest last):" },
                 };
-                unsigned counts[] = { n_owned, n_yielded, n_disabled, n_decisions };
+                unsigned counts[] = { n_owned, n_yielded, n_disabled, n_cgroups, n_decisions };
 
                 for (size_t s = 0; s < ELEMENTSOF(sections); s++) {
                         char *p = buf;
@@ -214,7 +240,7 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
                         else if (s == 1)
                                 fprintf(out, "  %-36s %-14s %-14s %s\n", "KNOB", "ORIGINAL", "NOW", "SINCE");
                         while (p && *p) {
-                                char *nl = strchr(p, '\n'), *f[6];
+                                char *nl = strchr(p, '\n'), *f[8];
                                 char copy[1024];
                                 size_t n;
 
@@ -230,7 +256,13 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
                                                 fprintf(out, "  %-36s %-14s %-14s %s\n", f[0], f[1], f[2], since);
                                         } else if (s == 2 && n >= 3)
                                                 fprintf(out, "  %-36s %s (%s)\n", f[0], f[2], f[1]);
-                                        else if (s == 3)
+                                        else if (s == 3 && n >= 5) {
+                                                if (strcmp(f[1], "present") == 0)
+                                                        fprintf(out, "  %s: present, THP via %s (%s)\n    %s\n",
+                                                                f[0], f[2], f[3], f[4]);
+                                                else
+                                                        fprintf(out, "  %s: %s\n", f[0], f[1]);
+                                        } else if (s == 4)
                                                 fprintf(out, "  %s\n", f[0]);
                                 }
                                 if (nl)

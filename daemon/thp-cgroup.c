@@ -1046,8 +1046,10 @@ static int unit_exec_start(const char *unit, char ***ret, size_t *ret_n)
         int r;
 
         r = sd_bus_open_system(&bus);
-        if (r < 0)
+        if (r < 0) {
+                r = -ENOTCONN; /* no system bus: nothing to ask (container, chroot, no D-Bus) */
                 goto out;
+        }
         r = sd_bus_path_encode("/org/freedesktop/systemd1/unit", unit, &path);
         if (r < 0)
                 goto out;

@@ -303,12 +303,12 @@ int workload_new(const Root *root, const FragdConfig *cfg, const WorkloadOptions
                 if (w->pe_err < 0)
                         log_full_errno(LOG_NOTICE, w->pe_err, "proc connector unavailable, rescanning cgroup.procs every tick: %m");
         }
-        if (w->delayacct == 0)
-                log_notice("kernel.task_delayacct=0: direct compaction/reclaim/thrashing delays are not collected%s",
-                           cfg->daemon.enable_delayacct
-                                   ? "; enable_delayacct=yes: fragd will turn it on (processes started before "
-                                     "that are never covered)"
-                                   : "; set enable_delayacct=yes (or boot with delayacct) to get them");
+        /* with enable_delayacct=yes the daemon's knob writer turns it on and
+         * logs the outcome; --once never writes (its report says why) */
+        if (w->delayacct == 0 && !cfg->daemon.enable_delayacct && w->opt.use_netlink)
+                log_notice("kernel.task_delayacct=0: direct compaction/reclaim/thrashing delays are not collected, "
+                           "no stall attribution per cgroup; set enable_delayacct=yes in [daemon] (fragd turns it "
+                           "on and restores it on stop) or boot with delayacct to get them");
 
         thp_env_detect(&w->thp_env, w->opt.launcher_path);
         w->collapse_ops = w->opt.collapse_ops ? *w->opt.collapse_ops : collapse_ops_real;
@@ -906,8 +906,13 @@ int workload_report(const Workload *w, FILE *f)
                            "turn it on, processes started before are never covered)");
         else if (g.attribution == WL_ATTR_NO_TASKSTATS)
                 fprintf(f, " (%s)", errname(g.taskstats_err));
-        fprintf(f, "; taskstats v%u, exit listener %s, proc connector %s\n", g.taskstats_version,
-                g.exit_listener ? "on" : errname(g.exit_listener_err), g.proc_events ? "on" : errname(g.proc_events_err));
+        if (g.attribution == WL_ATTR_DISABLED)
+                fprintf(f, " (netlink is off: taskstats and the proc connector describe this host, not the tree "
+                           "under --root)\n");
+        else
+                fprintf(f, "; taskstats v%u, exit listener %s, proc connector %s\n", g.taskstats_version,
+                        g.exit_listener ? "on" : errname(g.exit_listener_err),
+                        g.proc_events ? "on" : errname(g.proc_events_err));
         for (unsigned i = 0; i < w->n; i++) {
                 CgroupWorkloadView v;
 

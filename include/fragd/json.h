@@ -30,4 +30,5 @@ void json_i64(JsonWriter *w, int64_t v);
 void json_num(JsonWriter *w, double v);       /* %.6g; NaN/inf print null */
 void json_bool(JsonWriter *w, bool v);
 void json_null(JsonWriter *w);
+void json_raw(JsonWriter *w, const char *json); /* one complete JSON value, written as is */
 void json_end(JsonWriter *w); /* final newline */

@@ -21,6 +21,7 @@ typedef enum Mode {
         MODE_RESTORE,
         MODE_CHECK_CONFIG,
         MODE_FEATURES,
+        MODE_THP_DROPIN,
         MODE_HELP,
         MODE_VERSION,
 } Mode;
@@ -38,6 +39,7 @@ typedef struct FragdArgs {
         int log_level;
         bool log_level_set;
         bool quiet_if_clean; /* --restore: say nothing when there is nothing to do */
+        const char *dropin_unit, *dropin_mode; /* thp-dropin UNIT MODE */
 } FragdArgs;
 
 usec_t now_monotonic_usec(void);
@@ -48,4 +50,5 @@ int run_status(const FragdArgs *a);
 int run_restore(const FragdArgs *a);
 int run_check_config(const FragdArgs *a);
 int run_features(const FragdArgs *a);
+int run_thp_dropin(const FragdArgs *a);
 int run_daemon(const FragdArgs *a);

@@ -37,6 +37,8 @@ typedef struct ReportInput {
         bool decisions_known;      /* false: the policy did not run */
         bool dry_run;
         const char *preset;
+        const char *cgroups_text;  /* watched cgroups (workload_report()), NULL: none configured */
+        const char *cgroups_json;  /* the same as a JSON array: the "cgroups" key; NULL: no key */
 } ReportInput;
 
 int report_text(FILE *f, const ReportInput *in);

@@ -12,21 +12,42 @@
  *   owned<TAB>knob<TAB>original<TAB>current<TAB>since_usec
  *   yielded<TAB>knob<TAB>original<TAB>other party's value<TAB>since_usec
  *   disabled<TAB>knob<TAB>ERRNO<TAB>message
+ *   cgroup<TAB>path<TAB>present|absent<TAB>thp mechanism<TAB>thp effect<TAB>stall
  *   decision<TAB>text
  *
  * "current" of an owned knob is the value fragd last wrote and read back.
+ * cgroup lines: one per watched cgroup, in configuration order; path "/" is
+ * the root cgroup; mechanism and effect are thp_mechanism_name() and
+ * thp_effect_name() ("collapse", "in-effect"); stall is the text of
+ * workload_stall_text() (the last minute of direct compaction/reclaim).
  * Decision lines are the caller's text, newest last; tabs and control
- * characters in them become spaces. */
+ * characters in them (and in cgroup fields) become spaces. A reader skips
+ * line tags it does not know. */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "fragd/knob.h"
 
 #define STATUS_DECISIONS_MAX 64
+#define STATUS_CGROUPS_MAX 16 /* FRAGD_MAX_CGROUPS */
 
-/* Writes the status file from the registry plus the last decisions (up to
- * STATUS_DECISIONS_MAX, the last ones are kept). */
+/* A watched cgroup as the status file shows it. */
+typedef struct StatusCgroup {
+        const char *path;      /* "" or "/" for the root cgroup */
+        bool present;
+        const char *mechanism; /* NULL: "-" */
+        const char *effect;    /* NULL: "-" */
+        const char *stall;     /* NULL: "-" */
+} StatusCgroup;
+
+/* Writes the status file from the registry, the watched cgroups (up to
+ * STATUS_CGROUPS_MAX) and the last decisions (up to STATUS_DECISIONS_MAX,
+ * the last ones are kept). */
+int status_write(const KnobRegistry *reg, const char *const *decisions, size_t n_decisions,
+                 const StatusCgroup *cgroups, size_t n_cgroups);
+/* The same without cgroups. */
 int knob_status_write(const KnobRegistry *reg, const char *const *decisions, size_t n_decisions);
 
 /* Removes the status file on a clean stop (after knob_restore_all), so

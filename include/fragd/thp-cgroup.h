@@ -281,5 +281,8 @@ int thp_dropin_render(const char *unit, CgroupThp thp, unsigned systemd_version,
                       ThpMechanism *ret_mech);
 /* `fragd thp-dropin <unit> <mode>`: detects the systemd version, fetches
  * ExecStart from systemd over D-Bus when the launcher form is needed, and
- * prints the drop-in to f. Returns 0 or -errno (the lead's main maps it). */
+ * prints the drop-in to f. Returns 0 or -errno: -EINVAL for a mode other
+ * than never|madvise or a unit name without a suffix, -ENOTCONN when the
+ * launcher form is needed and there is no system bus to ask, -ENODATA when
+ * systemd knows no ExecStart= for the unit; main() maps them to exit codes. */
 int thp_dropin_print(const char *unit, const char *mode, const char *launcher_path, FILE *f);

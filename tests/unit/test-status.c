@@ -137,6 +137,35 @@ static void test_many_decisions(void **state)
         assert_non_null(strstr(c->out, "Owned knobs: none"));
 }
 
+static void test_cgroups(void **state)
+{
+        Ctx *c = *state;
+        const StatusCgroup cg[] = {
+                { "system.slice/postgresql.service", true, "collapse", "partial",
+                  "last minute: 380 ms direct compaction (12), 20 ms direct reclaim (3), 0 ms thrashing" },
+                { "batch.slice", false, "none", "not-applicable", "absent" },
+                { "", true, "none", NULL, "stall\tattribution unavailable (delayacct-off)" },
+        };
+        const char *file;
+
+        assert_int_equal(status_write(c->reg, NULL, 0, cg, ELEMENTSOF(cg)), 0);
+        file = tt_read(&c->t, STATUS);
+        assert_non_null(strstr(file, "cgroup\tsystem.slice/postgresql.service\tpresent\tcollapse\tpartial\tlast "
+                                     "minute: 380 ms direct compaction (12)"));
+        assert_non_null(strstr(file, "cgroup\tbatch.slice\tabsent\tnone\tnot-applicable\tabsent\n"));
+        assert_non_null(strstr(file, "cgroup\t/\tpresent\tnone\t-\tstall attribution unavailable"));
+        assert_int_equal(print(c), 0);
+        assert_non_null(strstr(c->out, "Watched cgroups"));
+        assert_non_null(strstr(c->out, "  system.slice/postgresql.service: present, THP via collapse (partial)\n"
+                                       "    last minute: 380 ms direct compaction (12)"));
+        assert_non_null(strstr(c->out, "  batch.slice: absent\n"));
+        assert_non_null(strstr(c->out, "  /: present, THP via none (-)\n    stall attribution unavailable"));
+        /* without cgroups: no section */
+        assert_int_equal(knob_status_write(c->reg, NULL, 0), 0);
+        assert_int_equal(print(c), 0);
+        assert_null(strstr(c->out, "Watched cgroups"));
+}
+
 static void test_stale(void **state)
 {
         Ctx *c = *state;
@@ -172,6 +201,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_not_running, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_write_and_print, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_many_decisions, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_cgroups, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_stale, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
         };
