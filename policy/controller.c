@@ -715,21 +715,28 @@ static void decide_reserve_lever(Ctx *c, Lever l)
             (l == LEVER_WATERMARK_SCALE_FACTOR || saturated(c, LEVER_WATERMARK_SCALE_FACTOR))) {
                 int64_t wanted = raise_wanted(lc, cur, c->mem.err,
                                               l == LEVER_WATERMARK_SCALE_FACTOR ? c->mem.aim : -1);
-                int64_t safe;
+                int64_t capped, safe;
 
                 c->d->eval.want_raise[l] = true;
                 if (!raise_allowed(c, l, &wanted, &c->mem))
                         return;
-                safe = env_max(c->cfg, c->a, l, other, cur, CLAMP(wanted, lc->min, lc->max));
-                if (safe <= cur && wanted > cur) {
-                        num = c->mem.num;
-                        (void) env_ok(c->cfg, c->a, l, wanted, other, &num);
-                        add_held(c, l, wanted, cur, c->mem.reason, POLICY_HOLD_SAFETY, &num);
-                        return;
+                /* at its bound the rules say so (at_bound); the envelope
+                 * caps only what the bounds allow */
+                capped = CLAMP(wanted, lc->min, lc->max);
+                if (capped > cur) {
+                        safe = env_max(c->cfg, c->a, l, other, cur, capped);
+                        if (safe <= cur) {
+                                num = c->mem.num;
+                                (void) env_ok(c->cfg, c->a, l, capped, other, &num);
+                                add_held(c, l, wanted, cur, c->mem.reason, POLICY_HOLD_SAFETY, &num);
+                                return;
+                        }
+                        if (safe < capped) {
+                                c->hold[l] = POLICY_HOLD_SAFETY;
+                                wanted = safe;
+                        }
                 }
-                if (safe < wanted)
-                        c->hold[l] = POLICY_HOLD_SAFETY;
-                propose(c, l, MIN(wanted, safe), c->mem.reason, 0, &c->mem.num);
+                propose(c, l, wanted, c->mem.reason, 0, &c->mem.num);
                 return;
         }
         if (c->mem.err == 0)

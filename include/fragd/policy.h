@@ -230,10 +230,18 @@ void policy_state_init(PolicyState *s);
 #define POLICY_DEFAULT_REVERSAL_WINDOW_USEC (3600 * USEC_PER_SEC)
 
 /* The configuration decide works with: zero fields replaced by their
- * defaults, and min_free_kbytes bounds resolved (min 0 = the value found at
- * start; the upper bound never below it). in and a may be NULL. */
+ * defaults, and min_free_kbytes bounds resolved: min 0 = the value found at
+ * start; max = max(value at start, lever.max, min_free_max_permyriad x
+ * MemTotal). in and a may be NULL (no value at start, no MemTotal). */
 void policy_config_effective(const PolicyConfig *cfg, const LeverInput *in, const Assessment *a,
                              PolicyConfig *ret);
+/* MemTotal as the policy counts it: managed pages x page size summed over
+ * the Assessment's nodes (what /proc/meminfo MemTotal reports: totalram is
+ * the sum of the zones' managed pages). 0 when a is NULL. */
+uint64_t policy_mem_total_bytes(const Assessment *a);
+/* min_free_max_permyriad x MemTotal in KiB (0 when either is 0), capped at
+ * INT32_MAX like the sysctl. */
+int64_t policy_min_free_share_kbytes(const PolicyConfig *cfg, const Assessment *a);
 
 /* Pure and idempotent: equal inputs give byte-equal decisions. in[] has
  * _LEVER_MAX entries, indexed by Lever. Returns 0, or -EINVAL when the

@@ -640,6 +640,91 @@ static void test_effective_config(void **state)
         assert_false(e.lever[LEVER_MIN_FREE_KBYTES].enabled);
 }
 
+/* min_free_max_permyriad: the ceiling is max(value at start, lever.max,
+ * share x MemTotal), MemTotal = managed pages x page size over the nodes */
+static void test_min_free_ceiling_share(void **state)
+{
+        PolicyConfig c, e;
+        LeverInput in[_LEVER_MAX];
+        TWorld w = t_world_fine(2);
+        Assessment *a = malloc(sizeof(*a));
+        LeverConfig *mf = &c.lever[LEVER_MIN_FREE_KBYTES];
+
+        assert_non_null(a);
+        t_config(&c);
+        t_levers(in);
+        t_assess(&w, 100 * S, a);
+        assert_int_equal(policy_mem_total_bytes(a), 8ULL << 30); /* 2 x 4 GiB managed */
+        assert_int_equal(policy_mem_total_bytes(NULL), 0);
+
+        /* presets.c shape: min 0, max 0, 2 % of 8 GiB = 167772 KiB */
+        mf->min = 0;
+        mf->max = 0;
+        c.min_free_max_permyriad = 200;
+        assert_int_equal(policy_min_free_share_kbytes(&c, a), 167772);
+        policy_config_effective(&c, in, a, &e);
+        assert_true(e.lever[LEVER_MIN_FREE_KBYTES].enabled);
+        assert_int_equal(e.lever[LEVER_MIN_FREE_KBYTES].min, 67584);
+        assert_int_equal(e.lever[LEVER_MIN_FREE_KBYTES].max, 167772);
+        /* a share below the value at start: the value at start */
+        c.min_free_max_permyriad = 50; /* 41943 KiB */
+        policy_config_effective(&c, in, a, &e);
+        assert_int_equal(e.lever[LEVER_MIN_FREE_KBYTES].max, 67584);
+        /* both set (the config loader sets one, a caller may set both): the larger */
+        c.min_free_max_permyriad = 200;
+        mf->max = 262144;
+        policy_config_effective(&c, in, a, &e);
+        assert_int_equal(e.lever[LEVER_MIN_FREE_KBYTES].max, 262144);
+        mf->max = 100000;
+        policy_config_effective(&c, in, a, &e);
+        assert_int_equal(e.lever[LEVER_MIN_FREE_KBYTES].max, 167772);
+        /* no Assessment: no MemTotal, so no share */
+        mf->max = 0;
+        policy_config_effective(&c, in, NULL, &e);
+        assert_int_equal(e.lever[LEVER_MIN_FREE_KBYTES].max, 67584);
+        /* no value at start, but a share and an explicit floor: bounded */
+        mf->min = 16384;
+        in[LEVER_MIN_FREE_KBYTES].available = false;
+        policy_config_effective(&c, in, a, &e);
+        assert_true(e.lever[LEVER_MIN_FREE_KBYTES].enabled);
+        assert_int_equal(e.lever[LEVER_MIN_FREE_KBYTES].max, 167772);
+        /* huge machines: capped at the sysctl's int range */
+        a->nodes[0].managed_pages = 1ULL << 40;
+        c.min_free_max_permyriad = 10000;
+        assert_int_equal(policy_min_free_share_kbytes(&c, a), INT32_MAX);
+        free(a);
+}
+
+/* The share is what a raise of min_free_kbytes runs into. */
+static void test_min_free_raise_stops_at_share(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        int64_t peak = 0;
+        bool at_bound = false;
+
+        /* watermark_scale_factor pinned: min_free_kbytes is the only way to
+         * more kswapd headroom; the ceiling is 2 % of 4 GiB = 83886 KiB */
+        s->cfg.lever[LEVER_WATERMARK_SCALE_FACTOR].max = 10;
+        s->cfg.lever[LEVER_MIN_FREE_KBYTES].min = 0;
+        s->cfg.lever[LEVER_MIN_FREE_KBYTES].max = 0;
+        s->cfg.lever[LEVER_MIN_FREE_KBYTES].dwell_usec = 10 * S;
+        s->cfg.min_free_max_permyriad = 200;
+        s->cfg.backoff_decisions = 100;
+        w.node[0] = (TNode){ .free_pages = 30000, .ge_large_pages = 8000, .ge_thp_pages = 3000,
+                             .reclaimable_pages = 600000 };
+        for (unsigned i = 0; i < 40; i++) {
+                const Decision *d = t_sim_tick(s, &w, 10);
+                const PolicyHeldItem *h = t_find_held(d, LEVER_MIN_FREE_KBYTES);
+
+                peak = MAX(peak, s->in[LEVER_MIN_FREE_KBYTES].current);
+                at_bound = at_bound || (h && h->hold == POLICY_HOLD_AT_BOUND);
+        }
+        assert_int_equal(peak, 83886);
+        assert_true(at_bound);
+        free(s);
+}
+
 static void test_min_free_never_written_zero(void **state)
 {
         TSim *s = sim_new();
@@ -732,6 +817,8 @@ int main(void)
                 cmocka_unit_test(test_stalls_and_thp_defrag),
                 cmocka_unit_test(test_observe_preset_reports_only),
                 cmocka_unit_test(test_effective_config),
+                cmocka_unit_test(test_min_free_ceiling_share),
+                cmocka_unit_test(test_min_free_raise_stops_at_share),
                 cmocka_unit_test(test_min_free_never_written_zero),
                 cmocka_unit_test(test_baseline_outside_bounds_left_alone),
                 cmocka_unit_test(test_idempotent_and_const),
