@@ -839,18 +839,12 @@ static void decide_oneshot(Ctx *c)
         }
 }
 
-/* A lever decide may move. The observe preset decides as the preset it
- * reports on would, even where its levers are switched off, but skips levers
- * pinned to one value. */
+/* A lever decide may move: enabled in the configuration and readable. The
+ * observe preset has the same levers as database (presets.c), so it decides
+ * as database would; only Decision.apply differs. */
 static bool lever_in_play(const PolicyConfig *cfg, const LeverInput *in, Lever l)
 {
-        const LeverConfig *lc = &cfg->lever[l];
-
-        if (!in[l].available)
-                return false;
-        if (cfg->preset == PRESET_OBSERVE)
-                return lc->enabled || lc->min < lc->max;
-        return lc->enabled;
+        return in[l].available && cfg->lever[l].enabled;
 }
 
 int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assessment *a, const LeverInput *in,
@@ -866,8 +860,6 @@ int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assess
         policy_config_effective(cfg_in, in, a, &eff);
         for (unsigned l = 0; l < _LEVER_MAX; l++)
                 eff.lever[l].enabled = lever_in_play(&eff, in, (Lever) l);
-        if (eff.preset == PRESET_OBSERVE)
-                eff.oneshot_compact = true; /* report it; nothing is applied */
 
         memset(ret, 0, sizeof(*ret));
         ret->now_usec = now;

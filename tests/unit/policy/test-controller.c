@@ -579,11 +579,8 @@ static void test_observe_preset_reports_only(void **state)
         TSim *a = sim_new(), *b = sim_new();
         TWorld w = t_world_fine(2);
 
-        /* as presets.c builds it: the database values, levers switched off */
+        /* as presets.c builds it: the same values, only the preset differs */
         b->cfg.preset = PRESET_OBSERVE;
-        b->cfg.oneshot_compact = false;
-        for (unsigned l = 0; l < _LEVER_MAX; l++)
-                b->cfg.lever[l].enabled = false;
         w.node[0].ge_thp_pages = 1000;
         t_sim_tick(a, &w, 5);
         t_sim_tick(b, &w, 5);
@@ -591,11 +588,16 @@ static void test_observe_preset_reports_only(void **state)
         assert_false(b->d.apply);
         assert_int_equal(a->d.n_items, b->d.n_items);
         assert_true(b->d.n_items > 0);
+        assert_non_null(t_find(&b->d, DECISION_COMPACT_NODE, 0)); /* one-shots reported too */
         for (unsigned i = 0; i < a->d.n_items; i++) {
+                assert_int_equal(a->d.items[i].kind, b->d.items[i].kind);
+                assert_int_equal(a->d.items[i].lever, b->d.items[i].lever);
                 assert_int_equal(a->d.items[i].to, b->d.items[i].to);
                 assert_int_equal(a->d.items[i].reason, b->d.items[i].reason);
                 assert_false(b->d.items[i].applied);
         }
+        /* a lever the preset switches off is off in observe too */
+        b->cfg.lever[LEVER_WATERMARK_SCALE_FACTOR].enabled = false;
         /* nothing applied: the knob never moves, the same advice repeats */
         for (unsigned i = 0; i < 5; i++)
                 t_sim_tick(b, &w, 60);
