@@ -31,6 +31,9 @@
  *     watermark_boost_factor only when proactiveness can go no further;
  *     a one-shot node compaction when far below target and calm.
  *   stalls over target: proactiveness up; THP defrag one mode toward "defer".
+ *     Stalls are the global compact_stall rate and every watched workload
+ *     over its stall budget (compact + reclaim usec in the last minute)
+ *     whose stall is mostly direct compaction; the worse one is cited.
  *   fallbacks over target: proactiveness up; THP defrag one mode up only when
  *     stalls are well under target and proactiveness can go no further. */
 
@@ -104,6 +107,33 @@ static bool under_with_band(uint64_t obs, uint64_t lim, uint32_t band)
                 return true;
         band = MIN(band, 10000u);
         return (unsigned __int128) obs * 10000 <= (unsigned __int128) lim * (10000 - band);
+}
+
+/* A watched workload's stall counts for the compaction levers when it has a
+ * budget and a window, and direct compaction is at least half of it: a
+ * workload stalled mostly in direct reclaim is short of free memory, which
+ * more compaction does not fix. */
+static bool workload_counts(const WorkloadStall *w)
+{
+        return w->budget_usec > 0 && w->span_usec > 0 && w->compact_usec > 0 && w->compact_usec >= w->reclaim_usec;
+}
+
+/* compact + reclaim, the figure the budget is compared to (policy/budget.c) */
+static uint64_t workload_stalled_usec(const WorkloadStall *w)
+{
+        return w->compact_usec > UINT64_MAX - w->reclaim_usec ? UINT64_MAX : w->compact_usec + w->reclaim_usec;
+}
+
+static uint32_t workload_use_permyriad(const WorkloadStall *w)
+{
+        unsigned __int128 p = (unsigned __int128) workload_stalled_usec(w) * 10000 / w->budget_usec;
+
+        return p > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t) p;
+}
+
+static unsigned n_workloads(const Assessment *a)
+{
+        return MIN(a->n_workloads, (unsigned) ASSESSMENT_MAX_WORKLOADS);
 }
 
 static uint64_t node_bytes(const Assessment *a, const NodeMeasures *n)
@@ -190,6 +220,10 @@ static void evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assess
                 e->scan_pages_per_sec =
                         rate_milli(a->rates.compact_migrate_scanned + a->rates.compact_free_scanned) / 1000;
         }
+        for (unsigned i = 0; i < n_workloads(a); i++)
+                if (workload_counts(&a->workloads[i]))
+                        e->workload_stall_permyriad =
+                                MAX(e->workload_stall_permyriad, workload_use_permyriad(&a->workloads[i]));
         for (unsigned l = 0; l < _LEVER_MAX; l++)
                 e->dwell_usec[l] = cfg->lever[l].dwell_usec;
         e->hold_usec = cfg->backoff_hold_usec ? cfg->backoff_hold_usec : cfg->decay_after_usec;
@@ -260,6 +294,8 @@ static bool targets_met(const PolicyConfig *cfg, const Assessment *a, const Poli
                 if (!under_with_band(e->fallback_permyriad, cfg->max_thp_fallback_permyriad, band))
                         return false;
         }
+        if (!under_with_band(e->workload_stall_permyriad, 10000, band))
+                return false;
         if (cfg->psi_some_ceiling_permyriad > 0 &&
             !under_with_band(e->psi_some_permyriad, cfg->psi_some_ceiling_permyriad, band))
                 return false;
@@ -363,6 +399,26 @@ static void gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                 num.limit_permyriad = cfg->max_thp_fallback_permyriad;
                 want_offer(fallback, excess_err(e->fallback_permyriad, cfg->max_thp_fallback_permyriad),
                            POLICY_REASON_THP_FALLBACK, &num, -1);
+        }
+
+        /* watched workloads over their stall budget: the same shape as the
+         * global stall rate, the budget as the limit */
+        for (unsigned i = 0; i < n_workloads(a); i++) {
+                const WorkloadStall *w = &a->workloads[i];
+                PolicyNumbers num = numbers_blank(-1);
+
+                if (!workload_counts(w))
+                        continue;
+                memcpy(num.workload, w->name,
+                       MIN(strnlen(w->name, sizeof(w->name)), sizeof(num.workload) - 1)); /* NUL from blank */
+                num.workload_compact_usec = w->compact_usec;
+                num.workload_reclaim_usec = w->reclaim_usec;
+                num.workload_budget_usec = w->budget_usec;
+                num.workload_span_usec = w->span_usec;
+                num.observed_permyriad = workload_use_permyriad(w);
+                num.limit_permyriad = 10000;
+                want_offer(stall, excess_err(workload_stalled_usec(w), w->budget_usec),
+                           POLICY_REASON_WORKLOAD_STALLS, &num, -1);
         }
 }
 
@@ -778,11 +834,12 @@ static void decide_thp_defrag(Ctx *c)
                 return;
         if (c->stall.err > 0) {
                 /* less direct compaction: one mode toward "defer" */
-                propose(c, l, cur - 1, POLICY_REASON_COMPACT_STALLS, 0, &c->stall.num);
+                propose(c, l, cur - 1, c->stall.reason, 0, &c->stall.num);
                 return;
         }
         if (c->fallback.err > 0 &&
             under_with_band(c->d->eval.stall_milli, rate_milli(c->cfg->max_compact_stall_rate), band) &&
+            under_with_band(c->d->eval.workload_stall_permyriad, 10000, band) &&
             saturated(c, LEVER_COMPACTION_PROACTIVENESS)) {
                 decide_raise(c, l, &c->fallback, -1);
                 return;

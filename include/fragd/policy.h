@@ -50,6 +50,7 @@ typedef enum PolicyReason {
         POLICY_REASON_PSI_ROLLBACK,         /* "psi_rollback" */
         POLICY_REASON_PSI_CEILING,          /* "psi_ceiling" */
         POLICY_REASON_ONESHOT_COMPACT,      /* "oneshot_compact" */
+        POLICY_REASON_WORKLOAD_STALLS,      /* "workload_stalls": a watched workload over its stall budget */
         _POLICY_REASON_MAX,
 } PolicyReason;
 
@@ -73,6 +74,7 @@ typedef enum PolicyObjective {
         POLICY_OBJ_STALLS,
         POLICY_OBJ_FALLBACK,
         POLICY_OBJ_FREE,    /* node free memory */
+        POLICY_OBJ_WORKLOAD, /* the worst watched workload's stall against its budget */
 } PolicyObjective;
 
 /* The numbers behind a reason. Which fields mean something depends on the
@@ -100,6 +102,11 @@ typedef struct PolicyNumbers {
         uint64_t scan_per_block, scan_per_block_limit;
         usec_t met_usec;             /* decay: how long targets have been met */
         int64_t baseline;            /* decay: the kernel's own value */
+        /* workload_stalls: the workload cited and its last minute
+         * (observed_permyriad = stall / budget, limit_permyriad = 10000) */
+        char workload[64];           /* cgroup path, as in WorkloadStall.name */
+        uint64_t workload_compact_usec, workload_reclaim_usec, workload_budget_usec;
+        usec_t workload_span_usec;
 } PolicyNumbers;
 
 typedef enum DecisionKind {
@@ -147,6 +154,9 @@ typedef struct PolicyEval {
         bool want_raise[_LEVER_MAX]; /* some objective asks this lever to go up */
         uint32_t psi_some_permyriad, psi_full_permyriad;
         uint64_t stall_milli;        /* direct compaction stalls x1000 per second, 0 if unknown */
+        /* the worst watched workload whose stall is mostly direct compaction:
+         * (compact + reclaim) / budget in the last minute, 10000 = at budget */
+        uint32_t workload_stall_permyriad;
         uint32_t fallback_permyriad; /* worst THP/mTHP fallback ratio */
         uint64_t scan_pages_per_sec; /* compaction pages scanned per second */
         unsigned n_nodes;

@@ -574,6 +574,118 @@ static void test_stalls_and_thp_defrag(void **state)
         free(s);
 }
 
+/* A watched workload over its stall budget is a stall objective of its own:
+ * the same levers as compact_stalls, and the workload is named. */
+static void test_workload_over_budget_raises(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(2);
+        const Decision *d;
+        const DecisionItem *it;
+        char buf[512];
+
+        /* the global stall rate is fine (0/s); one workload is not */
+        w.n_workloads = 2;
+        w.workloads[0] = t_workload("system.slice/nginx.service", 20, 0, 100);
+        w.workloads[1] = t_workload("system.slice/postgresql.service", 380, 0, 100);
+        d = t_sim_tick(s, &w, 5);
+        explain_print(d);
+        assert_true(d->eval.targets_missed);
+        assert_false(d->eval.targets_met);
+        assert_int_equal(d->eval.workload_stall_permyriad, 38000);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_int_equal(it->reason, POLICY_REASON_WORKLOAD_STALLS);
+        assert_int_equal(it->from, 20);
+        assert_int_equal(it->to, 40); /* 280 ms over a 100 ms budget: error saturated, a full step */
+        assert_string_equal(it->num.workload, "system.slice/postgresql.service");
+        assert_int_equal(it->num.workload_compact_usec, 380000);
+        assert_int_equal(it->num.workload_budget_usec, 100000);
+        decision_explain(it, buf, sizeof(buf));
+        assert_string_equal(buf, "raise compaction_proactiveness 20\u219240: system.slice/postgresql.service "
+                                 "spent 380 ms in direct compaction in the last minute (budget 100 ms)");
+        assert_string_equal(policy_reason_name(it->reason), "workload_stalls");
+        /* THP defrag one mode toward defer, for the same reason */
+        it = t_find(d, DECISION_LEVER, LEVER_THP_DEFRAG);
+        assert_non_null(it);
+        assert_int_equal(it->reason, POLICY_REASON_WORKLOAD_STALLS);
+        assert_int_equal(it->to, THP_DEFRAG_DEFER_MADVISE);
+        /* the kswapd levers are not for this */
+        assert_null(t_find(d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR));
+        assert_null(t_find(d, DECISION_LEVER, LEVER_MIN_FREE_KBYTES));
+
+        /* a partial window and some reclaim are said as such; the worse of
+         * the workload and the global rate is cited */
+        t_sim_init(s);
+        w.workloads[1] = t_workload("system.slice/postgresql.service", 150, 30, 100);
+        w.workloads[1].span_usec = 40 * S;
+        w.stall_per_sec = 0.12; /* over 0.1/s, but by less */
+        d = t_sim_tick(s, &w, 5);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_int_equal(it->reason, POLICY_REASON_WORKLOAD_STALLS);
+        decision_explain(it, buf, sizeof(buf));
+        /* 80 ms over 100: error 3000 + 7000 x 0.8 = 8600, step ceil(20 x 0.86) */
+        assert_string_equal(buf, "raise compaction_proactiveness 20\u219238: system.slice/postgresql.service "
+                                 "spent 150 ms in direct compaction and 30 ms in direct reclaim in the last "
+                                 "40 s (budget 100 ms)");
+        free(s);
+}
+
+static void test_workload_under_budget_does_nothing(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(2);
+
+        w.n_workloads = 2;
+        w.workloads[0] = t_workload("system.slice/postgresql.service", 80, 5, 100); /* 85 %: met */
+        w.workloads[1] = t_workload("batch.slice", 900, 0, 0);                      /* no budget */
+        for (unsigned i = 0; i < 200; i++) {
+                const Decision *d = t_sim_tick(s, &w, 5);
+
+                assert_int_equal(d->n_items, 0);
+                assert_int_equal(d->n_held, 0);
+        }
+        assert_true(s->d.eval.targets_met);
+        assert_int_equal(s->d.eval.workload_stall_permyriad, 8500);
+
+        /* over budget, but mostly in direct reclaim: short of free memory,
+         * which compaction does not fix, so no compaction lever moves */
+        w.workloads[0] = t_workload("system.slice/postgresql.service", 40, 300, 100);
+        for (unsigned i = 0; i < 20; i++) {
+                const Decision *d = t_sim_tick(s, &w, 5);
+
+                for (unsigned j = 0; j < d->n_items; j++)
+                        assert_int_not_equal(d->items[j].reason, POLICY_REASON_WORKLOAD_STALLS);
+                assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+        }
+        free(s);
+}
+
+/* Raising for a workload that does not get better stops like any other. */
+static void test_workload_backoff(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        const DecisionItem *it = NULL;
+        char buf[512];
+
+        w.n_workloads = 1;
+        w.workloads[0] = t_workload("db.slice", 400, 0, 100);
+        w.scan_pages_per_sec = 50000;
+        for (unsigned i = 0; i < 60 && !it; i++) {
+                const Decision *d = t_sim_tick(s, &w, 5);
+
+                it = t_find_reason(d, LEVER_COMPACTION_PROACTIVENESS, POLICY_REASON_BACKOFF_INEFFECTIVE);
+        }
+        assert_non_null(it);
+        assert_int_equal(it->num.objective, POLICY_OBJ_WORKLOAD);
+        decision_explain(it, buf, sizeof(buf));
+        print_message("    %s\n", buf);
+        assert_non_null(strstr(buf, "workload stalls did not fall"));
+        free(s);
+}
+
 static void test_observe_preset_reports_only(void **state)
 {
         TSim *a = sim_new(), *b = sim_new();
@@ -817,6 +929,9 @@ int main(void)
                 cmocka_unit_test(test_backoff_when_compaction_does_not_pay),
                 cmocka_unit_test(test_efficient_compaction_keeps_going),
                 cmocka_unit_test(test_stalls_and_thp_defrag),
+                cmocka_unit_test(test_workload_over_budget_raises),
+                cmocka_unit_test(test_workload_under_budget_does_nothing),
+                cmocka_unit_test(test_workload_backoff),
                 cmocka_unit_test(test_observe_preset_reports_only),
                 cmocka_unit_test(test_effective_config),
                 cmocka_unit_test(test_min_free_ceiling_share),
