@@ -149,25 +149,57 @@ static int hist_node_index(const PolicyHistory *h, int node)
         return -1;
 }
 
-/* series: 0..1 = ge_pages[k], 2 = free_pages */
+static uint64_t history_value(const PolicyHistory *h, unsigned r, int hi, int series)
+{
+        return series == 2 ? h->free_pages[r][hi] : h->ge_pages[series][r][hi];
+}
+
+/* series: 0..1 = ge_pages[k], 2 = free_pages.
+ *
+ * Least squares over the window, with a recency guard: a falling fit is
+ * trusted only when the most recent half of the samples (by time: those
+ * from the middle of the span covered to now) falls too. Otherwise -- a
+ * compaction or reclaim restored the value, or it dropped once and stays
+ * -- the old decline is history, not a prediction, and the recent half's
+ * slope is used. A steady decline passes: both halves fall. */
 static void history_trend(const PolicyHistory *h, int hi, int series, unsigned page_size, usec_t window,
                           usec_t now, uint64_t value_now_bytes, Trend *ret)
 {
-        TrendAccum acc;
+        TrendAccum acc, recent;
+        usec_t first = now, mid;
+        Trend rt;
 
-        trend_init(&acc, now);
         if (hi >= 0)
                 for (unsigned j = 0; j < h->n; j++) {
                         unsigned r = (h->head + j) % POLICY_HISTORY_MAX;
-                        uint64_t pages;
+
+                        if (h->t_usec[r] < now && now - h->t_usec[r] <= window)
+                                first = MIN(first, h->t_usec[r]);
+                }
+        mid = first + (now - first) / 2;
+
+        trend_init(&acc, now);
+        trend_init(&recent, now);
+        if (hi >= 0)
+                for (unsigned j = 0; j < h->n; j++) {
+                        unsigned r = (h->head + j) % POLICY_HISTORY_MAX;
+                        double y;
 
                         if (h->t_usec[r] >= now || now - h->t_usec[r] > window)
                                 continue;
-                        pages = series == 2 ? h->free_pages[r][hi] : h->ge_pages[series][r][hi];
-                        trend_add(&acc, h->t_usec[r], (double) pages * page_size);
+                        y = (double) history_value(h, r, hi, series) * page_size;
+                        trend_add(&acc, h->t_usec[r], y);
+                        if (h->t_usec[r] >= mid)
+                                trend_add(&recent, h->t_usec[r], y);
                 }
         trend_add(&acc, now, (double) value_now_bytes);
+        trend_add(&recent, now, (double) value_now_bytes);
         trend_fit(&acc, ret);
+        if (!ret->valid || !(ret->slope_per_sec < 0.0))
+                return;
+        trend_fit(&recent, &rt);
+        if (rt.valid && !(rt.slope_per_sec < 0.0))
+                ret->slope_per_sec = rt.slope_per_sec;
 }
 
 static int64_t trend_to_int(const Trend *t)

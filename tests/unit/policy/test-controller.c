@@ -267,6 +267,63 @@ static void test_fragmenting_acts_before_crossing(void **state)
         free(s);
 }
 
+/* The shape that used to raise for nothing: the reserve declines through
+ * its target for a whole trend window, then a compaction restores it. The
+ * window still holds the decline, so a least-squares slope over it predicts
+ * a crossing; the recent half of the window rises, and wins. */
+static void test_recovered_reserve_no_trend_raise(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        unsigned raises = 0;
+        const Decision *d;
+
+        s->cfg.oneshot_compact = false;
+        /* 30000 -> 8000 pages of order>=9 over 55 s (target 10485) */
+        for (unsigned i = 0; i < 12; i++) {
+                w.node[0].ge_thp_pages = 30000 - i * 2000;
+                d = t_sim_tick(s, &w, 5);
+                raises += t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS) != NULL;
+        }
+        assert_true(raises > 0); /* the decline itself is acted on */
+
+        /* compaction: 25000 pages, 2.4x the target, and it stays there */
+        w.node[0].ge_thp_pages = 25000;
+        for (unsigned i = 0; i < 30; i++) {
+                const DecisionItem *it;
+
+                d = t_sim_tick(s, &w, 5);
+                it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+                if (it) {
+                        explain_print(d);
+                        fail_msg("tick %u after the recovery: %s", i, policy_reason_name(it->reason));
+                }
+                assert_true(d->eval.nodes[0].eta_usec[1] == USEC_INFINITY);
+        }
+        assert_false(s->d.eval.targets_missed);
+        free(s);
+}
+
+/* A steady decline keeps its prediction: both halves of the window agree. */
+static void test_steady_decline_still_predicted(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        bool trend = false;
+
+        s->cfg.oneshot_compact = false;
+        for (unsigned i = 0; i < 20 && !trend; i++) {
+                const Decision *d;
+
+                /* 200 pages/s, with +-300 pages of jitter */
+                w.node[0].ge_thp_pages = 40000 - i * 1000 + (i % 2 ? 300 : 0);
+                d = t_sim_tick(s, &w, 5);
+                trend = t_find_reason(d, LEVER_COMPACTION_PROACTIVENESS, POLICY_REASON_RESERVE_TREND) != NULL;
+        }
+        assert_true(trend);
+        free(s);
+}
+
 static void test_recovering_decays_to_baseline(void **state)
 {
         TSim *s = sim_new();
@@ -921,6 +978,8 @@ int main(void)
                 cmocka_unit_test(test_steady_host_gets_nothing),
                 cmocka_unit_test(test_fragmenting_acts_before_crossing),
                 cmocka_unit_test(test_recovering_decays_to_baseline),
+                cmocka_unit_test(test_recovered_reserve_no_trend_raise),
+                cmocka_unit_test(test_steady_decline_still_predicted),
                 cmocka_unit_test(test_memory_short_raises_kswapd_headroom),
                 cmocka_unit_test(test_safety_envelope),
                 cmocka_unit_test(test_pressure_spike),
