@@ -161,7 +161,9 @@ static uint64_t history_value(const PolicyHistory *h, unsigned r, int hi, int se
  * from the middle of the span covered to now) falls too. Otherwise -- a
  * compaction or reclaim restored the value, or it dropped once and stays
  * -- the old decline is history, not a prediction, and the recent half's
- * slope is used. A steady decline passes: both halves fall. */
+ * slope is used. Two points are enough for the recent half (a slow tick
+ * against the window leaves few). A steady decline passes: both halves
+ * fall. The guard can only remove a predicted decline, never add one. */
 static void history_trend(const PolicyHistory *h, int hi, int series, unsigned page_size, usec_t window,
                           usec_t now, uint64_t value_now_bytes, Trend *ret)
 {
@@ -197,7 +199,7 @@ static void history_trend(const PolicyHistory *h, int hi, int series, unsigned p
         trend_fit(&acc, ret);
         if (!ret->valid || !(ret->slope_per_sec < 0.0))
                 return;
-        trend_fit(&recent, &rt);
+        trend_fit_min(&recent, 2, &rt);
         if (rt.valid && !(rt.slope_per_sec < 0.0))
                 ret->slope_per_sec = rt.slope_per_sec;
 }

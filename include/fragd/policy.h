@@ -292,7 +292,7 @@ typedef struct TrendAccum {
 } TrendAccum;
 
 typedef struct Trend {
-        bool valid;             /* >= 3 points over a span > 0 */
+        bool valid;             /* >= 3 points (trend_fit_min: its minimum) over a span > 0 */
         unsigned n;
         usec_t span_usec;
         double slope_per_sec;   /* units of y per second (bytes/s for memory) */
@@ -302,6 +302,9 @@ typedef struct Trend {
 void trend_init(TrendAccum *acc, usec_t ref_usec);
 void trend_add(TrendAccum *acc, usec_t t_usec, double y);
 void trend_fit(const TrendAccum *acc, Trend *ret);
+/* The same with at least min_points (2 or more) instead of 3: the recency
+ * guard only needs the direction of the last few samples. */
+void trend_fit_min(const TrendAccum *acc, unsigned min_points, Trend *ret);
 /* Time until a value now at `value` falls to `level` at the trend's slope:
  * 0 when already at or below, USEC_INFINITY when not falling or not valid. */
 usec_t trend_eta_usec(const Trend *t, double value, double level);
