@@ -31,6 +31,9 @@
  *     watermark_boost_factor only when proactiveness can go no further;
  *     a one-shot node compaction when far below target and calm.
  *   stalls over target: proactiveness up; THP defrag one mode toward "defer".
+ *     Stalls are the global compact_stall rate and every watched workload
+ *     over its stall budget (compact + reclaim usec in the last minute)
+ *     whose stall is mostly direct compaction; the worse one is cited.
  *   fallbacks over target: proactiveness up; THP defrag one mode up only when
  *     stalls are well under target and proactiveness can go no further. */
 
@@ -106,6 +109,33 @@ static bool under_with_band(uint64_t obs, uint64_t lim, uint32_t band)
         return (unsigned __int128) obs * 10000 <= (unsigned __int128) lim * (10000 - band);
 }
 
+/* A watched workload's stall counts for the compaction levers when it has a
+ * budget and a window, and direct compaction is at least half of it: a
+ * workload stalled mostly in direct reclaim is short of free memory, which
+ * more compaction does not fix. */
+static bool workload_counts(const WorkloadStall *w)
+{
+        return w->budget_usec > 0 && w->span_usec > 0 && w->compact_usec > 0 && w->compact_usec >= w->reclaim_usec;
+}
+
+/* compact + reclaim, the figure the budget is compared to (policy/budget.c) */
+static uint64_t workload_stalled_usec(const WorkloadStall *w)
+{
+        return w->compact_usec > UINT64_MAX - w->reclaim_usec ? UINT64_MAX : w->compact_usec + w->reclaim_usec;
+}
+
+static uint32_t workload_use_permyriad(const WorkloadStall *w)
+{
+        unsigned __int128 p = (unsigned __int128) workload_stalled_usec(w) * 10000 / w->budget_usec;
+
+        return p > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t) p;
+}
+
+static unsigned n_workloads(const Assessment *a)
+{
+        return MIN(a->n_workloads, (unsigned) ASSESSMENT_MAX_WORKLOADS);
+}
+
 static uint64_t node_bytes(const Assessment *a, const NodeMeasures *n)
 {
         return (n->managed_pages ? n->managed_pages : n->present_pages) * (uint64_t) a->page_size;
@@ -119,25 +149,59 @@ static int hist_node_index(const PolicyHistory *h, int node)
         return -1;
 }
 
-/* series: 0..1 = ge_pages[k], 2 = free_pages */
+static uint64_t history_value(const PolicyHistory *h, unsigned r, int hi, int series)
+{
+        return series == 2 ? h->free_pages[r][hi] : h->ge_pages[series][r][hi];
+}
+
+/* series: 0..1 = ge_pages[k], 2 = free_pages.
+ *
+ * Least squares over the window, with a recency guard: a falling fit is
+ * trusted only when the most recent half of the samples (by time: those
+ * from the middle of the span covered to now) falls too. Otherwise -- a
+ * compaction or reclaim restored the value, or it dropped once and stays
+ * -- the old decline is history, not a prediction, and the recent half's
+ * slope is used. Two points are enough for the recent half (a slow tick
+ * against the window leaves few). A steady decline passes: both halves
+ * fall. The guard can only remove a predicted decline, never add one. */
 static void history_trend(const PolicyHistory *h, int hi, int series, unsigned page_size, usec_t window,
                           usec_t now, uint64_t value_now_bytes, Trend *ret)
 {
-        TrendAccum acc;
+        TrendAccum acc, recent;
+        usec_t first = now, mid;
+        Trend rt;
 
-        trend_init(&acc, now);
         if (hi >= 0)
                 for (unsigned j = 0; j < h->n; j++) {
                         unsigned r = (h->head + j) % POLICY_HISTORY_MAX;
-                        uint64_t pages;
+
+                        if (h->t_usec[r] < now && now - h->t_usec[r] <= window)
+                                first = MIN(first, h->t_usec[r]);
+                }
+        mid = first + (now - first) / 2;
+
+        trend_init(&acc, now);
+        trend_init(&recent, now);
+        if (hi >= 0)
+                for (unsigned j = 0; j < h->n; j++) {
+                        unsigned r = (h->head + j) % POLICY_HISTORY_MAX;
+                        double y;
 
                         if (h->t_usec[r] >= now || now - h->t_usec[r] > window)
                                 continue;
-                        pages = series == 2 ? h->free_pages[r][hi] : h->ge_pages[series][r][hi];
-                        trend_add(&acc, h->t_usec[r], (double) pages * page_size);
+                        y = (double) history_value(h, r, hi, series) * page_size;
+                        trend_add(&acc, h->t_usec[r], y);
+                        if (h->t_usec[r] >= mid)
+                                trend_add(&recent, h->t_usec[r], y);
                 }
         trend_add(&acc, now, (double) value_now_bytes);
+        trend_add(&recent, now, (double) value_now_bytes);
         trend_fit(&acc, ret);
+        if (!ret->valid || !(ret->slope_per_sec < 0.0))
+                return;
+        trend_fit_min(&recent, 2, &rt);
+        if (rt.valid && !(rt.slope_per_sec < 0.0))
+                ret->slope_per_sec = rt.slope_per_sec;
 }
 
 static int64_t trend_to_int(const Trend *t)
@@ -190,6 +254,10 @@ static void evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assess
                 e->scan_pages_per_sec =
                         rate_milli(a->rates.compact_migrate_scanned + a->rates.compact_free_scanned) / 1000;
         }
+        for (unsigned i = 0; i < n_workloads(a); i++)
+                if (workload_counts(&a->workloads[i]))
+                        e->workload_stall_permyriad =
+                                MAX(e->workload_stall_permyriad, workload_use_permyriad(&a->workloads[i]));
         for (unsigned l = 0; l < _LEVER_MAX; l++)
                 e->dwell_usec[l] = cfg->lever[l].dwell_usec;
         e->hold_usec = cfg->backoff_hold_usec ? cfg->backoff_hold_usec : cfg->decay_after_usec;
@@ -260,6 +328,8 @@ static bool targets_met(const PolicyConfig *cfg, const Assessment *a, const Poli
                 if (!under_with_band(e->fallback_permyriad, cfg->max_thp_fallback_permyriad, band))
                         return false;
         }
+        if (!under_with_band(e->workload_stall_permyriad, 10000, band))
+                return false;
         if (cfg->psi_some_ceiling_permyriad > 0 &&
             !under_with_band(e->psi_some_permyriad, cfg->psi_some_ceiling_permyriad, band))
                 return false;
@@ -363,6 +433,26 @@ static void gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                 num.limit_permyriad = cfg->max_thp_fallback_permyriad;
                 want_offer(fallback, excess_err(e->fallback_permyriad, cfg->max_thp_fallback_permyriad),
                            POLICY_REASON_THP_FALLBACK, &num, -1);
+        }
+
+        /* watched workloads over their stall budget: the same shape as the
+         * global stall rate, the budget as the limit */
+        for (unsigned i = 0; i < n_workloads(a); i++) {
+                const WorkloadStall *w = &a->workloads[i];
+                PolicyNumbers num = numbers_blank(-1);
+
+                if (!workload_counts(w))
+                        continue;
+                memcpy(num.workload, w->name,
+                       MIN(strnlen(w->name, sizeof(w->name)), sizeof(num.workload) - 1)); /* NUL from blank */
+                num.workload_compact_usec = w->compact_usec;
+                num.workload_reclaim_usec = w->reclaim_usec;
+                num.workload_budget_usec = w->budget_usec;
+                num.workload_span_usec = w->span_usec;
+                num.observed_permyriad = workload_use_permyriad(w);
+                num.limit_permyriad = 10000;
+                want_offer(stall, excess_err(workload_stalled_usec(w), w->budget_usec),
+                           POLICY_REASON_WORKLOAD_STALLS, &num, -1);
         }
 }
 
@@ -715,21 +805,28 @@ static void decide_reserve_lever(Ctx *c, Lever l)
             (l == LEVER_WATERMARK_SCALE_FACTOR || saturated(c, LEVER_WATERMARK_SCALE_FACTOR))) {
                 int64_t wanted = raise_wanted(lc, cur, c->mem.err,
                                               l == LEVER_WATERMARK_SCALE_FACTOR ? c->mem.aim : -1);
-                int64_t safe;
+                int64_t capped, safe;
 
                 c->d->eval.want_raise[l] = true;
                 if (!raise_allowed(c, l, &wanted, &c->mem))
                         return;
-                safe = env_max(c->cfg, c->a, l, other, cur, CLAMP(wanted, lc->min, lc->max));
-                if (safe <= cur && wanted > cur) {
-                        num = c->mem.num;
-                        (void) env_ok(c->cfg, c->a, l, wanted, other, &num);
-                        add_held(c, l, wanted, cur, c->mem.reason, POLICY_HOLD_SAFETY, &num);
-                        return;
+                /* at its bound the rules say so (at_bound); the envelope
+                 * caps only what the bounds allow */
+                capped = CLAMP(wanted, lc->min, lc->max);
+                if (capped > cur) {
+                        safe = env_max(c->cfg, c->a, l, other, cur, capped);
+                        if (safe <= cur) {
+                                num = c->mem.num;
+                                (void) env_ok(c->cfg, c->a, l, capped, other, &num);
+                                add_held(c, l, wanted, cur, c->mem.reason, POLICY_HOLD_SAFETY, &num);
+                                return;
+                        }
+                        if (safe < capped) {
+                                c->hold[l] = POLICY_HOLD_SAFETY;
+                                wanted = safe;
+                        }
                 }
-                if (safe < wanted)
-                        c->hold[l] = POLICY_HOLD_SAFETY;
-                propose(c, l, MIN(wanted, safe), c->mem.reason, 0, &c->mem.num);
+                propose(c, l, wanted, c->mem.reason, 0, &c->mem.num);
                 return;
         }
         if (c->mem.err == 0)
@@ -771,11 +868,12 @@ static void decide_thp_defrag(Ctx *c)
                 return;
         if (c->stall.err > 0) {
                 /* less direct compaction: one mode toward "defer" */
-                propose(c, l, cur - 1, POLICY_REASON_COMPACT_STALLS, 0, &c->stall.num);
+                propose(c, l, cur - 1, c->stall.reason, 0, &c->stall.num);
                 return;
         }
         if (c->fallback.err > 0 &&
             under_with_band(c->d->eval.stall_milli, rate_milli(c->cfg->max_compact_stall_rate), band) &&
+            under_with_band(c->d->eval.workload_stall_permyriad, 10000, band) &&
             saturated(c, LEVER_COMPACTION_PROACTIVENESS)) {
                 decide_raise(c, l, &c->fallback, -1);
                 return;
@@ -832,18 +930,12 @@ static void decide_oneshot(Ctx *c)
         }
 }
 
-/* A lever decide may move. The observe preset decides as the preset it
- * reports on would, even where its levers are switched off, but skips levers
- * pinned to one value. */
+/* A lever decide may move: enabled in the configuration and readable. The
+ * observe preset has the same levers as database (presets.c), so it decides
+ * as database would; only Decision.apply differs. */
 static bool lever_in_play(const PolicyConfig *cfg, const LeverInput *in, Lever l)
 {
-        const LeverConfig *lc = &cfg->lever[l];
-
-        if (!in[l].available)
-                return false;
-        if (cfg->preset == PRESET_OBSERVE)
-                return lc->enabled || lc->min < lc->max;
-        return lc->enabled;
+        return in[l].available && cfg->lever[l].enabled;
 }
 
 int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assessment *a, const LeverInput *in,
@@ -859,8 +951,6 @@ int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assess
         policy_config_effective(cfg_in, in, a, &eff);
         for (unsigned l = 0; l < _LEVER_MAX; l++)
                 eff.lever[l].enabled = lever_in_play(&eff, in, (Lever) l);
-        if (eff.preset == PRESET_OBSERVE)
-                eff.oneshot_compact = true; /* report it; nothing is applied */
 
         memset(ret, 0, sizeof(*ret));
         ret->now_usec = now;

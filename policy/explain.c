@@ -22,6 +22,7 @@ static const char *const reason_names[_POLICY_REASON_MAX] = {
         [POLICY_REASON_PSI_ROLLBACK] = "psi_rollback",
         [POLICY_REASON_PSI_CEILING] = "psi_ceiling",
         [POLICY_REASON_ONESHOT_COMPACT] = "oneshot_compact",
+        [POLICY_REASON_WORKLOAD_STALLS] = "workload_stalls",
 };
 
 static const char *const hold_names[_POLICY_HOLD_MAX] = {
@@ -163,6 +164,30 @@ static Str rate_str(uint64_t milli)
         return r;
 }
 
+/* 380 ms; 1.2 s past 10 s */
+static Str ms_str(uint64_t usec)
+{
+        Str r;
+
+        if (usec < 10 * USEC_PER_SEC)
+                snprintf(r.s, sizeof(r.s), "%llu ms", (unsigned long long) ((usec + 500) / 1000));
+        else
+                snprintf(r.s, sizeof(r.s), "%.1f s", (double) usec / (double) USEC_PER_SEC);
+        return r;
+}
+
+/* "the last minute", or "the last 40 s" when the window is not full yet */
+static Str window_str(usec_t span)
+{
+        Str r;
+
+        if (span == 0 || span >= USEC_PER_MINUTE - USEC_PER_SEC / 2)
+                snprintf(r.s, sizeof(r.s), "the last minute");
+        else
+                snprintf(r.s, sizeof(r.s), "the last %.38s", dur_str(span).s);
+        return r;
+}
+
 static Str value_str(Lever l, int64_t v)
 {
         static const char *const modes[_THP_DEFRAG_MAX] = {
@@ -232,6 +257,14 @@ static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumber
                 out(o, "THP fault fallback %s, target %s", pct_str(n->observed_permyriad).s,
                     pct_str(n->limit_permyriad).s);
                 break;
+        case POLICY_REASON_WORKLOAD_STALLS:
+                out(o, "%s spent %s in direct compaction", n->workload[0] ? n->workload : "a workload",
+                    ms_str(n->workload_compact_usec).s);
+                if (n->workload_reclaim_usec > 0)
+                        out(o, " and %s in direct reclaim", ms_str(n->workload_reclaim_usec).s);
+                out(o, " in %s (budget %s)", window_str(n->workload_span_usec).s,
+                    ms_str(n->workload_budget_usec).s);
+                break;
         case POLICY_REASON_TARGETS_MET_DECAY:
                 out(o, "every target met for %s; decaying toward the kernel's %s", dur_str(n->met_usec).s,
                     value_str(l, n->baseline).s);
@@ -250,6 +283,8 @@ static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumber
                         out(o, "; direct compaction stalls did not fall");
                 else if (n->objective == POLICY_OBJ_FALLBACK)
                         out(o, "; THP fallbacks did not fall");
+                else if (n->objective == POLICY_OBJ_WORKLOAD)
+                        out(o, "; workload stalls did not fall");
                 if (n->scan_per_block > 0)
                         out(o, " (%llu pages scanned per block, limit %llu)",
                             (unsigned long long) n->scan_per_block, (unsigned long long) n->scan_per_block_limit);

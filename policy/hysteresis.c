@@ -24,6 +24,27 @@ static usec_t reversal_window(const PolicyConfig *cfg, Lever l)
         return cfg->reversal_window_usec > 0 ? cfg->reversal_window_usec : POLICY_DEFAULT_REVERSAL_WINDOW_USEC;
 }
 
+uint64_t policy_mem_total_bytes(const Assessment *a)
+{
+        uint64_t pages = 0;
+
+        if (!a)
+                return 0;
+        for (unsigned i = 0; i < a->n_nodes && i < FRAGD_MAX_NODES; i++)
+                pages += a->nodes[i].managed_pages;
+        return pages * a->page_size;
+}
+
+int64_t policy_min_free_share_kbytes(const PolicyConfig *cfg, const Assessment *a)
+{
+        uint64_t kib = policy_mem_total_bytes(a) / 1024;
+
+        if (cfg->min_free_max_permyriad == 0)
+                return 0;
+        return (int64_t) MIN((unsigned __int128) kib * cfg->min_free_max_permyriad / 10000,
+                             (unsigned __int128) INT32_MAX); /* the sysctl is an int */
+}
+
 void policy_config_effective(const PolicyConfig *cfg, const LeverInput *in, const Assessment *a,
                              PolicyConfig *ret)
 {
@@ -39,11 +60,14 @@ void policy_config_effective(const PolicyConfig *cfg, const LeverInput *in, cons
         if (ret->backoff_hold_usec == 0)
                 ret->backoff_hold_usec = ret->decay_after_usec;
 
-        /* min_free_kbytes: min 0 means "the kernel's value at start", and the
-         * upper bound is never below it (config semantics). An unset upper
-         * bound pins the lever at that value rather than letting a clamp to
-         * [0, 0] write 0. */
+        /* min_free_kbytes: min 0 means "the kernel's value at start"; the
+         * upper bound is max(value at start, lever.max, min_free_max_permyriad
+         * x MemTotal) (config semantics: the configuration sets either the
+         * absolute max or the share, the other is 0). Without a value at
+         * start, or with neither bound known, the lever is pinned rather than
+         * letting a clamp to [0, 0] write 0. */
         mf = &ret->lever[LEVER_MIN_FREE_KBYTES];
+        mf->max = MAX(mf->max, policy_min_free_share_kbytes(ret, a));
         if (in && in[LEVER_MIN_FREE_KBYTES].available) {
                 int64_t base = in[LEVER_MIN_FREE_KBYTES].baseline;
 
@@ -52,7 +76,6 @@ void policy_config_effective(const PolicyConfig *cfg, const LeverInput *in, cons
                 mf->max = MAX(mf->max, base);
         } else if (mf->min == 0 || mf->max == 0)
                 mf->enabled = false;
-        (void) a;
 
         for (unsigned l = 0; l < _LEVER_MAX; l++)
                 if (ret->lever[l].max < ret->lever[l].min)

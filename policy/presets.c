@@ -199,7 +199,7 @@ static const PolicyConfig presets[_PRESET_MAX] = {
                 },
                 .min_free_max_permyriad = 200,
         },
-        /* PRESET_OBSERVE is derived from database below. */
+        /* PRESET_OBSERVE is database with preset = PRESET_OBSERVE, below. */
 };
 
 void policy_config_preset(Preset p, PolicyConfig *ret)
@@ -212,11 +212,10 @@ void policy_config_preset(Preset p, PolicyConfig *ret)
                 return;
         }
 
-        /* observe: the database targets, so reports say what database would
-         * do, but no lever moves and no one-shot compaction runs. */
+        /* observe: database's values, levers and one-shot compaction
+         * included, so policy_decide() makes database's decisions; it marks
+         * them apply = false and the daemon runs dry (nothing is written).
+         * A lever that is off here is not read by the daemon either. */
         memcpy(ret, &presets[PRESET_DATABASE], sizeof(*ret));
         ret->preset = PRESET_OBSERVE;
-        ret->oneshot_compact = false;
-        for (unsigned l = 0; l < _LEVER_MAX; l++)
-                ret->lever[l].enabled = false;
 }

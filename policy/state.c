@@ -7,7 +7,8 @@
  * objective (a node's reserve at an order, free memory, stalls or
  * fallbacks), remembering the objective's value then. Once per dwell the
  * episode is evaluated while the objective still asks for more:
- *   gain = value now - value at the start   (stalls and fallbacks: start - now)
+ *   gain = value now - value at the start   (stalls, workload stalls and
+ *                                            fallbacks: start - now)
  *   no gain, and compaction scanned pages since the last evaluation
  *     (any raise for the non-compaction levers)      -> ep_no_gain++
  *   gain, but scanned / (gain / order_thp block) > backoff_max_scan_per_block
@@ -104,6 +105,9 @@ static bool objective_value(const LeverTrack *t, const PolicyEval *e, int64_t *r
         case POLICY_OBJ_FALLBACK:
                 *ret = e->fallback_permyriad;
                 return true;
+        case POLICY_OBJ_WORKLOAD:
+                *ret = e->workload_stall_permyriad;
+                return true;
         default:
                 return false;
         }
@@ -130,6 +134,10 @@ static void episode_start(LeverTrack *t, const DecisionItem *it, usec_t now)
                 break;
         case POLICY_REASON_THP_FALLBACK:
                 obj = POLICY_OBJ_FALLBACK;
+                ref = it->num.observed_permyriad;
+                break;
+        case POLICY_REASON_WORKLOAD_STALLS:
+                obj = POLICY_OBJ_WORKLOAD;
                 ref = it->num.observed_permyriad;
                 break;
         default:

@@ -37,10 +37,15 @@ void trend_add(TrendAccum *acc, usec_t t_usec, double y)
 
 void trend_fit(const TrendAccum *acc, Trend *ret)
 {
+        trend_fit_min(acc, 3, ret);
+}
+
+void trend_fit_min(const TrendAccum *acc, unsigned min_points, Trend *ret)
+{
         double n = acc->n, den;
 
         *ret = (Trend){ .n = acc->n };
-        if (acc->n < 3 || acc->last_usec <= acc->first_usec)
+        if (acc->n < MAX(min_points, 2u) || acc->last_usec <= acc->first_usec)
                 return;
         den = n * acc->sxx - acc->sx * acc->sx;
         if (!(den > 0.0))

@@ -50,6 +50,7 @@ typedef enum PolicyReason {
         POLICY_REASON_PSI_ROLLBACK,         /* "psi_rollback" */
         POLICY_REASON_PSI_CEILING,          /* "psi_ceiling" */
         POLICY_REASON_ONESHOT_COMPACT,      /* "oneshot_compact" */
+        POLICY_REASON_WORKLOAD_STALLS,      /* "workload_stalls": a watched workload over its stall budget */
         _POLICY_REASON_MAX,
 } PolicyReason;
 
@@ -73,6 +74,7 @@ typedef enum PolicyObjective {
         POLICY_OBJ_STALLS,
         POLICY_OBJ_FALLBACK,
         POLICY_OBJ_FREE,    /* node free memory */
+        POLICY_OBJ_WORKLOAD, /* the worst watched workload's stall against its budget */
 } PolicyObjective;
 
 /* The numbers behind a reason. Which fields mean something depends on the
@@ -100,6 +102,11 @@ typedef struct PolicyNumbers {
         uint64_t scan_per_block, scan_per_block_limit;
         usec_t met_usec;             /* decay: how long targets have been met */
         int64_t baseline;            /* decay: the kernel's own value */
+        /* workload_stalls: the workload cited and its last minute
+         * (observed_permyriad = stall / budget, limit_permyriad = 10000) */
+        char workload[64];           /* cgroup path, as in WorkloadStall.name */
+        uint64_t workload_compact_usec, workload_reclaim_usec, workload_budget_usec;
+        usec_t workload_span_usec;
 } PolicyNumbers;
 
 typedef enum DecisionKind {
@@ -147,6 +154,9 @@ typedef struct PolicyEval {
         bool want_raise[_LEVER_MAX]; /* some objective asks this lever to go up */
         uint32_t psi_some_permyriad, psi_full_permyriad;
         uint64_t stall_milli;        /* direct compaction stalls x1000 per second, 0 if unknown */
+        /* the worst watched workload whose stall is mostly direct compaction:
+         * (compact + reclaim) / budget in the last minute, 10000 = at budget */
+        uint32_t workload_stall_permyriad;
         uint32_t fallback_permyriad; /* worst THP/mTHP fallback ratio */
         uint64_t scan_pages_per_sec; /* compaction pages scanned per second */
         unsigned n_nodes;
@@ -230,10 +240,18 @@ void policy_state_init(PolicyState *s);
 #define POLICY_DEFAULT_REVERSAL_WINDOW_USEC (3600 * USEC_PER_SEC)
 
 /* The configuration decide works with: zero fields replaced by their
- * defaults, and min_free_kbytes bounds resolved (min 0 = the value found at
- * start; the upper bound never below it). in and a may be NULL. */
+ * defaults, and min_free_kbytes bounds resolved: min 0 = the value found at
+ * start; max = max(value at start, lever.max, min_free_max_permyriad x
+ * MemTotal). in and a may be NULL (no value at start, no MemTotal). */
 void policy_config_effective(const PolicyConfig *cfg, const LeverInput *in, const Assessment *a,
                              PolicyConfig *ret);
+/* MemTotal as the policy counts it: managed pages x page size summed over
+ * the Assessment's nodes (what /proc/meminfo MemTotal reports: totalram is
+ * the sum of the zones' managed pages). 0 when a is NULL. */
+uint64_t policy_mem_total_bytes(const Assessment *a);
+/* min_free_max_permyriad x MemTotal in KiB (0 when either is 0), capped at
+ * INT32_MAX like the sysctl. */
+int64_t policy_min_free_share_kbytes(const PolicyConfig *cfg, const Assessment *a);
 
 /* Pure and idempotent: equal inputs give byte-equal decisions. in[] has
  * _LEVER_MAX entries, indexed by Lever. Returns 0, or -EINVAL when the
@@ -274,7 +292,7 @@ typedef struct TrendAccum {
 } TrendAccum;
 
 typedef struct Trend {
-        bool valid;             /* >= 3 points over a span > 0 */
+        bool valid;             /* >= 3 points (trend_fit_min: its minimum) over a span > 0 */
         unsigned n;
         usec_t span_usec;
         double slope_per_sec;   /* units of y per second (bytes/s for memory) */
@@ -284,6 +302,9 @@ typedef struct Trend {
 void trend_init(TrendAccum *acc, usec_t ref_usec);
 void trend_add(TrendAccum *acc, usec_t t_usec, double y);
 void trend_fit(const TrendAccum *acc, Trend *ret);
+/* The same with at least min_points (2 or more) instead of 3: the recency
+ * guard only needs the direction of the last few samples. */
+void trend_fit_min(const TrendAccum *acc, unsigned min_points, Trend *ret);
 /* Time until a value now at `value` falls to `level` at the trend's slope:
  * 0 when already at or below, USEC_INFINITY when not falling or not valid. */
 usec_t trend_eta_usec(const Trend *t, double value, double level);

@@ -154,8 +154,10 @@ static void test_preset_rebase_rule(void **state)
         l = tl_load_root(t, &probe, set, 1);
         assert_int_equal(l->r, 0);
         assert_int_equal(l->cfg.policy.preset, PRESET_OBSERVE);
+        /* observe is database's values (levers too); the daemon runs dry */
+        policy_config_preset(PRESET_DATABASE, &tm);
         for (int lv = 0; lv < _LEVER_MAX; lv++)
-                assert_false(l->cfg.policy.lever[lv].enabled);
+                assert_int_equal(l->cfg.policy.lever[lv].enabled, tm.lever[lv].enabled);
         assert_int_equal(l->cfg.policy.reserve_thp.permyriad, 300);
         assert_int_equal(l->cfg.policy.lever[LEVER_WATERMARK_SCALE_FACTOR].max, 300);
         assert_string_equal(SRC(l, "policy", "oneshot_compact", 0), "preset observe");

@@ -79,6 +79,8 @@ typedef struct TWorld {
         uint32_t psi_some, psi_full; /* permyriad */
         bool rates_valid;
         double stall_per_sec, fallback_ratio, scan_pages_per_sec;
+        unsigned n_workloads; /* copied into the Assessment as the daemon fills it */
+        WorkloadStall workloads[4];
 } TWorld;
 
 /* A node in good shape: 2 GiB free, most of it in large blocks. */
@@ -157,6 +159,21 @@ static inline void t_assess(const TWorld *w, usec_t now, Assessment *a)
         a->rates.compact_migrate_scanned = w->scan_pages_per_sec;
         a->rates.psi_some = w->psi_some / 10000.0;
         a->rates.psi_full = w->psi_full / 10000.0;
+        a->n_workloads = MIN(w->n_workloads, 4u);
+        memcpy(a->workloads, w->workloads, sizeof(w->workloads));
+}
+
+/* A watched workload's last minute, as daemon/workload.c reports it. */
+static inline WorkloadStall t_workload(const char *name, uint64_t compact_ms, uint64_t reclaim_ms,
+                                       uint64_t budget_ms)
+{
+        WorkloadStall w = { .compact_usec = compact_ms * 1000, .reclaim_usec = reclaim_ms * 1000,
+                            .compact_count = compact_ms / 20, .span_usec = 60 * USEC_PER_SEC,
+                            .budget_usec = budget_ms * 1000 };
+
+        strncpy(w.name, name, sizeof(w.name) - 1);
+        w.over_budget = w.budget_usec > 0 && w.compact_usec + w.reclaim_usec > w.budget_usec;
+        return w;
 }
 
 /* The daemon's loop without the kernel: decide, apply every item, update. */

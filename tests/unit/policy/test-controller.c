@@ -267,6 +267,63 @@ static void test_fragmenting_acts_before_crossing(void **state)
         free(s);
 }
 
+/* The shape that used to raise for nothing: the reserve declines through
+ * its target for a whole trend window, then a compaction restores it. The
+ * window still holds the decline, so a least-squares slope over it predicts
+ * a crossing; the recent half of the window rises, and wins. */
+static void test_recovered_reserve_no_trend_raise(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        unsigned raises = 0;
+        const Decision *d;
+
+        s->cfg.oneshot_compact = false;
+        /* 30000 -> 8000 pages of order>=9 over 55 s (target 10485) */
+        for (unsigned i = 0; i < 12; i++) {
+                w.node[0].ge_thp_pages = 30000 - i * 2000;
+                d = t_sim_tick(s, &w, 5);
+                raises += t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS) != NULL;
+        }
+        assert_true(raises > 0); /* the decline itself is acted on */
+
+        /* compaction: 25000 pages, 2.4x the target, and it stays there */
+        w.node[0].ge_thp_pages = 25000;
+        for (unsigned i = 0; i < 30; i++) {
+                const DecisionItem *it;
+
+                d = t_sim_tick(s, &w, 5);
+                it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+                if (it) {
+                        explain_print(d);
+                        fail_msg("tick %u after the recovery: %s", i, policy_reason_name(it->reason));
+                }
+                assert_true(d->eval.nodes[0].eta_usec[1] == USEC_INFINITY);
+        }
+        assert_false(s->d.eval.targets_missed);
+        free(s);
+}
+
+/* A steady decline keeps its prediction: both halves of the window agree. */
+static void test_steady_decline_still_predicted(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        bool trend = false;
+
+        s->cfg.oneshot_compact = false;
+        for (unsigned i = 0; i < 20 && !trend; i++) {
+                const Decision *d;
+
+                /* 200 pages/s, with +-300 pages of jitter */
+                w.node[0].ge_thp_pages = 40000 - i * 1000 + (i % 2 ? 300 : 0);
+                d = t_sim_tick(s, &w, 5);
+                trend = t_find_reason(d, LEVER_COMPACTION_PROACTIVENESS, POLICY_REASON_RESERVE_TREND) != NULL;
+        }
+        assert_true(trend);
+        free(s);
+}
+
 static void test_recovering_decays_to_baseline(void **state)
 {
         TSim *s = sim_new();
@@ -574,16 +631,125 @@ static void test_stalls_and_thp_defrag(void **state)
         free(s);
 }
 
+/* A watched workload over its stall budget is a stall objective of its own:
+ * the same levers as compact_stalls, and the workload is named. */
+static void test_workload_over_budget_raises(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(2);
+        const Decision *d;
+        const DecisionItem *it;
+        char buf[512];
+
+        /* the global stall rate is fine (0/s); one workload is not */
+        w.n_workloads = 2;
+        w.workloads[0] = t_workload("system.slice/nginx.service", 20, 0, 100);
+        w.workloads[1] = t_workload("system.slice/postgresql.service", 380, 0, 100);
+        d = t_sim_tick(s, &w, 5);
+        explain_print(d);
+        assert_true(d->eval.targets_missed);
+        assert_false(d->eval.targets_met);
+        assert_int_equal(d->eval.workload_stall_permyriad, 38000);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_int_equal(it->reason, POLICY_REASON_WORKLOAD_STALLS);
+        assert_int_equal(it->from, 20);
+        assert_int_equal(it->to, 40); /* 280 ms over a 100 ms budget: error saturated, a full step */
+        assert_string_equal(it->num.workload, "system.slice/postgresql.service");
+        assert_int_equal(it->num.workload_compact_usec, 380000);
+        assert_int_equal(it->num.workload_budget_usec, 100000);
+        decision_explain(it, buf, sizeof(buf));
+        assert_string_equal(buf, "raise compaction_proactiveness 20\u219240: system.slice/postgresql.service "
+                                 "spent 380 ms in direct compaction in the last minute (budget 100 ms)");
+        assert_string_equal(policy_reason_name(it->reason), "workload_stalls");
+        /* THP defrag one mode toward defer, for the same reason */
+        it = t_find(d, DECISION_LEVER, LEVER_THP_DEFRAG);
+        assert_non_null(it);
+        assert_int_equal(it->reason, POLICY_REASON_WORKLOAD_STALLS);
+        assert_int_equal(it->to, THP_DEFRAG_DEFER_MADVISE);
+        /* the kswapd levers are not for this */
+        assert_null(t_find(d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR));
+        assert_null(t_find(d, DECISION_LEVER, LEVER_MIN_FREE_KBYTES));
+
+        /* a partial window and some reclaim are said as such; the worse of
+         * the workload and the global rate is cited */
+        t_sim_init(s);
+        w.workloads[1] = t_workload("system.slice/postgresql.service", 150, 30, 100);
+        w.workloads[1].span_usec = 40 * S;
+        w.stall_per_sec = 0.12; /* over 0.1/s, but by less */
+        d = t_sim_tick(s, &w, 5);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_int_equal(it->reason, POLICY_REASON_WORKLOAD_STALLS);
+        decision_explain(it, buf, sizeof(buf));
+        /* 80 ms over 100: error 3000 + 7000 x 0.8 = 8600, step ceil(20 x 0.86) */
+        assert_string_equal(buf, "raise compaction_proactiveness 20\u219238: system.slice/postgresql.service "
+                                 "spent 150 ms in direct compaction and 30 ms in direct reclaim in the last "
+                                 "40 s (budget 100 ms)");
+        free(s);
+}
+
+static void test_workload_under_budget_does_nothing(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(2);
+
+        w.n_workloads = 2;
+        w.workloads[0] = t_workload("system.slice/postgresql.service", 80, 5, 100); /* 85 %: met */
+        w.workloads[1] = t_workload("batch.slice", 900, 0, 0);                      /* no budget */
+        for (unsigned i = 0; i < 200; i++) {
+                const Decision *d = t_sim_tick(s, &w, 5);
+
+                assert_int_equal(d->n_items, 0);
+                assert_int_equal(d->n_held, 0);
+        }
+        assert_true(s->d.eval.targets_met);
+        assert_int_equal(s->d.eval.workload_stall_permyriad, 8500);
+
+        /* over budget, but mostly in direct reclaim: short of free memory,
+         * which compaction does not fix, so no compaction lever moves */
+        w.workloads[0] = t_workload("system.slice/postgresql.service", 40, 300, 100);
+        for (unsigned i = 0; i < 20; i++) {
+                const Decision *d = t_sim_tick(s, &w, 5);
+
+                for (unsigned j = 0; j < d->n_items; j++)
+                        assert_int_not_equal(d->items[j].reason, POLICY_REASON_WORKLOAD_STALLS);
+                assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+        }
+        free(s);
+}
+
+/* Raising for a workload that does not get better stops like any other. */
+static void test_workload_backoff(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        const DecisionItem *it = NULL;
+        char buf[512];
+
+        w.n_workloads = 1;
+        w.workloads[0] = t_workload("db.slice", 400, 0, 100);
+        w.scan_pages_per_sec = 50000;
+        for (unsigned i = 0; i < 60 && !it; i++) {
+                const Decision *d = t_sim_tick(s, &w, 5);
+
+                it = t_find_reason(d, LEVER_COMPACTION_PROACTIVENESS, POLICY_REASON_BACKOFF_INEFFECTIVE);
+        }
+        assert_non_null(it);
+        assert_int_equal(it->num.objective, POLICY_OBJ_WORKLOAD);
+        decision_explain(it, buf, sizeof(buf));
+        print_message("    %s\n", buf);
+        assert_non_null(strstr(buf, "workload stalls did not fall"));
+        free(s);
+}
+
 static void test_observe_preset_reports_only(void **state)
 {
         TSim *a = sim_new(), *b = sim_new();
         TWorld w = t_world_fine(2);
 
-        /* as presets.c builds it: the database values, levers switched off */
+        /* as presets.c builds it: the same values, only the preset differs */
         b->cfg.preset = PRESET_OBSERVE;
-        b->cfg.oneshot_compact = false;
-        for (unsigned l = 0; l < _LEVER_MAX; l++)
-                b->cfg.lever[l].enabled = false;
         w.node[0].ge_thp_pages = 1000;
         t_sim_tick(a, &w, 5);
         t_sim_tick(b, &w, 5);
@@ -591,11 +757,16 @@ static void test_observe_preset_reports_only(void **state)
         assert_false(b->d.apply);
         assert_int_equal(a->d.n_items, b->d.n_items);
         assert_true(b->d.n_items > 0);
+        assert_non_null(t_find(&b->d, DECISION_COMPACT_NODE, 0)); /* one-shots reported too */
         for (unsigned i = 0; i < a->d.n_items; i++) {
+                assert_int_equal(a->d.items[i].kind, b->d.items[i].kind);
+                assert_int_equal(a->d.items[i].lever, b->d.items[i].lever);
                 assert_int_equal(a->d.items[i].to, b->d.items[i].to);
                 assert_int_equal(a->d.items[i].reason, b->d.items[i].reason);
                 assert_false(b->d.items[i].applied);
         }
+        /* a lever the preset switches off is off in observe too */
+        b->cfg.lever[LEVER_WATERMARK_SCALE_FACTOR].enabled = false;
         /* nothing applied: the knob never moves, the same advice repeats */
         for (unsigned i = 0; i < 5; i++)
                 t_sim_tick(b, &w, 60);
@@ -638,6 +809,91 @@ static void test_effective_config(void **state)
         in[LEVER_MIN_FREE_KBYTES].available = false;
         policy_config_effective(&c, in, NULL, &e);
         assert_false(e.lever[LEVER_MIN_FREE_KBYTES].enabled);
+}
+
+/* min_free_max_permyriad: the ceiling is max(value at start, lever.max,
+ * share x MemTotal), MemTotal = managed pages x page size over the nodes */
+static void test_min_free_ceiling_share(void **state)
+{
+        PolicyConfig c, e;
+        LeverInput in[_LEVER_MAX];
+        TWorld w = t_world_fine(2);
+        Assessment *a = malloc(sizeof(*a));
+        LeverConfig *mf = &c.lever[LEVER_MIN_FREE_KBYTES];
+
+        assert_non_null(a);
+        t_config(&c);
+        t_levers(in);
+        t_assess(&w, 100 * S, a);
+        assert_int_equal(policy_mem_total_bytes(a), 8ULL << 30); /* 2 x 4 GiB managed */
+        assert_int_equal(policy_mem_total_bytes(NULL), 0);
+
+        /* presets.c shape: min 0, max 0, 2 % of 8 GiB = 167772 KiB */
+        mf->min = 0;
+        mf->max = 0;
+        c.min_free_max_permyriad = 200;
+        assert_int_equal(policy_min_free_share_kbytes(&c, a), 167772);
+        policy_config_effective(&c, in, a, &e);
+        assert_true(e.lever[LEVER_MIN_FREE_KBYTES].enabled);
+        assert_int_equal(e.lever[LEVER_MIN_FREE_KBYTES].min, 67584);
+        assert_int_equal(e.lever[LEVER_MIN_FREE_KBYTES].max, 167772);
+        /* a share below the value at start: the value at start */
+        c.min_free_max_permyriad = 50; /* 41943 KiB */
+        policy_config_effective(&c, in, a, &e);
+        assert_int_equal(e.lever[LEVER_MIN_FREE_KBYTES].max, 67584);
+        /* both set (the config loader sets one, a caller may set both): the larger */
+        c.min_free_max_permyriad = 200;
+        mf->max = 262144;
+        policy_config_effective(&c, in, a, &e);
+        assert_int_equal(e.lever[LEVER_MIN_FREE_KBYTES].max, 262144);
+        mf->max = 100000;
+        policy_config_effective(&c, in, a, &e);
+        assert_int_equal(e.lever[LEVER_MIN_FREE_KBYTES].max, 167772);
+        /* no Assessment: no MemTotal, so no share */
+        mf->max = 0;
+        policy_config_effective(&c, in, NULL, &e);
+        assert_int_equal(e.lever[LEVER_MIN_FREE_KBYTES].max, 67584);
+        /* no value at start, but a share and an explicit floor: bounded */
+        mf->min = 16384;
+        in[LEVER_MIN_FREE_KBYTES].available = false;
+        policy_config_effective(&c, in, a, &e);
+        assert_true(e.lever[LEVER_MIN_FREE_KBYTES].enabled);
+        assert_int_equal(e.lever[LEVER_MIN_FREE_KBYTES].max, 167772);
+        /* huge machines: capped at the sysctl's int range */
+        a->nodes[0].managed_pages = 1ULL << 40;
+        c.min_free_max_permyriad = 10000;
+        assert_int_equal(policy_min_free_share_kbytes(&c, a), INT32_MAX);
+        free(a);
+}
+
+/* The share is what a raise of min_free_kbytes runs into. */
+static void test_min_free_raise_stops_at_share(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        int64_t peak = 0;
+        bool at_bound = false;
+
+        /* watermark_scale_factor pinned: min_free_kbytes is the only way to
+         * more kswapd headroom; the ceiling is 2 % of 4 GiB = 83886 KiB */
+        s->cfg.lever[LEVER_WATERMARK_SCALE_FACTOR].max = 10;
+        s->cfg.lever[LEVER_MIN_FREE_KBYTES].min = 0;
+        s->cfg.lever[LEVER_MIN_FREE_KBYTES].max = 0;
+        s->cfg.lever[LEVER_MIN_FREE_KBYTES].dwell_usec = 10 * S;
+        s->cfg.min_free_max_permyriad = 200;
+        s->cfg.backoff_decisions = 100;
+        w.node[0] = (TNode){ .free_pages = 30000, .ge_large_pages = 8000, .ge_thp_pages = 3000,
+                             .reclaimable_pages = 600000 };
+        for (unsigned i = 0; i < 40; i++) {
+                const Decision *d = t_sim_tick(s, &w, 10);
+                const PolicyHeldItem *h = t_find_held(d, LEVER_MIN_FREE_KBYTES);
+
+                peak = MAX(peak, s->in[LEVER_MIN_FREE_KBYTES].current);
+                at_bound = at_bound || (h && h->hold == POLICY_HOLD_AT_BOUND);
+        }
+        assert_int_equal(peak, 83886);
+        assert_true(at_bound);
+        free(s);
 }
 
 static void test_min_free_never_written_zero(void **state)
@@ -722,6 +978,8 @@ int main(void)
                 cmocka_unit_test(test_steady_host_gets_nothing),
                 cmocka_unit_test(test_fragmenting_acts_before_crossing),
                 cmocka_unit_test(test_recovering_decays_to_baseline),
+                cmocka_unit_test(test_recovered_reserve_no_trend_raise),
+                cmocka_unit_test(test_steady_decline_still_predicted),
                 cmocka_unit_test(test_memory_short_raises_kswapd_headroom),
                 cmocka_unit_test(test_safety_envelope),
                 cmocka_unit_test(test_pressure_spike),
@@ -730,8 +988,13 @@ int main(void)
                 cmocka_unit_test(test_backoff_when_compaction_does_not_pay),
                 cmocka_unit_test(test_efficient_compaction_keeps_going),
                 cmocka_unit_test(test_stalls_and_thp_defrag),
+                cmocka_unit_test(test_workload_over_budget_raises),
+                cmocka_unit_test(test_workload_under_budget_does_nothing),
+                cmocka_unit_test(test_workload_backoff),
                 cmocka_unit_test(test_observe_preset_reports_only),
                 cmocka_unit_test(test_effective_config),
+                cmocka_unit_test(test_min_free_ceiling_share),
+                cmocka_unit_test(test_min_free_raise_stops_at_share),
                 cmocka_unit_test(test_min_free_never_written_zero),
                 cmocka_unit_test(test_baseline_outside_bounds_left_alone),
                 cmocka_unit_test(test_idempotent_and_const),

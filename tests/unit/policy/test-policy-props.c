@@ -9,8 +9,9 @@
  *   bounds       every decided value is inside [min, max]
  *   idempotent   equal inputs give byte-equal decisions; decide leaves the state alone
  *   monotonic    worse fragmentation (same free memory, less of it in large
- *                blocks) never gives a lower value for a reserve lever, nor
- *                fewer one-shot compactions
+ *                blocks) and longer workload compaction stalls never give a
+ *                lower value for a reserve lever, nor fewer one-shot
+ *                compactions
  *   reversals    no lever reverses direction more than max_reversals times
  *                within reversal_window
  *   baseline     with every target met long enough, every lever returns
@@ -146,6 +147,14 @@ static void world_step(Trace *t)
         w->stall_per_sec = rng_chance(r, 15) ? (double) rng_range(r, 0, 5000) / 1000.0 : 0.0;
         w->fallback_ratio = rng_chance(r, 20) ? (double) rng_range(r, 0, 10000) / 10000.0 : -1.0;
         w->scan_pages_per_sec = (double) rng_range(r, 0, 100000);
+        /* watched workloads: under or over budget, compaction- or reclaim-bound */
+        if (rng_chance(r, 20)) {
+                w->n_workloads = (unsigned) rng_range(r, 0, 3);
+                for (unsigned i = 0; i < w->n_workloads; i++)
+                        w->workloads[i] = t_workload(i ? "batch.slice" : "db.slice", rng_range(r, 0, 600),
+                                                     rng_range(r, 0, 300),
+                                                     rng_chance(r, 10) ? 0 : rng_range(r, 50, 300));
+        }
 }
 
 static void trace_init(Trace *t, uint64_t trace_seed)
@@ -242,6 +251,9 @@ static void check_monotonic(Trace *t, Decision *better, Decision *worse)
                 n->ge_thp_pages = n->ge_thp_pages * rng_range(&t->rng, 0, 100) / 100;
                 n->ge_large_pages = MAX(n->ge_thp_pages, n->ge_large_pages * rng_range(&t->rng, 0, 100) / 100);
         }
+        /* and workloads stall longer in direct compaction */
+        for (unsigned i = 0; i < w2.n_workloads; i++)
+                w2.workloads[i].compact_usec += w2.workloads[i].compact_usec * rng_range(&t->rng, 0, 100) / 100;
         t_assess(&t->w, now, a);
         assert_int_equal(policy_decide(&s->cfg, &s->state, a, s->in, now, better), 0);
         t_assess(&w2, now, a);

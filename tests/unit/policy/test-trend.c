@@ -101,6 +101,35 @@ static void test_degenerate(void **state)
         assert_false(tr.valid);
 }
 
+/* trend_fit_min(): two points give the line through them; one never does */
+static void test_fit_min_points(void **state)
+{
+        TrendAccum acc;
+        Trend tr;
+
+        trend_init(&acc, 30 * S);
+        trend_add(&acc, 0, 100);
+        trend_add(&acc, 30 * S, 1100);
+        trend_fit(&acc, &tr);
+        assert_false(tr.valid); /* the default wants 3 */
+        trend_fit_min(&acc, 2, &tr);
+        assert_true(tr.valid);
+        assert_true(fabs(tr.slope_per_sec - 1000.0 / 30.0) < 1e-9);
+        assert_true(fabs(tr.value_at_ref - 1100.0) < 1e-9);
+        trend_fit_min(&acc, 0, &tr); /* never below 2 */
+        assert_true(tr.valid);
+        trend_fit_min(&acc, 3, &tr);
+        assert_false(tr.valid);
+
+        trend_init(&acc, 0);
+        trend_add(&acc, 0, 100);
+        trend_fit_min(&acc, 1, &tr);
+        assert_false(tr.valid);
+        trend_add(&acc, 0, 200); /* same instant: no span */
+        trend_fit_min(&acc, 2, &tr);
+        assert_false(tr.valid);
+}
+
 static void test_eta(void **state)
 {
         Trend tr = { .valid = true, .n = 5, .span_usec = 20 * S, .slope_per_sec = -4.0 };
@@ -126,6 +155,7 @@ int main(void)
                 cmocka_unit_test(test_uneven_spacing_usec),
                 cmocka_unit_test(test_large_bytes_precision),
                 cmocka_unit_test(test_degenerate),
+                cmocka_unit_test(test_fit_min_points),
                 cmocka_unit_test(test_eta),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,23 +2,29 @@
 /* fragd-sim: replay a recorded series of /proc and /sys snapshots through
  * the real pipeline -- observation_read -> assess -> policy_decide ->
  * (simulated apply) -> policy_state_update -- and print the decision
- * timeline. Writes nothing.
+ * timeline. Reads the trace only; writes nothing.
  *
  *      fragd-sim [-p PRESET] [-v] [-i SECONDS] [--page-size N] TRACE_DIR
  *
- * TRACE_DIR holds one fixture-like root per snapshot (0001/, 0002/, ...,
- * replayed in name order), each with proc/... and sys/... and a file
- * `timestamp`: CLOCK_MONOTONIC seconds, a decimal fraction allowed. Without
- * it, snapshots are -i SECONDS apart (default 10).
+ * TRACE_DIR holds one fixture-like root per snapshot, replayed in name order
+ * (0001/, 0002/, ...; other files such as a README are skipped):
+ *
+ *      TRACE_DIR/NNNN/proc/{buddyinfo,zoneinfo,vmstat,...}
+ *      TRACE_DIR/NNNN/sys/{kernel/mm/transparent_hugepage,devices/system/node}/...
+ *      TRACE_DIR/NNNN/timestamp    CLOCK_MONOTONIC seconds, "12" or "12.5"
+ *
+ * Without a timestamp, snapshots are -i SECONDS apart (default 10). Rates
+ * (stalls, fallbacks, scanning) come from consecutive snapshots' counters.
  *
  * Simulated apply: a lever fragd has set reads back as set, whatever the
  * recording says (it was recorded without fragd); other levers read as
- * recorded. The first snapshot's values are the baselines.
+ * recorded. The first snapshot's values are the baselines. Watched
+ * workloads are not replayed (no taskstats in a snapshot).
  *
- * Parked in tools/pending/ (outside the Makefile's tools/*.c glob) until
- * policy/presets.c and policy/names.c reach main: it needs
- * policy_config_preset(), preset_from_name(), preset_name(), lever_name()
- * and thp_defrag_from_name(). Then: git mv tools/pending/fragd-sim.c tools/ */
+ * Output: a header, then for each snapshot with a decision (each snapshot
+ * with -v) a state line "+SECONDS NNNN nodeN o>=4 have/target MiB ..." and
+ * one line per decision "  <sentence> [reason]"; a summary line last.
+ * Exit status: 0, 1 when the trace cannot be read, 2 for usage errors. */
 
 #include <dirent.h>
 #include <getopt.h>
@@ -26,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fragd/metrics.h"
 #include "fragd/obs.h"
@@ -62,8 +69,13 @@ static int list_snapshots(const char *dir, char ***ret, size_t *ret_n)
         if (!d)
                 return negative_errno();
         while ((de = readdir(d))) {
-                if (de->d_name[0] == '.' || de->d_type == DT_REG)
+                struct stat st;
+
+                if (de->d_name[0] == '.')
                         continue;
+                if (de->d_type != DT_DIR &&
+                    (de->d_type != DT_UNKNOWN || fstatat(dirfd(d), de->d_name, &st, 0) < 0 || !S_ISDIR(st.st_mode)))
+                        continue; /* README.md and the like */
                 if (n == cap) {
                         char **nv;
 
@@ -149,11 +161,11 @@ static void read_levers(Sim *s, const Observation *o)
         s->have_baseline = true;
 }
 
-static void print_state(const Decision *d, usec_t t0, bool verbose)
+static void print_state(const Decision *d, const char *name, usec_t t0, bool verbose)
 {
         const PolicyEval *e = &d->eval;
 
-        printf("%+9.1fs", (double) (d->now_usec - t0) / (double) USEC_PER_SEC);
+        printf("%+9.1fs %s", (double) (d->now_usec - t0) / (double) USEC_PER_SEC, name);
         for (unsigned i = 0; i < e->n_nodes; i++) {
                 const PolicyNodeEval *n = &e->nodes[i];
 
@@ -174,7 +186,7 @@ static int replay(Sim *s, const char *dir, char **names, size_t n, usec_t interv
                   bool verbose)
 {
         usec_t t0 = 0, prev_t = 0;
-        unsigned n_decisions = 0, n_oneshot = 0;
+        unsigned n_decisions = 0, n_oneshot = 0, n_replayed = 0;
 
         for (size_t i = 0; i < n; i++) {
                 Observation *cur = &s->obs[i % 2], *prev = i > 0 ? &s->obs[(i + 1) % 2] : NULL;
@@ -191,7 +203,7 @@ static int replay(Sim *s, const char *dir, char **names, size_t n, usec_t interv
                 }
                 if (read_timestamp(root, &t) < 0)
                         t = (usec_t) i * interval + USEC_PER_SEC;
-                if (i > 0 && t <= prev_t)
+                if (n_replayed > 0 && t <= prev_t)
                         t = prev_t + 1;
                 memset(cur, 0, sizeof(*cur));
                 r = observation_read(root, OBS_ALL, t, cur);
@@ -205,7 +217,7 @@ static int replay(Sim *s, const char *dir, char **names, size_t n, usec_t interv
                         fprintf(stderr, "fragd-sim: '%s': cannot assess (%s), skipped\n", path, strerror(-r));
                         continue;
                 }
-                if (i == 0)
+                if (n_replayed++ == 0)
                         t0 = t;
                 prev_t = t;
                 read_levers(s, cur);
@@ -216,7 +228,7 @@ static int replay(Sim *s, const char *dir, char **names, size_t n, usec_t interv
                         continue;
                 }
                 if (verbose || s->d.n_items > 0)
-                        print_state(&s->d, t0, verbose);
+                        print_state(&s->d, names[i], t0, verbose);
                 for (unsigned j = 0; j < s->d.n_items; j++) {
                         DecisionItem *it = &s->d.items[j];
                         char buf[1024];
@@ -245,13 +257,18 @@ static int replay(Sim *s, const char *dir, char **names, size_t n, usec_t interv
                 policy_state_update(&s->state, &s->a, &s->d, t);
         }
 
-        printf("fragd-sim: %zu snapshots, %u decisions (%u one-shot compactions); final:", n, n_decisions,
-               n_oneshot);
-        for (unsigned l = 0; l < _LEVER_MAX; l++)
-                if (s->in[l].available)
+        printf("fragd-sim: %u of %zu snapshots replayed, %u decisions (%u one-shot compactions); final:",
+               n_replayed, n, n_decisions, n_oneshot);
+        for (unsigned l = 0; l < _LEVER_MAX; l++) {
+                if (!s->in[l].available)
+                        continue;
+                if (l == LEVER_THP_DEFRAG && thp_defrag_name((ThpDefragMode) s->in[l].current))
+                        printf(" %s=%s", lever_name((Lever) l), thp_defrag_name((ThpDefragMode) s->in[l].current));
+                else
                         printf(" %s=%" PRId64, lever_name((Lever) l), s->in[l].current);
+        }
         printf("\n");
-        return 0;
+        return n_replayed > 0 ? 0 : -ENODATA;
 }
 
 static void usage(FILE *f)
@@ -290,12 +307,28 @@ int main(int argc, char **argv)
                 case 'v':
                         verbose = true;
                         break;
-                case 'i':
-                        interval = (usec_t) (strtod(optarg, NULL) * (double) USEC_PER_SEC);
+                case 'i': {
+                        char *end;
+                        double v = strtod(optarg, &end);
+
+                        if (end == optarg || *end || !(v > 0.0 && v < 1e9)) {
+                                fprintf(stderr, "fragd-sim: bad interval '%s' (seconds, > 0)\n", optarg);
+                                return 2;
+                        }
+                        interval = (usec_t) (v * (double) USEC_PER_SEC);
                         break;
-                case 'P':
-                        page_size = (unsigned) strtoul(optarg, NULL, 0);
+                }
+                case 'P': {
+                        char *end;
+                        unsigned long v = strtoul(optarg, &end, 0);
+
+                        if (end == optarg || *end || v == 0 || (v & (v - 1)) || v > (1ul << 20)) {
+                                fprintf(stderr, "fragd-sim: bad page size '%s' (a power of two)\n", optarg);
+                                return 2;
+                        }
+                        page_size = (unsigned) v;
                         break;
+                }
                 case 'h':
                         usage(stdout);
                         return 0;
