@@ -260,7 +260,19 @@ static void manager_status_write(Manager *m)
                         .stall = workload_stall_text(v, stall[i], sizeof(stall[i])),
                 };
         }
-        r = status_write(m->knobs, lines, n, cg, m->n_wl_views);
+        {
+                const InstanceInfo *ii = &m->sources->instance;
+                char i0[128 + FRAGD_PATH_MAX + 64], i1[200];
+                const char *info[2] = { i0, i1 };
+
+                snprintf(i0, sizeof(i0), "Instance: %s (from %s)%s%s", ii->name[0] ? ii->name : "unknown",
+                         ii->source ? ii->source : "nothing", ii->fleet_file[0] ? ", fleet file " : ", no fleet file",
+                         ii->fleet_file);
+                snprintf(i1, sizeof(i1), "Preset: %s; tick every %.1f s%s", preset_name(m->cfg.policy.preset),
+                         (double) m->cfg.daemon.interval_usec / USEC_PER_SEC,
+                         m->psi_fd >= 0 ? " and on memory pressure" : "");
+                r = status_write_info(m->knobs, info, 2, lines, n, cg, m->n_wl_views);
+        }
         if (r < 0)
                 log_debug_errno(r, "Cannot write the status file: %m");
 }

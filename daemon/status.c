@@ -42,6 +42,13 @@ static void put_field(FILE *f, const char *s)
 int status_write(const KnobRegistry *reg, const char *const *decisions, size_t n_decisions,
                  const StatusCgroup *cgroups, size_t n_cgroups)
 {
+        return status_write_info(reg, NULL, 0, decisions, n_decisions, cgroups, n_cgroups);
+}
+
+int status_write_info(const KnobRegistry *reg, const char *const *info, size_t n_info,
+                      const char *const *decisions, size_t n_decisions, const StatusCgroup *cgroups,
+                      size_t n_cgroups)
+{
         const Root *root = knob_registry_root(reg);
         _cleanup_free_ char *buf = NULL;
         char path[FRAGD_PATH_MAX + 16];
@@ -60,6 +67,12 @@ int status_write(const KnobRegistry *reg, const char *const *decisions, size_t n
                 pid_starttime(pid), knob_now_realtime_usec(),
                 knob_registry_ownership(reg) == OWNERSHIP_REASSERT ? "reassert" : "respect",
                 knob_registry_ops(reg)->name);
+        for (size_t i = 0; i < n_info; i++) {
+                fputs("info\t", f);
+                for (const char *c = info[i]; *c; c++)
+                        fputc((unsigned char) *c < 0x20 ? ' ' : *c, f);
+                fputc('\n', f);
+        }
         for (size_t i = 0; i < knob_count(reg); i++) {
                 KnobInfo ki;
 
@@ -210,6 +223,13 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
         fprintf(out, "fragd is running (pid %llu), state updated %s.\n", pid, when);
         fprintf(out, "Ownership: %s. Writes: %s.\n", ownership,
                 strcmp(ops, "dryrun") == 0 ? "dry run (nothing is written)" : ops);
+        for (char *p = buf; p && *p;) {
+                char *nl = strchr(p, '\n');
+
+                if (strncmp(p, "info\t", 5) == 0)
+                        fprintf(out, "%.*s\n", (int) ((nl ? nl : p + strlen(p)) - p - 5), p + 5);
+                p = nl ? nl + 1 : NULL;
+        }
 
         /* second pass: the tables (only the lines kept whole) */
         {

@@ -47,6 +47,11 @@ typedef struct StatusCgroup {
  * the last ones are kept). */
 int status_write(const KnobRegistry *reg, const char *const *decisions, size_t n_decisions,
                  const StatusCgroup *cgroups, size_t n_cgroups);
+/* The same, with free-text "info" lines (instance type, preset, fleet file)
+ * that `fragd status` prints under its header. */
+int status_write_info(const KnobRegistry *reg, const char *const *info, size_t n_info,
+                      const char *const *decisions, size_t n_decisions, const StatusCgroup *cgroups,
+                      size_t n_cgroups);
 /* The same without cgroups. */
 int knob_status_write(const KnobRegistry *reg, const char *const *decisions, size_t n_decisions);
 

@@ -54,6 +54,13 @@ wait_for 5 test -s "$T/prom/fragd.prom" && grep -q '^fragd_knob_value{knob="comp
 grep -q "compaction_proactiveness" "$T/run/fragd/saved" && pass "original journaled in run/fragd/saved" || bad "no journal"
 out=$("$FRAGD" status --root "$T" 2>&1); rc=$?
 if [ $rc = 0 ] && echo "$out" | grep -q "compaction_proactiveness"; then pass "fragd status shows the owned knob"; else bad "status rc=$rc: $out"; fi
+echo "$out" | grep -q "^Instance: .*(from " && echo "$out" | grep -q "^Preset: database" \
+	&& pass "fragd status shows the instance type and preset" || bad "status lacks instance/preset: $out"
+# the file the running daemon writes passes promtool (not just golden files)
+if command -v promtool >/dev/null; then
+	if perr=$(promtool check metrics <"$T/prom/fragd.prom" 2>&1); then pass "promtool accepts the daemon's fragd.prom"
+	else bad "promtool on the daemon's fragd.prom: $perr"; fi
+fi
 # a bad configuration on SIGHUP: the old one stays, the daemon lives
 echo "[policy]
 reserve_thp = lots" >>"$T/etc/fragd/fragd.conf"
