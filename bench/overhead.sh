@@ -132,6 +132,7 @@ sample() {
 	local pid=$1 st ticks ns=0 cs=0 f v
 	st=$(<"/proc/$pid/stat") || return 1
 	st=${st##*) }
+	# shellcheck disable=SC2086 # split the fields on purpose
 	set -- $st
 	ticks=$(( ${12} + ${13} )) # fields 14 and 15 of /proc/PID/stat
 	for f in /proc/"$pid"/task/*; do
@@ -187,7 +188,7 @@ report() {
 }
 
 run_phase() { # run_phase PHASE SECONDS
-	local phase=$1 secs=$2 n churn_pid= sl
+	local phase=$1 secs=$2 n churn_pid="" sl
 	declare -gA fpid=() nport=() s0=() s1=() tickl=()
 	echo "overhead: phase $phase, $secs s: starting fragd x2 and node_exporter x2" >&2
 	rm -rf "${tmp:?}"/{fragd,ne}-* "${shm:?}"/fragd-*
