@@ -6,3 +6,13 @@ $(BUILDDIR)/bench-observe: $(BUILDDIR)/bench/bench-observe.o $(BUILDDIR)/libfrag
 bench-observe: $(BUILDDIR)/bench-observe
 	$(BUILDDIR)/bench-observe --root tests/fixtures/vm-6.1-x86_64-2node-fragmented --passes 5000
 	$(BUILDDIR)/bench-observe --root / --passes 2000
+
+# fragd's own overhead on this host (--dry-run) next to node_exporter reading
+# the same sources; see bench/README.md "Overhead". DURATION=60 for a quick check.
+$(BUILDDIR)/bench-churn: $(BUILDDIR)/bench/churn.o
+	$(CC) $(LDFLAGS) -o $@ $^
+
+.PHONY: bench-overhead
+bench-overhead: $(BUILDDIR)/fragd $(BUILDDIR)/bench-churn
+	FRAGD=$(CURDIR)/$(BUILDDIR)/fragd CHURN=$(CURDIR)/$(BUILDDIR)/bench-churn \
+		bash bench/overhead.sh

@@ -165,7 +165,7 @@ static int mkdir_parents_at(int dirfd, const char *path)
         return 0;
 }
 
-int write_file_atomic_at(int dirfd, const char *path, const char *data, size_t len, unsigned mode)
+static int write_replace(int dirfd, const char *path, const char *data, size_t len, unsigned mode, bool durable)
 {
         char tmp[PATH_MAX];
         _cleanup_close_ int fd = -1;
@@ -194,7 +194,7 @@ int write_file_atomic_at(int dirfd, const char *path, const char *data, size_t l
                 data += n;
                 len -= (size_t) n;
         }
-        if (fchmod(fd, mode) < 0 || fsync(fd) < 0) {
+        if (fchmod(fd, mode) < 0 || (durable && fsync(fd) < 0)) {
                 r = negative_errno();
                 goto fail;
         }
@@ -206,4 +206,14 @@ int write_file_atomic_at(int dirfd, const char *path, const char *data, size_t l
 fail:
         (void) unlinkat(dirfd, tmp, 0);
         return r;
+}
+
+int write_file_atomic_at(int dirfd, const char *path, const char *data, size_t len, unsigned mode)
+{
+        return write_replace(dirfd, path, data, len, mode, true);
+}
+
+int write_file_replace_at(int dirfd, const char *path, const char *data, size_t len, unsigned mode)
+{
+        return write_replace(dirfd, path, data, len, mode, false);
 }
