@@ -666,7 +666,7 @@ int metrics_write(int dirfd, const char *dir_path_for_messages, const Snapshot *
         r = metrics_render_alloc(s, &buf, &len);
         if (r < 0)
                 return r;
-        return write_file_replace_at(dirfd, FRAGD_METRICS_FILE, buf, len, 0644);
+        return write_file_atomic_at(dirfd, FRAGD_METRICS_FILE, buf, len, 0644);
 }
 
 int metrics_writer_write(MetricsWriter *w, int dirfd, const char *dir_path, const Snapshot *s)

@@ -212,8 +212,3 @@ int write_file_atomic_at(int dirfd, const char *path, const char *data, size_t l
 {
         return write_replace(dirfd, path, data, len, mode, true);
 }
-
-int write_file_replace_at(int dirfd, const char *path, const char *data, size_t len, unsigned mode)
-{
-        return write_replace(dirfd, path, data, len, mode, false);
-}

@@ -34,10 +34,3 @@ int write_file_at(int dirfd, const char *path, const char *value);
 /* Writes a file atomically: temp file in the same directory, fsync, rename.
  * Creates the parent directory (0755) when missing. */
 int write_file_atomic_at(int dirfd, const char *path, const char *data, size_t len, unsigned mode);
-
-/* The same without the fsync: readers never see half a file, but after a
- * crash the file may be empty or old. For files rewritten every tick whose
- * content is worthless after a crash (the metrics textfile): an fsync per
- * tick on a journaling file system costs a journal commit and ~10 context
- * switches (bench/README.md, "Overhead"). */
-int write_file_replace_at(int dirfd, const char *path, const char *data, size_t len, unsigned mode);
