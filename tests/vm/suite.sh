@@ -1,0 +1,150 @@
+#!/bin/bash
+# suite.sh - the `make check-vm` suite: boots real Debian kernels under qemu
+# (TCG), runs every scenario, compares policies by their counters, prints one
+# PASS/FAIL/SKIP line per scenario and comparison and the closing line
+# "N passed, N failed, N skipped". Exit status 1 if anything failed.
+#
+# Environment: BUILDDIR (default build), FRAGD_VM_KERNELS (default "6.1 6.12"),
+# FRAGD_VM_ONLY (a regex: run only the matching run names, e.g. '6.1/churn'),
+# FRAGD_VM_KEEP_LOGS=1 (keep the logs of passing runs too).
+# Logs of failed runs stay in tests/vm/logs/; results go to $BUILDDIR/vm/results/.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$(dirname "$0")/common.sh"
+
+builddir=$(cd "${BUILDDIR:-$VM_DIR/../../build}" && pwd)
+export BUILDDIR=$builddir
+kernels=${FRAGD_VM_KERNELS:-6.1 6.12}
+only=${FRAGD_VM_ONLY:-}
+fragd=$builddir/fragd
+results=$builddir/vm/results
+logs=$VM_DIR/logs
+mkdir -p "$results" "$logs"
+rm -f "$results"/*.result
+
+npass=0 nfail=0 nskip=0
+t_suite=$SECONDS
+declare -A status
+
+say() { # say PASS|FAIL|SKIP NAME TEXT
+	case $1 in
+	PASS) npass=$((npass + 1)) ;;
+	FAIL) nfail=$((nfail + 1)) ;;
+	SKIP) nskip=$((nskip + 1)) ;;
+	esac
+	echo "$1 $2${3:+: $3}"
+}
+
+# Host-side knowledge of the fragd binary: whether it has a daemon mode yet.
+# (The guest scenarios check again and skip by themselves; this only saves
+# the boot.) Running `fragd --features` touches nothing on the host.
+fragd_daemon=no
+if [ -x "$fragd" ] && "$fragd" --features 2>/dev/null | grep -qx daemon; then
+	fragd_daemon=yes
+fi
+fragd_version=$("$fragd" --version 2>/dev/null | head -n 1 || echo "no fragd")
+
+# field NAME KEY: a key=value field from a run's @@RESULT line
+field() {
+	sed -n "s/.* $2=\([^ ]*\).*/\1/p" "$results/${1//\//_}.result" 2>/dev/null | tail -n 1
+}
+
+# run NAME SCENARIO [run.sh options] -- [KEY=VALUE...]
+run() {
+	local name=$1 scenario=$2 opts=() args=() rc t0 log summary
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	args=("$@")
+	[[ -z $only || $name =~ $only ]] || return 0
+	if [[ " ${args[*]} " == *" policy=fragd "* || $scenario == service ]] && [ "$fragd_daemon" = no ]; then
+		status[$name]=skip
+		say SKIP "$name" "$fragd_version has no daemon mode yet (fragd --features lacks 'daemon')"
+		return 0
+	fi
+	log=$logs/${name//\//_}.log
+	t0=$SECONDS
+	rc=0
+	"$VM_DIR/run.sh" -l "$log" "${opts[@]}" "$scenario" "${args[@]}" || rc=$?
+	cp "$log.result" "$results/${name//\//_}.result" 2>/dev/null || true
+	summary="$((SECONDS - t0)) s"
+	if [ -s "$log.result" ]; then
+		local h r p s
+		h=$(field "$name" huge) r=$(field "$name" requested) p=$(field "$name" thp_pct)
+		s=$(field "$name" compact_stall)
+		[ -n "$r" ] && summary+=", huge $h/$r ($p%), compact_stall $s, scanned $(field "$name" scanned)"
+	fi
+	case $rc in
+	0) status[$name]=pass; say PASS "$name" "$summary" ;;
+	77)
+		status[$name]=skip
+		say SKIP "$name" "$(grep -o 'SKIP: .*' "$log" | head -n 1 | cut -c7-)"
+		;;
+	*)
+		status[$name]=fail
+		local why
+		case $rc in
+		124) why="timeout" ;; 125) why="no result from the guest" ;; *) why="guest rc=$rc" ;;
+		esac
+		say FAIL "$name" "$why, $summary, log: ${log#"$VM_DIR"/../../}"
+		grep -E '^\[ *[0-9.]+\] (FAIL|SKIP)' "$log" | head -n 5 | sed 's/^/    /' || true
+		return 0
+		;;
+	esac
+	[ "${FRAGD_VM_KEEP_LOGS:-0}" = 1 ] || rm -f "$log" "$log.result"
+}
+
+# compare NAME A B TEXT TEST: TEST is an arithmetic expression over $a_KEY and
+# $b_KEY values filled in from runs A and B; skip when either did not pass.
+compare() {
+	local name=$1 a=$2 b=$3 text=$4 expr=$5 k v
+	[[ -z $only || $name =~ $only || $a =~ $only ]] || return 0
+	if [ "${status[$a]:-}" != pass ] || [ "${status[$b]:-}" != pass ]; then
+		say SKIP "$name" "needs $a and $b to pass"
+		return 0
+	fi
+	for k in thp_pct huge requested compact_stall scanned; do
+		v=$(field "$a" $k)
+		eval "a_$k=${v:-0}"
+		v=$(field "$b" $k)
+		eval "b_$k=${v:-0}"
+	done
+	# shellcheck disable=SC2154 # a_* and b_* are set by the eval above
+	local detail="$a: $a_thp_pct% huge, compact_stall $a_compact_stall; $b: $b_thp_pct% huge, compact_stall $b_compact_stall"
+	if (($(eval "echo \$(( $expr ))"))); then
+		say PASS "$name" "$text ($detail)"
+	else
+		say FAIL "$name" "$text ($detail)"
+	fi
+}
+
+# Memory layout: -m 2G -L 512M gives a 1.5 GiB Normal zone (plus DMA32) at
+# half the TCG cost of -m 4G; NUMA runs use 4G over two nodes.
+small=(-m 2G -L 512M)
+echo "fragd VM suite: kernels $kernels; $fragd_version (daemon: $fragd_daemon); cache $VM_CACHE"
+for k in $kernels; do
+	[ -f "$(kernel_dir "$k")/vmlinux" ] || die "kernel $k not fetched (make vm-kernels)"
+	run "$k/boot" boot -k "$k" "${small[@]}" -T 60 --
+	run "$k/probe" probe -k "$k" "${small[@]}" -T 90 --
+	for defrag in never madvise; do
+		for policy in kernel tuned fragd; do
+			run "$k/churn-$defrag-$policy" churn -k "$k" "${small[@]}" -T 180 -- \
+				policy=$policy defrag=$defrag
+		done
+	done
+	compare "$k/compare-never-tuned" "$k/churn-never-tuned" "$k/churn-never-kernel" \
+		"background compaction (tuned) gets more huge pages than kernel defaults under defrag=never" \
+		'a_huge >= b_huge + b_requested / 10'
+	compare "$k/compare-madvise-tuned" "$k/churn-madvise-tuned" "$k/churn-madvise-kernel" \
+		"tuned stalls in direct compaction less than kernel defaults under defrag=madvise" \
+		'a_compact_stall < b_compact_stall'
+	compare "$k/compare-never-fragd" "$k/churn-never-fragd" "$k/churn-never-kernel" \
+		"fragd gets far more huge pages than kernel defaults under defrag=never" \
+		'a_huge >= b_huge + b_requested / 5'
+	compare "$k/compare-madvise-fragd" "$k/churn-madvise-fragd" "$k/churn-madvise-kernel" \
+		"fragd cuts direct-compaction stalls far below kernel defaults under defrag=madvise" \
+		'a_compact_stall * 4 <= b_compact_stall'
+done
+echo "suite wall time: $((SECONDS - t_suite)) s"
+echo "$npass passed, $nfail failed, $nskip skipped"
+[ "$nfail" -eq 0 ]
