@@ -162,7 +162,7 @@ fragd_has_daemon() {
 }
 fragd_require() {
 	command -v fragd >/dev/null 2>&1 || skip "no fragd binary in the guest"
-	fragd_has_daemon || skip "fragd $(fragd --version 2>/dev/null | head -1) has no daemon mode yet (fragd --features lacks 'daemon')"
+	fragd_has_daemon || skip "$(fragd --version 2>/dev/null | head -n 1) has no daemon mode yet (fragd --features lacks 'daemon')"
 }
 fragd_start() {
 	fragd_require

@@ -18,6 +18,9 @@
  *
  *   consumer: cycle=N requested=H huge=H thp_fault_alloc= thp_fault_fallback=
  *             compact_stall= migrate_scanned= free_scanned= fault_ms=
+ *             free_huge_mb= bg_migrate_scanned= bg_daemon_wake= bg_pgscan_kswapd=
+ * (free_huge_mb: free memory in order>=9 blocks just before the fault; bg_*:
+ * what happened between the previous fault and this one)
  *   consumer: cycles= requested= huge= thp_pct= compact_stall= scanned=
  *             migrate_scanned= free_scanned= compact_success= compact_fail=
  *             thp_fault_fallback= fault_ms=
@@ -35,12 +38,45 @@
 
 #include "vmstat.h"
 
-enum { C_ALLOC, C_FALLBACK, C_STALL, C_MIGRATE, C_FREE, C_SUCCESS, C_FAIL, C_N };
+enum { C_ALLOC, C_FALLBACK, C_STALL, C_MIGRATE, C_FREE, C_SUCCESS, C_FAIL, C_WAKE, C_KSWAPD, C_N };
 static const char *const counter_names[C_N] = {
         "thp_fault_alloc",         "thp_fault_fallback",   "compact_stall",
         "compact_migrate_scanned", "compact_free_scanned", "compact_success",
-        "compact_fail",
+        "compact_fail",            "compact_daemon_wake",  "pgscan_kswapd",
 };
+
+/* free memory in blocks of order >= 9, MiB, all nodes and zones (/proc/buddyinfo) */
+static long long free_huge_mb(void)
+{
+        char line[512];
+        long long kb = 0;
+        FILE *f = fopen("/proc/buddyinfo", "re");
+
+        if (!f)
+                return -1;
+        while (fgets(line, sizeof(line), f)) {
+                char *p = strstr(line, "zone");
+                long long n, size = 4;
+                int order = 0, off;
+
+                if (!p)
+                        continue;
+                p += 4;
+                while (*p == ' ')
+                        p++;
+                while (*p && *p != ' ')
+                        p++; /* zone name */
+                while (sscanf(p, "%lld%n", &n, &off) == 1) {
+                        if (order >= 9)
+                                kb += n * size;
+                        size *= 2;
+                        order++;
+                        p += off;
+                }
+        }
+        fclose(f);
+        return kb / 1024;
+}
 
 static void counters_read(long long v[C_N])
 {
@@ -109,7 +145,7 @@ int main(int argc, char **argv)
         };
         struct sigaction sa = { .sa_handler = on_signal };
         long mb = 256, cycles = 8, interval_ms = 1000, hold_ms = 0, cycle;
-        long long start[C_N], end[C_N], before[C_N], after[C_N];
+        long long start[C_N], end[C_N], before[C_N], after[C_N], prev[C_N];
         long long requested = 0, huge = 0;
         double fault_ms = 0;
         const char *sync_file = NULL;
@@ -138,10 +174,11 @@ int main(int argc, char **argv)
         sigaction(SIGINT, &sa, NULL);
 
         counters_read(start);
+        memcpy(prev, start, sizeof(prev));
         for (cycle = 1; cycle <= cycles && !stop; cycle++) {
                 size_t len = ((size_t)mb << 20) & ~(HUGE_SZ - 1), i;
                 char *raw, *p;
-                long long hkb;
+                long long hkb, ready_mb;
                 double t0, t1;
 
                 if (sync_file) {
@@ -159,6 +196,7 @@ int main(int argc, char **argv)
                 p = (char *)(((unsigned long)raw + HUGE_SZ - 1) & ~(HUGE_SZ - 1));
                 if (madvise(p, len, MADV_HUGEPAGE))
                         perror("consumer: madvise(MADV_HUGEPAGE)");
+                ready_mb = free_huge_mb();
                 counters_read(before);
                 t0 = now_ms();
                 for (i = 0; i < len; i += PAGE_SZ)
@@ -173,11 +211,14 @@ int main(int argc, char **argv)
                 fault_ms += t1 - t0;
                 printf("consumer: cycle=%ld requested=%zu huge=%lld thp_fault_alloc=%lld "
                        "thp_fault_fallback=%lld compact_stall=%lld migrate_scanned=%lld "
-                       "free_scanned=%lld fault_ms=%.0f\n",
+                       "free_scanned=%lld fault_ms=%.0f free_huge_mb=%lld bg_migrate_scanned=%lld "
+                       "bg_daemon_wake=%lld bg_pgscan_kswapd=%lld\n",
                        cycle, len / HUGE_SZ, hkb / 2048, after[C_ALLOC] - before[C_ALLOC],
                        after[C_FALLBACK] - before[C_FALLBACK], after[C_STALL] - before[C_STALL],
                        after[C_MIGRATE] - before[C_MIGRATE], after[C_FREE] - before[C_FREE],
-                       t1 - t0);
+                       t1 - t0, ready_mb, before[C_MIGRATE] - prev[C_MIGRATE],
+                       before[C_WAKE] - prev[C_WAKE], before[C_KSWAPD] - prev[C_KSWAPD]);
+                memcpy(prev, after, sizeof(prev));
                 fflush(stdout);
                 if (hold_ms)
                         sleep_ms(hold_ms);
