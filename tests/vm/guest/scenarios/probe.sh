@@ -11,6 +11,10 @@ check() { # check DESCRIPTION COMMAND...
 	if "$@" >/dev/null 2>&1; then pass "$d"; else fail "$d"; fi
 }
 
+log "kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs, $(grep MemTotal /proc/meminfo | tr -s ' ')"
+grep -E '^Node|present|managed' /proc/zoneinfo | paste - - - | awk '{ print "zone", $2, $4, "present", $6, "managed", $8 }'
+check "consumer runs" sh -c 'consumer --mb 8 --cycles 1 | grep -q thp_pct='
+
 # --- what fragd reads
 for f in /proc/buddyinfo /proc/pagetypeinfo /proc/vmstat /proc/zoneinfo /proc/meminfo \
 	/proc/pressure/memory /proc/pressure/cpu /proc/pressure/io \
