@@ -2,7 +2,7 @@
 # mkrootfs.sh -o IMAGE -f FRAGD [-u UNIT] [-C CONF] - the systemd guest.
 #
 # A Debian bookworm root (debootstrap --variant=minbase with systemd-sysv,
-# udev, kmod), made once and cached in $FRAGD_VM_CACHE/rootfs/, gets the
+# udev, kmod, procps), made once and cached in $FRAGD_VM_CACHE/rootfs/, gets the
 # harness's fixed setup (hostname, fstab, empty root password, the console
 # kept free for test output, the test runner unit) and then, per image:
 #   FRAGD  -> /usr/local/sbin/fragd, with the shared libraries ldd lists
@@ -31,8 +31,13 @@ done
 srcdir=$(cd "$VM_DIR/../.." && pwd)
 
 # --- the cached base: debootstrap + the harness's fixed setup
-base=$VM_CACHE/rootfs/bookworm-minbase
-prep_version=1 # bump when the fixed setup below changes
+# procps: /bin/kill, which units' ExecReload= commonly use (on every real host)
+include=systemd-sysv,udev,kmod,procps
+prep_version=2 # bump when $include or the fixed setup below changes
+base=$VM_CACHE/rootfs/bookworm-minbase-v$prep_version
+for old in "$VM_CACHE"/rootfs/bookworm-minbase*; do
+	[ "$old" = "$base" ] || [ ! -d "$old" ] || rm -rf "$old" "$old.log"
+done
 if [ "$(cat "$base/.fragd-vm-prep" 2>/dev/null)" != "$prep_version" ]; then
 	# the archive apt on this host uses for bookworm (no host names in here)
 	mirror=${FRAGD_VM_MIRROR:-$(apt-cache policy | awk '$3 == "bookworm/main" && $4 == "amd64" { print $2; exit }')}
@@ -41,7 +46,7 @@ if [ "$(cat "$base/.fragd-vm-prep" 2>/dev/null)" != "$prep_version" ]; then
 		rm -rf "$base.tmp"
 		mkdir -p "$(dirname "$base")"
 		echo "debootstrap bookworm into $base (once; about a minute)"
-		debootstrap --variant=minbase --include=systemd-sysv,udev,kmod \
+		debootstrap --variant=minbase --include="$include" \
 			bookworm "$base.tmp" "$mirror" >"$base.log" 2>&1 ||
 			die "debootstrap failed, see $base.log"
 		rm -rf "$base"

@@ -131,35 +131,40 @@ first=1
 for k in $kernels; do
 	[ -f "$(kernel_dir "$k")/vmlinux" ] || die "kernel $k not fetched (make vm-kernels)"
 	run "$k/probe" probe -k "$k" "${small[@]}" -T 90 --
-	for defrag in never madvise; do
-		for policy in kernel tuned fragd; do
-			run "$k/churn-$defrag-$policy" churn -k "$k" "${small[@]}" -T 180 -- \
-				policy=$policy defrag=$defrag
-		done
+	# tuned is measured, not asserted: on a continuously re-fragmented system
+	# its proactive rounds often end without progress and kcompactd then
+	# defers the next by 32 s, so it lands anywhere between kernel and 100 %.
+	# compact (a full compaction after every wave) is the positive control.
+	for policy in kernel tuned compact fragd; do
+		run "$k/churn-never-$policy" churn -k "$k" "${small[@]}" -T 180 -- policy=$policy defrag=never
 	done
-	compare "$k/compare-never-tuned" "$k/churn-never-tuned" "$k/churn-never-kernel" \
-		"background compaction (tuned) gets more huge pages than kernel defaults under defrag=never" \
-		'a_huge >= b_huge + b_requested / 10'
-	compare "$k/compare-madvise-tuned" "$k/churn-madvise-tuned" "$k/churn-madvise-kernel" \
-		"tuned stalls in direct compaction less than kernel defaults under defrag=madvise" \
-		'a_compact_stall < b_compact_stall'
-	compare "$k/compare-never-fragd" "$k/churn-never-fragd" "$k/churn-never-kernel" \
-		"fragd gets far more huge pages than kernel defaults under defrag=never" \
-		'a_huge >= b_huge + b_requested / 5'
-	compare "$k/compare-madvise-fragd" "$k/churn-madvise-fragd" "$k/churn-madvise-kernel" \
-		"fragd cuts direct-compaction stalls far below kernel defaults under defrag=madvise" \
-		'a_compact_stall * 4 <= b_compact_stall'
-	run "$k/idle-fragd" idle -k "$k" "${small[@]}" -T 90 -- policy=fragd seconds=15
+	for policy in kernel compact fragd; do
+		run "$k/churn-madvise-$policy" churn -k "$k" "${small[@]}" -T 180 -- policy=$policy defrag=madvise
+	done
+	for policy in compact fragd; do
+		compare "$k/compare-never-$policy" "$k/churn-never-$policy" "$k/churn-never-kernel" \
+			"$policy misses at most half the huge pages kernel defaults miss under defrag=never" \
+			'(a_requested - a_huge) * 2 <= b_requested - b_huge'
+		compare "$k/compare-madvise-$policy" "$k/churn-madvise-$policy" "$k/churn-madvise-kernel" \
+			"$policy stalls in direct compaction at most a quarter as often as kernel defaults under defrag=madvise" \
+			'a_compact_stall * 4 <= b_compact_stall'
+	done
+	run "$k/idle-fragd" idle -k "$k" "${small[@]}" -T 90 -- policy=fragd seconds=12
 	run "$k/bounds-fragd" bounds -k "$k" "${small[@]}" -T 120 -- seconds=8
 	if [ "$first" = 1 ]; then
 		run "$k/numa-kernel" numa -k "$k" "${numa[@]}" -T 240 -- policy=kernel
 		run "$k/numa-fragd" numa -k "$k" "${numa[@]}" -T 240 -- policy=fragd
 		compare "$k/compare-numa-fragd" "$k/numa-fragd" "$k/numa-kernel" \
-			"fragd gets more huge pages than kernel defaults on two nodes under defrag=never" \
-			'a_huge >= b_huge + b_requested / 10'
+			"fragd misses at most half the huge pages kernel defaults miss on two nodes" \
+			'(a_requested - a_huge) * 2 <= b_requested - b_huge'
+		# the unit and its restore logic do not depend on the kernel: one
+		# systemd guest is enough (FRAGD_VM_SERVICE_ALL=1 for every kernel)
+		run "$k/service" service -k "$k" "${small[@]}" -T 150 \
+			-i "$builddir/vm/initramfs-root-$k.cpio.gz" -d "$builddir/vm/rootfs.img" --
+	elif [ "${FRAGD_VM_SERVICE_ALL:-0}" = 1 ]; then
+		run "$k/service" service -k "$k" "${small[@]}" -T 150 \
+			-i "$builddir/vm/initramfs-root-$k.cpio.gz" -d "$builddir/vm/rootfs.img" --
 	fi
-	run "$k/service" service -k "$k" "${small[@]}" -T 150 \
-		-i "$builddir/vm/initramfs-root-$k.cpio.gz" -d "$builddir/vm/rootfs.img" --
 	first=0
 done
 # logs of runs that passed and fed no failed comparison go away

@@ -131,6 +131,9 @@ free_huge_mb() {
 # kernel      the kernel's defaults, untouched
 # static-max  compaction_proactiveness=100 for the whole run
 # tuned       compaction_proactiveness=60, watermark_scale_factor=200
+# compact     positive control: a full compaction (vm.compact_memory) after
+#             every fragmenter wave; what preparing order-9 blocks buys,
+#             whatever the kernel's own heuristics do
 # fragd       the fragd daemon runs for the whole run (SIGTERM at the end)
 policy_apply() {
 	POLICY=$1
@@ -141,6 +144,7 @@ policy_apply() {
 		knob_set vm/compaction_proactiveness 60
 		knob_set vm/watermark_scale_factor 200
 		;;
+	compact) compact_after_waves ;;
 	fragd) fragd_start ;;
 	*)
 		echo "unknown policy '$1'"
@@ -152,6 +156,21 @@ policy_apply() {
 policy_finish() {
 	[ "$POLICY" = fragd ] || return 0
 	fragd_stop
+}
+
+compact_after_waves() {
+	(
+		last=-1
+		while :; do
+			w=$(sed -n 's/.*waves=\([0-9]*\).*/\1/p' /tmp/fragmenter.state 2>/dev/null || true)
+			if [ -n "$w" ] && [ "$w" != "$last" ]; then
+				echo 1 >"$V/compact_memory"
+				last=$w
+			fi
+			sleep 0.2
+		done
+	) &
+	bg_started $!
 }
 
 # --- fragd -----------------------------------------------------------------

@@ -1,7 +1,8 @@
 # shellcheck shell=sh
 # churn.sh - a huge-page consumer competes with a fragmenter that never stops.
 #
-#   fvm.policy=kernel|static-max|tuned|fragd   who keeps memory defragmented
+#   fvm.policy=kernel|static-max|tuned|compact|fragd   who keeps memory
+#       defragmented (see policy_apply in lib.sh)
 #   fvm.defrag=never|madvise   THP defrag mode. never: faults may not compact
 #       (how costly __GFP_NORETRY allocations behave since the 2026 kernel
 #       fix), so huge pages come only from what background compaction
@@ -18,7 +19,7 @@
 POLICY=${FVM_POLICY:-kernel}
 DEFRAG=${FVM_DEFRAG:-never}
 MB=${FVM_MB:-512}
-CYCLES=${FVM_CYCLES:-6}
+CYCLES=${FVM_CYCLES:-5}
 INTERVAL_MS=${FVM_INTERVAL_MS:-2000}
 
 thp_setup madvise "$DEFRAG"
