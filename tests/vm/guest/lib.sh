@@ -1,0 +1,256 @@
+# shellcheck shell=sh
+# lib.sh - sourced by every guest scenario (busybox sh, as root, inside the
+# test VM: the only place where /proc/sys and /sys are ever written).
+#
+# Conventions: a scenario prints "PASS ..."/"FAIL ..." check lines, one
+# "@@RESULT key=value ..." line with its counters for the host, and exits
+# 0 (pass), 77 (skip) or anything else (fail).
+set -eu
+# shellcheck disable=SC3040 # busybox ash has pipefail
+set -o pipefail
+
+V=/proc/sys/vm
+T=/sys/kernel/mm/transparent_hugepage
+SCENARIO=${FVM_SCENARIO:-${0##*/}}
+SCENARIO=${SCENARIO%.sh}
+FAILS=0
+FRAGD_PID=
+CHILDREN=
+
+log() { echo "[$SCENARIO] $*"; }
+pass() { echo "PASS $*"; }
+fail() {
+	echo "FAIL $*"
+	FAILS=$((FAILS + 1))
+}
+skip() {
+	echo "SKIP: $*"
+	cleanup
+	exit 77
+}
+result() { echo "@@RESULT scenario=$SCENARIO kernel=$(uname -r) $*"; }
+finish() {
+	cleanup
+	log "$FAILS failed checks"
+	[ "$FAILS" -eq 0 ] || exit 1
+	exit 0
+}
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+
+# Kill what the scenario started in the background (fragd is stopped by
+# fragd_stop, which checks how it exits).
+cleanup() {
+	for p in $CHILDREN; do
+		kill "$p" 2>/dev/null || true
+	done
+	for p in $CHILDREN; do
+		wait "$p" 2>/dev/null || true
+	done
+	CHILDREN=
+	if [ -n "$FRAGD_PID" ]; then
+		kill -TERM "$FRAGD_PID" 2>/dev/null || true
+		FRAGD_PID=
+	fi
+}
+bg_started() { CHILDREN="$CHILDREN $1"; }
+
+# --- knobs -----------------------------------------------------------------
+# Every knob fragd may steer, by a short name: vm/NAME is /proc/sys/vm/NAME,
+# thp/PATH is /sys/kernel/mm/transparent_hugepage/PATH. Knobs this kernel
+# lacks are left out.
+knob_names() {
+	for k in compaction_proactiveness watermark_scale_factor min_free_kbytes \
+		watermark_boost_factor extfrag_threshold defrag_mode; do
+		[ -e "$V/$k" ] && echo "vm/$k"
+	done
+	for k in enabled defrag khugepaged/defrag; do
+		[ -e "$T/$k" ] && echo "thp/$k"
+	done
+	for d in "$T"/hugepages-*kB; do
+		[ -e "$d/enabled" ] && echo "thp/${d##*/}/enabled"
+	done
+	return 0
+}
+knob_path() {
+	case $1 in
+	vm/*) echo "$V/${1#vm/}" ;;
+	thp/*) echo "$T/${1#thp/}" ;;
+	*) return 1 ;;
+	esac
+}
+# the value; for THP multiple-choice files the selected [word]
+knob_get() {
+	v=$(cat "$(knob_path "$1")")
+	case $v in
+	*\[*\]*) v=${v#*\[} v=${v%%\]*} ;;
+	esac
+	echo "$v"
+}
+knob_set() { echo "$2" >"$(knob_path "$1")"; }
+# name=value, one per line, sorted
+knobs_snapshot() {
+	for k in $(knob_names); do
+		echo "$k=$(knob_get "$k")"
+	done
+}
+
+# knobs_in_bounds SNAPSHOT_FILE: every value within /vm/bounds.conf
+# ("knob min max", numeric knobs only); prints one FAIL per violation.
+knobs_in_bounds() {
+	bad=0
+	while read -r k lo hi; do
+		case $k in '' | \#*) continue ;; esac
+		for v in $(sed -n "s|^$k=||p" "$1" | sort -un | tr '\n' ' '); do
+			if [ "$v" -lt "$lo" ] || [ "$v" -gt "$hi" ]; then
+				fail "knob $k=$v outside [$lo, $hi]"
+				bad=1
+			fi
+		done
+	done </vm/bounds.conf
+	return $bad
+}
+
+# knobs_sampler FILE SECONDS: append a snapshot every SECONDS, in the background
+knobs_sampler() {
+	(while :; do
+		knobs_snapshot >>"$1"
+		sleep "$2"
+	done) &
+	bg_started $!
+}
+
+# --- counters --------------------------------------------------------------
+vmstat() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print -1 }' /proc/vmstat; }
+# free memory in blocks of order >= 9, in MiB, over all nodes and zones
+free_huge_mb() {
+	awk '{ kb = 2048; for (i = 14; i <= NF; i++) { s += $i * kb; kb *= 2 } }
+		END { printf "%d\n", s / 1024 }' /proc/buddyinfo
+}
+
+# --- policies --------------------------------------------------------------
+# kernel      the kernel's defaults, untouched
+# static-max  compaction_proactiveness=100 for the whole run
+# tuned       compaction_proactiveness=60, watermark_scale_factor=200
+# compact     positive control: a full compaction (vm.compact_memory) after
+#             every fragmenter wave; what preparing order-9 blocks buys,
+#             whatever the kernel's own heuristics do
+# fragd       the fragd daemon runs for the whole run (SIGTERM at the end)
+policy_apply() {
+	POLICY=$1
+	case $1 in
+	kernel) ;;
+	static-max) knob_set vm/compaction_proactiveness 100 ;;
+	tuned)
+		knob_set vm/compaction_proactiveness 60
+		knob_set vm/watermark_scale_factor 200
+		;;
+	compact) compact_after_waves ;;
+	fragd) fragd_start ;;
+	*)
+		echo "unknown policy '$1'"
+		exit 2
+		;;
+	esac
+	log "policy $1: $(knobs_snapshot | tr '\n' ' ')"
+}
+policy_finish() {
+	[ "$POLICY" = fragd ] || return 0
+	fragd_stop
+}
+
+compact_after_waves() {
+	(
+		last=-1
+		while :; do
+			w=$(sed -n 's/.*waves=\([0-9]*\).*/\1/p' /tmp/fragmenter.state 2>/dev/null || true)
+			if [ -n "$w" ] && [ "$w" != "$last" ]; then
+				echo 1 >"$V/compact_memory"
+				last=$w
+			fi
+			sleep 0.2
+		done
+	) &
+	bg_started $!
+}
+
+# --- fragd -----------------------------------------------------------------
+# The daemon mode is announced by `fragd --features` printing a line
+# "daemon". Until fragd has it, every fragd scenario skips.
+fragd_has_daemon() {
+	command -v fragd >/dev/null 2>&1 && fragd --features 2>/dev/null | grep -qx daemon
+}
+fragd_require() {
+	command -v fragd >/dev/null 2>&1 || skip "no fragd binary in the guest"
+	fragd_has_daemon || skip "$(fragd --version 2>/dev/null | head -n 1) has no daemon mode yet (fragd --features lacks 'daemon')"
+}
+fragd_start() {
+	fragd_require
+	knobs_snapshot >/tmp/knobs.pre-fragd
+	set --
+	[ -f /etc/fragd.conf ] && set -- -c /etc/fragd.conf
+	[ -n "${FVM_FRAGD_INTERVAL:-}" ] && set -- "$@" --interval "$FVM_FRAGD_INTERVAL"
+	log "starting fragd $*"
+	fragd "$@" >/tmp/fragd.log 2>&1 &
+	FRAGD_PID=$!
+	sleep 1
+	if ! kill -0 "$FRAGD_PID" 2>/dev/null; then
+		cat /tmp/fragd.log
+		FRAGD_PID=
+		fail "fragd exited right after start"
+		finish
+	fi
+}
+# CPU time (user+system) of a process in ms
+proc_cpu_ms() {
+	awk -v hz=100 '{ sub(/.*\) /, ""); print ($12 + $13) * 1000 / hz }' "/proc/$1/stat"
+}
+# fragd_stop: SIGTERM, wait, check exit status and that every knob is back
+fragd_stop() {
+	[ -n "$FRAGD_PID" ] || return 0
+	FRAGD_CPU_MS=$(proc_cpu_ms "$FRAGD_PID")
+	knobs_snapshot >/tmp/knobs.fragd-running
+	kill -TERM "$FRAGD_PID"
+	rc=0
+	wait "$FRAGD_PID" || rc=$?
+	FRAGD_PID=
+	sed 's/^/fragd: /' /tmp/fragd.log | tail -n 40
+	if [ "$rc" -eq 0 ]; then pass "fragd exited 0 on SIGTERM"; else fail "fragd exit status $rc on SIGTERM"; fi
+	knobs_snapshot >/tmp/knobs.post-fragd
+	if cmp -s /tmp/knobs.pre-fragd /tmp/knobs.post-fragd; then
+		pass "every knob restored after stop"
+	else
+		fail "knobs not restored after stop:"
+		diff /tmp/knobs.pre-fragd /tmp/knobs.post-fragd || true
+	fi
+	log "fragd cpu_ms=$FRAGD_CPU_MS; knobs while running: $(tr '\n' ' ' </tmp/knobs.fragd-running)"
+}
+
+# --- workloads -------------------------------------------------------------
+# thp_setup ENABLED DEFRAG: the THP mode of the run. Written before the knob
+# snapshot: a write to `enabled` makes the kernel recompute min_free_kbytes.
+thp_setup() {
+	knob_set thp/enabled "$1"
+	knob_set thp/defrag "$2"
+}
+
+# fragmenter_start [ARGS...]: start the fragmenter, wait for its first pass
+fragmenter_start() {
+	rm -f /tmp/fragmenter.ready
+	fragmenter --seed "${FVM_SEED:-1}" --ready /tmp/fragmenter.ready --state /tmp/fragmenter.state "$@" &
+	FRAG_PID=$!
+	bg_started $FRAG_PID
+	i=0
+	while [ ! -e /tmp/fragmenter.ready ]; do
+		if ! kill -0 "$FRAG_PID" 2>/dev/null || [ $i -ge 1200 ]; then
+			fail "fragmenter did not get ready"
+			finish
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+fragmenter_stop() {
+	kill -TERM "$FRAG_PID" 2>/dev/null || true
+	wait "$FRAG_PID" 2>/dev/null || true
+	CHILDREN=$(echo "$CHILDREN" | sed "s/ $FRAG_PID\b//")
+}

@@ -1,0 +1,105 @@
+#!/bin/bash
+# mkrootfs.sh -o IMAGE -f FRAGD [-u UNIT] [-C CONF] - the systemd guest.
+#
+# A Debian bookworm root (debootstrap --variant=minbase with systemd-sysv,
+# udev, kmod, procps), made once and cached in $FRAGD_VM_CACHE/rootfs/, gets the
+# harness's fixed setup (hostname, fstab, empty root password, the console
+# kept free for test output, the test runner unit) and then, per image:
+#   FRAGD  -> /usr/local/sbin/fragd, with the shared libraries ldd lists
+#             that the root lacks
+#   UNIT   -> /etc/systemd/system/fragd.service (not enabled: the scenario
+#             does `systemctl enable --now`); default: the project's
+#             systemd/fragd.service.in with its @PLACEHOLDERS@ filled in, or
+#             tests/vm/guest/fragd.service until the project has one
+#   CONF   -> /etc/fragd/fragd.conf (and /etc/fragd.conf -> fragd/fragd.conf)
+#   tests/vm/guest/{lib.sh,bounds.conf,scenarios/} -> /vm/
+# and becomes an ext4 IMAGE (mkfs.ext4 -d, no loop device, no root mounts).
+# Boot it with run.sh -d IMAGE -i INITRAMFS-WITH-MODULES; the runner unit
+# runs the scenario named by fvm.scenario= and prints @@RC like /init does.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$(dirname "$0")/common.sh"
+
+out='' fragd='' unit='' conf=''
+while getopts o:f:u:C: o; do
+	case $o in
+	o) out=$OPTARG ;; f) fragd=$OPTARG ;; u) unit=$OPTARG ;; C) conf=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+{ [ -n "$out" ] && [ -n "$fragd" ]; } || die "usage: $0 -o IMAGE -f FRAGD [-u UNIT] [-C CONF]"
+srcdir=$(cd "$VM_DIR/../.." && pwd)
+
+# --- the cached base: debootstrap + the harness's fixed setup
+# procps: /bin/kill, which units' ExecReload= commonly use (on every real host)
+include=systemd-sysv,udev,kmod,procps
+prep_version=2 # bump when $include or the fixed setup below changes
+base=$VM_CACHE/rootfs/bookworm-minbase-v$prep_version
+for old in "$VM_CACHE"/rootfs/bookworm-minbase*; do
+	[ "$old" = "$base" ] || [ ! -d "$old" ] || rm -rf "$old" "$old.log"
+done
+if [ "$(cat "$base/.fragd-vm-prep" 2>/dev/null)" != "$prep_version" ]; then
+	# the archive apt on this host uses for bookworm (no host names in here)
+	mirror=${FRAGD_VM_MIRROR:-$(apt-cache policy | awk '$3 == "bookworm/main" && $4 == "amd64" { print $2; exit }')}
+	[ -n "$mirror" ] || die "no bookworm/main apt source configured; set FRAGD_VM_MIRROR"
+	if [ ! -x "$base/sbin/init" ]; then
+		rm -rf "$base.tmp"
+		mkdir -p "$(dirname "$base")"
+		echo "debootstrap bookworm into $base (once; about a minute)"
+		debootstrap --variant=minbase --include="$include" \
+			bookworm "$base.tmp" "$mirror" >"$base.log" 2>&1 ||
+			die "debootstrap failed, see $base.log"
+		rm -rf "$base"
+		mv "$base.tmp" "$base"
+	fi
+	echo fragd-vm >"$base/etc/hostname"
+	echo "/dev/vda / ext4 rw,errors=remount-ro 0 1" >"$base/etc/fstab"
+	passwd -R "$base" -d root >/dev/null # interactive debugging: root, no password
+	# the serial console carries the test output; nothing else may claim it
+	systemctl --root="$base" mask serial-getty@ttyS0.service getty@tty1.service >/dev/null 2>&1
+	rm -rf "$base"/var/cache/apt/archives/*.deb "$base"/var/lib/apt/lists/*
+	echo "$prep_version" >"$base/.fragd-vm-prep"
+fi
+
+# --- the per-image layer
+stage=$(mktemp -d)
+trap 'rm -rf "$stage" "$out.tmp"' EXIT
+cp -a "$base/." "$stage/"
+rm -f "$stage/.fragd-vm-prep"
+
+install -D -m 755 "$fragd" "$stage/usr/local/sbin/fragd"
+for lib in $(ldd "$fragd" 2>/dev/null | grep -o '/[^ ]*' || true); do
+	# only what the guest lacks: its own libc and libsystemd stay
+	[ -e "$stage$lib" ] || [ -e "$stage/usr$lib" ] && continue
+	install -D -m 644 "$(readlink -f "$lib")" "$stage$lib"
+done
+
+if [ -z "$unit" ]; then
+	if [ -f "$srcdir/systemd/fragd.service.in" ]; then
+		unit=$srcdir/systemd/fragd.service.in
+	else
+		unit=$VM_DIR/guest/fragd.service
+	fi
+fi
+sed -e 's|@SBINDIR@|/usr/local/sbin|g; s|@sbindir@|/usr/local/sbin|g' \
+	-e 's|@BINDIR@|/usr/local/bin|g; s|@bindir@|/usr/local/bin|g' \
+	-e 's|@SYSCONFDIR@|/etc|g; s|@sysconfdir@|/etc|g' \
+	-e 's|@RUNSTATEDIR@|/run|g; s|@runstatedir@|/run|g' \
+	"$unit" >"$stage/etc/systemd/system/fragd.service"
+if [ -n "$conf" ]; then
+	install -D -m 644 "$conf" "$stage/etc/fragd/fragd.conf"
+	ln -sf fragd/fragd.conf "$stage/etc/fragd.conf"
+fi
+
+mkdir -p "$stage/vm/scenarios"
+install -m 644 "$VM_DIR/guest/lib.sh" "$VM_DIR/guest/bounds.conf" "$stage/vm/"
+install -m 644 "$VM_DIR"/guest/scenarios/*.sh "$stage/vm/scenarios/"
+install -m 755 "$VM_DIR/guest/systemd-runner" "$stage/vm/runner"
+install -m 644 "$VM_DIR/guest/fragd-vmtest.service" "$stage/etc/systemd/system/"
+ln -sf ../fragd-vmtest.service "$stage/etc/systemd/system/multi-user.target.wants/fragd-vmtest.service"
+
+mkdir -p "$(dirname "$out")"
+rm -f "$out.tmp"
+mkfs.ext4 -q -F -L fragd-vm -d "$stage" "$out.tmp" 1G
+mv "$out.tmp" "$out"
+echo "rootfs $out: $(du -h "$out" | cut -f1) used of 1G; unit from ${unit#"$srcdir"/}"

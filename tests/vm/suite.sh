@@ -1,0 +1,177 @@
+#!/bin/bash
+# suite.sh - the `make check-vm` suite: boots real Debian kernels under qemu
+# (TCG), runs every scenario, compares policies by their counters, prints one
+# PASS/FAIL/SKIP line per scenario and comparison and the closing line
+# "N passed, N failed, N skipped". Exit status 1 if anything failed.
+#
+# Environment: BUILDDIR (default build), FRAGD_VM_KERNELS (default "6.1 6.12"),
+# FRAGD_VM_ONLY (a regex: run only the matching run names, e.g. '6.1/churn'),
+# FRAGD_VM_KEEP_LOGS=1 (keep the logs of passing runs too).
+# Logs of failed runs stay in tests/vm/logs/; results go to $BUILDDIR/vm/results/.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$(dirname "$0")/common.sh"
+
+builddir=$(cd "${BUILDDIR:-$VM_DIR/../../build}" && pwd)
+export BUILDDIR=$builddir
+kernels=${FRAGD_VM_KERNELS:-6.1 6.12}
+only=${FRAGD_VM_ONLY:-}
+fragd=${FRAGD:-$builddir/fragd}
+results=$builddir/vm/results
+logs=$VM_DIR/logs
+mkdir -p "$results" "$logs"
+rm -f "$results"/*.result
+
+npass=0 nfail=0 nskip=0
+t_suite=$SECONDS
+declare -A status logfile keep
+
+say() { # say PASS|FAIL|SKIP NAME TEXT
+	case $1 in
+	PASS) npass=$((npass + 1)) ;;
+	FAIL) nfail=$((nfail + 1)) ;;
+	SKIP) nskip=$((nskip + 1)) ;;
+	esac
+	echo "$1 $2${3:+: $3}"
+}
+
+# Host-side knowledge of the fragd binary: whether it has a daemon mode yet.
+# (The guest scenarios check again and skip by themselves; this only saves
+# the boot.) Running `fragd --features` touches nothing on the host.
+fragd_daemon=no
+if [ -x "$fragd" ] && "$fragd" --features 2>/dev/null | grep -qx daemon; then
+	fragd_daemon=yes
+fi
+fragd_version=$("$fragd" --version 2>/dev/null | head -n 1 || echo "no fragd")
+
+# field NAME KEY: a key=value field from a run's @@RESULT line
+field() {
+	sed -n "s/.* $2=\([^ ]*\).*/\1/p" "$results/${1//\//_}.result" 2>/dev/null | tail -n 1
+}
+
+# run NAME SCENARIO [run.sh options] -- [KEY=VALUE...]
+run() {
+	local name=$1 scenario=$2 opts=() args=() rc t0 log summary
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	args=("$@")
+	[[ -z $only || $name =~ $only ]] || return 0
+	# fragd runs need the daemon; skip them here rather than boot for nothing
+	# (the systemd guest still boots: it proves the image and fragd's libraries)
+	if [[ " ${args[*]} " == *" policy=fragd "* ]] && [ "$fragd_daemon" = no ]; then
+		status[$name]=skip
+		say SKIP "$name" "$fragd_version has no daemon mode yet (fragd --features lacks 'daemon')"
+		return 0
+	fi
+	log=$logs/${name//\//_}.log
+	t0=$SECONDS
+	rc=0
+	"$VM_DIR/run.sh" -l "$log" "${opts[@]}" "$scenario" "${args[@]}" || rc=$?
+	cp "$log.result" "$results/${name//\//_}.result" 2>/dev/null || true
+	summary="$((SECONDS - t0)) s"
+	if [ -s "$log.result" ]; then
+		local h r p s
+		h=$(field "$name" huge) r=$(field "$name" requested) p=$(field "$name" thp_pct)
+		s=$(field "$name" compact_stall)
+		[ -n "$r" ] && summary+=", huge $h/$r ($p%), compact_stall $s, scanned $(field "$name" scanned)"
+	fi
+	logfile[$name]=$log
+	case $rc in
+	0) status[$name]=pass; say PASS "$name" "$summary" ;;
+	77)
+		status[$name]=skip
+		say SKIP "$name" "$(grep -o 'SKIP: .*' "$log" | head -n 1 | cut -c7-)"
+		;;
+	*)
+		status[$name]=fail
+		local why
+		case $rc in
+		124) why="timeout" ;; 125) why="no result from the guest" ;; *) why="guest rc=$rc" ;;
+		esac
+		say FAIL "$name" "$why, $summary, log: ${log#"$VM_DIR"/../../}"
+		grep -E '^\[ *[0-9.]+\] (FAIL|SKIP)' "$log" | head -n 5 | sed 's/^/    /' || true
+		return 0
+		;;
+	esac
+}
+
+# compare NAME A B TEXT TEST: TEST is an arithmetic expression over $a_KEY and
+# $b_KEY values filled in from runs A and B; skip when either did not pass.
+compare() {
+	local name=$1 a=$2 b=$3 text=$4 expr=$5 k v
+	[[ -z $only || $name =~ $only || $a =~ $only ]] || return 0
+	if [ "${status[$a]:-}" != pass ] || [ "${status[$b]:-}" != pass ]; then
+		say SKIP "$name" "needs $a and $b to pass"
+		return 0
+	fi
+	for k in thp_pct huge requested compact_stall scanned; do
+		v=$(field "$a" $k)
+		eval "a_$k=${v:-0}"
+		v=$(field "$b" $k)
+		eval "b_$k=${v:-0}"
+	done
+	# shellcheck disable=SC2154 # a_* and b_* are set by the eval above
+	local detail="$a: $a_thp_pct% huge, compact_stall $a_compact_stall; $b: $b_thp_pct% huge, compact_stall $b_compact_stall"
+	if (($(eval "echo \$(( $expr ))"))); then
+		say PASS "$name" "$text ($detail)"
+	else
+		say FAIL "$name" "$text ($detail); logs kept"
+		keep[$a]=1 keep[$b]=1
+	fi
+}
+
+# Memory layout: -m 2G -L 512M gives a 1.5 GiB Normal zone (plus DMA32) at
+# half the TCG cost of -m 4G; the NUMA run has 4G over two nodes, each with
+# a Normal zone.
+small=(-m 2G -L 512M)
+numa=(-m 4G -L 1G -N 2)
+echo "fragd VM suite: kernels $kernels; $fragd_version (daemon: $fragd_daemon); cache $VM_CACHE"
+first=1
+for k in $kernels; do
+	[ -f "$(kernel_dir "$k")/vmlinux" ] || die "kernel $k not fetched (make vm-kernels)"
+	run "$k/probe" probe -k "$k" "${small[@]}" -T 90 --
+	# tuned is measured, not asserted: on a continuously re-fragmented system
+	# its proactive rounds often end without progress and kcompactd then
+	# defers the next by 32 s, so it lands anywhere between kernel and 100 %.
+	# compact (a full compaction after every wave) is the positive control.
+	for policy in kernel tuned compact fragd; do
+		run "$k/churn-never-$policy" churn -k "$k" "${small[@]}" -T 180 -- policy=$policy defrag=never
+	done
+	for policy in kernel compact fragd; do
+		run "$k/churn-madvise-$policy" churn -k "$k" "${small[@]}" -T 180 -- policy=$policy defrag=madvise
+	done
+	for policy in compact fragd; do
+		compare "$k/compare-never-$policy" "$k/churn-never-$policy" "$k/churn-never-kernel" \
+			"$policy misses at most half the huge pages kernel defaults miss under defrag=never" \
+			'(a_requested - a_huge) * 2 <= b_requested - b_huge'
+		compare "$k/compare-madvise-$policy" "$k/churn-madvise-$policy" "$k/churn-madvise-kernel" \
+			"$policy stalls in direct compaction at most a quarter as often as kernel defaults under defrag=madvise" \
+			'a_compact_stall * 4 <= b_compact_stall'
+	done
+	run "$k/idle-fragd" idle -k "$k" "${small[@]}" -T 90 -- policy=fragd seconds=12
+	run "$k/bounds-fragd" bounds -k "$k" "${small[@]}" -T 120 -- seconds=8
+	if [ "$first" = 1 ]; then
+		run "$k/numa-kernel" numa -k "$k" "${numa[@]}" -T 240 -- policy=kernel
+		run "$k/numa-fragd" numa -k "$k" "${numa[@]}" -T 240 -- policy=fragd
+		compare "$k/compare-numa-fragd" "$k/numa-fragd" "$k/numa-kernel" \
+			"fragd misses at most half the huge pages kernel defaults miss on two nodes" \
+			'(a_requested - a_huge) * 2 <= b_requested - b_huge'
+		# the unit and its restore logic do not depend on the kernel: one
+		# systemd guest is enough (FRAGD_VM_SERVICE_ALL=1 for every kernel)
+		run "$k/service" service -k "$k" "${small[@]}" -T 150 \
+			-i "$builddir/vm/initramfs-root-$k.cpio.gz" -d "$builddir/vm/rootfs.img" --
+	elif [ "${FRAGD_VM_SERVICE_ALL:-0}" = 1 ]; then
+		run "$k/service" service -k "$k" "${small[@]}" -T 150 \
+			-i "$builddir/vm/initramfs-root-$k.cpio.gz" -d "$builddir/vm/rootfs.img" --
+	fi
+	first=0
+done
+# logs of runs that passed and fed no failed comparison go away
+for name in "${!status[@]}"; do
+	[ "${status[$name]}" = pass ] && [ -z "${keep[$name]:-}" ] &&
+		[ "${FRAGD_VM_KEEP_LOGS:-0}" != 1 ] && rm -f "${logfile[$name]}" "${logfile[$name]}.result"
+done
+echo "suite wall time: $((SECONDS - t_suite)) s"
+echo "$npass passed, $nfail failed, $nskip skipped"
+[ "$nfail" -eq 0 ]

@@ -1,0 +1,87 @@
+# tests/vm/vm.mk - fragd on real kernels under qemu (TCG). Included by the
+# top Makefile. See tests/vm/README.md.
+#
+#   make check-vm            the whole suite (kernels 6.1 and 6.12)
+#   make vm-kernels          fetch/unpack the kernels into the cache
+#   make vm-run SCENARIO=churn VM_ARGS='policy=tuned defrag=never' [VM_KERNEL=6.12]
+#   make vm-shell [VM_KERNEL=6.12]   interactive guest (poweroff -f to leave)
+#   make vm-lint             shellcheck + warning-free workload build
+#   make check-vm VM_FRAGD=build/vm/fragd-stub   self-test of the fragd paths
+#                            with a stand-in daemon (NOT fragd)
+#
+# Nothing here writes the host's /proc or /sys; the cache lives outside the
+# tree in $(FRAGD_VM_CACHE) (default ~/.cache/fragd-vm).
+
+VM_SRC := tests/vm
+VM_OUT := $(BUILDDIR)/vm
+FRAGD_VM_KERNELS ?= 6.1 6.12
+VM_KERNEL ?= 6.1
+VM_MEM ?= -m 2G -L 512M
+VM_WORKLOADS := $(VM_OUT)/fragmenter $(VM_OUT)/consumer
+VM_PROGS := $(VM_WORKLOADS) $(VM_OUT)/fragd-stub
+# the fragd that goes into the guests
+VM_FRAGD ?= $(BUILDDIR)/fragd
+VM_CFLAGS := -O2 -std=gnu17 -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
+	-Wstrict-prototypes -D_GNU_SOURCE -static
+VM_GUEST := $(VM_SRC)/guest/init $(VM_SRC)/guest/lib.sh $(VM_SRC)/guest/bounds.conf \
+	$(sort $(wildcard $(VM_SRC)/guest/scenarios/*.sh))
+VM_SYSD := $(VM_SRC)/guest/systemd-runner $(VM_SRC)/guest/fragd-vmtest.service \
+	$(VM_SRC)/guest/fragd.service $(wildcard systemd/fragd.service.in)
+# modules the systemd guest's boot stage loads before switch_root
+VM_ROOT_MODULES := virtio_pci virtio_blk ext4
+# the config a fragd guest runs with: the project's own when it exists
+VM_FRAGD_CONF ?= $(firstword $(wildcard fragd.conf $(VM_SRC)/guest/fragd.conf))
+
+.PHONY: check-vm vm-progs vm-kernels vm-initramfs vm-rootfs vm-run vm-shell vm-lint
+
+$(VM_OUT)/%: $(VM_SRC)/src/%.c $(VM_SRC)/src/vmstat.h
+	@mkdir -p $(dir $@)
+	$(CC) $(VM_CFLAGS) -o $@ $<
+
+vm-progs: $(VM_PROGS)
+
+vm-kernels:
+	$(VM_SRC)/get-kernel.sh $(FRAGD_VM_KERNELS)
+
+# the guest's fragd is always called fragd; copied again when VM_FRAGD names
+# another binary (the .src stamp changes) or the binary changes
+ifneq ($(filter check-vm vm-%,$(MAKECMDGOALS)),)
+$(shell mkdir -p $(VM_OUT)/guest && { [ "$$(cat $(VM_OUT)/guest/fragd.src 2>/dev/null)" = "$(VM_FRAGD)" ] || \
+	echo "$(VM_FRAGD)" >$(VM_OUT)/guest/fragd.src; })
+endif
+$(VM_OUT)/guest/fragd: $(VM_FRAGD) $(VM_OUT)/guest/fragd.src
+	cp $< $@
+
+$(VM_OUT)/initramfs.cpio.gz: $(VM_WORKLOADS) $(VM_OUT)/guest/fragd $(VM_GUEST) $(VM_SRC)/mkinitramfs.sh $(VM_FRAGD_CONF)
+	$(VM_SRC)/mkinitramfs.sh -o $@ $(if $(VM_FRAGD_CONF),-C $(VM_FRAGD_CONF)) \
+		$(VM_WORKLOADS) $(VM_OUT)/guest/fragd
+
+vm-initramfs: $(VM_OUT)/initramfs.cpio.gz
+
+# systemd guest: boot-stage initramfs per kernel (modules), one ext4 image
+$(VM_OUT)/initramfs-root-%.cpio.gz: $(VM_SRC)/mkinitramfs.sh $(VM_SRC)/guest/init
+	$(VM_SRC)/get-kernel.sh $*
+	$(VM_SRC)/mkinitramfs.sh -o $@ -K $(or $(FRAGD_VM_CACHE),$(HOME)/.cache/fragd-vm)/kernel/$*/root \
+		-M "$(VM_ROOT_MODULES)"
+
+$(VM_OUT)/rootfs.img: $(VM_OUT)/guest/fragd $(VM_GUEST) $(VM_SYSD) $(VM_SRC)/mkrootfs.sh $(VM_FRAGD_CONF)
+	$(VM_SRC)/mkrootfs.sh -o $@ -f $(VM_OUT)/guest/fragd $(if $(VM_FRAGD_CONF),-C $(VM_FRAGD_CONF))
+
+vm-rootfs: $(VM_OUT)/rootfs.img $(FRAGD_VM_KERNELS:%=$(VM_OUT)/initramfs-root-%.cpio.gz)
+
+check-vm: vm-kernels vm-initramfs vm-rootfs
+	BUILDDIR=$(BUILDDIR) FRAGD=$(VM_OUT)/guest/fragd FRAGD_VM_KERNELS="$(FRAGD_VM_KERNELS)" \
+		$(VM_SRC)/suite.sh
+
+vm-run: vm-initramfs
+	@test -n "$(SCENARIO)" || { echo "usage: make vm-run SCENARIO=NAME [VM_ARGS='k=v ...'] [VM_KERNEL=6.12]"; exit 2; }
+	$(VM_SRC)/get-kernel.sh $(VM_KERNEL)
+	BUILDDIR=$(BUILDDIR) $(VM_SRC)/run.sh -v -k $(VM_KERNEL) $(VM_MEM) $(SCENARIO) $(VM_ARGS)
+
+vm-shell: vm-initramfs
+	$(VM_SRC)/get-kernel.sh $(VM_KERNEL)
+	BUILDDIR=$(BUILDDIR) $(VM_SRC)/run.sh -I -k $(VM_KERNEL) $(VM_MEM) shell
+
+vm-lint: $(VM_PROGS)
+	shellcheck -x $(VM_SRC)/*.sh
+	shellcheck -x -s sh $(VM_SRC)/guest/init $(VM_SRC)/guest/lib.sh $(VM_SRC)/guest/scenarios/*.sh
