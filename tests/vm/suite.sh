@@ -153,7 +153,7 @@ for k in $kernels; do
 			'a_compact_stall * 4 <= b_compact_stall'
 	done
 	run "$k/idle-fragd" idle -k "$k" "${small[@]}" -T 90 -- policy=fragd seconds=10
-	run "$k/bounds-fragd" bounds -k "$k" "${small[@]}" -T 120 -- seconds=6
+	run "$k/bounds-fragd" bounds -k "$k" "${small[@]}" -T 120 -- policy=fragd seconds=6
 	if [ "$first" = 1 ]; then
 		run "$k/numa-kernel" numa -k "$k" "${numa[@]}" -T 240 -- policy=kernel
 		run "$k/numa-fragd" numa -k "$k" "${numa[@]}" -T 240 -- policy=fragd
@@ -170,9 +170,9 @@ for k in $kernels; do
 	fi
 	first=0
 done
-# logs of runs that passed and fed no failed comparison go away
-for name in "${!status[@]}"; do
-	[ "${status[$name]}" = pass ] && [ -z "${keep[$name]:-}" ] &&
+# logs of runs that passed (or skipped) and fed no failed comparison go away
+for name in "${!logfile[@]}"; do
+	[ "${status[$name]}" != fail ] && [ -z "${keep[$name]:-}" ] &&
 		[ "${FRAGD_VM_KEEP_LOGS:-0}" != 1 ] && rm -f "${logfile[$name]}" "${logfile[$name]}.result"
 done
 echo "suite wall time: $((SECONDS - t_suite)) s"
