@@ -90,6 +90,17 @@ static const ConfigKey policy_keys[] = {
           HOURS(24), false, "at most one one-shot compaction per node this often" },
         { SECTION_POLICY, "calm_psi_some", VT_RATIO, P(calm_psi_some_permyriad), 0, 10000, false,
           "\"calm\" means memory PSI some avg10 below this" },
+        /* the learned THP reserve (policy/demand.c) */
+        { SECTION_POLICY, "demand_learning", VT_BOOL, P(demand_learning), 0, 0, false,
+          "raise the order_thp reserve to the THP fault bursts seen recently" },
+        { SECTION_POLICY, "demand_hold", VT_DURATION, P(demand_hold_usec), 0, HOURS(24 * 7), false,
+          "keep a learned burst this long" },
+        { SECTION_POLICY, "demand_decay", VT_DURATION, P(demand_decay_usec), 0, HOURS(24 * 7), false,
+          "then halve it this often; 0 = forget at once" },
+        { SECTION_POLICY, "demand_factor", VT_NUMBER, P(demand_factor), 0, 10, false,
+          "learned reserve = burst x this" },
+        { SECTION_POLICY, "demand_cap", VT_SIZE, P(demand_cap), 0, 5000, false,
+          "per node, the learned reserve at most this" },
         /* the policy engine's own tuning (policy/hysteresis.c): 0 = its default */
         { SECTION_POLICY, "hysteresis", VT_RATIO, P(hysteresis_permyriad), 0, 5000, false,
           "targets count as met only this far inside them; 0 = engine default (10%)" },

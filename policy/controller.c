@@ -265,6 +265,8 @@ static void evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assess
                                           ? (uint64_t) cfg->backoff_max_scan_per_block
                                           : 0;
 
+        policy_demand_evaluate(cfg, s, a, now, e);
+
         e->n_nodes = MIN(a->n_nodes, (unsigned) FRAGD_MAX_NODES);
         for (unsigned i = 0; i < e->n_nodes; i++) {
                 const NodeMeasures *n = &a->nodes[i];
@@ -286,6 +288,12 @@ static void evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assess
                                 continue;
                         ne->have_bytes[k] = n->free_pages_ge[o] * ps;
                         ne->target_bytes[k] = policy_size_bytes(spec, nb);
+                        if (k == K_THP) {
+                                ne->config_target_bytes = ne->target_bytes[k];
+                                ne->target_bytes[k] = policy_learned_target(cfg, e->learned_need_bytes,
+                                                                            ne->config_target_bytes, nb);
+                                ne->learned = ne->target_bytes[k] > ne->config_target_bytes;
+                        }
                         history_trend(h, hi, (int) k, ps, cfg->trend_window_usec, now, ne->have_bytes[k], &t);
                         ne->trend_bytes_per_sec[k] = trend_to_int(&t);
                         if (ne->target_bytes[k] > 0)
@@ -345,10 +353,21 @@ static bool psi_over_ceiling(const PolicyConfig *cfg, const PolicyEval *e)
                (cfg->psi_full_ceiling_permyriad > 0 && e->psi_full_permyriad > cfg->psi_full_ceiling_permyriad);
 }
 
+static void learned_numbers(const PolicyConfig *cfg, const PolicyEval *e, const PolicyNodeEval *ne, usec_t now,
+                            PolicyNumbers *num)
+{
+        double v = (double) e->learned_need_bytes * (cfg->demand_factor > 0.0 ? cfg->demand_factor : 1.0);
+
+        num->learned_need_bytes = v >= 1.8e19 ? UINT64_MAX / 4 : (uint64_t) v;
+        num->config_target_bytes = ne->config_target_bytes;
+        num->learned_age_usec = now > e->learned_peak_usec ? now - e->learned_peak_usec : 0;
+        num->learned_hold_usec = e->learned_hold_usec;
+}
+
 /* Fills the fragmentation want (compaction levers), the memory want (kswapd
  * levers), the stall and fallback wants. */
-static void gather_wants(const PolicyConfig *cfg, const Assessment *a, const PolicyEval *e, Want *frag,
-                         Want *mem, Want *stall, Want *fallback)
+static void gather_wants(const PolicyConfig *cfg, const Assessment *a, const PolicyEval *e, usec_t now,
+                         Want *frag, Want *mem, Want *stall, Want *fallback)
 {
         usec_t horizon = cfg->trend_horizon_usec;
 
@@ -379,6 +398,8 @@ static void gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                         num.eta_usec = ne->eta_usec[k];
                         num.score = ne->score;
                         num.score_target = ne->score_target;
+                        if (k == K_THP && ne->learned)
+                                learned_numbers(cfg, e, ne, now, &num);
 
                         needed = free_needed_bytes(a, i, t);
                         if (ne->free_bytes < needed) {
@@ -410,9 +431,12 @@ static void gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                                 want_offer(mem, err, POLICY_REASON_RESERVE_TREND, &m, -1);
                         }
 
+                        /* below a target only the learned need sets: reserve_learned */
                         want_offer(frag, err,
-                                   ne->have_bytes[k] < t ? POLICY_REASON_RESERVE_BELOW_TARGET
-                                                         : POLICY_REASON_RESERVE_TREND,
+                                   ne->have_bytes[k] >= t ? POLICY_REASON_RESERVE_TREND
+                                   : k == K_THP && ne->learned && ne->have_bytes[k] >= ne->config_target_bytes
+                                           ? POLICY_REASON_RESERVE_LEARNED
+                                           : POLICY_REASON_RESERVE_BELOW_TARGET,
                                    &num,
                                    k == K_THP && e->order[k] == a->hpage_order
                                            ? policy_proactiveness_for_score(ne->score_target)
@@ -960,7 +984,7 @@ int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assess
         evaluate(cfg, s, a, now, &ret->eval);
         ret->eval.targets_met = targets_met(cfg, a, &ret->eval);
         c.psi_high = psi_over_ceiling(cfg, &ret->eval);
-        gather_wants(cfg, a, &ret->eval, &c.frag, &c.mem, &c.stall, &c.fallback);
+        gather_wants(cfg, a, &ret->eval, now, &c.frag, &c.mem, &c.stall, &c.fallback);
         ret->eval.targets_missed = c.frag.err > 0 || c.mem.err > 0 || c.stall.err > 0 || c.fallback.err > 0;
         for (unsigned l = 0; l < _LEVER_MAX; l++)
                 c.value[l] = in[l].current;

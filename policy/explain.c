@@ -23,6 +23,7 @@ static const char *const reason_names[_POLICY_REASON_MAX] = {
         [POLICY_REASON_PSI_CEILING] = "psi_ceiling",
         [POLICY_REASON_ONESHOT_COMPACT] = "oneshot_compact",
         [POLICY_REASON_WORKLOAD_STALLS] = "workload_stalls",
+        [POLICY_REASON_RESERVE_LEARNED] = "reserve_learned",
 };
 
 static const char *const hold_names[_POLICY_HOLD_MAX] = {
@@ -223,6 +224,20 @@ static void trend_clause(Out *o, const PolicyNumbers *n, bool to_target)
                     dur_str((usec_t) ((double) n->have_bytes / (double) -tr * (double) USEC_PER_SEC)).s);
 }
 
+/* "recent THP bursts asked for 512 MiB (learned reserve, held 30 min)" */
+static void learned_clause(Out *o, const PolicyNumbers *n)
+{
+        out(o, "recent THP bursts asked for %s (learned reserve", bytes_str(n->learned_need_bytes).s);
+        if (n->learned_age_usec >= USEC_PER_SEC)
+                out(o, ", seen %s ago", dur_str(n->learned_age_usec).s);
+        if (n->learned_age_usec <= n->learned_hold_usec)
+                out(o, ", held %s)", dur_str(n->learned_hold_usec).s);
+        else
+                out(o, ", decaying)");
+        if (n->target_bytes < n->learned_need_bytes)
+                out(o, ", capped at %s", bytes_str(n->target_bytes).s);
+}
+
 /* "node 1 has 48 MiB ..." and the rest of the sentence after the colon */
 static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumbers *n)
 {
@@ -230,6 +245,16 @@ static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumber
         case POLICY_REASON_RESERVE_BELOW_TARGET:
                 reserve_clause(o, n);
                 trend_clause(o, n, false);
+                if (l == LEVER_COMPACTION_PROACTIVENESS && n->score_target > 0)
+                        out(o, "; kernel score %u, the target needs %u or less", n->score, n->score_target);
+                if (n->learned_need_bytes > 0) {
+                        out(o, "; ");
+                        learned_clause(o, n);
+                }
+                break;
+        case POLICY_REASON_RESERVE_LEARNED:
+                out(o, "node %d has %s free in order>=%u blocks; ", n->node, bytes_str(n->have_bytes).s, n->order);
+                learned_clause(o, n);
                 if (l == LEVER_COMPACTION_PROACTIVENESS && n->score_target > 0)
                         out(o, "; kernel score %u, the target needs %u or less", n->score, n->score_target);
                 break;
@@ -243,11 +268,19 @@ static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumber
                 }
                 reserve_clause(o, n);
                 trend_clause(o, n, true);
+                if (n->learned_need_bytes > 0) {
+                        out(o, "; ");
+                        learned_clause(o, n);
+                }
                 break;
         case POLICY_REASON_FREE_MEMORY_SHORT:
                 out(o, "node %d has %s free, under min watermark + 2x target (%s), so compaction has no material for the %s order>=%u reserve (now %s)",
                     n->node, bytes_str(n->free_bytes).s, bytes_str(n->free_needed_bytes).s,
                     bytes_str(n->target_bytes).s, n->order, bytes_str(n->have_bytes).s);
+                if (n->learned_need_bytes > 0) {
+                        out(o, "; ");
+                        learned_clause(o, n);
+                }
                 break;
         case POLICY_REASON_COMPACT_STALLS:
                 out(o, "direct compaction stalls %s, target %s", rate_str(n->observed_milli).s,

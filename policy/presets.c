@@ -91,6 +91,14 @@ static const PolicyConfig presets[_PRESET_MAX] = {
                         [LEVER_THP_DEFRAG] = LEVER_OFF(THP_DEFRAG_MADVISE),
                 },
                 .min_free_max_permyriad = 100,
+                /* learned reserve: a host that has shown a THP burst keeps
+                 * that much ready for the next one for 30 min, then halves
+                 * it every 30 min; at most a quarter of the node */
+                .demand_learning = true,
+                .demand_hold_usec = MINUTES(30),
+                .demand_decay_usec = MINUTES(30),
+                .demand_factor = 1.0,
+                .demand_cap = { .permyriad = 2500 },
         },
 
         /* throughput: cheapest. Smaller reserves, tolerate more misses,
@@ -139,6 +147,13 @@ static const PolicyConfig presets[_PRESET_MAX] = {
                         [LEVER_THP_DEFRAG] = LEVER_OFF(THP_DEFRAG_MADVISE),
                 },
                 .min_free_max_permyriad = 100,
+                /* off: no compaction work ahead of demand; the values
+                 * are database's for whoever turns it on */
+                .demand_learning = false,
+                .demand_hold_usec = MINUTES(30),
+                .demand_decay_usec = MINUTES(30),
+                .demand_factor = 1.0,
+                .demand_cap = { .permyriad = 2500 },
         },
 
         /* thp-max: the most huge pages; compaction cost comes second. */
@@ -198,6 +213,12 @@ static const PolicyConfig presets[_PRESET_MAX] = {
                         },
                 },
                 .min_free_max_permyriad = 200,
+                /* remember bursts twice as long, allow a larger share */
+                .demand_learning = true,
+                .demand_hold_usec = MINUTES(60),
+                .demand_decay_usec = MINUTES(60),
+                .demand_factor = 1.0,
+                .demand_cap = { .permyriad = 3000 },
         },
         /* PRESET_OBSERVE is database with preset = PRESET_OBSERVE, below. */
 };

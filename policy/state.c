@@ -50,6 +50,7 @@ static void history_push(PolicyHistory *h, const Assessment *a, const PolicyEval
                 h->head = (h->head + 1) % POLICY_HISTORY_MAX;
         }
         h->t_usec[r] = now;
+        h->demand_bytes[r] = e->demand_bytes;
         for (unsigned i = 0; i < e->n_nodes; i++) {
                 const NodeMeasures *n = &a->nodes[i];
 
@@ -120,6 +121,7 @@ static void episode_start(LeverTrack *t, const DecisionItem *it, usec_t now)
 
         switch (it->reason) {
         case POLICY_REASON_RESERVE_BELOW_TARGET:
+        case POLICY_REASON_RESERVE_LEARNED:
         case POLICY_REASON_RESERVE_TREND:
                 obj = it->num.free_needed_bytes > 0 ? POLICY_OBJ_FREE : POLICY_OBJ_RESERVE;
                 ref = (int64_t) (obj == POLICY_OBJ_FREE ? it->num.free_bytes : it->num.have_bytes);
@@ -213,6 +215,9 @@ void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d,
                 dt_sec = (double) (now - s->last_update_usec) / (double) USEC_PER_SEC;
 
         history_push(&s->hist, a, e, now);
+        /* the learned burst as decide saw it (renewed, kept, or forgotten) */
+        s->learned_peak_bytes = e->learned_peak_bytes;
+        s->learned_peak_usec = e->learned_peak_usec;
 
         if (e->targets_met) {
                 if (!s->met) {

@@ -96,6 +96,17 @@ typedef struct PolicyConfig {
          * Added by the config branch; a blunt global reserve cannot be a
          * constant across machine sizes. */
         uint32_t min_free_max_permyriad;
+        /* Learned THP reserve (docs/policy.md "Learned reserve"): the
+         * order_thp target becomes max(reserve_thp, min(need x
+         * demand_factor, demand_cap)), need = the largest THP fault burst
+         * seen (faults allocated + fallen back within a short window, in
+         * bytes), kept for demand_hold, then halved every demand_decay.
+         * Literal values: false / 0 cap switch learning off. */
+        bool demand_learning;
+        usec_t demand_hold_usec;   /* keep the peak this long */
+        usec_t demand_decay_usec;  /* then halve it this often; 0 = forget at once */
+        double demand_factor;      /* need x this; 1.0 = the burst itself */
+        SizeSpec demand_cap;       /* per node, at most this (bytes or share of the node) */
 } PolicyConfig;
 
 const char *lever_name(Lever l);          /* "compaction_proactiveness", "thp_defrag" */

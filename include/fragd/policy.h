@@ -51,6 +51,7 @@ typedef enum PolicyReason {
         POLICY_REASON_PSI_CEILING,          /* "psi_ceiling" */
         POLICY_REASON_ONESHOT_COMPACT,      /* "oneshot_compact" */
         POLICY_REASON_WORKLOAD_STALLS,      /* "workload_stalls": a watched workload over its stall budget */
+        POLICY_REASON_RESERVE_LEARNED,      /* "reserve_learned": below the target learned from THP bursts */
         _POLICY_REASON_MAX,
 } PolicyReason;
 
@@ -107,6 +108,12 @@ typedef struct PolicyNumbers {
         char workload[64];           /* cgroup path, as in WorkloadStall.name */
         uint64_t workload_compact_usec, workload_reclaim_usec, workload_budget_usec;
         usec_t workload_span_usec;
+        /* learned reserve (order_thp target raised by recent THP bursts;
+         * learned_need_bytes 0 = the configured target alone) */
+        uint64_t learned_need_bytes;   /* the burst remembered now (decayed), x demand_factor */
+        uint64_t config_target_bytes;  /* reserve_thp alone */
+        usec_t learned_age_usec;       /* since the burst */
+        usec_t learned_hold_usec;      /* demand_hold */
 } PolicyNumbers;
 
 typedef enum DecisionKind {
@@ -144,6 +151,10 @@ typedef struct PolicyNodeEval {
         int64_t free_trend_bytes_per_sec;
         bool memory_short;
         unsigned score, score_target;
+        /* target_bytes[1] is the effective target: max(reserve_thp, the
+         * learned need capped at demand_cap); this is reserve_thp alone */
+        uint64_t config_target_bytes;
+        bool learned;                /* the learned need set target_bytes[1] */
 } PolicyNodeEval;
 
 typedef struct PolicyEval {
@@ -159,6 +170,14 @@ typedef struct PolicyEval {
         uint32_t workload_stall_permyriad;
         uint32_t fallback_permyriad; /* worst THP/mTHP fallback ratio */
         uint64_t scan_pages_per_sec; /* compaction pages scanned per second */
+        /* THP fault demand (global: vmstat is not per node) */
+        uint64_t demand_bytes;          /* this tick: (thp_fault_alloc + fallback) x interval x PMD size */
+        uint64_t demand_fallback_bytes; /* the unmet part: fallback x interval x PMD size */
+        uint64_t burst_bytes;           /* demand summed over the burst window, this tick included */
+        uint64_t learned_need_bytes;    /* the remembered burst now, decayed; 0 when learning is off */
+        uint64_t learned_peak_bytes;    /* the burst as seen at learned_peak_usec (undecayed) */
+        usec_t learned_peak_usec;       /* when it was seen; 0 = never */
+        usec_t learned_hold_usec;
         unsigned n_nodes;
         PolicyNodeEval nodes[FRAGD_MAX_NODES];
         /* the configuration bits policy_state_update() needs */
@@ -219,6 +238,7 @@ typedef struct PolicyHistory {
         usec_t t_usec[POLICY_HISTORY_MAX];
         uint64_t free_pages[POLICY_HISTORY_MAX][FRAGD_MAX_NODES];
         uint64_t ge_pages[2][POLICY_HISTORY_MAX][FRAGD_MAX_NODES];
+        uint64_t demand_bytes[POLICY_HISTORY_MAX]; /* THP fault demand of each tick (global) */
 } PolicyHistory;
 
 typedef struct PolicyState {
@@ -229,6 +249,10 @@ typedef struct PolicyState {
         LeverTrack lever[_LEVER_MAX];
         bool have_oneshot[FRAGD_MAX_NODES]; /* indexed like hist.node_id */
         usec_t last_oneshot_usec[FRAGD_MAX_NODES];
+        /* learned reserve: the largest THP burst and when it was seen;
+         * policy_decide() decays it (PolicyEval.learned_need_bytes) */
+        uint64_t learned_peak_bytes;
+        usec_t learned_peak_usec;
 } PolicyState;
 
 /* ---- the API -------------------------------------------------------------- */
@@ -337,5 +361,17 @@ unsigned policy_score_wmark(unsigned proactiveness, bool low);
 /* The smallest proactiveness whose high threshold is <= score_target: kcompactd
  * then compacts whenever the score exceeds what the reserve needs. */
 int64_t policy_proactiveness_for_score(unsigned score_target);
+/* The learned need at now: peak kept for hold, then halved every decay
+ * (0 = dropped at once); under one huge page (min_bytes) it counts as 0. */
+uint64_t policy_learned_decay(uint64_t peak_bytes, usec_t peak_usec, usec_t now, usec_t hold, usec_t decay,
+                              uint64_t min_bytes);
+/* Fills PolicyEval's demand_*, burst_bytes and learned_* fields (policy/demand.c). */
+void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assessment *a, usec_t now,
+                            PolicyEval *e);
+/* The learned order_thp target of a node of node_bytes: max(configured,
+ * min(need x demand_factor, demand_cap)); configured when learning is off. */
+uint64_t policy_learned_target(const PolicyConfig *cfg, uint64_t need_bytes, uint64_t configured_bytes,
+                               uint64_t node_bytes);
+#define POLICY_BURST_WINDOW_USEC (30 * USEC_PER_SEC) /* THP faults this close count as one burst */
 /* SizeSpec to bytes for a node of node_bytes. */
 uint64_t policy_size_bytes(const SizeSpec *s, uint64_t node_bytes);

@@ -39,7 +39,7 @@ extract_vmlinux() {
 get_one() {
 	local series=$1 pkg dir kver
 	pkg=$(kernel_pkg "$series")
-	[ -n "$pkg" ] || die "no kernel package for series '$series' in the configured apt sources (try: apt-cache search linux-image-$series)"
+	[ -n "$pkg" ] || die "no kernel package for series '$series' in the configured apt sources (apt-get update first? apt-cache search linux-image-$series)"
 	dir=$VM_CACHE/kernel/$pkg
 	if [ -f "$dir/vmlinux" ] && [ -f "$dir/kver" ]; then
 		ln -sfn "$pkg" "$(kernel_dir "$series")"

@@ -3,12 +3,13 @@
 # (TCG), run one scenario, and turn its result into an exit code.
 #
 #   -k SERIES   kernel series fetched by get-kernel.sh (default 6.1)
-#   -m MEM      guest memory (default 4G: DMA, DMA32 and a Normal zone)
+#   -m MEM      guest memory (default 2G)
 #   -c CPUS     guest CPUs (default 2)
 #   -N NODES    NUMA nodes; memory and CPUs are split evenly
-#   -L SIZE     RAM below 4 GiB (qemu max-ram-below-4g): with -m 2G -L 512M
-#               the guest has a 1.5 GiB Normal zone and a small DMA32, like a
-#               real host, at half the memory (and TCG time) of -m 4G
+#   -L SIZE     RAM below 4 GiB (qemu max-ram-below-4g, default 512M): with
+#               -m 2G the guest has a 1.5 GiB Normal zone and a small DMA32,
+#               like a real host, at half the memory (and TCG time) of -m 4G
+#               (-L '' gives qemu's own split: a Normal zone only from ~3.5G)
 #   -T SECS     timeout for the whole boot (default 150)
 #   -i INITRD   initramfs (default $BUILDDIR/vm/initramfs.cpio.gz)
 #   -d IMAGE    systemd guest: boot IMAGE (ext4) as a virtio disk, snapshot=on,
@@ -25,12 +26,14 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
 . "$(dirname "$0")/common.sh"
 
-series=6.1 mem=4G cpus=2 nodes=1 tmo=150 lowmem='' initrd='' disk='' log='' interactive=0 verbose=0
-while getopts k:m:c:N:L:T:i:d:l:Iv o; do
+series=6.1 mem=2G cpus=2 nodes=1 tmo=150 lowmem=512M initrd='' disk='' log='' interactive=0 verbose=0
+while getopts k:m:c:N:L:T:i:d:l:Ivh o; do
 	case $o in
 	k) series=$OPTARG ;; m) mem=$OPTARG ;; c) cpus=$OPTARG ;; N) nodes=$OPTARG ;; L) lowmem=$OPTARG ;;
 	T) tmo=$OPTARG ;; i) initrd=$OPTARG ;; d) disk=$OPTARG ;; l) log=$OPTARG ;;
-	I) interactive=1 ;; v) verbose=1 ;; *) exit 2 ;;
+	I) interactive=1 ;; v) verbose=1 ;;
+	h) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+	*) exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))

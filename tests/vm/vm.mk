@@ -4,6 +4,7 @@
 #   make check-vm            the whole suite (kernels 6.1 and 6.12)
 #   make vm-kernels          fetch/unpack the kernels into the cache
 #   make vm-run SCENARIO=churn VM_ARGS='policy=tuned defrag=never' [VM_KERNEL=6.12]
+#               [VM_OPTS='-m 4G -L 1G -N 2']
 #   make vm-shell [VM_KERNEL=6.12]   interactive guest (poweroff -f to leave)
 #   make vm-lint             shellcheck + warning-free workload build
 #   make check-vm VM_FRAGD=build/vm/fragd-stub   self-test of the fragd paths
@@ -16,7 +17,7 @@ VM_SRC := tests/vm
 VM_OUT := $(BUILDDIR)/vm
 FRAGD_VM_KERNELS ?= 6.1 6.12
 VM_KERNEL ?= 6.1
-VM_MEM ?= -m 2G -L 512M
+VM_OPTS ?= # more run.sh options, e.g. VM_OPTS='-m 4G -L 1G -N 2'
 VM_WORKLOADS := $(VM_OUT)/fragmenter $(VM_OUT)/consumer
 VM_PROGS := $(VM_WORKLOADS) $(VM_OUT)/fragd-stub
 # the fragd that goes into the guests
@@ -76,11 +77,11 @@ check-vm: vm-kernels vm-initramfs vm-rootfs
 vm-run: vm-initramfs
 	@test -n "$(SCENARIO)" || { echo "usage: make vm-run SCENARIO=NAME [VM_ARGS='k=v ...'] [VM_KERNEL=6.12]"; exit 2; }
 	$(VM_SRC)/get-kernel.sh $(VM_KERNEL)
-	BUILDDIR=$(BUILDDIR) $(VM_SRC)/run.sh -v -k $(VM_KERNEL) $(VM_MEM) $(SCENARIO) $(VM_ARGS)
+	BUILDDIR=$(BUILDDIR) $(VM_SRC)/run.sh -v -k $(VM_KERNEL) $(VM_OPTS) $(SCENARIO) $(VM_ARGS)
 
 vm-shell: vm-initramfs
 	$(VM_SRC)/get-kernel.sh $(VM_KERNEL)
-	BUILDDIR=$(BUILDDIR) $(VM_SRC)/run.sh -I -k $(VM_KERNEL) $(VM_MEM) shell
+	BUILDDIR=$(BUILDDIR) $(VM_SRC)/run.sh -I -k $(VM_KERNEL) $(VM_OPTS) shell
 
 vm-lint: $(VM_PROGS)
 	shellcheck -x $(VM_SRC)/*.sh

@@ -79,6 +79,7 @@ typedef struct TWorld {
         uint32_t psi_some, psi_full; /* permyriad */
         bool rates_valid;
         double stall_per_sec, fallback_ratio, scan_pages_per_sec;
+        double thp_alloc_per_sec, thp_fallback_per_sec; /* THP faults (the learned reserve's demand) */
         unsigned n_workloads; /* copied into the Assessment as the daemon fills it */
         WorkloadStall workloads[4];
 } TWorld;
@@ -157,6 +158,8 @@ static inline void t_assess(const TWorld *w, usec_t now, Assessment *a)
         a->rates.compact_stall = w->stall_per_sec;
         a->rates.thp_fallback_ratio = w->fallback_ratio;
         a->rates.compact_migrate_scanned = w->scan_pages_per_sec;
+        a->rates.thp_fault_alloc = w->thp_alloc_per_sec;
+        a->rates.thp_fault_fallback = w->thp_fallback_per_sec;
         a->rates.psi_some = w->psi_some / 10000.0;
         a->rates.psi_full = w->psi_full / 10000.0;
         a->n_workloads = MIN(w->n_workloads, 4u);

@@ -87,6 +87,13 @@ static void random_config(Rng *r, PolicyConfig *c, LeverInput *in)
         c->reversal_window_usec = rng_range(r, 0, 2) * 1800 * S; /* 0 = the default hour */
         c->backoff_hold_usec = rng_range(r, 0, 900) * S;
         c->oneshot_min_interval_usec = rng_range(r, 60, 900) * S;
+        /* the learned reserve: on in half the traces, with short holds so
+         * the return to baseline stays within reach */
+        c->demand_learning = rng_chance(r, 50);
+        c->demand_hold_usec = rng_range(r, 0, 1800) * S;
+        c->demand_decay_usec = rng_range(r, 0, 1800) * S;
+        c->demand_factor = (double) rng_range(r, 50, 200) / 100.0;
+        c->demand_cap = (SizeSpec){ .permyriad = (uint32_t) rng_range(r, 0, 5000) };
         c->lever[LEVER_EXTFRAG_THRESHOLD] = (LeverConfig){ .enabled = true, .min = 0, .max = 1000,
                                                            .step_up = 50, .step_down = 50,
                                                            .dwell_usec = 60 * S,
@@ -147,6 +154,12 @@ static void world_step(Trace *t)
         w->stall_per_sec = rng_chance(r, 15) ? (double) rng_range(r, 0, 5000) / 1000.0 : 0.0;
         w->fallback_ratio = rng_chance(r, 20) ? (double) rng_range(r, 0, 10000) / 10000.0 : -1.0;
         w->scan_pages_per_sec = (double) rng_range(r, 0, 100000);
+        /* THP fault bursts (the learned reserve's demand), some falling back */
+        if (rng_chance(r, 15)) {
+                w->thp_alloc_per_sec = (double) rng_range(r, 0, 200);
+                w->thp_fallback_per_sec = rng_chance(r, 50) ? (double) rng_range(r, 0, 100) : 0.0;
+        } else
+                w->thp_alloc_per_sec = w->thp_fallback_per_sec = 0.0;
         /* watched workloads: under or over budget, compaction- or reclaim-bound */
         if (rng_chance(r, 20)) {
                 w->n_workloads = (unsigned) rng_range(r, 0, 3);
@@ -350,6 +363,22 @@ static void run_trace(uint64_t trace_seed, unsigned props)
                 const PolicyConfig *c = &t->sim->cfg;
                 usec_t need = c->decay_after_usec + c->backoff_hold_usec + c->reversal_window_usec +
                               c->trend_window_usec + 3600 * S;
+                /* a learned burst is held, then halves every demand_decay:
+                 * under one huge page after 20 half-lives at most (a burst
+                 * here sums at most 30 ticks of 3 GiB: < 2^17 huge pages).
+                 * Until then the learned target may move levers further
+                 * from home, so the walk back is measured after it. */
+                usec_t forget = c->demand_learning ? c->demand_hold_usec + 20 * c->demand_decay_usec + 10 * S : 0;
+
+                for (usec_t f = 0; f < forget; f += 10 * S) {
+                        t->tick++;
+                        t_sim_tick(t->sim, &fine, 10);
+                        record_moves(t);
+                        if (props & P_BOUNDS)
+                                check_bounds(t);
+                }
+                CHECK(t->sim->d.eval.learned_need_bytes == 0, t->seed, t->tick, "learned need %" PRIu64 " left",
+                      t->sim->d.eval.learned_need_bytes);
                 unsigned fine_ticks;
 
                 /* a healthy host for as long as the slowest lever needs to
@@ -376,6 +405,10 @@ static void run_trace(uint64_t trace_seed, unsigned props)
                                 for (unsigned k = 0; k < t->sim->d.n_items; k++) {
                                         const DecisionItem *it = &t->sim->d.items[k];
 
+                                        /* a burst learned in the trace may still ask
+                                         * for more than "fine" until it decays */
+                                        if (it->num.learned_need_bytes > 0 || t->sim->d.eval.learned_need_bytes > 0)
+                                                continue;
                                         CHECK(it->kind == DECISION_LEVER && (it->to < it->from ||
                                                                              it->to <= t->sim->in[it->lever].baseline),
                                               t->seed, t->tick, "a fine host got %s",

@@ -15,8 +15,10 @@
  * freed again. SIGUSR1 asks for a wave at the next cycle; --state FILE says
  * "cycle=N waves=M" after every cycle (consumer --sync uses both).
  *
- * Deterministic given --seed: the same pages are chosen in the same order
- * (what the kernel makes of them physically is, of course, its business).
+ * Deterministic given --seed: the n-th re-fragmentation of a chunk (or file
+ * slice) always keeps and pins the same pages, however the cycles and waves
+ * interleave in time (what the kernel makes of them physically is, of
+ * course, its business).
  * Faulting stops while MemAvailable is below --floor-mb (half --reserve-mb in
  * the first pass), so the workload never drives the guest into the OOM killer
  * and leaves room for the consumer.
@@ -77,7 +79,8 @@ typedef struct Arena {
         size_t npinned, pin_max;
         int fd;
         size_t file_pages;
-        uint64_t rng;
+        uint64_t seed;
+        uint32_t *chunk_gen, *slice_gen; /* times each chunk/slice was scattered */
         uint64_t faulted, dropped, punched, floor_hits;
 } Arena;
 
@@ -145,17 +148,26 @@ static size_t fault_chunk(Arena *a, long floor_mb, size_t c)
         return done;
 }
 
+/* the PRNG state for the gen-th scattering of chunk or slice `what` */
+static uint64_t stream(const Arena *a, uint64_t kind, size_t what, uint32_t gen)
+{
+        uint64_t s = a->seed ^ (kind << 62) ^ ((uint64_t)what << 24) ^ gen;
+
+        return rng_next(&s);
+}
+
 /* Keep one page per group of `keep` (PRNG choice) plus the pinned ones. */
 static void scatter_chunk(Arena *a, const Opts *o, size_t c, uint8_t *mask)
 {
         size_t i, g, first = c * a->chunk_pages;
+        uint64_t rng = stream(a, 1, c, a->chunk_gen[c]++);
 
         memset(mask, 0, a->chunk_pages);
         for (g = 0; g < a->chunk_pages; g += (size_t)o->keep)
-                mask[g + rng_below(&a->rng, (uint64_t)o->keep) % (a->chunk_pages - g)] = 1;
+                mask[g + rng_below(&rng, (uint64_t)o->keep) % (a->chunk_pages - g)] = 1;
         /* grow the pinned set from pages that are resident right now */
         for (i = 0; i < (size_t)o->pin_pages && a->npinned < a->pin_max; i++) {
-                size_t p = first + rng_below(&a->rng, a->chunk_pages);
+                size_t p = first + rng_below(&rng, a->chunk_pages);
 
                 if (a->pinned[p])
                         continue;
@@ -189,15 +201,17 @@ static void refragment(Arena *a, const Opts *o, size_t from, size_t n, uint8_t *
 static void churn_file(Arena *a, const Opts *o, size_t slice, size_t slice_pages, const char *buf)
 {
         size_t i, first = slice * slice_pages;
+        uint64_t rng;
 
         if (a->fd < 0)
                 return;
+        rng = stream(a, 2, slice, a->slice_gen[slice]++);
         for (i = 0; i < slice_pages && first + i < a->file_pages; i++) {
                 if (pwrite(a->fd, buf, PAGE_SZ, (off_t)((first + i) * PAGE_SZ)) != (ssize_t)PAGE_SZ)
                         break;
         }
         for (i = 0; i < slice_pages && first + i < a->file_pages; i += (size_t)o->keep) {
-                size_t k = rng_below(&a->rng, (uint64_t)o->keep), j;
+                size_t k = rng_below(&rng, (uint64_t)o->keep), j;
                 char tmp[64];
 
                 if (pread(a->fd, tmp, sizeof(tmp), (off_t)((first + i) * PAGE_SZ)) < 0)
@@ -314,7 +328,7 @@ int main(int argc, char **argv)
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGUSR1, &sa, NULL);
-        a.rng = o.seed;
+        a.seed = o.seed;
 
         if (!o.arena_mb) {
                 long long av = avail_mb();
@@ -338,9 +352,10 @@ int main(int argc, char **argv)
         a.base = mmap(NULL, a.npages * PAGE_SZ, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         a.pinned = calloc(a.npages, 1);
+        a.chunk_gen = calloc(a.nchunks, sizeof(*a.chunk_gen));
         mask = malloc(a.chunk_pages);
         buf = malloc(PAGE_SZ);
-        if (a.base == MAP_FAILED || !a.pinned || !mask || !buf) {
+        if (a.base == MAP_FAILED || !a.pinned || !a.chunk_gen || !mask || !buf) {
                 perror("fragmenter: allocation");
                 return 1;
         }
@@ -361,6 +376,11 @@ int main(int argc, char **argv)
                 (void)unlink(path); /* gone when we exit, whatever way */
                 a.file_pages = ((size_t)o.file_mb << 20) / PAGE_SZ;
                 nslices = (a.file_pages + slice_pages - 1) / slice_pages;
+                a.slice_gen = calloc(nslices, sizeof(*a.slice_gen));
+                if (!a.slice_gen) {
+                        perror("fragmenter: allocation");
+                        return 1;
+                }
         }
         printf("fragmenter: start seed=%llu arena_mb=%zu chunks=%zu chunk_mb=%ld keep=%ld churn=%ld wave_every=%ld "
                "file_mb=%ld pin_max_mb=%ld mlock=%d floor_mb=%ld avail_mb=%lld\n",
@@ -407,7 +427,7 @@ int main(int argc, char **argv)
                 }
                 write_state(o.state, cycle, waves);
                 if (o.report && cycle % (unsigned long)o.report == 0)
-                        report(&a, "progress", cycle, c);
+                        report(&a, "progress", cycle, next);
                 if (o.interval_ms)
                         sleep_ms(o.interval_ms);
         }

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+/* The learned THP reserve (pure; docs/policy.md "Learned reserve").
+ *
+ * Demand of one tick, in bytes (vmstat counters are global):
+ *   demand   = (thp_fault_alloc + thp_fault_fallback) per second x interval x PMD size
+ *   fallback = thp_fault_fallback per second x interval x PMD size   (the unmet part)
+ * interval is Rates.interval_sec (the two readings the rates come from), or
+ * the time since the last history sample when that is missing; rate x
+ * interval is then the counter delta itself.
+ *
+ * burst = demand of this tick + demand of the history samples within
+ *         POLICY_BURST_WINDOW_USEC (a burst straddling a tick boundary
+ *         counts whole)
+ * need  = burst, when this tick has demand and the burst is at least the
+ *         remembered need decayed to now (the peak is renewed: held
+ *         again from now); otherwise the
+ *         remembered peak, held for demand_hold after it was seen, then
+ *         halved every demand_decay, and 0 once under one huge page.
+ * A tick with fallbacks therefore raises the need at once to at least what
+ * that tick asked for (allocated + fallen back).
+ *
+ * Per node (each node gets the whole need, capped):
+ *   T_thp = max(reserve_thp, min(need x demand_factor, demand_cap of the node))
+ * A burst lands where its task runs and allocates, which a global counter
+ * does not tell; splitting it by free memory would leave the node that
+ * actually serves it short by the other nodes' shares. */
+
+#include <math.h>
+
+#include "fragd/policy.h"
+
+uint64_t policy_learned_decay(uint64_t peak_bytes, usec_t peak_usec, usec_t now, usec_t hold, usec_t decay,
+                              uint64_t min_bytes)
+{
+        usec_t age;
+        double v;
+
+        if (peak_bytes == 0 || peak_usec == 0)
+                return 0;
+        age = now > peak_usec ? now - peak_usec : 0;
+        if (age <= hold)
+                return peak_bytes;
+        if (decay == 0)
+                return 0;
+        v = (double) peak_bytes * exp2(-(double) (age - hold) / (double) decay);
+        if (!(v >= (double) min_bytes) || v < 1.0)
+                return 0;
+        return v >= (double) peak_bytes ? peak_bytes : (uint64_t) v;
+}
+
+static uint64_t rate_bytes(double per_sec, double interval_sec, uint64_t unit)
+{
+        double v = per_sec * interval_sec * (double) unit;
+
+        if (!(v > 0.0))
+                return 0;
+        if (v >= 1.8e19)
+                return UINT64_MAX / 4;
+        return (uint64_t) (v + 0.5);
+}
+
+void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assessment *a, usec_t now,
+                            PolicyEval *e)
+{
+        const PolicyHistory *h = &s->hist;
+        uint64_t hp = a->hpage_order < 32 ? (uint64_t) a->page_size << a->hpage_order : 0;
+        uint64_t burst, prev;
+
+        if (a->rates.valid && hp > 0) {
+                double interval = a->rates.interval_sec;
+
+                if (!(interval > 0.0) && h->n > 0) {
+                        usec_t last = h->t_usec[(h->head + h->n - 1) % POLICY_HISTORY_MAX];
+
+                        if (last < now)
+                                interval = (double) (now - last) / (double) USEC_PER_SEC;
+                }
+                if (interval > 0.0) {
+                        e->demand_bytes = rate_bytes(a->rates.thp_fault_alloc + a->rates.thp_fault_fallback,
+                                                     interval, hp);
+                        e->demand_fallback_bytes = rate_bytes(a->rates.thp_fault_fallback, interval, hp);
+                }
+        }
+
+        burst = e->demand_bytes;
+        for (unsigned j = 0; j < h->n; j++) {
+                unsigned r = (h->head + j) % POLICY_HISTORY_MAX;
+
+                if (h->t_usec[r] < now && now - h->t_usec[r] < POLICY_BURST_WINDOW_USEC)
+                        burst = h->demand_bytes[r] > UINT64_MAX / 4 - burst ? UINT64_MAX / 4
+                                                                            : burst + h->demand_bytes[r];
+        }
+        e->burst_bytes = burst;
+
+        if (!cfg->demand_learning)
+                return;
+        e->learned_hold_usec = cfg->demand_hold_usec;
+        prev = policy_learned_decay(s->learned_peak_bytes, s->learned_peak_usec, now, cfg->demand_hold_usec,
+                                    cfg->demand_decay_usec, hp);
+        if (e->demand_bytes > 0 && burst >= prev) {
+                e->learned_need_bytes = burst;
+                e->learned_peak_bytes = burst;
+                e->learned_peak_usec = now;
+        } else if (prev > 0) {
+                e->learned_need_bytes = prev;
+                e->learned_peak_bytes = s->learned_peak_bytes;
+                e->learned_peak_usec = s->learned_peak_usec;
+        }
+}
+
+uint64_t policy_learned_target(const PolicyConfig *cfg, uint64_t need_bytes, uint64_t configured_bytes,
+                               uint64_t node_bytes)
+{
+        double f = cfg->demand_factor, v;
+        uint64_t want, cap;
+
+        if (!cfg->demand_learning || need_bytes == 0 || !(f > 0.0))
+                return configured_bytes;
+        v = (double) need_bytes * f;
+        want = v >= 1.8e19 ? UINT64_MAX / 4 : (uint64_t) ceil(v);
+        cap = policy_size_bytes(&cfg->demand_cap, node_bytes);
+        want = want < cap ? want : cap;
+        return want > configured_bytes ? want : configured_bytes;
+}
