@@ -16,3 +16,8 @@ $(BUILDDIR)/bench-churn: $(BUILDDIR)/bench/churn.o
 bench-overhead: $(BUILDDIR)/fragd $(BUILDDIR)/bench-churn
 	FRAGD=$(CURDIR)/$(BUILDDIR)/fragd CHURN=$(CURDIR)/$(BUILDDIR)/bench-churn \
 		bash bench/overhead.sh
+
+# What fragd buys on a real kernel (qemu): see bench/effect.sh.
+.PHONY: bench-effect
+bench-effect: $(BUILDDIR)/fragd
+	bench/effect.sh

@@ -38,14 +38,23 @@ grep -E 'Normal|DMA32' /proc/buddyinfo | sed 's/^/buddyinfo: /'
 # one by 32 s: the whole run)
 policy_apply "$POLICY"
 knobs_sampler /tmp/knobs.during 2
+# for the effect benchmark: free memory in order>=9 blocks once a second, and
+# the memory PSI stall over the measured part of the run
+(while :; do echo "$(uptime_s) $(free_huge_mb)"; sleep 1; done) >/tmp/series &
+bg_started $!
+psi0=$(sed -n 's/^some .*total=\([0-9]*\)/\1/p' /proc/pressure/memory 2>/dev/null)
+psif0=$(sed -n 's/^full .*total=\([0-9]*\)/\1/p' /proc/pressure/memory 2>/dev/null)
 
 # lockstep: before each cycle the fragmenter re-fragments all of memory (a
 # wave), then the policy has INTERVAL_MS to prepare huge pages
 consumer --mb "$MB" --cycles "$CYCLES" --interval-ms "$INTERVAL_MS" \
 	--sync "$FRAG_PID:/tmp/fragmenter.state" | tee /tmp/consumer.out
+psi1=$(sed -n 's/^some .*total=\([0-9]*\)/\1/p' /proc/pressure/memory 2>/dev/null)
+psif1=$(sed -n 's/^full .*total=\([0-9]*\)/\1/p' /proc/pressure/memory 2>/dev/null)
 fragmenter_stop
 policy_finish
 cleanup
+sed "s/^/@@SERIES policy=$POLICY defrag=$DEFRAG /" /tmp/series
 
 if knobs_in_bounds /tmp/knobs.during; then pass "knobs within bounds during the run"; fi
 sum=$(sed -n 's/^consumer: \(cycles=.*\)/\1/p' /tmp/consumer.out)
@@ -53,5 +62,7 @@ case $sum in
 *requested=0* | '') fail "consumer produced no summary" ;;
 *) pass "consumer ran $CYCLES cycles" ;;
 esac
-result "policy=$POLICY defrag=$DEFRAG mb=$MB $sum"
+extra="psi_some_ms=$(( (${psi1:-0} - ${psi0:-0}) / 1000 )) psi_full_ms=$(( (${psif1:-0} - ${psif0:-0}) / 1000 ))"
+[ "$POLICY" = fragd ] && extra="$extra fragd_cpu_ms=${FRAGD_CPU_MS:-0}"
+result "policy=$POLICY defrag=$DEFRAG mb=$MB $sum $extra"
 finish
