@@ -391,7 +391,7 @@ int decision_explain(const DecisionItem *it, char *buf, size_t size)
         if (it->kind == DECISION_KICK_KCOMPACTD) {
                 out(&o, "kick kcompactd (rewrite %s=%s): ", lever_label(it->lever), value_str(it->lever, it->to).s);
                 numbers_sentence(&o, it->lever, policy_kick_cause(it), &it->num);
-                out(&o, ", and kcompactd may be deferring its proactive checks after a round without progress");
+                out(&o, "; kcompactd may be deferring its proactive checks after a round without progress");
                 return finish(&o);
         }
         if (it->kind == DECISION_COMPACT_NODE) {
