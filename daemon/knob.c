@@ -475,6 +475,9 @@ static int knob_write_verify(KnobRegistry *reg, KnobEntry *e, const char *live, 
 {
         char prev_last[KNOB_VALUE_MAX], back[KNOB_VALUE_MAX];
         bool was_owned = e->owned;
+        /* the journal already holds this (a rewrite of the same value):
+         * no fsync'd journal write for it */
+        bool journal = !e->owned || strcmp(e->last_written, value) != 0;
         int r;
 
         strcpy(prev_last, e->last_written);
@@ -485,7 +488,7 @@ static int knob_write_verify(KnobRegistry *reg, KnobEntry *e, const char *live, 
                 e->seq = ++reg->next_seq;
         }
         snprintf(e->last_written, sizeof(e->last_written), "%s", value);
-        r = journal_sync(reg);
+        r = journal ? journal_sync(reg) : 0;
         if (r < 0) {
                 /* without a saved original, fragd does not write */
                 e->owned = was_owned;
@@ -497,7 +500,8 @@ static int knob_write_verify(KnobRegistry *reg, KnobEntry *e, const char *live, 
         if (r < 0) {
                 e->owned = was_owned;
                 strcpy(e->last_written, was_owned ? prev_last : "");
-                (void) journal_sync(reg);
+                if (journal)
+                        (void) journal_sync(reg);
                 return knob_fail(e, r, "write", now_usec);
         }
         e->n_writes++;
@@ -591,6 +595,35 @@ int knob_set(KnobRegistry *reg, const char *name, const char *value, usec_t now_
                 return 0;
         }
         return knob_write_verify(reg, e, live, value, now_usec);
+}
+
+int knob_rewrite(KnobRegistry *reg, const char *name, usec_t now_usec)
+{
+        char live[KNOB_VALUE_MAX];
+        KnobEntry *e;
+        int r;
+
+        r = knob_lookup(reg, name, &e);
+        if (r < 0)
+                return r == -E2BIG ? r : -EINVAL;
+        if (e->disabled)
+                return -ECANCELED;
+        if (e->yielded)
+                return -ESTALE;
+        if (e->k.kind == KNOB_KIND_ONESHOT)
+                return -EOPNOTSUPP;
+
+        r = knob_read_normalized(reg->ops, &e->k, live, sizeof(live));
+        if (r < 0)
+                return knob_fail(e, r, "read", now_usec);
+        if (!knob_value_valid_for(e->k.kind, live))
+                return -EINVAL;
+        if (e->owned && !knob_value_equal(e->k.kind, live, e->last_written)) {
+                r = knob_external_change(reg, e, live);
+                if (r < 0)
+                        return r;
+        }
+        return knob_write_verify(reg, e, live, live, now_usec);
 }
 
 int knob_set_int(KnobRegistry *reg, const char *name, int64_t value, usec_t now_usec)

@@ -345,7 +345,27 @@ static void apply_decision(Manager *m, usec_t now)
 
                 (void) decision_explain(it, text, sizeof(text));
                 if (!d->apply) {
-                        log_info("observe preset, not applied: %s", text);
+                        if (it->kind == DECISION_KICK_KCOMPACTD)
+                                log_debug("observe preset, not applied: %s", text);
+                        else
+                                log_info("observe preset, not applied: %s", text);
+                        continue;
+                }
+                if (it->kind == DECISION_KICK_KCOMPACTD) {
+                        /* can come every tick: debug only, counted in the
+                         * action metrics */
+                        r = knob_rewrite(m->knobs, knob_lever_name(it->lever), now);
+                        if (r >= 0) {
+                                decision_mark_applied(d, i, it->to);
+                                action_count(m, lever_name(it->lever), ACTION_ONESHOT, reason);
+                                log_debug("%s%s", m->dry_run ? "dry run: " : "", text);
+                        } else if (r == -ESTALE)
+                                log_notice("%s was changed by someone else: fragd leaves it alone until restart "
+                                           "(ownership=respect)", lever_name(it->lever));
+                        else if (r != -ECANCELED) {
+                                m->errors[HEALTH_ERR_KNOB_WRITE]++;
+                                log_debug_errno(r, "Rewriting %s failed: %m", lever_name(it->lever));
+                        }
                         continue;
                 }
                 if (it->kind == DECISION_COMPACT_NODE) {

@@ -81,6 +81,7 @@ static void decision_to_report(const Decision *d, ReportDecision *rd, unsigned *
                         r->knob = "compact";
                         continue;
                 }
+                /* a kcompactd kick: the lever's knob, from == to */
                 r->knob = lever_name(it->lever);
                 if (it->lever == LEVER_THP_DEFRAG) {
                         snprintf(r->from, sizeof(r->from), "%s", thp_defrag_name((ThpDefragMode) it->from));

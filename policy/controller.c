@@ -954,6 +954,67 @@ static void decide_oneshot(Ctx *c)
         }
 }
 
+/* Kicking kcompactd (docs/policy.md): after a proactive round that did not
+ * lower a node's fragmentation score, kcompactd waits 500 ms << 6 = 32 s
+ * before it checks again (COMPACT_MAX_DEFER_SHIFT); a write of a nonzero
+ * vm.compaction_proactiveness, even of the same value, wakes it on every
+ * node past that deferral (compaction_proactiveness_sysctl_handler()). So
+ * while a compaction objective is missed and the lever stays where it is,
+ * the value is written again, at most once per kick_interval. Not under
+ * pressure (compaction competes with reclaim), not while raising is held
+ * after a back-off or rollback (if raising did not help, kicking will not
+ * either), and the kicks count in the back-off episode like raises. */
+static void decide_kick(Ctx *c)
+{
+        const PolicyConfig *cfg = c->cfg;
+        Lever l = LEVER_COMPACTION_PROACTIVENESS;
+        const LeverTrack *t = &c->s->lever[l];
+        const Want *w = strongest(strongest(&c->frag, &c->stall), &c->fallback);
+        PolicyObjective obj;
+        DecisionItem *it;
+
+        if (cfg->kick_interval_usec == 0 || !cfg->lever[l].enabled || !c->in[l].available ||
+            c->in[l].current <= 0)
+                return;
+        if (w->err <= 0 || c->psi_high)
+                return;
+        if (c->value[l] != c->in[l].current)
+                return; /* the lever moves this tick: the write wakes kcompactd */
+        if (t->hold_raise_until_usec > c->now || c->hold[l] == POLICY_HOLD_BACKOFF)
+                return;
+        if (c->s->have_kick && c->now >= c->s->last_kick_usec &&
+            c->now - c->s->last_kick_usec < cfg->kick_interval_usec)
+                return;
+        switch (w->reason) {
+        case POLICY_REASON_RESERVE_BELOW_TARGET:
+        case POLICY_REASON_RESERVE_LEARNED:
+        case POLICY_REASON_RESERVE_TREND:
+                obj = POLICY_OBJ_RESERVE;
+                break;
+        case POLICY_REASON_COMPACT_STALLS:
+                obj = POLICY_OBJ_STALLS;
+                break;
+        case POLICY_REASON_THP_FALLBACK:
+                obj = POLICY_OBJ_FALLBACK;
+                break;
+        case POLICY_REASON_WORKLOAD_STALLS:
+                obj = POLICY_OBJ_WORKLOAD;
+                break;
+        default:
+                return;
+        }
+        if (c->d->n_items >= POLICY_MAX_ITEMS)
+                return;
+        it = &c->d->items[c->d->n_items++];
+        it->kind = DECISION_KICK_KCOMPACTD;
+        it->lever = l;
+        it->node = -1;
+        it->from = it->to = c->in[l].current;
+        it->reason = POLICY_REASON_KCOMPACTD_KICK;
+        it->num = w->num;
+        it->num.objective = obj;
+}
+
 /* A lever decide may move: enabled in the configuration and readable. The
  * observe preset has the same levers as database (presets.c), so it decides
  * as database would; only Decision.apply differs. */
@@ -1014,6 +1075,7 @@ int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assess
                         break;
                 }
         }
+        decide_kick(&c);
         decide_oneshot(&c);
         return 0;
 }

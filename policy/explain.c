@@ -24,6 +24,7 @@ static const char *const reason_names[_POLICY_REASON_MAX] = {
         [POLICY_REASON_ONESHOT_COMPACT] = "oneshot_compact",
         [POLICY_REASON_WORKLOAD_STALLS] = "workload_stalls",
         [POLICY_REASON_RESERVE_LEARNED] = "reserve_learned",
+        [POLICY_REASON_KCOMPACTD_KICK] = "kcompactd_kick",
 };
 
 static const char *const hold_names[_POLICY_HOLD_MAX] = {
@@ -336,6 +337,9 @@ static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumber
                     pct_str(n->psi_some_permyriad).s, pct_str(n->psi_full_permyriad).s,
                     pct_str(n->psi_some_ceiling_permyriad).s, pct_str(n->psi_full_ceiling_permyriad).s);
                 break;
+        case POLICY_REASON_KCOMPACTD_KICK:
+                /* a kick item's numbers are those of the missed objective */
+                break;
         case POLICY_REASON_ONESHOT_COMPACT:
                 out(o, "%s free in order>=%u blocks is under %s of the %s target and memory pressure is calm (some %s)",
                     bytes_str(n->have_bytes).s, n->order, pct_str(n->limit_permyriad).s,
@@ -354,12 +358,42 @@ static int finish(Out *o)
         return (int) MIN(o->len, (size_t) INT32_MAX);
 }
 
+PolicyReason policy_kick_cause(const DecisionItem *it)
+{
+        const PolicyNumbers *n = &it->num;
+
+        if (it->kind != DECISION_KICK_KCOMPACTD)
+                return POLICY_REASON_NONE;
+        switch (n->objective) {
+        case POLICY_OBJ_RESERVE:
+                if (n->have_bytes >= n->target_bytes)
+                        return POLICY_REASON_RESERVE_TREND;
+                if (n->learned_need_bytes > 0 && n->have_bytes >= n->config_target_bytes)
+                        return POLICY_REASON_RESERVE_LEARNED;
+                return POLICY_REASON_RESERVE_BELOW_TARGET;
+        case POLICY_OBJ_STALLS:
+                return POLICY_REASON_COMPACT_STALLS;
+        case POLICY_OBJ_FALLBACK:
+                return POLICY_REASON_THP_FALLBACK;
+        case POLICY_OBJ_WORKLOAD:
+                return POLICY_REASON_WORKLOAD_STALLS;
+        default:
+                return POLICY_REASON_NONE;
+        }
+}
+
 int decision_explain(const DecisionItem *it, char *buf, size_t size)
 {
         Out o = { .buf = buf, .size = size };
 
         if (size > 0)
                 buf[0] = '\0';
+        if (it->kind == DECISION_KICK_KCOMPACTD) {
+                out(&o, "kick kcompactd (rewrite %s=%s): ", lever_label(it->lever), value_str(it->lever, it->to).s);
+                numbers_sentence(&o, it->lever, policy_kick_cause(it), &it->num);
+                out(&o, "; kcompactd may be deferring its proactive checks after a round without progress");
+                return finish(&o);
+        }
         if (it->kind == DECISION_COMPACT_NODE) {
                 out(&o, "compact node %d now: ", it->node);
                 numbers_sentence(&o, _LEVER_MAX, it->reason, &it->num);

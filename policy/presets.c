@@ -99,6 +99,10 @@ static const PolicyConfig presets[_PRESET_MAX] = {
                 .demand_decay_usec = MINUTES(30),
                 .demand_factor = 1.0,
                 .demand_cap = { .permyriad = 2500 },
+                /* rewrite proactiveness every 5 s while a reserve is
+                 * missed: kcompactd otherwise defers 32 s after a round
+                 * without progress */
+                .kick_interval_usec = 5 * USEC_PER_SEC,
         },
 
         /* throughput: cheapest. Smaller reserves, tolerate more misses,
@@ -154,6 +158,7 @@ static const PolicyConfig presets[_PRESET_MAX] = {
                 .demand_decay_usec = MINUTES(30),
                 .demand_factor = 1.0,
                 .demand_cap = { .permyriad = 2500 },
+                .kick_interval_usec = 0, /* off: the cheapest preset */
         },
 
         /* thp-max: the most huge pages; compaction cost comes second. */
@@ -219,6 +224,7 @@ static const PolicyConfig presets[_PRESET_MAX] = {
                 .demand_decay_usec = MINUTES(60),
                 .demand_factor = 1.0,
                 .demand_cap = { .permyriad = 3000 },
+                .kick_interval_usec = 5 * USEC_PER_SEC,
         },
         /* PRESET_OBSERVE is database with preset = PRESET_OBSERVE, below. */
 };

@@ -119,7 +119,8 @@ static void episode_start(LeverTrack *t, const DecisionItem *it, usec_t now)
         PolicyObjective obj;
         int64_t ref;
 
-        switch (it->reason) {
+        /* a kick counts like a raise for the objective it stands for */
+        switch (it->kind == DECISION_KICK_KCOMPACTD ? policy_kick_cause(it) : it->reason) {
         case POLICY_REASON_RESERVE_BELOW_TARGET:
         case POLICY_REASON_RESERVE_LEARNED:
         case POLICY_REASON_RESERVE_TREND:
@@ -276,6 +277,14 @@ void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d,
                 if ((unsigned) it->lever >= _LEVER_MAX)
                         continue;
                 t = &s->lever[it->lever];
+                if (it->kind == DECISION_KICK_KCOMPACTD) {
+                        /* the value is unchanged: no move, no reversal */
+                        s->have_kick = true;
+                        s->last_kick_usec = now;
+                        if (!t->episode)
+                                episode_start(t, it, now);
+                        continue;
+                }
                 dir = it->to > it->from ? 1 : it->to < it->from ? -1 : 0;
                 if (dir == 0)
                         continue;

@@ -186,7 +186,7 @@ static int replay(Sim *s, const char *dir, char **names, size_t n, usec_t interv
                   bool verbose)
 {
         usec_t t0 = 0, prev_t = 0;
-        unsigned n_decisions = 0, n_oneshot = 0, n_replayed = 0;
+        unsigned n_decisions = 0, n_oneshot = 0, n_kicks = 0, n_replayed = 0;
 
         for (size_t i = 0; i < n; i++) {
                 Observation *cur = &s->obs[i % 2], *prev = i > 0 ? &s->obs[(i + 1) % 2] : NULL;
@@ -239,6 +239,8 @@ static int replay(Sim *s, const char *dir, char **names, size_t n, usec_t interv
                         n_decisions++;
                         if (it->kind == DECISION_COMPACT_NODE)
                                 n_oneshot++;
+                        if (it->kind == DECISION_KICK_KCOMPACTD)
+                                n_kicks++;
                         if (!s->d.apply)
                                 continue;
                         decision_mark_applied(&s->d, j, it->to);
@@ -257,8 +259,9 @@ static int replay(Sim *s, const char *dir, char **names, size_t n, usec_t interv
                 policy_state_update(&s->state, &s->a, &s->d, t);
         }
 
-        printf("fragd-sim: %u of %zu snapshots replayed, %u decisions (%u one-shot compactions); final:",
-               n_replayed, n, n_decisions, n_oneshot);
+        printf("fragd-sim: %u of %zu snapshots replayed, %u decisions (%u one-shot compactions, %u kcompactd kicks); "
+               "final:",
+               n_replayed, n, n_decisions, n_oneshot, n_kicks);
         for (unsigned l = 0; l < _LEVER_MAX; l++) {
                 if (!s->in[l].available)
                         continue;

@@ -169,6 +169,14 @@ const char *knob_registry_runtime_dir(const KnobRegistry *reg); /* relative: "ru
  *   other      -errno of the read/write (classified: see top of file). */
 int knob_set(KnobRegistry *reg, const char *name, const char *value, usec_t now_usec);
 int knob_set_int(KnobRegistry *reg, const char *name, int64_t value, usec_t now_usec);
+/* Writes a knob's live value back to it, for knobs whose write has a side
+ * effect even when the value is unchanged (vm.compaction_proactiveness wakes
+ * kcompactd). The same rules as knob_set(): an external change is respected
+ * or reasserted first; the first write takes ownership with original = the
+ * live value (restore then writes the same value); the value is read back.
+ * The journal is written only when ownership or last_written changes.
+ * Returns 1 when written and read back equal, else as knob_set() (never 0). */
+int knob_rewrite(KnobRegistry *reg, const char *name, usec_t now_usec);
 /* Reads a knob's live value (normalized) through the ops; no ownership. */
 int knob_get(KnobRegistry *reg, const char *name, char *ret, size_t size);
 int knob_get_int(KnobRegistry *reg, const char *name, int64_t *ret);

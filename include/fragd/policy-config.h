@@ -107,6 +107,10 @@ typedef struct PolicyConfig {
         usec_t demand_decay_usec;  /* then halve it this often; 0 = forget at once */
         double demand_factor;      /* need x this; 1.0 = the burst itself */
         SizeSpec demand_cap;       /* per node, at most this (bytes or share of the node) */
+        /* Kicking kcompactd (docs/policy.md): while a compaction objective
+         * is missed and compaction_proactiveness does not move, rewrite its
+         * value at most this often; 0 = never. */
+        usec_t kick_interval_usec;
 } PolicyConfig;
 
 const char *lever_name(Lever l);          /* "compaction_proactiveness", "thp_defrag" */

@@ -27,7 +27,7 @@
 #define POLICY_HISTORY_MAX 64   /* samples kept for trends (ring) */
 #define POLICY_REVERSALS_MAX 16 /* reversal timestamps kept per lever (ring) */
 #define POLICY_MAX_HELD _LEVER_MAX
-#define POLICY_MAX_ITEMS (_LEVER_MAX + FRAGD_MAX_NODES)
+#define POLICY_MAX_ITEMS (_LEVER_MAX + FRAGD_MAX_NODES + 1) /* + a kcompactd kick */
 
 /* What the daemon knows about one knob this tick. */
 typedef struct LeverInput {
@@ -52,6 +52,7 @@ typedef enum PolicyReason {
         POLICY_REASON_ONESHOT_COMPACT,      /* "oneshot_compact" */
         POLICY_REASON_WORKLOAD_STALLS,      /* "workload_stalls": a watched workload over its stall budget */
         POLICY_REASON_RESERVE_LEARNED,      /* "reserve_learned": below the target learned from THP bursts */
+        POLICY_REASON_KCOMPACTD_KICK,       /* "kcompactd_kick": rewrite proactiveness to wake kcompactd */
         _POLICY_REASON_MAX,
 } PolicyReason;
 
@@ -119,6 +120,12 @@ typedef struct PolicyNumbers {
 typedef enum DecisionKind {
         DECISION_LEVER,        /* set lever to `to` */
         DECISION_COMPACT_NODE, /* one-shot: write nodeN/compact (blocking: not on the loop thread) */
+        /* rewrite compaction_proactiveness with its present value (from ==
+         * to): the sysctl handler wakes kcompactd on every node past its
+         * deferral (docs/policy.md "Kicking kcompactd"). lever =
+         * LEVER_COMPACTION_PROACTIVENESS, node = -1; num.objective says
+         * which objective is missed (policy_kick_cause()). */
+        DECISION_KICK_KCOMPACTD,
 } DecisionKind;
 
 typedef struct DecisionItem {
@@ -253,6 +260,9 @@ typedef struct PolicyState {
          * policy_decide() decays it (PolicyEval.learned_need_bytes) */
         uint64_t learned_peak_bytes;
         usec_t learned_peak_usec;
+        /* the last applied DECISION_KICK_KCOMPACTD */
+        bool have_kick;
+        usec_t last_kick_usec;
 } PolicyState;
 
 /* ---- the API -------------------------------------------------------------- */
@@ -373,5 +383,9 @@ void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const
 uint64_t policy_learned_target(const PolicyConfig *cfg, uint64_t need_bytes, uint64_t configured_bytes,
                                uint64_t node_bytes);
 #define POLICY_BURST_WINDOW_USEC (30 * USEC_PER_SEC) /* THP faults this close count as one burst */
+/* The reason a DECISION_KICK_KCOMPACTD item stands for (the missed
+ * objective in num.objective): reserve_below_target, reserve_trend,
+ * compact_stalls, thp_fallback or workload_stalls; none for other items. */
+PolicyReason policy_kick_cause(const DecisionItem *it);
 /* SizeSpec to bytes for a node of node_bytes. */
 uint64_t policy_size_bytes(const SizeSpec *s, uint64_t node_bytes);

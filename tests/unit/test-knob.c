@@ -608,6 +608,158 @@ static void test_dry_run(void **state)
         tt_teardown(&t);
 }
 
+/* ---- rewrite: the same value again (kcompactd kick) ------------------------- */
+
+static int stat_saved(const Ctx *c, struct stat *ret)
+{
+        char path[512];
+
+        snprintf(path, sizeof(path), "%s/%s", c->t.dir, SAVED);
+        return stat(path, ret);
+}
+
+static void test_rewrite_takes_ownership(void **state)
+{
+        Ctx *c = *state;
+        struct stat st0, st1;
+        KnobInfo ki;
+
+        tt_write(&c->t, CP, "20\n");
+        /* knob_set does nothing for the same value; knob_rewrite writes it */
+        assert_int_equal(knob_set(c->reg, "vm.compaction_proactiveness", "20", 1), 0);
+        assert_int_equal(knob_fake_n_writes(c->fake, "vm.compaction_proactiveness"), 0);
+        assert_int_equal(knob_rewrite(c->reg, "vm.compaction_proactiveness", 2), 1);
+        assert_int_equal(knob_fake_n_writes(c->fake, "vm.compaction_proactiveness"), 1);
+        assert_string_equal(tt_read(&c->t, CP), "20\n");
+        assert_int_equal(knob_find_info(c->reg, "vm.compaction_proactiveness", &ki), 0);
+        assert_true(ki.owned);
+        assert_string_equal(ki.original, "20");
+        assert_string_equal(ki.last_written, "20");
+        assert_int_equal(ki.n_writes, 1);
+        assert_non_null(strstr(tt_read(&c->t, SAVED), "vm.compaction_proactiveness\t20\t20\t"));
+
+        /* again: the write counter grows, the value does not change, and
+         * the journal (tmp + rename: a new inode per write) is left alone */
+        assert_int_equal(stat_saved(c, &st0), 0);
+        assert_int_equal(knob_rewrite(c->reg, "vm.compaction_proactiveness", 3), 1);
+        assert_int_equal(knob_rewrite(c->reg, "vm.compaction_proactiveness", 4), 1);
+        assert_int_equal(stat_saved(c, &st1), 0);
+        assert_true(st0.st_ino == st1.st_ino);
+        assert_int_equal(knob_fake_n_writes(c->fake, "vm.compaction_proactiveness"), 3);
+        assert_int_equal(knob_find_info(c->reg, "vm.compaction_proactiveness", &ki), 0);
+        assert_int_equal(ki.n_writes, 3);
+        assert_string_equal(tt_read(&c->t, CP), "20\n");
+
+        /* after a move, a rewrite writes the moved value; restore the original */
+        assert_int_equal(knob_set(c->reg, "vm.compaction_proactiveness", "40", 5), 1);
+        assert_int_equal(knob_rewrite(c->reg, "vm.compaction_proactiveness", 6), 1);
+        assert_string_equal(tt_read(&c->t, CP), "40\n");
+        assert_int_equal(knob_fake_n_writes(c->fake, "vm.compaction_proactiveness"), 5);
+        assert_int_equal(knob_restore_all(c->reg, NULL), 0);
+        assert_string_equal(tt_read(&c->t, CP), "20\n");
+        assert_false(tt_exists(&c->t, SAVED));
+}
+
+static void test_rewrite_restore_is_noop(void **state)
+{
+        Ctx *c = *state;
+
+        tt_write(&c->t, CP, "20\n");
+        assert_int_equal(knob_rewrite(c->reg, "vm.compaction_proactiveness", 1), 1);
+        assert_int_equal(knob_restore_all(c->reg, NULL), 0);
+        assert_string_equal(tt_read(&c->t, CP), "20\n");
+        assert_false(tt_exists(&c->t, SAVED));
+}
+
+static void test_rewrite_respects_external(void **state)
+{
+        Ctx *c = *state;
+        KnobInfo ki;
+
+        tt_write(&c->t, CP, "20\n");
+        assert_int_equal(knob_rewrite(c->reg, "vm.compaction_proactiveness", 1), 1);
+        tt_write(&c->t, CP, "55\n"); /* an operator */
+        assert_int_equal(knob_rewrite(c->reg, "vm.compaction_proactiveness", 2), -ESTALE);
+        assert_int_equal(knob_fake_n_writes(c->fake, "vm.compaction_proactiveness"), 1);
+        assert_string_equal(tt_read(&c->t, CP), "55\n");
+        assert_int_equal(knob_find_info(c->reg, "vm.compaction_proactiveness", &ki), 0);
+        assert_true(ki.yielded);
+        assert_int_equal(knob_rewrite(c->reg, "vm.compaction_proactiveness", 3), -ESTALE);
+}
+
+static void test_rewrite_reassert(void **state)
+{
+        Ctx *c = *state;
+        KnobInfo ki;
+
+        tt_write(&c->t, CP, "20\n");
+        assert_int_equal(knob_rewrite(c->reg, "vm.compaction_proactiveness", 1), 1);
+        tt_write(&c->t, CP, "55\n");
+        /* reassert: the live value is now fragd's, and rewritten */
+        assert_int_equal(knob_rewrite(c->reg, "vm.compaction_proactiveness", 2), 1);
+        assert_string_equal(tt_read(&c->t, CP), "55\n");
+        assert_int_equal(knob_find_info(c->reg, "vm.compaction_proactiveness", &ki), 0);
+        assert_int_equal(ki.n_external, 1);
+        assert_string_equal(ki.original, "20");
+        assert_string_equal(ki.last_written, "55");
+        assert_non_null(strstr(tt_read(&c->t, SAVED), "vm.compaction_proactiveness\t20\t55\t"));
+}
+
+static void test_rewrite_errors(void **state)
+{
+        Ctx *c = *state;
+        KnobInfo ki;
+
+        tt_write(&c->t, CP, "20\n");
+        assert_int_equal(knob_rewrite(c->reg, "vm.../x", 1), -EINVAL);
+        assert_int_equal(knob_rewrite(c->reg, "node0.compact", 1), -EOPNOTSUPP);
+        /* a failed first write leaves the knob unowned and out of the journal */
+        assert_int_equal(knob_fake_fail_write(c->fake, "vm.compaction_proactiveness", EBUSY, 1), 0);
+        assert_int_equal(knob_rewrite(c->reg, "vm.compaction_proactiveness", 1), -EBUSY);
+        assert_int_equal(knob_find_info(c->reg, "vm.compaction_proactiveness", &ki), 0);
+        assert_false(ki.owned);
+        assert_null(strstr(tt_read(&c->t, SAVED), "compaction_proactiveness"));
+        assert_int_equal(knob_rewrite(c->reg, "vm.compaction_proactiveness", 2), 1);
+        /* a failed later rewrite keeps the ownership */
+        assert_int_equal(knob_fake_fail_write(c->fake, "vm.compaction_proactiveness", EBUSY, 1), 0);
+        assert_int_equal(knob_rewrite(c->reg, "vm.compaction_proactiveness", 3), -EBUSY);
+        assert_int_equal(knob_find_info(c->reg, "vm.compaction_proactiveness", &ki), 0);
+        assert_true(ki.owned);
+        assert_string_equal(ki.original, "20");
+        assert_non_null(strstr(tt_read(&c->t, SAVED), "vm.compaction_proactiveness\t20\t20\t"));
+        /* a permanent error disables it */
+        assert_int_equal(knob_fake_fail_write(c->fake, "vm.compaction_proactiveness", EROFS, 1), 0);
+        assert_int_equal(knob_rewrite(c->reg, "vm.compaction_proactiveness", 4), -EROFS);
+        assert_int_equal(knob_rewrite(c->reg, "vm.compaction_proactiveness", 5), -ECANCELED);
+}
+
+static void test_rewrite_dry_run(void **state)
+{
+        TestTree t;
+        _cleanup_(knob_registry_freep) KnobRegistry *reg = NULL;
+        uint64_t proc;
+        const char *name, *value;
+        unsigned n_writes;
+        KnobDryrun *d;
+
+        tt_setup(&t);
+        tt_write(&t, CP, "20\n");
+        proc = tt_checksum(&t, "proc");
+        assert_int_equal(knob_registry_new(t.root, NULL, &knob_ops_dryrun, NULL, OWNERSHIP_RESPECT, &reg), 0);
+        assert_int_equal(knob_rewrite(reg, "vm.compaction_proactiveness", 1), 1);
+        assert_int_equal(knob_rewrite(reg, "vm.compaction_proactiveness", 2), 1);
+        d = knob_registry_ops_data(reg);
+        assert_int_equal(knob_dryrun_count(d), 1);
+        assert_int_equal(knob_dryrun_get(d, 0, &name, &value, &n_writes), 0);
+        assert_string_equal(name, "vm.compaction_proactiveness");
+        assert_string_equal(value, "20");
+        assert_int_equal(n_writes, 2);
+        assert_true(tt_checksum(&t, "proc") == proc);
+        assert_false(tt_exists(&t, "run"));
+        reg = knob_registry_free(reg);
+        tt_teardown(&t);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -632,6 +784,12 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_journal_unwritable_no_write, setup_real, teardown),
                 cmocka_unit_test_setup_teardown(test_oneshot, setup_fake, teardown),
                 cmocka_unit_test(test_dry_run),
+                cmocka_unit_test_setup_teardown(test_rewrite_takes_ownership, setup_fake, teardown),
+                cmocka_unit_test_setup_teardown(test_rewrite_restore_is_noop, setup_real, teardown),
+                cmocka_unit_test_setup_teardown(test_rewrite_respects_external, setup_fake, teardown),
+                cmocka_unit_test_setup_teardown(test_rewrite_reassert, setup_reassert, teardown),
+                cmocka_unit_test_setup_teardown(test_rewrite_errors, setup_fake, teardown),
+                cmocka_unit_test(test_rewrite_dry_run),
         };
 
         log_set_max_level(getenv("FRAGD_TEST_VERBOSE") ? LOG_DEBUG : LOG_WARNING);

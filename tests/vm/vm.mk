@@ -84,5 +84,5 @@ vm-shell: vm-initramfs
 	BUILDDIR=$(BUILDDIR) $(VM_SRC)/run.sh -I -k $(VM_KERNEL) $(VM_OPTS) shell
 
 vm-lint: $(VM_PROGS)
-	shellcheck -x $(VM_SRC)/*.sh
+	shellcheck -x $(VM_SRC)/*.sh $(VM_SRC)/guest/systemd-runner
 	shellcheck -x -s sh $(VM_SRC)/guest/init $(VM_SRC)/guest/lib.sh $(VM_SRC)/guest/scenarios/*.sh

@@ -94,6 +94,8 @@ static void random_config(Rng *r, PolicyConfig *c, LeverInput *in)
         c->demand_decay_usec = rng_range(r, 0, 1800) * S;
         c->demand_factor = (double) rng_range(r, 50, 200) / 100.0;
         c->demand_cap = (SizeSpec){ .permyriad = (uint32_t) rng_range(r, 0, 5000) };
+        /* kicking kcompactd: off, every tick, or every few ticks */
+        c->kick_interval_usec = (usec_t) rng_range(r, 0, 2) * 10 * S;
         c->lever[LEVER_EXTFRAG_THRESHOLD] = (LeverConfig){ .enabled = true, .min = 0, .max = 1000,
                                                            .step_up = 50, .step_down = 50,
                                                            .dwell_usec = 60 * S,
@@ -221,6 +223,23 @@ static void check_bounds(const Trace *t)
                 const DecisionItem *it = &d->items[i];
                 const LeverConfig *lc;
 
+                if (it->kind == DECISION_KICK_KCOMPACTD) {
+                        /* a kick writes the value the knob has: never a move */
+                        const LeverInput *in = &t->sim->in[LEVER_COMPACTION_PROACTIVENESS];
+
+                        CHECK(it->lever == LEVER_COMPACTION_PROACTIVENESS && it->from == it->to &&
+                                      in->available && it->to == in->current && in->current > 0,
+                              t->seed, t->tick, "kick %" PRId64 "->%" PRId64 " with the lever at %" PRId64,
+                              it->from, it->to, in->current);
+                        CHECK(t->sim->cfg.kick_interval_usec > 0, t->seed, t->tick, "kick with kick_interval 0");
+                        CHECK(it->reason == POLICY_REASON_KCOMPACTD_KICK && policy_kick_cause(it) != POLICY_REASON_NONE,
+                              t->seed, t->tick, "kick for %s", policy_reason_name(it->reason));
+                        for (unsigned j = 0; j < d->n_items; j++)
+                                CHECK(d->items[j].kind != DECISION_LEVER ||
+                                              d->items[j].lever != LEVER_COMPACTION_PROACTIVENESS,
+                                      t->seed, t->tick, "kick and a proactiveness move in one decision");
+                        continue;
+                }
                 if (it->kind != DECISION_LEVER)
                         continue;
                 lc = &t->sim->cfg.lever[it->lever];

@@ -17,7 +17,7 @@ if [ "$(grep -c '^Node 1' /proc/buddyinfo)" -ge 1 ]; then pass "buddyinfo has no
 cat /proc/buddyinfo
 [ "$FAILS" -eq 0 ] || finish
 
-FVM_CYCLES=${FVM_CYCLES:-4}
+FVM_CYCLES=${FVM_CYCLES:-3}
 export FVM_CYCLES
 rc=0
 sh /vm/scenarios/churn.sh || rc=$?
