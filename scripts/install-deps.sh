@@ -18,6 +18,6 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	libsystemd-dev libnl-3-dev libnl-genl-3-dev libinih-dev \
 	libcmocka-dev clang libclang-rt-14-dev \
 	prometheus prometheus-node-exporter curl \
-	qemu-system-x86 busybox-static cpio debootstrap e2fsprogs kmod xz-utils python3 file \
+	qemu-system-x86 busybox-static cpio debootstrap e2fsprogs kmod xz-utils zstd python3 file shellcheck \
 	systemd gnuplot-nox >/dev/null
 echo "install-deps: done"
