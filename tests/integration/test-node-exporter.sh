@@ -118,4 +118,26 @@ if scrape "$tmp/scrape2" && grep -qx 'node_textfile_scrape_error 1' "$tmp/scrape
 else
 	failed "broken .prom file not detected: the scrape_error check proves nothing"
 fi
+rm -f "$tmp/textfile/broken.prom"
+
+# the running daemon: fragd itself writes fragd.prom into the directory the
+# exporter serves (against a copy of a fixture tree), and a scrape finds it
+if [ -n "${FRAGD:-}" ] && [ -x "$FRAGD" ]; then
+	rm -f "$tmp/textfile/fragd.prom"
+	mkdir "$tmp/root"
+	cp -r "$FRAGD_SRCDIR/tests/fixtures/vm-6.1-x86_64-2node-fragmented/." "$tmp/root/"
+	"$FRAGD" --root "$tmp/root" --page-size 4096 --set daemon.interval=1s \
+		--set "daemon.textfile_dir=$tmp/textfile" >"$tmp/fragd.log" 2>&1 &
+	fpid=$!
+	for _ in $(seq 50); do [ -s "$tmp/textfile/fragd.prom" ] && break; sleep 0.1; done
+	sleep 1.5 # a second tick: rates and efficiency families appear
+	if scrape "$tmp/scrape3" && grep -qx 'node_textfile_scrape_error 0' "$tmp/scrape3" &&
+		grep -q '^fragd_build_info{' "$tmp/scrape3" && grep -q '^fragd_zone_free_bytes{' "$tmp/scrape3" &&
+		grep -q '^fragd_knob_value{' "$tmp/scrape3" && grep -q '^fragd_last_tick_timestamp_seconds ' "$tmp/scrape3"; then
+		pass "the running daemon's fragd.prom is served ($(grep -c '^fragd_' "$tmp/scrape3") fragd samples, scrape_error 0)"
+	else
+		failed "daemon-written fragd.prom not served cleanly: $(grep -E 'textfile_scrape_error|fragd_build' "$tmp/scrape3" | head -3); $(tail -3 "$tmp/fragd.log")"
+	fi
+	kill -TERM "$fpid"; wait "$fpid" 2>/dev/null
+fi
 exit $fail
