@@ -70,8 +70,9 @@ run() {
 	t0=$SECONDS
 	rc=0
 	"$VM_DIR/run.sh" -l "$log" "${opts[@]}" "$scenario" "${args[@]}" || rc=$?
-	# A guest whose scenario died without failing any check (seen once in the
-	# bounds run: rc=1, no FAIL line, no oops or OOM on the console) gets one
+	# A guest that ended without failing any check (a timeout on a loaded
+	# machine, or a scenario bug such as the one the bounds run had: under
+	# set -e, a grep that found nothing ended the script silently) gets one
 	# more boot; the first log is kept as LOG.retried and the retry is said.
 	# A run with a failed check is never retried.
 	if [ "$rc" != 0 ] && [ "$rc" != 77 ] && ! grep -qE '^\[ *[0-9.]+\] FAIL' "$log"; then
