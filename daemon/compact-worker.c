@@ -147,6 +147,16 @@ int compact_worker_fd(const CompactWorker *w)
         return w->efd;
 }
 
+bool compact_worker_running(CompactWorker *w)
+{
+        bool running;
+
+        pthread_mutex_lock(&w->lock);
+        running = w->running;
+        pthread_mutex_unlock(&w->lock);
+        return running;
+}
+
 bool compact_worker_busy(CompactWorker *w)
 {
         bool busy;

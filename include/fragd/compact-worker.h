@@ -46,6 +46,8 @@ int compact_worker_fd(const CompactWorker *w);
  * Call it from the thread that owns the registry. */
 int compact_worker_submit(CompactWorker *w, int node);
 bool compact_worker_busy(CompactWorker *w);
+/* A job is being written now (not merely queued). */
+bool compact_worker_running(CompactWorker *w);
 /* The result of the last finished job, once: -EAGAIN when none is new.
  * Clears the eventfd. */
 int compact_worker_result(CompactWorker *w, CompactResult *ret);
