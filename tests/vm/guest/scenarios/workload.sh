@@ -15,7 +15,7 @@
 #      process_madvise(MADV_COLLAPSE) within its CPU budget, and AnonHugePages
 #      grows.
 #
-#   fvm.mb=256 fvm.cycles=4 fvm.collapse_mb=128 fvm.collapse_cpu_ms=2000
+#   fvm.mb=256 fvm.cycles=4 fvm.wave_every=5 fvm.collapse_mb=128 fvm.collapse_cpu_ms=2000
 #
 # Needs in the guest: fragd-workload-probe, fragd-thp-exec, fragmenter,
 # consumer (tests/vm/src). Kernel: CONFIG_TASKSTATS, CONFIG_TASK_DELAY_ACCT,
@@ -57,7 +57,7 @@ run_in() {
 
 # --- fragment, then fault under defrag=always ----------------------------------
 thp_setup always always
-fragmenter_start --keep "${FVM_KEEP:-16}" --wave "${FVM_WAVE:-1}" --chunk-mb 64 --reserve-mb $((MB + COLLAPSE_MB + 256)) --report 50
+fragmenter_start --keep "${FVM_KEEP:-16}" --wave-every "${FVM_WAVE_EVERY:-5}" --chunk-mb 64 --reserve-mb $((MB + COLLAPSE_MB + 256)) --report 50
 log "fragmented: free in order>=9 blocks: $(free_huge_mb) MiB"
 
 fragd-workload-probe --cgroup db.slice:always --cgroup batch.slice:never \
