@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fragd-workload-probe: runs the workload module on its own for a few ticks
- * and prints per-cgroup attribution (the VM scenario in tests/vm-workload
+ * and prints per-cgroup attribution (the VM scenario tests/vm/guest/scenarios/workload.sh
  * uses it until `fragd --once` prints the same). A poll() loop stands in for
  * the daemon's sd-event loop. Writes nothing unless --psi arms triggers
  * (a trigger is not a setting: it dies with the fd) or --collapse-cpu-ms
@@ -29,7 +29,8 @@ static void usage(FILE *f)
 {
         fprintf(f, "Usage: fragd-workload-probe [--root DIR] --cgroup PATH[:never|madvise|always[+collapse]]...\n"
                    "       [--interval SEC] [--count N] [--every] [--json] [--budget-ms N]\n"
-                   "       [--psi THRESHOLD_MS/WINDOW_MS] [--collapse-cpu-ms N] [--collapse-max-mb N] [--dry-run] [-v]\n");
+                   "       [--psi THRESHOLD_MS/WINDOW_MS] [--collapse-cpu-ms N] [--collapse-max-mb N]\n"
+                   "       [--thp-scan SEC] [--dry-run] [-v]\n");
 }
 
 static int parse_cgroup(const char *arg, CgroupConfig *c)
@@ -69,6 +70,7 @@ int main(int argc, char **argv)
                 { "budget-ms", required_argument, NULL, 'b' }, { "psi", required_argument, NULL, 'p' },
                 { "collapse-cpu-ms", required_argument, NULL, 'C' },
                 { "collapse-max-mb", required_argument, NULL, 'M' },
+                { "thp-scan", required_argument, NULL, 't' },
                 { "dry-run", no_argument, NULL, 'd' },       { "verbose", no_argument, NULL, 'v' },
                 { "help", no_argument, NULL, 'h' },          {},
         };
@@ -84,7 +86,7 @@ int main(int argc, char **argv)
 
         if (!cfg)
                 return 1;
-        while ((c = getopt_long(argc, argv, "r:c:i:n:ejb:p:C:M:dvh", opts, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "r:c:i:n:ejb:p:C:M:t:dvh", opts, NULL)) >= 0) {
                 switch (c) {
                 case 'r':
                         rootdir = optarg;
@@ -122,6 +124,9 @@ int main(int argc, char **argv)
                         break;
                 case 'M':
                         max_mb = strtoull(optarg, NULL, 10);
+                        break;
+                case 't': /* THP_enabled scan of the members (default 30 s) */
+                        opt.thp_status_interval_usec = strtoull(optarg, NULL, 10) * USEC_PER_SEC;
                         break;
                 case 'd':
                         opt.dry_run = true;

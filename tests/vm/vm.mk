@@ -20,6 +20,8 @@ VM_KERNEL ?= 6.1
 VM_OPTS ?= # more run.sh options, e.g. VM_OPTS='-m 4G -L 1G -N 2'
 VM_WORKLOADS := $(VM_OUT)/fragmenter $(VM_OUT)/consumer
 VM_PROGS := $(VM_WORKLOADS) $(VM_OUT)/fragd-stub
+# the project's tools the workload scenario runs in the guest
+VM_TOOLS := $(BUILDDIR)/fragd-workload-probe $(BUILDDIR)/fragd-thp-exec
 # the fragd that goes into the guests
 VM_FRAGD ?= $(BUILDDIR)/fragd
 VM_CFLAGS := -O2 -std=gnu17 -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
@@ -53,9 +55,9 @@ endif
 $(VM_OUT)/guest/fragd: $(VM_FRAGD) $(VM_OUT)/guest/fragd.src
 	cp $< $@
 
-$(VM_OUT)/initramfs.cpio.gz: $(VM_WORKLOADS) $(VM_OUT)/guest/fragd $(VM_GUEST) $(VM_SRC)/mkinitramfs.sh $(VM_FRAGD_CONF)
+$(VM_OUT)/initramfs.cpio.gz: $(VM_WORKLOADS) $(VM_TOOLS) $(VM_OUT)/guest/fragd $(VM_GUEST) $(VM_SRC)/mkinitramfs.sh $(VM_FRAGD_CONF)
 	$(VM_SRC)/mkinitramfs.sh -o $@ $(if $(VM_FRAGD_CONF),-C $(VM_FRAGD_CONF)) \
-		$(VM_WORKLOADS) $(VM_OUT)/guest/fragd
+		$(VM_WORKLOADS) $(VM_TOOLS) $(VM_OUT)/guest/fragd
 
 vm-initramfs: $(VM_OUT)/initramfs.cpio.gz
 

@@ -15,15 +15,15 @@
 #      process_madvise(MADV_COLLAPSE) within its CPU budget, and AnonHugePages
 #      grows.
 #
-#   fvm.mb=256 fvm.cycles=4 fvm.collapse_mb=128 fvm.collapse_cpu_ms=2000
+#   fvm.mb=512 fvm.cycles=4 fvm.wave_every=0 fvm.collapse_mb=128 fvm.collapse_cpu_ms=2000
 #
 # Needs in the guest: fragd-workload-probe, fragd-thp-exec, fragmenter,
 # consumer (tests/vm/src). Kernel: CONFIG_TASKSTATS, CONFIG_TASK_DELAY_ACCT,
 # CONFIG_PROC_EVENTS, cgroup2 with the memory controller.
-# shellcheck source=../lib.sh
+# shellcheck source-path=SCRIPTDIR source=../lib.sh disable=SC2015 # A && pass || fail: pass never fails
 . /vm/lib.sh
 
-MB=${FVM_MB:-256}
+MB=${FVM_MB:-512}
 CYCLES=${FVM_CYCLES:-4}
 COLLAPSE_MB=${FVM_COLLAPSE_MB:-128}
 COLLAPSE_CPU_MS=${FVM_COLLAPSE_CPU_MS:-2000}
@@ -57,12 +57,15 @@ run_in() {
 
 # --- fragment, then fault under defrag=always ----------------------------------
 thp_setup always always
-fragmenter_start --keep "${FVM_KEEP:-16}" --wave "${FVM_WAVE:-1}" --chunk-mb 64 --reserve-mb $((MB + COLLAPSE_MB + 256)) --report 50
+# a small reserve, as in churn: the free memory left in order>=9 blocks must
+# not cover the consumer, or it never has to compact
+fragmenter_start --keep "${FVM_KEEP:-16}" --wave-every "${FVM_WAVE_EVERY:-0}" --chunk-mb 64 \
+	--reserve-mb "${FVM_RESERVE_MB:-192}" --floor-mb "${FVM_FLOOR_MB:-192}" --report 50
 log "fragmented: free in order>=9 blocks: $(free_huge_mb) MiB"
 
 fragd-workload-probe --cgroup db.slice:always --cgroup batch.slice:never \
-	--cgroup collapse.slice:always+collapse --collapse-cpu-ms "$COLLAPSE_CPU_MS" --collapse-max-mb 32 \
-	--interval 2 --count 400 --every --json >/tmp/probe.out 2>/tmp/probe.err &
+	--cgroup collapse.slice:always+collapse --collapse-cpu-ms "$COLLAPSE_CPU_MS" --collapse-max-mb "$COLLAPSE_MB" \
+	--thp-scan 2 --interval 2 --count 400 --every --json >/tmp/probe.out 2>/tmp/probe.err &
 PROBE=$!
 bg_started $PROBE
 sleep 3
@@ -80,7 +83,9 @@ grep -q 'consumer: cycles=.* huge=0 ' /tmp/batch.out && pass "launcher: the cons
 	fail "launcher: $(tail -1 /tmp/batch.out)"
 
 # db.slice: the short-lived huge-page consumer; it exits before we look
-run_in db.slice consumer --mb "$MB" --cycles "$CYCLES" --interval-ms 200 | tee /tmp/db.out
+# in lockstep with the fragmenter (as churn): a wave right before every fault
+run_in db.slice consumer --mb "$MB" --cycles "$CYCLES" --interval-ms 200 \
+	--sync "$FRAG_PID:/tmp/fragmenter.state" | tee /tmp/db.out
 [ -z "$(cat $CG/db.slice/cgroup.procs)" ] && pass "db.slice is empty: its consumer has exited" || fail "db.slice still has processes"
 sleep 5 # two probe ticks
 
@@ -106,12 +111,18 @@ fi
 	fail "batch.slice thp_effect $(field "$batch" thp_effect)"
 
 # --- collapse: small pages held in collapse.slice, then calm -------------------
-knob_set thp/defrag never # faults fall back instead of compacting
+# enabled=never while it faults: small pages whatever is free. It stays never:
+# khugepaged then sleeps, so any growth is the probe's MADV_COLLAPSE (which
+# the kernel does not gate on the sysfs mode).
+knob_set thp/enabled never
+fa0=$(vmstat thp_fault_alloc) ca0=$(vmstat thp_collapse_alloc)
 run_in collapse.slice consumer --mb "$COLLAPSE_MB" --cycles 1 --hold-ms 600000 >/tmp/collapse.out &
 bg_started $!
-sleep 2
+sleep 3
 cpid=$(head -1 $CG/collapse.slice/cgroup.procs)
-h0=$(awk '/^AnonHugePages:/ {print $2}' /proc/"$cpid"/smaps_rollup)
+# the probe may collapse as soon as it sees the process: what the faults got
+# comes from thp_fault_alloc (khugepaged is off with enabled=never)
+h0=$((($(vmstat thp_fault_alloc) - fa0) * 2048))
 fragmenter_stop # calm: the probe may now collapse
 i=0
 while [ $i -lt 60 ]; do
@@ -123,14 +134,16 @@ done
 sleep 4
 c=$(last collapse.slice)
 h1=$(awk '/^AnonHugePages:/ {print $2}' /proc/"$cpid"/smaps_rollup)
+ca=$(($(vmstat thp_collapse_alloc) - ca0))
 cpu=$(field "$c" collapse_cpu_usec)
-log "collapse.slice: $c; AnonHugePages ${h0} -> ${h1} kB"
-[ "${h1:-0}" -gt "${h0:-0}" ] && pass "collapse: AnonHugePages ${h0} -> ${h1} kB" || fail "collapse: AnonHugePages ${h0} -> ${h1} kB"
+log "collapse.slice: $c; AnonHugePages ${h0} -> ${h1} kB, thp_collapse_alloc +$ca"
+[ "${h1:-0}" -gt "${h0:-0}" ] && [ "$(field "$c" collapsed_bytes)" -gt 0 ] 2>/dev/null && pass "collapse: AnonHugePages ${h0} -> ${h1} kB" ||
+	fail "collapse: AnonHugePages ${h0} -> ${h1} kB; probe: $(tail -3 /tmp/probe.err | tr '\n' ' ')"
 # within budget: the per-minute CPU budget plus at most one huge page's work per run
 [ "${cpu:-0}" -le $(((COLLAPSE_CPU_MS + 500) * 1000 * 3)) ] && pass "collapse CPU ${cpu} us (budget ${COLLAPSE_CPU_MS} ms/min)" ||
 	fail "collapse CPU ${cpu} us over budget"
 
 result "db_compact_usec=${dbc:-0} batch_compact_usec=${bc:-0} consumer_compact_stall=${stall:-0}" \
-	"collapse_bytes=$(field "$c" collapsed_bytes) anon_huge_kb_before=${h0:-0} anon_huge_kb_after=${h1:-0} collapse_cpu_usec=${cpu:-0}" \
+	"collapse_bytes=$(field "$c" collapsed_bytes) thp_collapse_alloc=$ca anon_huge_kb_before=${h0:-0} anon_huge_kb_after=${h1:-0} collapse_cpu_usec=${cpu:-0}" \
 	"exit_records=$(field "$db" exit_records) unattributed=$(field "$db" exits_unattributed)"
 finish
