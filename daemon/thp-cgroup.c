@@ -331,12 +331,23 @@ int collapse_run(const CollapseOps *ops, const CollapseRequest *req, const volat
         uint64_t perm_fail = 0, tried = 0;
         bool stop = false;
 
+        size_t n_pids = MIN(req->n_pids, (size_t) COLLAPSE_MAX_PIDS), first = 0;
+
         cand = calloc(CANDIDATES_PER_PID, sizeof(*cand));
         if (!cand)
                 return -ENOMEM;
-        for (size_t i = 0; i < req->n_pids && i < COLLAPSE_MAX_PIDS && !stop; i++) {
+        /* resume where the last run stopped: rotate the pid list to begin
+         * with resume_pid, and skip its addresses below resume_addr */
+        for (size_t i = 0; req->resume_pid && i < n_pids; i++)
+                if (req->pids[i] == req->resume_pid) {
+                        first = i;
+                        break;
+                }
+        for (size_t j = 0; j < n_pids && !stop; j++) {
                 _cleanup_free_ char *buf = NULL;
+                size_t i = (first + j) % n_pids;
                 int32_t pid = req->pids[i];
+                uint64_t skip_below = (req->resume_pid && pid == req->resume_pid) ? req->resume_addr : 0;
                 SmapsSummary sum;
                 unsigned n = 0;
                 size_t len;
@@ -372,16 +383,17 @@ int collapse_run(const CollapseOps *ops, const CollapseRequest *req, const volat
                         int range_err = 0;
 
                         for (uint64_t a = cand[k].start; a + hp <= cand[k].end; a += hp) {
-                                if (cancel && *cancel) {
+                                if (a < skip_below)
+                                        continue;
+                                if (cancel && *cancel)
                                         res.stopped_cancel = stop = true;
-                                        break;
-                                }
-                                if (req->max_bytes && res.attempted_bytes + hp > req->max_bytes) {
+                                else if (req->max_bytes && res.attempted_bytes + hp > req->max_bytes)
                                         res.stopped_cap = stop = true;
-                                        break;
-                                }
-                                if (ops->cpu_now(ops->userdata) - cpu0 >= req->cpu_budget_usec) {
+                                else if (ops->cpu_now(ops->userdata) - cpu0 >= req->cpu_budget_usec)
                                         res.stopped_budget = stop = true;
+                                if (stop) {
+                                        res.next_pid = pid;
+                                        res.next_addr = a;
                                         break;
                                 }
                                 res.attempted_bytes += hp;

@@ -46,6 +46,8 @@ typedef struct WlCgroup {
         uint64_t collapse_err[_COLLAPSE_ERR_MAX];
         bool have_last_failure;
         CollapseFailure last_failure;
+        int32_t collapse_resume_pid; /* where the last collapse run stopped */
+        uint64_t collapse_resume_addr;
 } WlCgroup;
 
 struct Workload {
@@ -494,6 +496,8 @@ static void account_collapse(Workload *w, const CollapseResult *res)
         g->collapse_attempted += res->attempted_bytes;
         g->collapse_growth += sub0(res->huge_after, res->huge_before);
         g->collapse_failed += res->hpages_failed;
+        g->collapse_resume_pid = res->next_pid;
+        g->collapse_resume_addr = res->next_addr;
         for (unsigned k = 0; k < _COLLAPSE_ERR_MAX; k++)
                 g->collapse_err[k] += res->err_counts[k];
         if (res->n_failures > 0) {
@@ -729,6 +733,8 @@ static bool maybe_collapse(Workload *w, usec_t now, bool host_calm)
                 w->req->max_bytes = g->cfg.collapse_max_bytes_per_tick;
                 w->req->cpu_budget_usec = left == UINT64_MAX ? USEC_PER_SEC : left;
                 w->req->filter = SMAPS_FILTER_DEFAULT;
+                w->req->resume_pid = g->collapse_resume_pid;
+                w->req->resume_addr = g->collapse_resume_addr;
                 if (collapse_worker_submit(w->worker, w->req) < 0)
                         return false;
                 g->thp_obs.collapse_running = true;

@@ -112,6 +112,13 @@ typedef struct CollapseRequest {
         usec_t cpu_budget_usec;        /* CPU time allowed for this run (caller:
                                           budget_remaining() of its per-minute window) */
         SmapsFilter filter;
+        /* Where the previous run stopped (from its result): start with this
+         * pid when it is in pids[], at this address; 0 = from the start. A
+         * run capped by max_bytes or the CPU budget would otherwise begin
+         * again at the first range each time, and the kernel reports ranges
+         * that are already huge as collapsed, so it would never get further. */
+        int32_t resume_pid;
+        uint64_t resume_addr;
 } CollapseRequest;
 
 typedef struct CollapseResult {
@@ -124,6 +131,11 @@ typedef struct CollapseResult {
         uint64_t err_counts[_COLLAPSE_ERR_MAX];
         usec_t cpu_usec;               /* thread CPU time spent (charged to fragd) */
         bool stopped_budget, stopped_cap, stopped_cancel;
+        /* the first huge page not attempted when the run stopped early (pass
+         * them as resume_pid/resume_addr next time); 0 when it went through
+         * every pid, so the next run starts over */
+        int32_t next_pid;
+        uint64_t next_addr;
         unsigned n_failures;
         CollapseFailure failures[COLLAPSE_MAX_FAILURES];
 } CollapseResult;

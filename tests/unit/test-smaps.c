@@ -157,6 +157,9 @@ typedef struct Fake {
         usec_t cpu, cost_usec;   /* fake thread clock, advanced per collapse */
         unsigned calls, opened, closed;
         uint64_t last_len;
+        unsigned n_log;          /* every collapse call: pidfd and address */
+        int log_fd[64];
+        uint64_t log_addr[64];
 } Fake;
 
 static int fake_pidfd_open(void *u, int32_t pid)
@@ -176,6 +179,10 @@ static int fake_collapse(void *u, int pidfd, uint64_t start, uint64_t len)
         f->calls++;
         f->cpu += f->cost_usec;
         f->last_len = len;
+        if (f->n_log < 64) {
+                f->log_fd[f->n_log] = pidfd;
+                f->log_addr[f->n_log++] = start;
+        }
         if (f->enomem_every && f->calls % f->enomem_every == 0)
                 return -ENOMEM;
         return 0;
@@ -453,11 +460,64 @@ static void test_env_probe(void **state)
         assert_string_equal(env.launcher_path, "/usr/sbin/fragd-thp-exec");
 }
 
+/* A region larger than the per-run cap is covered run after run: each run
+ * resumes where the last stopped (the kernel reports already-huge ranges as
+ * collapsed, so starting over would never get further), and after the last
+ * page the next run starts over. */
+static void test_collapse_resumes(void **state)
+{
+        Fake f = { .smaps = fake_smaps, .cost_usec = 1000 };
+        CollapseOps ops = fake_ops(&f);
+        CollapseRequest *req = calloc(1, sizeof(*req));
+        CollapseResult res;
+        uint64_t seen[2][8] = { { 0 } };
+
+        (void) state;
+        assert_non_null(req);
+        req->n_pids = 2;
+        req->pids[0] = 10;
+        req->pids[1] = 11;
+        req->filter = SMAPS_FILTER_DEFAULT;
+        req->cpu_budget_usec = 100000;
+        req->max_bytes = 6 * MiB; /* 3 huge pages per run; 16 to do in all */
+        for (int run = 0; run < 6; run++) {
+                unsigned before = f.n_log;
+
+                assert_int_equal(collapse_run(&ops, req, NULL, &res), 0);
+                for (unsigned i = before; i < f.n_log; i++) {
+                        unsigned p = (unsigned) (f.log_fd[i] - 110), page =
+                                (unsigned) ((f.log_addr[i] - 0x7f0000000000ULL) / (2 * MiB));
+                        assert_true(p < 2 && page < 8);
+                        seen[p][page]++;
+                }
+                req->resume_pid = res.next_pid;
+                req->resume_addr = res.next_addr;
+        }
+        /* 6 runs x 3 pages = 18 attempts: all 16 pages once, then the first
+         * two again after the wrap-around */
+        assert_int_equal(f.n_log, 18);
+        for (unsigned p = 0; p < 2; p++)
+                for (unsigned page = 0; page < 8; page++)
+                        assert_int_equal(seen[p][page], (p == 0 && page < 2) ? 2 : 1);
+        /* the 6th run went through pid 10's first pages again after the wrap */
+        assert_int_equal(res.next_pid, 10);
+        assert_int_equal(res.next_addr, 0x7f0000000000ULL + 2 * 2 * MiB);
+        /* a resume pid that is gone: start from the first pid */
+        f = (Fake) { .smaps = fake_smaps, .cost_usec = 1000 };
+        req->resume_pid = 99;
+        req->resume_addr = 0x7f0000800000ULL;
+        assert_int_equal(collapse_run(&ops, req, NULL, &res), 0);
+        assert_int_equal(f.log_fd[0], 110);
+        assert_int_equal(f.log_addr[0], 0x7f0000000000ULL);
+        free(req);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_smaps_fixture),   cmocka_unit_test(test_smaps_malformed),
                 cmocka_unit_test(test_status_thp),      cmocka_unit_test(test_collapse_budget_and_cap),
+                cmocka_unit_test(test_collapse_resumes),
                 cmocka_unit_test(test_collapse_errors), cmocka_unit_test(test_worker),
                 cmocka_unit_test(test_mechanisms),      cmocka_unit_test(test_dropin),
                 cmocka_unit_test(test_env_probe),
