@@ -46,7 +46,7 @@ for mode in $MODES; do
 			huge=$(field "$r" huge) req=$(field "$r" requested) scanned=$(field "$r" scanned)
 			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$policy" "$i" \
 				"$(field "$r" thp_pct)" "$huge" "$req" "$(field "$r" compact_stall)" "$scanned" \
-				"$(awk -v s="$scanned" -v h="$huge" 'BEGIN { printf "%.0f", h > 0 ? s / h : 0 }')" \
+				"$(awk -v s="$scanned" -v h="$huge" 'BEGIN { printf "%.0f", (h > 0 ? s / h : 0) }')" \
 				"$(field "$r" psi_some_ms)" "$(field "$r" fragd_cpu_ms)" >>"$tsv"
 			echo "effect: $mode/$policy run $i: $(field "$r" thp_pct)% huge, stall $(field "$r" compact_stall), scanned $scanned" >&2
 		done
