@@ -191,7 +191,7 @@ for k in $kernels; do
 		run "$k/numa-fragd" numa -k "$k" "${numa[@]}" -T 240 -- policy=fragd mb=1024
 		# measured, not asserted: with three 1 GiB bursts, the first lost
 		# before fragd has seen demand, the comparison swings run to run
-		# (kernel defaults 60-91 %, fragd 78-87 % over four runs); the
+		# (kernel defaults 60-91 %, fragd 71-87 % over five runs); the
 		# scenario itself asserts the per-node interfaces and fragd's bounds
 		# and restore, and fragd's log shows its per-node decisions
 		say INFO "$k/numa-fragd-vs-kernel" \
