@@ -10,105 +10,19 @@
  * Workload owns every fd (per-cgroup PSI triggers, taskstats, proc
  * connector, collapse worker); the manager owns the sd-event sources on
  * them and always drops a source before the Workload closes its fd
- * (workload_release_psi(), workload_free()). */
+ * (workload_release_psi(), workload_free()). That wiring is in
+ * manager-workload.c; the shared state is in manager-internal.h. */
 
-#include <fcntl.h>
-#include <inttypes.h>
-#include <signal.h>
-#include <string.h>
-#include <linux/magic.h>
-#include <sys/epoll.h>
-#include <sys/vfs.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <systemd/sd-daemon.h>
-#include <systemd/sd-event.h>
-
-#include "fragd/compact-worker.h"
-#include "fragd/config.h"
-#include "fragd/exporter.h"
-#include "fragd/knob.h"
-#include "fragd/log.h"
-#include "fragd/manager.h"
-#include "fragd/metrics.h"
-#include "fragd/obs.h"
-#include "fragd/policy.h"
-#include "fragd/psi-trigger.h"
-#include "fragd/snapshot.h"
-#include "fragd/status.h"
-#include "fragd/taskstats.h"
-#include "fragd/workload-view.h"
-#include "fragd/workload.h"
-
-#define RECENT_MAX 32
-#define RECENT_LEN 400
-#define MIN_TICK_GAP_USEC (1 * USEC_PER_SEC) /* PSI events never tick faster */
-
-typedef struct WorkloadPsiSlot {
-        Manager *manager;
-        unsigned index;          /* the workload's cgroup index */
-        sd_event_source *source; /* on workload_psi_fd(w, index), or NULL */
-} WorkloadPsiSlot;
-
-struct Manager {
-        FragdArgs args;
-        Root *root;
-        FragdConfig cfg;
-        ConfigSources *sources;
-        InstanceProbe probe;
-        bool dry_run;
-
-        sd_event *event;
-        sd_event_source *timer, *psi_source, *worker_source;
-        sd_event_source *sig_term, *sig_int, *sig_hup;
-        int psi_fd;
-
-        KnobRegistry *knobs;
-        CompactWorker *worker;
-
-        Workload *workload;      /* NULL: no watched cgroup */
-        WorkloadPsiSlot wl_psi[FRAGD_MAX_CGROUPS];
-        sd_event_source *wl_taskstats_source, *wl_proc_events_source, *wl_collapse_source;
-        unsigned n_wl_views;     /* this tick's views; paths point into workload */
-        CgroupWorkloadView wl_views[FRAGD_MAX_CGROUPS];
-        uint32_t wl_over_budget; /* bit i: cgroup i over its stall budget (for logging changes) */
-
-        Observation *cur, *prev;
-        bool have_prev;
-        Assessment *a;
-        PolicyState *pstate;
-        Decision *d;
-        bool have_baseline[_LEVER_MAX];
-        int64_t baseline[_LEVER_MAX];
-
-        usec_t last_tick_usec, last_pagetype_usec, last_thp_full_usec;
-        uint64_t n_ticks;
-        bool ready;
-        bool source_failing;
-
-        MetricsWriter mw;
-        int textfile_fd;
-        ActionCounter actions[SNAPSHOT_MAX_ACTIONS];
-        unsigned n_actions;
-        uint64_t errors[_HEALTH_ERR_MAX];
-        usec_t tick_duration_usec;
-
-        char recent[RECENT_MAX][RECENT_LEN];
-        unsigned n_recent, recent_head;
-        char last_action[RECENT_LEN];
-};
+#include "manager-internal.h"
 
 Manager *manager_free(Manager *m);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
-
-static void workload_stop(Manager *m);
 
 Manager *manager_free(Manager *m)
 {
         if (!m)
                 return NULL;
-        workload_stop(m); /* its sources, then its fds */
+        manager_workload_stop(m); /* its sources, then its fds */
         sd_event_source_disable_unref(m->timer);
         sd_event_source_disable_unref(m->psi_source);
         sd_event_source_disable_unref(m->worker_source);
@@ -413,8 +327,6 @@ static void apply_decision(Manager *m, usec_t now)
         }
 }
 
-static void workload_assess(Manager *m, usec_t now);
-
 static int tick(Manager *m)
 {
         usec_t now = now_monotonic_usec();
@@ -462,7 +374,7 @@ static int tick(Manager *m)
         r = assess(m->cur, m->have_prev ? m->prev : NULL, m->a);
         if (r < 0)
                 return log_error_errno(r, "Cannot assess the observation: %m");
-        workload_assess(m, now);
+        manager_workload_assess(m, now);
 
         levers_input(m, in);
         r = policy_decide(&m->cfg.policy, m->pstate, m->a, in, now, m->d);
@@ -515,7 +427,7 @@ static void psi_close(Manager *m)
 
 /* A pressure event (system or cgroup): tick now, but never closer than
  * MIN_TICK_GAP_USEC to the last tick. */
-static int tick_on_pressure(Manager *m)
+int manager_tick_on_pressure(Manager *m)
 {
         usec_t now = now_monotonic_usec();
 
@@ -537,7 +449,7 @@ static int on_psi(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                 return 0;
         }
         log_debug("memory pressure event");
-        return tick_on_pressure(m);
+        return manager_tick_on_pressure(m);
 }
 
 static int psi_open(Manager *m)
@@ -593,260 +505,6 @@ static int on_worker(sd_event_source *s, int fd, uint32_t revents, void *userdat
         return 0;
 }
 
-
-/* ---- workloads ----------------------------------------------------------------------- */
-
-static const char *workload_path(const Manager *m, unsigned i)
-{
-        const char *p = i < m->n_wl_views ? m->wl_views[i].path : NULL;
-
-        return !p ? "?" : *p ? p : "/";
-}
-
-/* Drops the event source first, then lets the workload close the fd. */
-static void workload_psi_drop(Manager *m, unsigned i)
-{
-        m->wl_psi[i].source = sd_event_source_disable_unref(m->wl_psi[i].source);
-        workload_release_psi(m->workload, i);
-}
-
-static int on_workload_psi(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-        WorkloadPsiSlot *slot = userdata;
-        Manager *m = slot->manager;
-        int r;
-
-        r = workload_on_psi(m->workload, slot->index, revents);
-        if (r == -ENODEV) {
-                /* the cgroup is gone: the next tick's refresh picks it up again */
-                workload_psi_drop(m, slot->index);
-                return 0;
-        }
-        if (r <= 0)
-                return 0;
-        log_debug("memory pressure event in cgroup '%s'", workload_path(m, slot->index));
-        return tick_on_pressure(m);
-}
-
-static void workload_psi_add(Manager *m, unsigned i)
-{
-        WorkloadPsiSlot *slot = &m->wl_psi[i];
-        int fd = workload_psi_fd(m->workload, i), r;
-
-        if (fd < 0)
-                return;
-        slot->source = sd_event_source_disable_unref(slot->source);
-        r = sd_event_add_io(m->event, &slot->source, fd, EPOLLPRI, on_workload_psi, slot);
-        if (r < 0) {
-                slot->source = NULL;
-                log_warning_errno(r, "Cannot watch the PSI trigger of cgroup '%s' (%m); its pressure is read "
-                                  "every tick instead", workload_path(m, i));
-        }
-}
-
-static int on_workload_taskstats(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-        Manager *m = userdata;
-        int r = workload_on_taskstats(m->workload);
-
-        if (r < 0 && r != -EAGAIN && r != -EINTR) {
-                log_warning_errno(r, "The taskstats exit listener failed (%m); exited processes are found by "
-                                  "queries from now on");
-                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
-        }
-        return 0;
-}
-
-static int on_workload_proc_events(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-        Manager *m = userdata;
-        int r = workload_on_proc_events(m->workload);
-
-        if (r < 0 && r != -EAGAIN && r != -EINTR) {
-                log_warning_errno(r, "The proc connector failed (%m); membership comes from cgroup.procs scans "
-                                  "from now on");
-                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
-        }
-        return 0;
-}
-
-static int on_workload_collapse(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-        Manager *m = userdata;
-
-        (void) workload_on_collapse(m->workload);
-        return 0;
-}
-
-static void workload_add_io(Manager *m, sd_event_source **ret, int fd, sd_event_io_handler_t cb, const char *what)
-{
-        int r;
-
-        if (fd < 0)
-                return;
-        r = sd_event_add_io(m->event, ret, fd, EPOLLIN, cb, m);
-        if (r < 0) {
-                *ret = NULL;
-                log_warning_errno(r, "Cannot watch the %s: %m, ignoring", what);
-        }
-}
-
-/* Every source on the workload's fds, then the workload (and its fds). */
-static void workload_stop(Manager *m)
-{
-        if (!m->workload)
-                return;
-        for (unsigned i = 0; i < ELEMENTSOF(m->wl_psi); i++)
-                m->wl_psi[i].source = sd_event_source_disable_unref(m->wl_psi[i].source);
-        m->wl_taskstats_source = sd_event_source_disable_unref(m->wl_taskstats_source);
-        m->wl_proc_events_source = sd_event_source_disable_unref(m->wl_proc_events_source);
-        m->wl_collapse_source = sd_event_source_disable_unref(m->wl_collapse_source);
-        m->workload = workload_free(m->workload);
-        m->n_wl_views = 0;
-        m->wl_over_budget = 0;
-}
-
-static int workload_start(Manager *m)
-{
-        WorkloadOptions opt = WORKLOAD_OPTIONS_DEFAULT;
-        _cleanup_free_ FragdConfig *wcfg = NULL;
-        WorkloadGlobalView g;
-        int r;
-
-        if (!workload_configured(&m->cfg))
-                return 0;
-        wcfg = malloc(sizeof(*wcfg));
-        if (!wcfg)
-                return log_error_errno(-ENOMEM, "Cannot set up the watched cgroups: %m");
-        *wcfg = m->cfg;
-        if (!m->root->is_host) {
-                /* a trigger is written into memory.pressure: only ever into a
-                 * real cgroup2 file, never into the plain copies of a --root
-                 * tree (as psi_open() for /proc/pressure/memory) */
-                wcfg->daemon.psi_trigger_threshold_usec = 0;
-                for (unsigned i = 0; i < wcfg->n_cgroups; i++)
-                        wcfg->cgroups[i].psi_trigger_threshold_usec = 0;
-        }
-        /* collapse goes through pidfd_open() of host pids: never for the
-         * pids of a --root tree */
-        opt.dry_run = m->dry_run || !m->root->is_host;
-        r = workload_new(m->root, wcfg, &opt, &m->workload);
-        if (r < 0)
-                return log_warning_errno(r, "Cannot set up the watched cgroups (%m); running without them");
-        for (unsigned i = 0; i < ELEMENTSOF(m->wl_psi); i++)
-                m->wl_psi[i] = (WorkloadPsiSlot) { .manager = m, .index = i };
-        /* per-cgroup PSI sources come with the first tick (psi_appeared) */
-        workload_add_io(m, &m->wl_taskstats_source, workload_taskstats_fd(m->workload), on_workload_taskstats,
-                        "taskstats exit listener");
-        workload_add_io(m, &m->wl_proc_events_source, workload_proc_events_fd(m->workload),
-                        on_workload_proc_events, "proc connector");
-        workload_add_io(m, &m->wl_collapse_source, workload_collapse_fd(m->workload), on_workload_collapse,
-                        "collapse worker");
-        workload_global_view(m->workload, &g);
-        log_info("Watching %u cgroup(s); stall attribution: %s", workload_n_cgroups(m->workload),
-                 workload_attribution_name(g.attribution));
-        return 0;
-}
-
-static void workload_log_budget(Manager *m, uint32_t over)
-{
-        for (unsigned i = 0; i < m->n_wl_views; i++) {
-                const CgroupWorkloadView *v = &m->wl_views[i];
-                bool now_over = over & (1u << i), was_over = m->wl_over_budget & (1u << i);
-
-                if (now_over && !was_over)
-                        log_notice("cgroup '%s' is over its stall budget: %" PRIu64 " ms direct compaction and "
-                                   "reclaim in the last minute (budget %" PRIu64 " ms)", workload_path(m, i),
-                                   v->minute.budgeted_usec / USEC_PER_MSEC, v->minute.budget_usec / USEC_PER_MSEC);
-                else if (!now_over && was_over)
-                        log_info("cgroup '%s' is back within its stall budget", workload_path(m, i));
-        }
-        m->wl_over_budget = over;
-}
-
-/* Per tick, after assess() and before policy_decide(): the workload's own
- * tick, its PSI sources, this tick's views and Assessment.workloads[]. */
-static void workload_assess(Manager *m, usec_t now)
-{
-        WorkloadTickResult res = {};
-        bool host_calm;
-        unsigned n;
-        int r;
-
-        if (!m->workload)
-                return;
-        /* calm: low pressure now, and the reserve met at the last decision */
-        host_calm = m->n_ticks > 0 && m->d->eval.targets_met &&
-                    m->a->psi_some_avg10_permyriad < m->cfg.policy.calm_psi_some_permyriad;
-        r = workload_tick(m->workload, now, host_calm, &res);
-        if (r < 0)
-                log_debug_errno(r, "Workload tick failed: %m");
-        n = MIN(workload_n_cgroups(m->workload), (unsigned) FRAGD_MAX_CGROUPS);
-        for (unsigned i = 0; i < n; i++) {
-                if (res.psi_vanished & (1u << i))
-                        workload_psi_drop(m, i);
-                if (res.psi_appeared & (1u << i))
-                        workload_psi_add(m, i);
-        }
-        m->n_wl_views = 0;
-        for (unsigned i = 0; i < n; i++)
-                if (workload_view(m->workload, i, &m->wl_views[m->n_wl_views]) >= 0)
-                        m->n_wl_views++;
-        m->a->n_workloads = workload_stalls_fill(m->wl_views, m->n_wl_views, m->a->workloads,
-                                                 ASSESSMENT_MAX_WORKLOADS);
-        workload_log_budget(m, res.over_budget);
-}
-
-static bool cgroup_config_equal(const CgroupConfig *a, const CgroupConfig *b)
-{
-        return strcmp(a->path, b->path) == 0 && a->watch == b->watch && a->thp == b->thp &&
-               a->collapse == b->collapse && a->stall_budget_usec == b->stall_budget_usec &&
-               a->collapse_cpu_budget_usec == b->collapse_cpu_budget_usec &&
-               a->collapse_max_bytes_per_tick == b->collapse_max_bytes_per_tick &&
-               a->psi_trigger_threshold_usec == b->psi_trigger_threshold_usec &&
-               a->psi_trigger_window_usec == b->psi_trigger_window_usec;
-}
-
-/* Does a reload change what workload_new() was given? */
-static bool workload_config_changed(const FragdConfig *a, const FragdConfig *b)
-{
-        if (a->n_cgroups != b->n_cgroups || a->daemon.enable_delayacct != b->daemon.enable_delayacct ||
-            a->daemon.psi_trigger_threshold_usec != b->daemon.psi_trigger_threshold_usec ||
-            a->daemon.psi_trigger_window_usec != b->daemon.psi_trigger_window_usec)
-                return true;
-        for (unsigned i = 0; i < a->n_cgroups; i++)
-                if (!cgroup_config_equal(&a->cgroups[i], &b->cgroups[i]))
-                        return true;
-        return false;
-}
-
-/* enable_delayacct=yes and kernel.task_delayacct=0: turn it on through the
- * knob registry (journaled, restored on stop). With enable_delayacct=no the
- * workload says once that attribution is unavailable and how to get it. */
-static void delayacct_apply(Manager *m, usec_t now)
-{
-        int v, r;
-
-        if (!m->cfg.daemon.enable_delayacct)
-                return;
-        r = delayacct_read(m->root, &v);
-        if (r == -ENOENT) {
-                log_info("enable_delayacct=yes, but there is no kernel.task_delayacct (kernels before 5.14 "
-                         "collect delays when booted with delayacct)");
-                return;
-        }
-        if (r < 0 || v != 0)
-                return;
-        r = knob_set(m->knobs, "kernel.task_delayacct", "1", now);
-        if (r < 0) {
-                log_warning_errno(r, "Cannot set kernel.task_delayacct=1 (%m): per-cgroup stall attribution "
-                                  "stays unavailable");
-                return;
-        }
-        log_info("%skernel.task_delayacct 0 -> 1 (enable_delayacct=yes; restored on stop): delays are "
-                 "collected from now on, tasks started before now are not covered", m->dry_run ? "dry run: " : "");
-}
-
 /* ---- configuration -------------------------------------------------------------- */
 
 static void config_args(const Manager *m, ConfigLoadArgs *a)
@@ -894,12 +552,12 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
                 config_applied(m);
                 if (m->cfg.daemon.dry_run != was_dry)
                         log_warning("[daemon] dry_run changed: it takes effect at the next start");
-                if (workload_config_changed(old, &m->cfg)) {
+                if (manager_workload_config_changed(old, &m->cfg)) {
                         /* the stall history of the watched cgroups starts again */
-                        workload_stop(m);
+                        manager_workload_stop(m);
                         if (!old->daemon.enable_delayacct)
-                                delayacct_apply(m, now_monotonic_usec());
-                        (void) workload_start(m);
+                                manager_delayacct_apply(m, now_monotonic_usec());
+                        (void) manager_workload_start(m);
                 }
                 log_info("Configuration reloaded (preset %s)", preset_name(m->cfg.policy.preset));
                 (void) arm_timer(m, m->cfg.daemon.interval_usec);
@@ -1012,8 +670,8 @@ int manager_new(const FragdArgs *args, Manager **ret, int *ret_exit)
                 return log_error_errno(r, "Cannot add the tick timer: %m");
         (void) sd_event_source_set_enabled(m->timer, SD_EVENT_ONESHOT);
         (void) psi_open(m);
-        delayacct_apply(m, now_monotonic_usec());
-        (void) workload_start(m);
+        manager_delayacct_apply(m, now_monotonic_usec());
+        (void) manager_workload_start(m);
 
         *ret = TAKE_PTR(m);
         *ret_exit = 0;
@@ -1031,7 +689,7 @@ int manager_run(Manager *m)
         /* a running compaction cannot be interrupted: wait for it first;
          * a collapse run is cancelled */
         m->worker = compact_worker_free(m->worker);
-        workload_stop(m);
+        manager_workload_stop(m);
         rr = knob_restore_all(m->knobs, &failed);
         if (rr < 0 || failed)
                 log_error_errno(rr, "%u knob(s) could not be restored (%m); they stay in %s/saved and the "

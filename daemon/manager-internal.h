@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* The daemon's state, shared by manager.c (event loop, tick, outputs,
+ * configuration) and manager-workload.c (watched cgroups). Private to them. */
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <string.h>
+#include <linux/magic.h>
+#include <sys/epoll.h>
+#include <sys/vfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+
+#include "fragd/compact-worker.h"
+#include "fragd/config.h"
+#include "fragd/exporter.h"
+#include "fragd/knob.h"
+#include "fragd/log.h"
+#include "fragd/manager.h"
+#include "fragd/metrics.h"
+#include "fragd/obs.h"
+#include "fragd/policy.h"
+#include "fragd/psi-trigger.h"
+#include "fragd/snapshot.h"
+#include "fragd/status.h"
+#include "fragd/taskstats.h"
+#include "fragd/workload-view.h"
+#include "fragd/workload.h"
+
+#define RECENT_MAX 32
+#define RECENT_LEN 400
+#define MIN_TICK_GAP_USEC (1 * USEC_PER_SEC) /* PSI events never tick faster */
+
+typedef struct WorkloadPsiSlot {
+        Manager *manager;
+        unsigned index;          /* the workload's cgroup index */
+        sd_event_source *source; /* on workload_psi_fd(w, index), or NULL */
+} WorkloadPsiSlot;
+
+struct Manager {
+        FragdArgs args;
+        Root *root;
+        FragdConfig cfg;
+        ConfigSources *sources;
+        InstanceProbe probe;
+        bool dry_run;
+
+        sd_event *event;
+        sd_event_source *timer, *psi_source, *worker_source;
+        sd_event_source *sig_term, *sig_int, *sig_hup;
+        int psi_fd;
+
+        KnobRegistry *knobs;
+        CompactWorker *worker;
+
+        Workload *workload;      /* NULL: no watched cgroup */
+        WorkloadPsiSlot wl_psi[FRAGD_MAX_CGROUPS];
+        sd_event_source *wl_taskstats_source, *wl_proc_events_source, *wl_collapse_source;
+        unsigned n_wl_views;     /* this tick's views; paths point into workload */
+        CgroupWorkloadView wl_views[FRAGD_MAX_CGROUPS];
+        uint32_t wl_over_budget; /* bit i: cgroup i over its stall budget (for logging changes) */
+
+        Observation *cur, *prev;
+        bool have_prev;
+        Assessment *a;
+        PolicyState *pstate;
+        Decision *d;
+        bool have_baseline[_LEVER_MAX];
+        int64_t baseline[_LEVER_MAX];
+
+        usec_t last_tick_usec, last_pagetype_usec, last_thp_full_usec;
+        uint64_t n_ticks;
+        bool ready;
+        bool source_failing;
+
+        MetricsWriter mw;
+        int textfile_fd;
+        ActionCounter actions[SNAPSHOT_MAX_ACTIONS];
+        unsigned n_actions;
+        uint64_t errors[_HEALTH_ERR_MAX];
+        usec_t tick_duration_usec;
+
+        char recent[RECENT_MAX][RECENT_LEN];
+        unsigned n_recent, recent_head;
+        char last_action[RECENT_LEN];
+};
+
+int manager_tick_on_pressure(Manager *m);
+int manager_workload_start(Manager *m);
+void manager_workload_stop(Manager *m);
+void manager_workload_assess(Manager *m, usec_t now);
+bool manager_workload_config_changed(const FragdConfig *a, const FragdConfig *b);
+void manager_delayacct_apply(Manager *m, usec_t now);
