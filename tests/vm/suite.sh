@@ -194,8 +194,10 @@ for k in $kernels; do
 		# (kernel defaults 60-91 %, fragd 71-87 % over five runs); the
 		# scenario itself asserts the per-node interfaces and fragd's bounds
 		# and restore, and fragd's log shows its per-node decisions
-		say INFO "$k/numa-fragd-vs-kernel" \
-			"huge pages fragd $(field "$k/numa-fragd" thp_pct)%, kernel defaults $(field "$k/numa-kernel" thp_pct)% (measured, not asserted)"
+		if [ -n "$(field "$k/numa-fragd" thp_pct)" ] && [ -n "$(field "$k/numa-kernel" thp_pct)" ]; then
+			say INFO "$k/numa-fragd-vs-kernel" \
+				"huge pages fragd $(field "$k/numa-fragd" thp_pct)%, kernel defaults $(field "$k/numa-kernel" thp_pct)% (measured, not asserted)"
+		fi
 		# the unit and its restore logic do not depend on the kernel: one
 		# systemd guest is enough (FRAGD_VM_ALL=1 for every kernel)
 		if [ "$(id -u)" != 0 ] && [ ! -f "$builddir/vm/rootfs.img" ]; then
