@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fragd/log.h"
 
@@ -58,8 +59,15 @@ int log_internal(int level, int err, const char *file, int line, const char *fmt
         va_end(ap);
         if (prefix)
                 fprintf(stderr, "<%d>%s\n", level, msg);
-        else if (max_level >= LOG_DEBUG)
-                fprintf(stderr, "fragd[%s:%d]: %s\n", file, line, msg);
+        else if (max_level >= LOG_DEBUG) {
+                /* debug on a terminal or file: the monotonic time (seconds
+                 * since boot) lines the decisions up with other logs */
+                struct timespec ts = { 0 };
+
+                (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+                fprintf(stderr, "fragd[%lld.%03ld %s:%d]: %s\n", (long long) ts.tv_sec, ts.tv_nsec / 1000000L,
+                        file, line, msg);
+        }
         else
                 fprintf(stderr, "fragd: %s\n", msg);
         errno = saved;

@@ -189,6 +189,7 @@ fragd_start() {
 	set --
 	[ -f /etc/fragd.conf ] && set -- -c /etc/fragd.conf
 	[ -n "${FVM_FRAGD_INTERVAL:-}" ] && set -- "$@" --interval "$FVM_FRAGD_INTERVAL"
+	[ -n "${FVM_FRAGD_LOG:-}" ] && set -- "$@" --log-level "$FVM_FRAGD_LOG"
 	log "starting fragd $*"
 	fragd "$@" >/tmp/fragd.log 2>&1 &
 	FRAGD_PID=$!
