@@ -27,6 +27,10 @@
 static const ConfigKey daemon_keys[] = {
         { SECTION_DAEMON, "interval", VT_DURATION, D(interval_usec), MS(100), MINUTES(10), false,
           "time between observations" },
+        { SECTION_DAEMON, "active_interval", VT_DURATION, D(active_interval_usec), MS(100), MINUTES(10), true,
+          "time between observations after THP faults or stalls; 0 = always interval" },
+        { SECTION_DAEMON, "active_hold", VT_DURATION, D(active_hold_usec), SEC(10), HOURS(1), false,
+          "how long active_interval lasts after the last THP fault or stall" },
         { SECTION_DAEMON, "dry_run", VT_BOOL, D(dry_run), 0, 0, false,
           "decide and report, never write a knob" },
         { SECTION_DAEMON, "textfile_dir", VT_PATH, D(textfile_dir), 0, 0, true,

@@ -703,6 +703,8 @@ void config_defaults(FragdConfig *ret)
 
         memset(ret, 0, sizeof(*ret));
         d->interval_usec = 5 * USEC_PER_SEC;
+        d->active_interval_usec = 1 * USEC_PER_SEC;
+        d->active_hold_usec = 2 * USEC_PER_MINUTE;
         d->dry_run = false;
         snprintf(d->textfile_dir, sizeof(d->textfile_dir), "/var/lib/prometheus/node-exporter");
         d->log_level = LOG_INFO;

@@ -32,6 +32,11 @@ const MetricFamily metric_families[_METRIC_MAX] = {
                 "fragd_tick_duration_seconds", METRIC_GAUGE, "seconds", NOLABELS,
                 "Time the last tick took, from reading the sources to acting on the decision.",
                 S_HEALTH, "1" },
+        [M_TICK_INTERVAL] = {
+                "fragd_tick_interval_seconds", METRIC_GAUGE, "seconds", NOLABELS,
+                "Time until the next timer tick: [daemon] interval, or active_interval while fragd watches "
+                "closely (THP faults, direct compaction or reclaim, or memory pressure within active_hold).",
+                S_HEALTH, "1" },
         [M_ERRORS] = {
                 "fragd_errors_total", METRIC_COUNTER, "", L("kind"),
                 "Errors since start by kind: source_read (a kernel file could not be read or parsed), "
@@ -274,7 +279,8 @@ int metrics_doc_render(FILE *f)
               "     Regenerate: build/fragd-metrics-doc > docs/metrics.md -->\n"
               "# fragd metrics reference\n"
               "\n"
-              "fragd writes the Prometheus text format every tick, and once more at exit, to\n"
+              "fragd writes the Prometheus text format every `interval` (and after a tick that\n"
+              "changed a knob), and once more at exit, to\n"
               "`<textfile_dir>/" FRAGD_METRICS_FILE "` (default `" FRAGD_TEXTFILE_DIR_DEFAULT "`, the Debian\n"
               "node_exporter textfile directory) for node_exporter's textfile collector. The file is\n"
               "written as `" FRAGD_METRICS_FILE ".tmp.<pid>` in the same directory, fsync'ed and\n"

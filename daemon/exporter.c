@@ -278,6 +278,8 @@ static void render_health(Out *o, const Snapshot *s)
                 emit_double(o, M_LAST_TICK_TIMESTAMP, usec_to_sec(h->last_tick_realtime_usec));
         if (h->last_tick_realtime_usec > 0)
                 emit_double(o, M_TICK_DURATION, usec_to_sec(h->tick_duration_usec));
+        if (h->tick_interval_usec > 0)
+                emit_double(o, M_TICK_INTERVAL, usec_to_sec(h->tick_interval_usec));
         for (unsigned e = 0; e < _HEALTH_ERR_MAX; e++)
                 emit_u64(o, M_ERRORS, h->errors[e], health_error_name(e));
         emit_u64(o, M_DRY_RUN, h->dry_run);

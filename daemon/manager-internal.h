@@ -75,6 +75,11 @@ struct Manager {
         int64_t baseline[_LEVER_MAX];
 
         usec_t last_tick_usec, last_pagetype_usec, last_thp_full_usec;
+        usec_t last_pressure_usec;   /* the last PSI event (system or cgroup) */
+        usec_t last_output_usec;     /* textfile, status file, sd_notify STATUS */
+        bool outputs_due;            /* a change since: write them at this tick */
+        usec_t tick_interval_usec;   /* the timer's current interval */
+        bool watching;               /* on active_interval (manager_next_interval()) */
         uint64_t n_ticks;
         bool ready;
         bool source_failing;

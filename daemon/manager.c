@@ -146,6 +146,7 @@ static void recent_add(Manager *m, const char *line)
 
         strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", localtime_r(&t, &tm));
         snprintf(slot, RECENT_LEN, "%s %s", ts, line);
+        m->outputs_due = true; /* a change shows in the textfile and status at once */
         if (m->n_recent < RECENT_MAX)
                 m->n_recent++;
         else
@@ -182,9 +183,10 @@ static void manager_status_write(Manager *m)
                 snprintf(i0, sizeof(i0), "Instance: %s (from %s)%s%s", ii->name[0] ? ii->name : "unknown",
                          ii->source ? ii->source : "nothing", ii->fleet_file[0] ? ", fleet file " : ", no fleet file",
                          ii->fleet_file);
-                snprintf(i1, sizeof(i1), "Preset: %s; tick every %.1f s%s", preset_name(m->cfg.policy.preset),
+                snprintf(i1, sizeof(i1), "Preset: %s; tick every %.1f s%s%s", preset_name(m->cfg.policy.preset),
                          (double) m->cfg.daemon.interval_usec / USEC_PER_SEC,
-                         m->psi_fd >= 0 ? " and on memory pressure" : "");
+                         m->psi_fd >= 0 ? " and on memory pressure" : "",
+                         m->watching ? " (now every active_interval: recent THP faults, stalls or pressure)" : "");
                 r = status_write_info(m->knobs, info, 2, lines, n, cg, m->n_wl_views);
         }
         if (r < 0)
@@ -225,6 +227,7 @@ static void metrics_export(Manager *m)
         b->s.actions = m->actions;
         b->s.health.last_tick_realtime_usec = now_realtime_usec();
         b->s.health.tick_duration_usec = m->tick_duration_usec;
+        b->s.health.tick_interval_usec = m->tick_interval_usec;
         b->s.health.dry_run = m->dry_run;
         memcpy(b->s.health.errors, m->errors, sizeof(m->errors));
         b->s.health.errors[HEALTH_ERR_EXPORT] = m->mw.n_failures;
@@ -327,6 +330,31 @@ static void apply_decision(Manager *m, usec_t now)
         }
 }
 
+/* The timer's next interval: active_interval while fragd watches closely
+ * (THP faults, direct compaction or reclaim, a watched workload's stall, or
+ * a PSI event within active_hold: a burst can drain the reserve between two
+ * ticks of the long interval), [daemon] interval otherwise. */
+static usec_t next_interval(Manager *m, usec_t now)
+{
+        const DaemonConfig *dc = &m->cfg.daemon;
+        bool watch = dc->active_interval_usec > 0 && dc->active_interval_usec < dc->interval_usec &&
+                     (policy_watch_closely(m->pstate, now, dc->active_hold_usec) ||
+                      (m->last_pressure_usec > 0 && now - m->last_pressure_usec < dc->active_hold_usec));
+
+        if (watch != m->watching) {
+                m->watching = watch;
+                if (watch)
+                        log_debug("Watching closely: tick every %.1f s until %.0f s after the last THP fault, "
+                                  "stall or memory pressure",
+                                  (double) dc->active_interval_usec / USEC_PER_SEC,
+                                  (double) dc->active_hold_usec / USEC_PER_SEC);
+                else
+                        log_debug("Quiet for %.0f s: tick every %.1f s", (double) dc->active_hold_usec / USEC_PER_SEC,
+                                  (double) dc->interval_usec / USEC_PER_SEC);
+        }
+        return watch ? dc->active_interval_usec : dc->interval_usec;
+}
+
 static int tick(Manager *m)
 {
         usec_t now = now_monotonic_usec();
@@ -386,17 +414,34 @@ static int tick(Manager *m)
         m->have_prev = true;
         m->n_ticks++;
         m->tick_duration_usec = now_monotonic_usec() - now;
-        log_debug("tick %" PRIu64 ": %u decisions, %u held, %" PRIu64 " us", m->n_ticks, m->d->n_items,
-                  m->d->n_held, m->tick_duration_usec);
-        metrics_export(m);
-        manager_status_write(m);
-        notify_status(m);
+        m->tick_interval_usec = next_interval(m, now);
+        log_debug("tick %" PRIu64 ": %u decisions, %u held, %" PRIu64 " us, next in %.1f s", m->n_ticks,
+                  m->d->n_items, m->d->n_held, m->tick_duration_usec,
+                  (double) m->tick_interval_usec / USEC_PER_SEC);
+        /* the outputs follow [daemon] interval, not the closer watch (a
+         * textfile fsync a second is not what a scrape every 15 s needs),
+         * except when a knob changed: that shows at once */
+        if (!m->last_output_usec || m->outputs_due ||
+            now - m->last_output_usec + m->cfg.daemon.interval_usec / 10 >= m->cfg.daemon.interval_usec) {
+                m->last_output_usec = now;
+                m->outputs_due = false;
+                metrics_export(m);
+                manager_status_write(m);
+                notify_status(m);
+        }
         if (!m->ready) {
                 (void) sd_notify(0, "READY=1");
                 m->ready = true;
-                log_info("fragd %s running%s: tick every %.1f s, %s", FRAGD_VERSION,
+                char fast[128] = "";
+
+                if (m->cfg.daemon.active_interval_usec > 0 &&
+                    m->cfg.daemon.active_interval_usec < m->cfg.daemon.interval_usec)
+                        snprintf(fast, sizeof(fast), " (every %.1f s for %.0f s after THP faults or stalls)",
+                                 (double) m->cfg.daemon.active_interval_usec / USEC_PER_SEC,
+                                 (double) m->cfg.daemon.active_hold_usec / USEC_PER_SEC);
+                log_info("fragd %s running%s: tick every %.1f s%s, %s", FRAGD_VERSION,
                          m->dry_run ? " in dry-run mode (nothing is written)" : "",
-                         (double) m->cfg.daemon.interval_usec / USEC_PER_SEC,
+                         (double) m->cfg.daemon.interval_usec / USEC_PER_SEC, fast,
                          m->psi_fd >= 0 ? "and on memory pressure (PSI trigger)" : "no PSI trigger");
         }
         return 0;
@@ -415,7 +460,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
         Manager *m = userdata;
 
         (void) tick(m);
-        return arm_timer(m, m->cfg.daemon.interval_usec);
+        return arm_timer(m, m->tick_interval_usec ? m->tick_interval_usec : m->cfg.daemon.interval_usec);
 }
 
 static void psi_close(Manager *m)
@@ -431,9 +476,10 @@ int manager_tick_on_pressure(Manager *m)
 {
         usec_t now = now_monotonic_usec();
 
+        m->last_pressure_usec = now;
         if (now - m->last_tick_usec >= MIN_TICK_GAP_USEC) {
                 (void) tick(m);
-                return arm_timer(m, m->cfg.daemon.interval_usec);
+                return arm_timer(m, m->tick_interval_usec ? m->tick_interval_usec : m->cfg.daemon.interval_usec);
         }
         return arm_timer(m, m->last_tick_usec + MIN_TICK_GAP_USEC - now);
 }

@@ -216,6 +216,8 @@ void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d,
                 dt_sec = (double) (now - s->last_update_usec) / (double) USEC_PER_SEC;
 
         history_push(&s->hist, a, e, now);
+        if (policy_tick_active(a, d))
+                s->last_activity_usec = now;
         /* the learned burst as decide saw it (renewed, kept, or forgotten) */
         s->learned_peak_bytes = e->learned_peak_bytes;
         s->learned_peak_usec = e->learned_peak_usec;
@@ -348,4 +350,22 @@ int64_t decision_lever_value(const Decision *d, Lever l)
                 if (d->items[i].kind == DECISION_LEVER && d->items[i].lever == l)
                         return d->items[i].to;
         return d->levers[l].current;
+}
+
+bool policy_tick_active(const Assessment *a, const Decision *d)
+{
+        const Rates *r = &a->rates;
+
+        if (d->eval.workload_stall_permyriad > 0)
+                return true;
+        if (!r->valid)
+                return false;
+        return r->thp_fault_alloc > 0.0 || r->thp_fault_fallback > 0.0 || r->compact_stall > 0.0 ||
+               r->allocstall > 0.0;
+}
+
+bool policy_watch_closely(const PolicyState *s, usec_t now, usec_t hold)
+{
+        return hold > 0 && s->last_activity_usec > 0 && now >= s->last_activity_usec &&
+               now - s->last_activity_usec < hold;
 }

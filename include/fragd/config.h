@@ -50,6 +50,8 @@ typedef struct CgroupConfig {
 
 typedef struct DaemonConfig {
         usec_t interval_usec;
+        usec_t active_interval_usec;       /* while watching closely; 0 = off */
+        usec_t active_hold_usec;           /* how long after the last activity */
         bool dry_run;
         char textfile_dir[FRAGD_PATH_MAX]; /* "" disables the exporter */
         int log_level;                     /* LOG_* */

@@ -79,6 +79,7 @@ typedef enum HealthError {
 typedef struct HealthView {
         usec_t last_tick_realtime_usec; /* CLOCK_REALTIME at the end of the last tick; 0 = none yet */
         usec_t tick_duration_usec;
+        usec_t tick_interval_usec;      /* to the next timer tick; 0 = not a daemon */
         uint64_t errors[_HEALTH_ERR_MAX]; /* cumulative since start */
         bool dry_run;
 } HealthView;
@@ -143,6 +144,7 @@ typedef enum MetricId {
         M_BUILD_INFO,
         M_LAST_TICK_TIMESTAMP,
         M_TICK_DURATION,
+        M_TICK_INTERVAL,
         M_ERRORS,
         M_DRY_RUN,
         M_SOURCE_UP,

@@ -24,7 +24,7 @@
 #include "fragd/metrics.h"
 #include "fragd/policy-config.h"
 
-#define POLICY_HISTORY_MAX 64   /* samples kept for trends (ring) */
+#define POLICY_HISTORY_MAX 128  /* samples kept for trends (ring): 2 min at 1 s ticks */
 #define POLICY_REVERSALS_MAX 16 /* reversal timestamps kept per lever (ring) */
 #define POLICY_MAX_HELD _LEVER_MAX
 #define POLICY_MAX_ITEMS (_LEVER_MAX + FRAGD_MAX_NODES + 1) /* + a kcompactd kick */
@@ -263,6 +263,8 @@ typedef struct PolicyState {
         /* the last applied DECISION_KICK_KCOMPACTD */
         bool have_kick;
         usec_t last_kick_usec;
+        /* the last tick with high-order activity (policy_tick_active()) */
+        usec_t last_activity_usec;
 } PolicyState;
 
 /* ---- the API -------------------------------------------------------------- */
@@ -296,6 +298,16 @@ int policy_decide(const PolicyConfig *cfg, const PolicyState *s, const Assessmen
 /* Records history and the items marked applied. d is the decision of this
  * tick, as applied. */
 void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d, usec_t now);
+
+/* Whether this tick saw high-order activity: THP faults (served or fallen
+ * back), direct compaction or direct reclaim, or a watched workload
+ * stalling. policy_state_update() records the time. */
+bool policy_tick_active(const Assessment *a, const Decision *d);
+
+/* Whether the last activity is less than hold old: the daemon then observes
+ * at its short interval, because a burst can drain the reserve between two
+ * ticks of the long one (hold 0: never). */
+bool policy_watch_closely(const PolicyState *s, usec_t now, usec_t hold);
 
 /* Marks item i written; readback is the value read back after the write. */
 void decision_mark_applied(Decision *d, unsigned i, int64_t readback);

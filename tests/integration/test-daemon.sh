@@ -118,7 +118,35 @@ stop
 after=$(find "$T/proc" "$T/sys" -type f -exec md5sum {} + | sort | md5sum)
 [ "$before" = "$after" ] && pass "dry run wrote nothing under proc/ and sys/" || bad "dry run changed the tree"
 
-# 5. a non-root daemon on the real host refuses, pointing at --dry-run
+# 5. cadence: THP faults switch the timer to active_interval for active_hold,
+# then back; the textfile follows interval and shows the current cadence
+fresh cadence
+start --set daemon.interval=4s --set daemon.active_interval=200ms --set daemon.active_hold=10s \
+	--log-level debug --dry-run
+wait_for 10 grep -q "next in 4.0 s" "$T/log" && pass "quiet host: next tick in interval (4 s)" \
+	|| bad "no quiet tick: $(tail -3 "$T/log")"
+wait_for 2 grep -q "^fragd_tick_interval_seconds 4$" "$T/prom/fragd.prom" \
+	&& pass "fragd_tick_interval_seconds 4 while quiet" || bad "textfile lacks the 4 s interval"
+sed -i 's/^thp_fault_alloc .*/thp_fault_alloc 4096/' "$T/proc/vmstat"
+if wait_for 10 grep -q "Watching closely: tick every 0.2 s" "$T/log"; then
+	sleep 1.5
+	n=$(grep -c "next in 0.2 s" "$T/log")
+	[ "$n" -ge 4 ] && pass "THP faults: $n ticks 0.2 s apart" || bad "only $n close ticks"
+	wait_for 6 grep -q "^fragd_tick_interval_seconds 0.2$" "$T/prom/fragd.prom" \
+		&& pass "fragd_tick_interval_seconds 0.2 while watching" || bad "textfile lacks the 0.2 s interval"
+	# the textfile is rewritten per interval, not per close tick: over 3 s of
+	# 0.2 s ticks at most two versions (one rewrite), not fifteen
+	n=$(for i in $(seq 15); do stat -c %y "$T/prom/fragd.prom"; sleep 0.2; done | sort -u | wc -l)
+	[ "$n" -le 2 ] && pass "textfile not rewritten on every close tick ($n versions in 3 s)" \
+		|| bad "textfile rewritten $n times in 3 s of 0.2 s ticks"
+	wait_for 16 grep -q "Quiet for 10 s: tick every 4.0 s" "$T/log" && pass "back to interval after active_hold" \
+		|| bad "never went back to 4 s: $(tail -3 "$T/log")"
+else
+	bad "THP faults did not shorten the tick: $(grep -E 'tick [0-9]+:' "$T/log" | tail -3)"
+fi
+stop
+
+# 6. a non-root daemon on the real host refuses, pointing at --dry-run
 if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$FRAGD" --set daemon.textfile_dir= 2>&1); rc=$?
 elif [ "$(id -u)" != 0 ]; then
