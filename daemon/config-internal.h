@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-/* Shared between daemon/config.c (loading), daemon/config-table.c (the key
- * table) and daemon/fleet.c. Not a public interface. */
+/* Shared between daemon/config.c, config-parse.c, config-validate.c and
+ * config-print.c (loading, see config-load-internal.h), daemon/config-table.c
+ * (the key table) and daemon/fleet.c. Not a public interface. */
 
 #include <stddef.h>
 

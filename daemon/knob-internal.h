@@ -1,9 +1,53 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-/* Shared between knob.c and knob-journal.c; not part of the public API. */
+/* Shared between knob.c (the registry and its write path), knob-name.c,
+ * knob-value.c, knob-restore.c and knob-journal.c; not part of the public
+ * API. */
 
 #include "fragd/knob.h"
+
+#define MIN_FREE_KNOB "vm.min_free_kbytes"
+
+typedef struct KnobEntry {
+        Knob k;
+        bool owned, yielded, disabled;
+        int disabled_error;
+        char original[KNOB_VALUE_MAX];
+        char last_written[KNOB_VALUE_MAX];
+        char external[KNOB_VALUE_MAX];
+        uint64_t first_touch_usec;
+        uint64_t seq; /* first-touch order */
+        uint64_t n_writes, n_clamped, n_errors, n_external;
+        /* failure log rate limit */
+        usec_t log_last_usec;
+        int log_last_error;
+        unsigned log_suppressed;
+} KnobEntry;
+
+struct KnobRegistry {
+        const Root *root;
+        char rt[FRAGD_PATH_MAX];
+        const KnobOps *ops;
+        void *ops_data;
+        KnobDryrun *own_dryrun;
+        OwnershipMode mode;
+        uint64_t next_seq;
+        usec_t journal_log_usec;
+        size_t n;
+        KnobEntry e[KNOB_MAX];
+};
+
+/* ops->read, then knob_value_normalize() (-EFBIG from the read: -EBADMSG). */
+int knob_read_normalized(const KnobOps *ops, const Knob *k, char *ret, size_t size);
+/* A value fragd may write to a knob of this kind. */
+bool knob_value_valid_for(KnobKind kind, const char *v);
+/* A whole decimal integer, no leading space. */
+bool knob_parse_i64(const char *s, int64_t *ret);
+
+/* Writes the journal from what the registry owns (or removes it). Logs a
+ * failure, rate-limited. */
+int knob_journal_sync(KnobRegistry *reg);
 
 typedef enum RestoreOutcome {
         RESTORE_RESTORED,  /* original written back */

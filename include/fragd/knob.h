@@ -2,7 +2,8 @@
 #pragma once
 
 /* Actuators: the one write path for every kernel knob fragd steers
- * (daemon/knob.c, knob-ops.c, knob-journal.c, knob-fake.c).
+ * (daemon/knob.c, knob-name.c, knob-value.c, knob-restore.c, knob-ops.c,
+ * knob-journal.c, knob-fake.c).
  *
  * Knob names (also the exporter's knob="..." label and the journal key):
  *   vm.<sysctl>                    <proc>/sys/vm/<sysctl>          integer

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-/* Workload awareness (daemon/workload.c): the watched cgroups, their pressure
+/* Workload awareness (daemon/workload.c, workload-attribution.c,
+ * workload-thp.c, workload-report.c): the watched cgroups, their pressure
  * and THP use, stall attribution from taskstats (direct compaction, direct
  * reclaim, thrashing) as cumulative per-cgroup totals that survive processes
  * exiting, per-minute windows for the policy, and per-cgroup THP (mechanism,
