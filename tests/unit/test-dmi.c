@@ -33,11 +33,7 @@ static const DmiFixture dmi_fixtures[] = {
 
 static void test_fixtures_listed(void **state)
 {
-        const char *names[ELEMENTSOF(dmi_fixtures)];
-
-        for (size_t i = 0; i < ELEMENTSOF(dmi_fixtures); i++)
-                names[i] = dmi_fixtures[i].tree;
-        assert_int_equal(fixture_unlisted(names, ELEMENTSOF(names)), 0);
+        assert_fixtures_listed(dmi_fixtures, tree);
 }
 
 static void test_fixture_dmi(void **state)

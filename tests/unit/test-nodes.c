@@ -36,11 +36,7 @@ static const NodesFixture nodes_fixtures[] = {
 
 static void test_fixtures_listed(void **state)
 {
-        const char *names[ELEMENTSOF(nodes_fixtures)];
-
-        for (size_t i = 0; i < ELEMENTSOF(nodes_fixtures); i++)
-                names[i] = nodes_fixtures[i].tree;
-        assert_int_equal(fixture_unlisted(names, ELEMENTSOF(names)), 0);
+        assert_fixtures_listed(nodes_fixtures, tree);
 }
 
 static void test_fixture_nodes(void **state)

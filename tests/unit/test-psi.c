@@ -76,11 +76,7 @@ static void assert_psi(const char *what, const PsiStats *p, const PsiExpect *e)
 
 static void test_fixtures_listed(void **state)
 {
-        const char *names[ELEMENTSOF(psi_fixtures)];
-
-        for (size_t i = 0; i < ELEMENTSOF(psi_fixtures); i++)
-                names[i] = psi_fixtures[i].tree;
-        assert_int_equal(fixture_unlisted(names, ELEMENTSOF(names)), 0);
+        assert_fixtures_listed(psi_fixtures, tree);
 }
 
 static void test_fixture_psi(void **state)

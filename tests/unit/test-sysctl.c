@@ -35,11 +35,7 @@ static const SysctlFixture sysctl_fixtures[] = {
 
 static void test_fixtures_listed(void **state)
 {
-        const char *names[ELEMENTSOF(sysctl_fixtures)];
-
-        for (size_t i = 0; i < ELEMENTSOF(sysctl_fixtures); i++)
-                names[i] = sysctl_fixtures[i].tree;
-        assert_int_equal(fixture_unlisted(names, ELEMENTSOF(names)), 0);
+        assert_fixtures_listed(sysctl_fixtures, tree);
 }
 
 static void test_fixture_sysctls(void **state)

@@ -43,11 +43,7 @@ static const ThpFixture thp_fixtures[] = {
 
 static void test_fixtures_listed(void **state)
 {
-        const char *names[ELEMENTSOF(thp_fixtures)];
-
-        for (size_t i = 0; i < ELEMENTSOF(thp_fixtures); i++)
-                names[i] = thp_fixtures[i].tree;
-        assert_int_equal(fixture_unlisted(names, ELEMENTSOF(names)), 0);
+        assert_fixtures_listed(thp_fixtures, tree);
 }
 
 static void test_fixture_thp(void **state)

@@ -58,11 +58,7 @@ static const VmstatFixture vmstat_fixtures[] = {
 
 static void test_fixtures_listed(void **state)
 {
-        const char *names[ELEMENTSOF(vmstat_fixtures)];
-
-        for (size_t i = 0; i < ELEMENTSOF(vmstat_fixtures); i++)
-                names[i] = vmstat_fixtures[i].tree;
-        assert_int_equal(fixture_unlisted(names, ELEMENTSOF(names)), 0);
+        assert_fixtures_listed(vmstat_fixtures, tree);
 }
 
 static KvList *kv_new(void)
