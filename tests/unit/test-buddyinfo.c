@@ -64,6 +64,12 @@ static const BuddyFixture fixtures[] = {
         } },
 };
 
+/* a new capture must get its expected values here too */
+static void test_fixtures_listed(void **state)
+{
+        assert_fixtures_listed(fixtures, dir);
+}
+
 static void check_fixture(const BuddyInfo *b, const BuddyFixture *f)
 {
         assert_int_equal(b->n_zones, f->n_zones);
@@ -290,6 +296,7 @@ static void test_read_missing(void **state)
 int main(void)
 {
         static const struct CMUnitTest other_tests[] = {
+                cmocka_unit_test(test_fixtures_listed),
                 cmocka_unit_test(test_fixture_full_row),
                 cmocka_unit_test(test_capacity),
                 cmocka_unit_test(test_length_and_nul),

@@ -75,6 +75,12 @@ static const PtFixture fixtures[] = {
         } },
 };
 
+/* a new capture must get its expected values here too */
+static void test_fixtures_listed(void **state)
+{
+        assert_fixtures_listed(fixtures, dir);
+}
+
 static const char *const fixture_types[] = { "Unmovable", "Movable", "Reclaimable", "HighAtomic", "Isolate" };
 
 static void check_fixture(const PageTypeInfo *p, const PtFixture *f)
@@ -499,6 +505,7 @@ static void test_read_eacces(void **state)
 int main(void)
 {
         static const struct CMUnitTest other_tests[] = {
+                cmocka_unit_test(test_fixtures_listed),
                 cmocka_unit_test(test_fixture_second_node),
                 cmocka_unit_test(test_capacity),
                 cmocka_unit_test(test_capped_bits),

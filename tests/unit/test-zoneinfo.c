@@ -101,6 +101,12 @@ static const ZiFixture fixtures[] = {
           { { 0, 447, 525, 0, 0, 86, 944, 944 }, { 1, 47, 1, 0, 0, 2126, 0, 0 } } },
 };
 
+/* a new capture must get its expected values here too */
+static void test_fixtures_listed(void **state)
+{
+        assert_fixtures_listed(fixtures, dir);
+}
+
 static void check_fixture(const ZoneInfo *zi, const ZiFixture *f)
 {
         char order[128] = "";
@@ -469,6 +475,7 @@ static void test_read_missing(void **state)
 int main(void)
 {
         static const struct CMUnitTest other_tests[] = {
+                cmocka_unit_test(test_fixtures_listed),
                 cmocka_unit_test(test_fixture_node_block_placement),
                 cmocka_unit_test(test_capacity),
                 cmocka_unit_test(test_many_cpus),
