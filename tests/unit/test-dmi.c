@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fixture-root.h"
+#include "parser-test-util.h"
 #include "fragd/obs.h"
 
 /* From `cat sys/class/dmi/id/{sys_vendor,product_name}` (the guests have
@@ -40,10 +40,9 @@ static void test_fixture_dmi(void **state)
 {
         for (size_t i = 0; i < ELEMENTSOF(dmi_fixtures); i++) {
                 const DmiFixture *f = &dmi_fixtures[i];
-                Root *root = fixture_open(f->tree);
+                Root *root = fixture_root(f->tree);
                 DmiInfo d;
 
-                assert_non_null(root);
                 memset(&d, 'x', sizeof(d));
                 assert_int_equal(dmi_read(root, &d), f->rc);
                 if (f->rc < 0) {
@@ -63,10 +62,9 @@ static void test_fixture_dmi(void **state)
  * to 63 (sizeof - 1), board_asset_tag holds an instance id. */
 static void test_synthetic_dmi(void **state)
 {
-        Root *root = fixture_open("synthetic-arm64-64k");
+        Root *root = fixture_root("synthetic-arm64-64k");
         DmiInfo d;
 
-        assert_non_null(root);
         assert_int_equal(dmi_read(root, &d), 0);
         assert_string_equal(d.sys_vendor, "Amazon EC2");
         assert_string_equal(d.product_name, "m7g.large");
@@ -75,8 +73,7 @@ static void test_synthetic_dmi(void **state)
         assert_string_equal(d.board_asset_tag, "i-0123456789abcdef0");
         root_free(root);
 
-        root = fixture_open("synthetic-minimal");
-        assert_non_null(root);
+        root = fixture_root("synthetic-minimal");
         assert_int_equal(dmi_read(root, &d), -ENOENT);
         closep(&root->sys_fd);
         root->sys_fd = -1;
