@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-/* Shared by the test-controller-*.c programs: a TSim on the heap and the
- * decisions' sentences printed into the test log. Header only, on top of
- * policy-test-util.h: each program still links libpolicy.a and cmocka,
- * nothing else. */
+/* Shared by the test-controller-*.c programs: a TSim on the heap, the
+ * decisions' sentences printed into the test log, and the worlds the
+ * scenarios start from. Header only, on top of policy-test-util.h: each
+ * program still links libpolicy.a and cmocka, nothing else. */
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,4 +34,12 @@ static inline void explain_print(const Decision *d)
                 decision_explain(&d->items[i], buf, sizeof(buf));
                 print_message("    %s\n", buf);
         }
+}
+
+/* Short of free memory with plenty to reclaim: 30000 pages free, only 3000
+ * of them in order>=9 blocks, 600000 reclaimable. */
+static inline TNode t_node_memory_short(void)
+{
+        return (TNode){ .free_pages = 30000, .ge_large_pages = 8000, .ge_thp_pages = 3000,
+                        .reclaimable_pages = 600000 };
 }

@@ -24,8 +24,7 @@ static void test_memory_short_raises_kswapd_headroom(void **state)
         const Decision *d;
 
         /* 60 MiB free in all: less than min (16896 pages) + 2 x 20971 pages */
-        w.node[0] = (TNode){ .free_pages = 30000, .ge_large_pages = 8000, .ge_thp_pages = 3000,
-                             .reclaimable_pages = 600000 };
+        w.node[0] = t_node_memory_short();
         d = t_sim_tick(s, &w, 5);
         explain_print(d);
         it = t_find(d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR);
@@ -90,8 +89,8 @@ static void test_safety_envelope(void **state)
 
         /* and a raise is capped by the envelope: memory short, little to reclaim */
         t_sim_init(s);
-        w.node[0] = (TNode){ .free_pages = 30000, .ge_large_pages = 8000, .ge_thp_pages = 3000,
-                             .reclaimable_pages = 26000 };
+        w.node[0] = t_node_memory_short();
+        w.node[0].reclaimable_pages = 26000;
         for (unsigned i = 0; i < 60; i++) {
                 const PolicyHeldItem *h;
 
@@ -113,8 +112,7 @@ static void test_pressure_spike(void **state)
         const Decision *d;
         const DecisionItem *it;
 
-        w.node[0] = (TNode){ .free_pages = 30000, .ge_large_pages = 8000, .ge_thp_pages = 3000,
-                             .reclaimable_pages = 600000 };
+        w.node[0] = t_node_memory_short();
         for (unsigned i = 0; i < 4; i++)
                 t_sim_tick(s, &w, 10);
         assert_true(s->in[LEVER_WATERMARK_SCALE_FACTOR].current >= 200);
@@ -182,8 +180,7 @@ static void test_knob_clamped_by_kernel(void **state)
 
         /* an old kernel caps watermark_scale_factor at 150 */
         s->clamp_max[LEVER_WATERMARK_SCALE_FACTOR] = 150;
-        w.node[0] = (TNode){ .free_pages = 30000, .ge_large_pages = 8000, .ge_thp_pages = 3000,
-                             .reclaimable_pages = 600000 };
+        w.node[0] = t_node_memory_short();
         for (unsigned i = 0; i < 60; i++) {
                 const DecisionItem *it;
 
@@ -219,8 +216,7 @@ static void test_min_free_raise_stops_at_share(void **state)
         s->cfg.lever[LEVER_MIN_FREE_KBYTES].dwell_usec = 10 * S;
         s->cfg.min_free_max_permyriad = 200;
         s->cfg.backoff_decisions = 100;
-        w.node[0] = (TNode){ .free_pages = 30000, .ge_large_pages = 8000, .ge_thp_pages = 3000,
-                             .reclaimable_pages = 600000 };
+        w.node[0] = t_node_memory_short();
         for (unsigned i = 0; i < 40; i++) {
                 const Decision *d = t_sim_tick(s, &w, 10);
                 const PolicyHeldItem *h = t_find_held(d, LEVER_MIN_FREE_KBYTES);
@@ -242,8 +238,7 @@ static void test_min_free_never_written_zero(void **state)
          * then recovers: min_free_kbytes may only sit at its start value */
         s->cfg.lever[LEVER_MIN_FREE_KBYTES].min = 0;
         s->cfg.lever[LEVER_MIN_FREE_KBYTES].max = 0;
-        w.node[0] = (TNode){ .free_pages = 30000, .ge_large_pages = 8000, .ge_thp_pages = 3000,
-                             .reclaimable_pages = 600000 };
+        w.node[0] = t_node_memory_short();
         for (unsigned i = 0; i < 300; i++) {
                 if (i == 100)
                         w = t_world_fine(1);
