@@ -69,3 +69,14 @@ static inline unsigned fixture_unlisted(const char *const *names, size_t n)
         closedir(d);
         return missing;
 }
+
+/* Asserts that rows[] (an array of fixture rows, member field naming the
+ * tree) lists every capture: fixture_unlisted() is 0. Needs cmocka.h. */
+#define assert_fixtures_listed(rows, field)                                                                \
+        do {                                                                                               \
+                const char *names_[ELEMENTSOF(rows)];                                                      \
+                                                                                                           \
+                for (size_t i_ = 0; i_ < ELEMENTSOF(rows); i_++)                                           \
+                        names_[i_] = (rows)[i_].field;                                                     \
+                assert_int_equal(fixture_unlisted(names_, ELEMENTSOF(names_)), 0);                         \
+        } while (0)

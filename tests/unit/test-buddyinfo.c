@@ -8,39 +8,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "parser-test-util.h"
 #include "fragd/obs.h"
-#include "fragd/root.h"
-
-static const char *srcdir(void)
-{
-        const char *d = getenv("FRAGD_SRCDIR");
-        return d && *d ? d : ".";
-}
-
-/* read_file_alloc_at() wants a real directory fd (AT_FDCWD is refused) */
-static char *fixture_file(const char *fixture, const char *name, size_t *ret_len)
-{
-        char path[4096];
-        char *buf = NULL;
-        int fd, r;
-
-        snprintf(path, sizeof(path), "%s/tests/fixtures/%s/proc", srcdir(), fixture);
-        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                fail_msg("cannot open '%s': %m", path);
-        r = read_file_alloc_at(fd, name, &buf, ret_len);
-        (void) close(fd);
-        if (r < 0)
-                fail_msg("cannot read '%s/%s': %s", path, name, strerror(-r));
-        return buf;
-}
 
 /* ---- real captures ------------------------------------------------------ */
 
@@ -91,6 +64,12 @@ static const BuddyFixture fixtures[] = {
         } },
 };
 
+/* a new capture must get its expected values here too */
+static void test_fixtures_listed(void **state)
+{
+        assert_fixtures_listed(fixtures, dir);
+}
+
 static void check_fixture(const BuddyInfo *b, const BuddyFixture *f)
 {
         assert_int_equal(b->n_zones, f->n_zones);
@@ -115,35 +94,7 @@ static void check_fixture(const BuddyInfo *b, const BuddyFixture *f)
         }
 }
 
-static void test_fixture_parse(void **state)
-{
-        const BuddyFixture *f = *state;
-        size_t len;
-        char *buf = fixture_file(f->dir, "buddyinfo", &len);
-        BuddyInfo *b = calloc(1, sizeof(*b));
-
-        assert_non_null(b);
-        assert_int_equal(buddyinfo_parse(buf, len, b), 0);
-        check_fixture(b, f);
-        free(b);
-        free(buf);
-}
-
-static void test_fixture_read(void **state)
-{
-        const BuddyFixture *f = *state;
-        char path[4096];
-        Root *root = NULL;
-        BuddyInfo *b = calloc(1, sizeof(*b));
-
-        assert_non_null(b);
-        snprintf(path, sizeof(path), "%s/tests/fixtures/%s", srcdir(), f->dir);
-        assert_int_equal(root_open(path, 4096, &root), 0);
-        assert_int_equal(buddyinfo_read(root, b), 0);
-        check_fixture(b, f);
-        root_free(root);
-        free(b);
-}
+DEFINE_FIXTURE_PARSE_READ_TESTS(buddyinfo, BuddyInfo, BuddyFixture, check_fixture)
 
 /* One full row, copied by eye from vm-6.1-x86_64-2node-fragmented:
  * "Node 1, zone   Normal  14462  14430  14421  14403      4      1      3      2      1      2      5 " */
@@ -151,7 +102,7 @@ static void test_fixture_full_row(void **state)
 {
         static const uint64_t want[11] = { 14462, 14430, 14421, 14403, 4, 1, 3, 2, 1, 2, 5 };
         size_t len;
-        char *buf = fixture_file("vm-6.1-x86_64-2node-fragmented", "buddyinfo", &len);
+        char *buf = fixture_file("vm-6.1-x86_64-2node-fragmented", "proc/buddyinfo", &len);
         BuddyInfo *b = calloc(1, sizeof(*b));
         const BuddyZone *z;
 
@@ -248,8 +199,7 @@ static void test_case(void **state)
 
         assert_non_null(b);
         r = buddyinfo_parse(c->input, strlen(c->input), b);
-        if (r != c->rc)
-                fail_msg("%s: rc %d, want %d", c->name, r, c->rc);
+        assert_row_rc(c->name, r, c->rc);
         if (r == 0) {
                 const BuddyZone *z = buddyinfo_find(b, c->ok.node, c->ok.zone);
 
@@ -305,20 +255,7 @@ static void test_length_and_nul(void **state)
 /* *ret is untouched on every failure */
 static void test_ret_unchanged_on_error(void **state)
 {
-        BuddyInfo *b = malloc(sizeof(*b)), *copy = malloc(sizeof(*b));
-
-        assert_non_null(b);
-        assert_non_null(copy);
-        memset(b, 0xa5, sizeof(*b));
-        memcpy(copy, b, sizeof(*b));
-        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                if (cases[i].rc == 0)
-                        continue;
-                assert_int_equal(buddyinfo_parse(cases[i].input, strlen(cases[i].input), b), cases[i].rc);
-                assert_memory_equal(b, copy, sizeof(*b));
-        }
-        free(copy);
-        free(b);
+        assert_failures_leave_ret(buddyinfo_parse, BuddyInfo, cases, 0xa5);
 }
 
 static void test_find(void **state)
@@ -341,34 +278,25 @@ static void test_find(void **state)
 
 static void test_read_missing(void **state)
 {
-        char dir[] = "/tmp/fragd-test-buddyinfo-XXXXXX";
-        char proc[sizeof(dir) + 8];
-        Root *root = NULL;
         BuddyInfo *b = calloc(1, sizeof(*b));
+        EmptyRoot e;
 
         assert_non_null(b);
-        assert_non_null(mkdtemp(dir));
         /* no proc/ at all */
-        assert_int_equal(root_open(dir, 4096, &root), 0);
-        assert_int_equal(buddyinfo_read(root, b), -ENOENT);
-        root = root_free(root);
+        empty_root_open(&e, false);
+        assert_int_equal(buddyinfo_read(e.root, b), -ENOENT);
+        empty_root_close(&e);
         /* proc/ without buddyinfo */
-        snprintf(proc, sizeof(proc), "%s/proc", dir);
-        assert_int_equal(mkdir(proc, 0755), 0);
-        assert_int_equal(root_open(dir, 4096, &root), 0);
-        assert_int_equal(buddyinfo_read(root, b), -ENOENT);
-        root_free(root);
-        assert_int_equal(rmdir(proc), 0);
-        assert_int_equal(rmdir(dir), 0);
+        empty_root_open(&e, true);
+        assert_int_equal(buddyinfo_read(e.root, b), -ENOENT);
+        empty_root_close(&e);
         free(b);
 }
 
 int main(void)
 {
-        struct CMUnitTest parse_tests[ELEMENTSOF(fixtures)];
-        struct CMUnitTest read_tests[ELEMENTSOF(fixtures)];
-        struct CMUnitTest table_tests[ELEMENTSOF(cases)];
         static const struct CMUnitTest other_tests[] = {
+                cmocka_unit_test(test_fixtures_listed),
                 cmocka_unit_test(test_fixture_full_row),
                 cmocka_unit_test(test_capacity),
                 cmocka_unit_test(test_length_and_nul),
@@ -378,25 +306,9 @@ int main(void)
         };
         int fails = 0;
 
-        for (size_t i = 0; i < ELEMENTSOF(fixtures); i++) {
-                parse_tests[i] = (struct CMUnitTest) {
-                        .name = fixtures[i].dir,
-                        .test_func = test_fixture_parse,
-                        .initial_state = (void *) &fixtures[i],
-                };
-                read_tests[i] = parse_tests[i];
-                read_tests[i].test_func = test_fixture_read;
-        }
-        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
-                table_tests[i] = (struct CMUnitTest) {
-                        .name = cases[i].name,
-                        .test_func = test_case,
-                        .initial_state = (void *) &cases[i],
-                };
-
-        fails += cmocka_run_group_tests_name("buddyinfo_parse fixtures", parse_tests, NULL, NULL);
-        fails += cmocka_run_group_tests_name("buddyinfo_read fixtures", read_tests, NULL, NULL);
-        fails += cmocka_run_group_tests_name("buddyinfo table", table_tests, NULL, NULL);
+        fails += run_row_tests("buddyinfo_parse fixtures", fixtures, dir, test_fixture_parse);
+        fails += run_row_tests("buddyinfo_read fixtures", fixtures, dir, test_fixture_read);
+        fails += run_row_tests("buddyinfo table", cases, name, test_case);
         fails += cmocka_run_group_tests_name("buddyinfo", other_tests, NULL, NULL);
         return fails ? 1 : 0;
 }

@@ -22,22 +22,7 @@
 #include "fragd/cgroup.h"
 #include "fragd/psi-trigger.h"
 #include "fragd/root.h"
-
-static const char *srcdir(void)
-{
-        const char *d = getenv("FRAGD_SRCDIR");
-        return d && *d ? d : ".";
-}
-
-static Root *fixture_root(const char *name)
-{
-        char path[4096];
-        Root *r = NULL;
-
-        snprintf(path, sizeof(path), "%s/tests/fixtures/%s", srcdir(), name);
-        assert_int_equal(root_open(path, 4096, &r), 0);
-        return r;
-}
+#include "parser-test-util.h"
 
 static void test_mountinfo(void **state)
 {

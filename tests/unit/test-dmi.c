@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fixture-root.h"
+#include "parser-test-util.h"
 #include "fragd/obs.h"
 
 /* From `cat sys/class/dmi/id/{sys_vendor,product_name}` (the guests have
@@ -33,21 +33,16 @@ static const DmiFixture dmi_fixtures[] = {
 
 static void test_fixtures_listed(void **state)
 {
-        const char *names[ELEMENTSOF(dmi_fixtures)];
-
-        for (size_t i = 0; i < ELEMENTSOF(dmi_fixtures); i++)
-                names[i] = dmi_fixtures[i].tree;
-        assert_int_equal(fixture_unlisted(names, ELEMENTSOF(names)), 0);
+        assert_fixtures_listed(dmi_fixtures, tree);
 }
 
 static void test_fixture_dmi(void **state)
 {
         for (size_t i = 0; i < ELEMENTSOF(dmi_fixtures); i++) {
                 const DmiFixture *f = &dmi_fixtures[i];
-                Root *root = fixture_open(f->tree);
+                Root *root = fixture_root(f->tree);
                 DmiInfo d;
 
-                assert_non_null(root);
                 memset(&d, 'x', sizeof(d));
                 assert_int_equal(dmi_read(root, &d), f->rc);
                 if (f->rc < 0) {
@@ -67,10 +62,9 @@ static void test_fixture_dmi(void **state)
  * to 63 (sizeof - 1), board_asset_tag holds an instance id. */
 static void test_synthetic_dmi(void **state)
 {
-        Root *root = fixture_open("synthetic-arm64-64k");
+        Root *root = fixture_root("synthetic-arm64-64k");
         DmiInfo d;
 
-        assert_non_null(root);
         assert_int_equal(dmi_read(root, &d), 0);
         assert_string_equal(d.sys_vendor, "Amazon EC2");
         assert_string_equal(d.product_name, "m7g.large");
@@ -79,8 +73,7 @@ static void test_synthetic_dmi(void **state)
         assert_string_equal(d.board_asset_tag, "i-0123456789abcdef0");
         root_free(root);
 
-        root = fixture_open("synthetic-minimal");
-        assert_non_null(root);
+        root = fixture_root("synthetic-minimal");
         assert_int_equal(dmi_read(root, &d), -ENOENT);
         closep(&root->sys_fd);
         root->sys_fd = -1;

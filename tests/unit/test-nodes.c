@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "fixture-root.h"
+#include "parser-test-util.h"
 #include "fragd/obs.h"
 
 /* ---- fixtures ------------------------------------------------------------ */
@@ -36,21 +36,16 @@ static const NodesFixture nodes_fixtures[] = {
 
 static void test_fixtures_listed(void **state)
 {
-        const char *names[ELEMENTSOF(nodes_fixtures)];
-
-        for (size_t i = 0; i < ELEMENTSOF(nodes_fixtures); i++)
-                names[i] = nodes_fixtures[i].tree;
-        assert_int_equal(fixture_unlisted(names, ELEMENTSOF(names)), 0);
+        assert_fixtures_listed(nodes_fixtures, tree);
 }
 
 static void test_fixture_nodes(void **state)
 {
         for (size_t i = 0; i < ELEMENTSOF(nodes_fixtures); i++) {
                 const NodesFixture *f = &nodes_fixtures[i];
-                Root *root = fixture_open(f->tree);
+                Root *root = fixture_root(f->tree);
                 NodeTopo t;
 
-                assert_non_null(root);
                 assert_int_equal(nodes_read(root, &t), 0);
                 assert_int_equal(t.n_nodes, f->n_nodes);
                 for (unsigned n = 0; n < f->n_nodes; n++) {
@@ -67,10 +62,9 @@ static void test_fixture_nodes(void **state)
  * cpulists 0-3 / 4-7 / "" / 8-9 -> 10 CPUs. */
 static void test_synthetic_sparse(void **state)
 {
-        Root *root = fixture_open("synthetic-arm64-64k");
+        Root *root = fixture_root("synthetic-arm64-64k");
         NodeTopo t;
 
-        assert_non_null(root);
         assert_int_equal(nodes_read(root, &t), 0);
         assert_int_equal(t.n_nodes, 2);
         assert_int_equal(t.ids[0], 0);
@@ -87,10 +81,9 @@ static void test_synthetic_sparse(void **state)
  * 2000000; cpu/online "0-3,6" -> 5. */
 static void test_synthetic_flat(void **state)
 {
-        Root *root = fixture_open("synthetic-minimal");
+        Root *root = fixture_root("synthetic-minimal");
         NodeTopo t;
 
-        assert_non_null(root);
         assert_int_equal(nodes_read(root, &t), 0);
         assert_int_equal(t.n_nodes, 1);
         assert_int_equal(t.ids[0], 0);
@@ -167,8 +160,7 @@ static void test_cpulist_table(void **state)
                 unsigned n = 777, n_count = 777;
                 int r = cpulist_parse(c->input, strlen(c->input), ids, c->cap, &n);
 
-                if (r != c->rc)
-                        fail_msg("case '%s': rc %d, expected %d", c->input, r, c->rc);
+                assert_row_rc(c->input, r, c->rc);
                 if (r < 0) {
                         assert_int_equal(n, 777);
                         assert_int_equal(ids[0], -7);

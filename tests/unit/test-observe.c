@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "fixture-root.h"
+#include "parser-test-util.h"
 #include "fragd/obs.h"
 
 static Observation *obs_new(void)
@@ -41,10 +41,9 @@ static void test_source_names(void **state)
  * [always], min_free_kbytes 45056, one node. */
 static void test_all_sources(void **state)
 {
-        Root *root = fixture_open("vm-6.1-x86_64-1node-pressure");
+        Root *root = fixture_root("vm-6.1-x86_64-1node-pressure");
         Observation *o = obs_new();
 
-        assert_non_null(root);
         assert_int_equal(observation_read(root, OBS_ALL, 12345, o), 0);
         assert_int_equal(o->now_usec, 12345);
         assert_int_equal(o->page_size, 4096);
@@ -69,10 +68,9 @@ static void test_all_sources(void **state)
 /* Only the masked sources are read; the rest stay as they were. */
 static void test_mask(void **state)
 {
-        Root *root = fixture_open("vm-6.1-x86_64-2node-fresh");
+        Root *root = fixture_root("vm-6.1-x86_64-2node-fresh");
         Observation *o = obs_new();
 
-        assert_non_null(root);
         o->pagetype_usec = 7;
         assert_int_equal(observation_read(root, OBS_PER_TICK, 100, o), 0);
         /* the first THP read is a full one, and says so */
@@ -94,13 +92,12 @@ static void test_mask(void **state)
  * hugepages-64kB is "never" (left as it was). */
 static void test_thp_refresh(void **state)
 {
-        Root *root = fixture_open("host-6.18-x86_64");
+        Root *root = fixture_root("host-6.18-x86_64");
         Observation *o = obs_new();
         ThpSize *big, *small;
         uint64_t a2048, a64;
 
         (void) state;
-        assert_non_null(root);
         assert_int_equal(observation_read(root, OBS_MASK(OBS_BUDDYINFO) | OBS_MASK(OBS_THP), 1, o), 0);
         assert_true(o->have & OBS_MASK(OBS_THP_FULL));
         big = (ThpSize *) thp_find_size(&o->thp, 2048);
@@ -136,10 +133,9 @@ static void test_thp_refresh(void **state)
  * bits cleared, the others still read, and the buddyinfo error returned. */
 static void test_missing_sources(void **state)
 {
-        Root *root = fixture_open("synthetic-minimal");
+        Root *root = fixture_root("synthetic-minimal");
         Observation *o = obs_new();
 
-        assert_non_null(root);
         o->have = OBS_ALL; /* stale bits from an earlier pass */
         assert_int_equal(observation_read(root, OBS_ALL, 1, o), -ENOENT);
         assert_int_equal(o->err[OBS_BUDDYINFO], -ENOENT);
@@ -160,8 +156,7 @@ static void test_missing_sources(void **state)
 
         /* a fresh observation with an empty mask */
         memset(o, 0, sizeof(*o));
-        root = fixture_open("synthetic-minimal");
-        assert_non_null(root);
+        root = fixture_root("synthetic-minimal");
         assert_int_equal(observation_read(root, 0, 2, o), -ENODATA);
         assert_int_equal(observation_read(NULL, 0, 2, o), -EINVAL);
         root_free(root);

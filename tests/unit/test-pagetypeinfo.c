@@ -18,32 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "parser-test-util.h"
 #include "fragd/obs.h"
-#include "fragd/root.h"
-
-static const char *srcdir(void)
-{
-        const char *d = getenv("FRAGD_SRCDIR");
-        return d && *d ? d : ".";
-}
-
-/* read_file_alloc_at() wants a real directory fd (AT_FDCWD is refused) */
-static char *fixture_file(const char *fixture, const char *name, size_t *ret_len)
-{
-        char path[4096];
-        char *buf = NULL;
-        int fd, r;
-
-        snprintf(path, sizeof(path), "%s/tests/fixtures/%s/proc", srcdir(), fixture);
-        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                fail_msg("cannot open '%s': %m", path);
-        r = read_file_alloc_at(fd, name, &buf, ret_len);
-        (void) close(fd);
-        if (r < 0)
-                fail_msg("cannot read '%s/%s': %s", path, name, strerror(-r));
-        return buf;
-}
 
 /* ---- real captures ------------------------------------------------------ */
 
@@ -99,6 +75,12 @@ static const PtFixture fixtures[] = {
         } },
 };
 
+/* a new capture must get its expected values here too */
+static void test_fixtures_listed(void **state)
+{
+        assert_fixtures_listed(fixtures, dir);
+}
+
 static const char *const fixture_types[] = { "Unmovable", "Movable", "Reclaimable", "HighAtomic", "Isolate" };
 
 static void check_fixture(const PageTypeInfo *p, const PtFixture *f)
@@ -137,35 +119,7 @@ static void check_fixture(const PageTypeInfo *p, const PtFixture *f)
         }
 }
 
-static void test_fixture_parse(void **state)
-{
-        const PtFixture *f = *state;
-        size_t len;
-        char *buf = fixture_file(f->dir, "pagetypeinfo", &len);
-        PageTypeInfo *p = calloc(1, sizeof(*p));
-
-        assert_non_null(p);
-        assert_int_equal(pagetypeinfo_parse(buf, len, p), 0);
-        check_fixture(p, f);
-        free(p);
-        free(buf);
-}
-
-static void test_fixture_read(void **state)
-{
-        const PtFixture *f = *state;
-        char path[4096];
-        Root *root = NULL;
-        PageTypeInfo *p = calloc(1, sizeof(*p));
-
-        assert_non_null(p);
-        snprintf(path, sizeof(path), "%s/tests/fixtures/%s", srcdir(), f->dir);
-        assert_int_equal(root_open(path, 4096, &root), 0);
-        assert_int_equal(pagetypeinfo_read(root, p), 0);
-        check_fixture(p, f);
-        root_free(root);
-        free(p);
-}
+DEFINE_FIXTURE_PARSE_READ_TESTS(pagetypeinfo, PageTypeInfo, PtFixture, check_fixture)
 
 /* Node 1's rows come after the repeated header of the 2-node guest; its
  * zones are not confused with node 0's. One full row copied by eye:
@@ -174,7 +128,7 @@ static void test_fixture_second_node(void **state)
 {
         static const uint64_t want[11] = { 14430, 14407, 14398, 14392, 0, 0, 1, 1, 0, 1, 5 };
         size_t len;
-        char *buf = fixture_file("vm-6.1-x86_64-2node-fragmented", "pagetypeinfo", &len);
+        char *buf = fixture_file("vm-6.1-x86_64-2node-fragmented", "proc/pagetypeinfo", &len);
         PageTypeInfo *p = calloc(1, sizeof(*p));
         const PageTypeZone *z;
 
@@ -361,8 +315,7 @@ static void test_case(void **state)
 
         assert_non_null(p);
         r = pagetypeinfo_parse(c->input, strlen(c->input), p);
-        if (r != c->rc)
-                fail_msg("%s: rc %d, want %d", c->name, r, c->rc);
+        assert_row_rc(c->name, r, c->rc);
         if (r == 0) {
                 const PageTypeZone *z = pagetypeinfo_find(p, c->ok.node, c->ok.zone);
                 int t = pagetypeinfo_type_index(p, c->ok.type);
@@ -429,20 +382,7 @@ static void test_capped_bits(void **state)
 /* *ret is untouched on every failure */
 static void test_ret_unchanged_on_error(void **state)
 {
-        PageTypeInfo *p = malloc(sizeof(*p)), *copy = malloc(sizeof(*p));
-
-        assert_non_null(p);
-        assert_non_null(copy);
-        memset(p, 0x3c, sizeof(*p));
-        memcpy(copy, p, sizeof(*p));
-        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                if (cases[i].rc == 0)
-                        continue;
-                assert_int_equal(pagetypeinfo_parse(cases[i].input, strlen(cases[i].input), p), cases[i].rc);
-                assert_memory_equal(p, copy, sizeof(*p));
-        }
-        free(copy);
-        free(p);
+        assert_failures_leave_ret(pagetypeinfo_parse, PageTypeInfo, cases, 0x3c);
 }
 
 /* A success overwrites every field: no stale data from an earlier parse. */
@@ -490,16 +430,13 @@ static void test_find(void **state)
 
 static void test_read_missing(void **state)
 {
-        char dir[] = "/tmp/fragd-test-pagetypeinfo-XXXXXX";
-        Root *root = NULL;
         PageTypeInfo *p = calloc(1, sizeof(*p));
+        EmptyRoot e;
 
         assert_non_null(p);
-        assert_non_null(mkdtemp(dir));
-        assert_int_equal(root_open(dir, 4096, &root), 0);
-        assert_int_equal(pagetypeinfo_read(root, p), -ENOENT);
-        root_free(root);
-        assert_int_equal(rmdir(dir), 0);
+        empty_root_open(&e, false);
+        assert_int_equal(pagetypeinfo_read(e.root, p), -ENOENT);
+        empty_root_close(&e);
         free(p);
 }
 
@@ -567,10 +504,8 @@ static void test_read_eacces(void **state)
 
 int main(void)
 {
-        struct CMUnitTest parse_tests[ELEMENTSOF(fixtures)];
-        struct CMUnitTest read_tests[ELEMENTSOF(fixtures)];
-        struct CMUnitTest table_tests[ELEMENTSOF(cases)];
         static const struct CMUnitTest other_tests[] = {
+                cmocka_unit_test(test_fixtures_listed),
                 cmocka_unit_test(test_fixture_second_node),
                 cmocka_unit_test(test_capacity),
                 cmocka_unit_test(test_capped_bits),
@@ -582,25 +517,9 @@ int main(void)
         };
         int fails = 0;
 
-        for (size_t i = 0; i < ELEMENTSOF(fixtures); i++) {
-                parse_tests[i] = (struct CMUnitTest) {
-                        .name = fixtures[i].dir,
-                        .test_func = test_fixture_parse,
-                        .initial_state = (void *) &fixtures[i],
-                };
-                read_tests[i] = parse_tests[i];
-                read_tests[i].test_func = test_fixture_read;
-        }
-        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
-                table_tests[i] = (struct CMUnitTest) {
-                        .name = cases[i].name,
-                        .test_func = test_case,
-                        .initial_state = (void *) &cases[i],
-                };
-
-        fails += cmocka_run_group_tests_name("pagetypeinfo_parse fixtures", parse_tests, NULL, NULL);
-        fails += cmocka_run_group_tests_name("pagetypeinfo_read fixtures", read_tests, NULL, NULL);
-        fails += cmocka_run_group_tests_name("pagetypeinfo table", table_tests, NULL, NULL);
+        fails += run_row_tests("pagetypeinfo_parse fixtures", fixtures, dir, test_fixture_parse);
+        fails += run_row_tests("pagetypeinfo_read fixtures", fixtures, dir, test_fixture_read);
+        fails += run_row_tests("pagetypeinfo table", cases, name, test_case);
         fails += cmocka_run_group_tests_name("pagetypeinfo", other_tests, NULL, NULL);
         return fails ? 1 : 0;
 }

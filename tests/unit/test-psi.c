@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "fixture-root.h"
+#include "parser-test-util.h"
 #include "fragd/obs.h"
 
 /* ---- fixtures ------------------------------------------------------------ */
@@ -76,21 +76,16 @@ static void assert_psi(const char *what, const PsiStats *p, const PsiExpect *e)
 
 static void test_fixtures_listed(void **state)
 {
-        const char *names[ELEMENTSOF(psi_fixtures)];
-
-        for (size_t i = 0; i < ELEMENTSOF(psi_fixtures); i++)
-                names[i] = psi_fixtures[i].tree;
-        assert_int_equal(fixture_unlisted(names, ELEMENTSOF(names)), 0);
+        assert_fixtures_listed(psi_fixtures, tree);
 }
 
 static void test_fixture_psi(void **state)
 {
         for (size_t i = 0; i < ELEMENTSOF(psi_fixtures); i++) {
                 const PsiFixture *f = &psi_fixtures[i];
-                Root *root = fixture_open(f->tree);
+                Root *root = fixture_root(f->tree);
                 PsiStats p;
 
-                assert_non_null(root);
                 assert_int_equal(psi_read(root, "memory", &p), 0);
                 assert_psi(f->tree, &p, &f->memory);
                 assert_int_equal(psi_read(root, "cpu", &p), 0);
@@ -113,10 +108,9 @@ static void test_fixture_cgroup_psi(void **state)
         static const PsiExpect root_cg = { 7256, 4291, 1229, 40569259, 5268, 3302, 954, 31478648 };
         static const PsiExpect batch = { 1467, 698, 198, 6850158, 1467, 698, 198, 6850158 };
         static const PsiExpect host_unified = { 0, 0, 0, 0, 0, 0, 0, 0 };
-        Root *root = fixture_open("vm-6.1-x86_64-1node-pressure");
+        Root *root = fixture_root("vm-6.1-x86_64-1node-pressure");
         PsiStats p;
 
-        assert_non_null(root);
         assert_int_equal(psi_read_cgroup(root, "", "memory", &p), 0);
         assert_psi("root cgroup", &p, &root_cg);
         assert_int_equal(psi_read_cgroup(root, "batch.slice", "memory", &p), 0);
@@ -126,8 +120,7 @@ static void test_fixture_cgroup_psi(void **state)
         assert_int_equal(psi_read_cgroup(root, "db.slice", "../memory", &p), -EINVAL);
         root_free(root);
 
-        root = fixture_open("host-6.18-x86_64");
-        assert_non_null(root);
+        root = fixture_root("host-6.18-x86_64");
         assert_int_equal(psi_read_cgroup(root, "unified", "memory", &p), 0);
         assert_psi("host unified", &p, &host_unified);
         root_free(root);
@@ -135,10 +128,9 @@ static void test_fixture_cgroup_psi(void **state)
 
 static void test_no_pressure_dir(void **state)
 {
-        Root *root = fixture_open("synthetic-minimal");
+        Root *root = fixture_root("synthetic-minimal");
         PsiStats p = { .some.total_usec = 4242 };
 
-        assert_non_null(root);
         assert_int_equal(psi_read(root, "memory", &p), -EOPNOTSUPP);
         assert_int_equal(p.some.total_usec, 4242);
         assert_int_equal(psi_read(root, "memory/../x", &p), -EINVAL);
@@ -154,10 +146,9 @@ static void test_no_pressure_dir(void **state)
  * (cpu), full only (irq); see its README. */
 static void test_synthetic_psi(void **state)
 {
-        Root *root = fixture_open("synthetic-arm64-64k");
+        Root *root = fixture_root("synthetic-arm64-64k");
         PsiStats p;
 
-        assert_non_null(root);
         assert_int_equal(psi_read(root, "memory", &p), 0);
         assert_true(p.some.present);
         assert_int_equal(p.some.avg10_permyriad, 1005);
@@ -256,8 +247,7 @@ static void test_psi_table(void **state)
                 PsiStats p = { .some.total_usec = 31337 };
                 int r = psi_parse(c->input, strlen(c->input), &p);
 
-                if (r != c->rc)
-                        fail_msg("case '%s': rc %d, expected %d", c->name, r, c->rc);
+                assert_row_rc(c->name, r, c->rc);
                 if (r < 0) {
                         assert_int_equal(p.some.total_usec, 31337); /* untouched */
                         continue;

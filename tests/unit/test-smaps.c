@@ -20,28 +20,9 @@
 #include <unistd.h>
 
 #include "fragd/thp-cgroup.h"
+#include "parser-test-util.h"
 
 #define MiB (1ULL << 20)
-
-static const char *srcdir(void)
-{
-        const char *d = getenv("FRAGD_SRCDIR");
-        return d && *d ? d : ".";
-}
-
-static char *fixture(const char *rel, size_t *ret_len)
-{
-        char path[4096];
-        char *buf = NULL;
-        int fd;
-
-        snprintf(path, sizeof(path), "%s/tests/fixtures/synthetic-cgroup-v2", srcdir());
-        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        assert_true(fd >= 0);
-        assert_int_equal(read_file_alloc_at(fd, rel, &buf, ret_len), 0);
-        close(fd);
-        return buf;
-}
 
 static void test_smaps_fixture(void **state)
 {
@@ -50,7 +31,7 @@ static void test_smaps_fixture(void **state)
         SmapsSummary s;
         unsigned n;
         size_t len;
-        char *buf = fixture("proc/4242/smaps", &len);
+        char *buf = fixture_file("synthetic-cgroup-v2", "proc/4242/smaps", &len);
 
         (void) state;
         assert_int_equal(smaps_parse_candidates(buf, len, &f, r, 8, &n, &s), 0);
@@ -134,13 +115,13 @@ static void test_status_thp(void **state)
         char *b;
 
         (void) state;
-        b = fixture("proc/4242/status", &len);
+        b = fixture_file("synthetic-cgroup-v2", "proc/4242/status", &len);
         assert_int_equal(proc_status_thp_enabled(b, len), 1);
         free(b);
-        b = fixture("proc/4243/status", &len);
+        b = fixture_file("synthetic-cgroup-v2", "proc/4243/status", &len);
         assert_int_equal(proc_status_thp_enabled(b, len), 0);
         free(b);
-        b = fixture("proc/5000/status", &len);
+        b = fixture_file("synthetic-cgroup-v2", "proc/5000/status", &len);
         assert_int_equal(proc_status_thp_enabled(b, len), -ENODATA);
         free(b);
         assert_int_equal(proc_status_thp_enabled("THP_enabled:\t2\n", 15), -EBADMSG);

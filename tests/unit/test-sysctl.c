@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "fixture-root.h"
+#include "parser-test-util.h"
 #include "fragd/obs.h"
 
 /* ---- fixtures ------------------------------------------------------------ */
@@ -35,21 +35,16 @@ static const SysctlFixture sysctl_fixtures[] = {
 
 static void test_fixtures_listed(void **state)
 {
-        const char *names[ELEMENTSOF(sysctl_fixtures)];
-
-        for (size_t i = 0; i < ELEMENTSOF(sysctl_fixtures); i++)
-                names[i] = sysctl_fixtures[i].tree;
-        assert_int_equal(fixture_unlisted(names, ELEMENTSOF(names)), 0);
+        assert_fixtures_listed(sysctl_fixtures, tree);
 }
 
 static void test_fixture_sysctls(void **state)
 {
         for (size_t i = 0; i < ELEMENTSOF(sysctl_fixtures); i++) {
                 const SysctlFixture *f = &sysctl_fixtures[i];
-                Root *root = fixture_open(f->tree);
+                Root *root = fixture_root(f->tree);
                 VmSysctls vm;
 
-                assert_non_null(root);
                 assert_int_equal(vm_sysctls_read(root, &vm), 0);
                 for (unsigned k = 0; k < _VM_KNOB_MAX; k++) {
                         if (f->v[k] < 0) {
@@ -69,10 +64,9 @@ static void test_fixture_sysctls(void **state)
 /* synthetic-minimal: see its README */
 static void test_synthetic_sysctls(void **state)
 {
-        Root *root = fixture_open("synthetic-minimal");
+        Root *root = fixture_root("synthetic-minimal");
         VmSysctls vm;
 
-        assert_non_null(root);
         assert_int_equal(vm_sysctls_read(root, &vm), 0);
         assert_true(vm.present[VM_MIN_FREE_KBYTES]);
         assert_int_equal(vm.value[VM_MIN_FREE_KBYTES], 16384);
@@ -85,8 +79,7 @@ static void test_synthetic_sysctls(void **state)
         assert_false(vm.present[VM_COMPACTION_PROACTIVENESS]);
         root_free(root);
 
-        root = fixture_open("synthetic-arm64-64k");
-        assert_non_null(root);
+        root = fixture_root("synthetic-arm64-64k");
         assert_int_equal(vm_sysctls_read(root, &vm), 0);
         assert_true(vm.present[VM_DEFRAG_MODE]);
         assert_int_equal(vm.value[VM_DEFRAG_MODE], 1);
@@ -98,8 +91,7 @@ static void test_synthetic_sysctls(void **state)
         root_free(root);
 
         /* a vector sysctl read as one value */
-        root = fixture_open("synthetic-minimal");
-        assert_non_null(root);
+        root = fixture_root("synthetic-minimal");
         assert_int_equal(sysctl_read_at(root->proc_fd, "sys/vm/lowmem_reserve_ratio", &vm.value[0]), -EBADMSG);
         root_free(root);
 }

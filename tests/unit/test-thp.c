@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "fixture-root.h"
+#include "parser-test-util.h"
 #include "fragd/obs.h"
 
 static ThpInfo *thp_new(void)
@@ -43,21 +43,16 @@ static const ThpFixture thp_fixtures[] = {
 
 static void test_fixtures_listed(void **state)
 {
-        const char *names[ELEMENTSOF(thp_fixtures)];
-
-        for (size_t i = 0; i < ELEMENTSOF(thp_fixtures); i++)
-                names[i] = thp_fixtures[i].tree;
-        assert_int_equal(fixture_unlisted(names, ELEMENTSOF(names)), 0);
+        assert_fixtures_listed(thp_fixtures, tree);
 }
 
 static void test_fixture_thp(void **state)
 {
         for (size_t i = 0; i < ELEMENTSOF(thp_fixtures); i++) {
                 const ThpFixture *f = &thp_fixtures[i];
-                Root *root = fixture_open(f->tree);
+                Root *root = fixture_root(f->tree);
                 ThpInfo *t = thp_new();
 
-                assert_non_null(root);
                 assert_int_equal(thp_read(root, t), 0);
                 assert_string_equal(t->enabled, f->enabled);
                 /* identical on every capture */
@@ -91,11 +86,10 @@ static void test_fixture_thp(void **state)
 static void test_fixture_host_mthp(void **state)
 {
         static const unsigned sizes[] = { 8, 16, 32, 64, 128, 256, 512, 1024, 2048 };
-        Root *root = fixture_open("host-6.18-x86_64");
+        Root *root = fixture_root("host-6.18-x86_64");
         ThpInfo *t = thp_new();
         const ThpSize *s;
 
-        assert_non_null(root);
         assert_int_equal(thp_read(root, t), 0);
         assert_int_equal(t->n_sizes, ELEMENTSOF(sizes));
         for (size_t i = 0; i < ELEMENTSOF(sizes); i++) {
@@ -131,11 +125,10 @@ static void test_fixture_host_mthp(void **state)
 /* See tests/fixtures/synthetic-arm64-64k/README.md. */
 static void test_synthetic_arm64(void **state)
 {
-        Root *root = fixture_open("synthetic-arm64-64k");
+        Root *root = fixture_root("synthetic-arm64-64k");
         ThpInfo *t = thp_new();
         const ThpSize *s;
 
-        assert_non_null(root);
         assert_int_equal(thp_read(root, t), 0);
         assert_string_equal(t->enabled, "never");
         assert_string_equal(t->defrag, "always");
@@ -175,10 +168,9 @@ static void test_synthetic_arm64(void **state)
 
 static void test_no_thp(void **state)
 {
-        Root *root = fixture_open("synthetic-minimal");
+        Root *root = fixture_root("synthetic-minimal");
         ThpInfo *t = thp_new();
 
-        assert_non_null(root);
         t->hpage_pmd_size = 4242;
         assert_int_equal(thp_read(root, t), -EOPNOTSUPP);
         assert_int_equal(t->hpage_pmd_size, 4242);
@@ -228,8 +220,7 @@ static void test_mode_table(void **state)
                 char out[THP_MODE_MAX] = "untouched";
                 int r = thp_mode_parse(c->input, strlen(c->input), out, sizeof(out));
 
-                if (r != c->rc)
-                        fail_msg("case '%s': rc %d, expected %d", c->input, r, c->rc);
+                assert_row_rc(c->input, r, c->rc);
                 assert_string_equal(out, r < 0 ? "untouched" : c->expected);
         }
 }

@@ -12,7 +12,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "fixture-root.h"
+#include "parser-test-util.h"
 #include "fragd/obs.h"
 
 /* ---- fixtures ------------------------------------------------------------ */
@@ -58,11 +58,7 @@ static const VmstatFixture vmstat_fixtures[] = {
 
 static void test_fixtures_listed(void **state)
 {
-        const char *names[ELEMENTSOF(vmstat_fixtures)];
-
-        for (size_t i = 0; i < ELEMENTSOF(vmstat_fixtures); i++)
-                names[i] = vmstat_fixtures[i].tree;
-        assert_int_equal(fixture_unlisted(names, ELEMENTSOF(names)), 0);
+        assert_fixtures_listed(vmstat_fixtures, tree);
 }
 
 static KvList *kv_new(void)
@@ -77,11 +73,10 @@ static void test_fixture_vmstat(void **state)
 {
         for (size_t i = 0; i < ELEMENTSOF(vmstat_fixtures); i++) {
                 const VmstatFixture *f = &vmstat_fixtures[i];
-                Root *root = fixture_open(f->tree);
+                Root *root = fixture_root(f->tree);
                 KvList *l = kv_new();
                 uint64_t v;
 
-                assert_non_null(root);
                 assert_int_equal(vmstat_read(root, l), 0);
                 assert_int_equal(l->n, f->vmstat_n);
                 assert_int_equal(l->n_skipped, 0);
@@ -105,10 +100,9 @@ static void test_fixture_meminfo(void **state)
 {
         for (size_t i = 0; i < ELEMENTSOF(vmstat_fixtures); i++) {
                 const VmstatFixture *f = &vmstat_fixtures[i];
-                Root *root = fixture_open(f->tree);
+                Root *root = fixture_root(f->tree);
                 KvList *l = kv_new();
 
-                assert_non_null(root);
                 assert_int_equal(meminfo_read(root, l), 0);
                 assert_int_equal(l->n, f->meminfo_n);
                 assert_int_equal(kv_get_or(l, "MemTotal", 1), f->mem_total);
@@ -129,10 +123,9 @@ static void test_fixture_memory_stat(void **state)
 {
         for (size_t i = 0; i < ELEMENTSOF(vmstat_fixtures); i++) {
                 const VmstatFixture *f = &vmstat_fixtures[i];
-                Root *root = fixture_open(f->tree);
+                Root *root = fixture_root(f->tree);
                 KvList *l = kv_new();
 
-                assert_non_null(root);
                 if (!f->have_memory_stat) {
                         /* the 6.18 host has only hugetlb in cgroup2 */
                         assert_int_equal(memory_stat_read(root, "db.slice", l), -ENOENT);
@@ -156,10 +149,9 @@ static void test_fixture_memory_stat(void **state)
 
 static void test_memory_stat_bad_paths(void **state)
 {
-        Root *root = fixture_open("vm-6.1-x86_64-1node-pressure");
+        Root *root = fixture_root("vm-6.1-x86_64-1node-pressure");
         KvList *l = kv_new();
 
-        assert_non_null(root);
         assert_int_equal(memory_stat_read(root, "/db.slice", l), -EINVAL);
         assert_int_equal(memory_stat_read(root, "../db.slice", l), -EINVAL);
         assert_int_equal(memory_stat_read(root, "db.slice/..", l), -EINVAL);
@@ -248,8 +240,7 @@ static void run_kv_cases(const KvCase *cases, size_t n, int (*parse)(const char 
                 l->n = 777;
                 l->n_skipped = 778;
                 r = parse(c->input, len, l);
-                if (r != c->rc)
-                        fail_msg("case '%s': rc %d, expected %d", c->name, r, c->rc);
+                assert_row_rc(c->name, r, c->rc);
                 if (r < 0) {
                         assert_int_equal(l->n, 777);
                         assert_int_equal(l->n_skipped, 778);
@@ -321,10 +312,9 @@ static void test_kv_get(void **state)
 /* proc/ missing from the root: readers say -ENOENT. */
 static void test_no_proc(void **state)
 {
-        Root *root = fixture_open("synthetic-minimal");
+        Root *root = fixture_root("synthetic-minimal");
         KvList *l = kv_new();
 
-        assert_non_null(root);
         /* synthetic-minimal has vmstat; an unset fd behaves like no proc */
         closep(&root->proc_fd);
         root->proc_fd = -1;

@@ -8,39 +8,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "parser-test-util.h"
 #include "fragd/obs.h"
-#include "fragd/root.h"
-
-static const char *srcdir(void)
-{
-        const char *d = getenv("FRAGD_SRCDIR");
-        return d && *d ? d : ".";
-}
-
-/* read_file_alloc_at() wants a real directory fd (AT_FDCWD is refused) */
-static char *fixture_file(const char *fixture, const char *name, size_t *ret_len)
-{
-        char path[4096];
-        char *buf = NULL;
-        int fd, r;
-
-        snprintf(path, sizeof(path), "%s/tests/fixtures/%s/proc", srcdir(), fixture);
-        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                fail_msg("cannot open '%s': %m", path);
-        r = read_file_alloc_at(fd, name, &buf, ret_len);
-        (void) close(fd);
-        if (r < 0)
-                fail_msg("cannot read '%s/%s': %s", path, name, strerror(-r));
-        return buf;
-}
 
 /* ---- real captures ------------------------------------------------------ */
 
@@ -128,6 +101,12 @@ static const ZiFixture fixtures[] = {
           { { 0, 447, 525, 0, 0, 86, 944, 944 }, { 1, 47, 1, 0, 0, 2126, 0, 0 } } },
 };
 
+/* a new capture must get its expected values here too */
+static void test_fixtures_listed(void **state)
+{
+        assert_fixtures_listed(fixtures, dir);
+}
+
 static void check_fixture(const ZoneInfo *zi, const ZiFixture *f)
 {
         char order[128] = "";
@@ -184,35 +163,7 @@ static void check_fixture(const ZoneInfo *zi, const ZiFixture *f)
         assert_null(zoneinfo_find_node(zi, (int) f->n_nodes));
 }
 
-static void test_fixture_parse(void **state)
-{
-        const ZiFixture *f = *state;
-        size_t len;
-        char *buf = fixture_file(f->dir, "zoneinfo", &len);
-        ZoneInfo *zi = calloc(1, sizeof(*zi));
-
-        assert_non_null(zi);
-        assert_int_equal(zoneinfo_parse(buf, len, zi), 0);
-        check_fixture(zi, f);
-        free(zi);
-        free(buf);
-}
-
-static void test_fixture_read(void **state)
-{
-        const ZiFixture *f = *state;
-        char path[4096];
-        Root *root = NULL;
-        ZoneInfo *zi = calloc(1, sizeof(*zi));
-
-        assert_non_null(zi);
-        snprintf(path, sizeof(path), "%s/tests/fixtures/%s", srcdir(), f->dir);
-        assert_int_equal(root_open(path, 4096, &root), 0);
-        assert_int_equal(zoneinfo_read(root, zi), 0);
-        check_fixture(zi, f);
-        root_free(root);
-        free(zi);
-}
+DEFINE_FIXTURE_PARSE_READ_TESTS(zoneinfo, ZoneInfo, ZiFixture, check_fixture)
 
 /* Node 1 of the 2-node guest: the per-node block sits under DMA32, after the
  * empty DMA header. The stats belong to node 1, DMA stays empty. Zones that
@@ -220,7 +171,7 @@ static void test_fixture_read(void **state)
 static void test_fixture_node_block_placement(void **state)
 {
         size_t len;
-        char *buf = fixture_file("vm-6.1-x86_64-2node-fragmented", "zoneinfo", &len);
+        char *buf = fixture_file("vm-6.1-x86_64-2node-fragmented", "proc/zoneinfo", &len);
         ZoneInfo *zi = calloc(1, sizeof(*zi));
         const ZoneInfoZone *dma, *normal;
 
@@ -386,8 +337,7 @@ static void test_case(void **state)
 
         assert_non_null(zi);
         r = zoneinfo_parse(c->input, strlen(c->input), zi);
-        if (r != c->rc)
-                fail_msg("%s: rc %d, want %d", c->name, r, c->rc);
+        assert_row_rc(c->name, r, c->rc);
         if (r == 0) {
                 const ZoneInfoZone *z = zoneinfo_find(zi, c->ok.node, c->ok.zone);
 
@@ -486,20 +436,7 @@ static void test_many_cpus(void **state)
 /* *ret is untouched on every failure */
 static void test_ret_unchanged_on_error(void **state)
 {
-        ZoneInfo *zi = malloc(sizeof(*zi)), *copy = malloc(sizeof(*zi));
-
-        assert_non_null(zi);
-        assert_non_null(copy);
-        memset(zi, 0x5a, sizeof(*zi));
-        memcpy(copy, zi, sizeof(*zi));
-        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                if (cases[i].rc == 0)
-                        continue;
-                assert_int_equal(zoneinfo_parse(cases[i].input, strlen(cases[i].input), zi), cases[i].rc);
-                assert_memory_equal(zi, copy, sizeof(*zi));
-        }
-        free(copy);
-        free(zi);
+        assert_failures_leave_ret(zoneinfo_parse, ZoneInfo, cases, 0x5a);
 }
 
 static void test_find(void **state)
@@ -525,25 +462,20 @@ static void test_find(void **state)
 
 static void test_read_missing(void **state)
 {
-        char dir[] = "/tmp/fragd-test-zoneinfo-XXXXXX";
-        Root *root = NULL;
         ZoneInfo *zi = calloc(1, sizeof(*zi));
+        EmptyRoot e;
 
         assert_non_null(zi);
-        assert_non_null(mkdtemp(dir));
-        assert_int_equal(root_open(dir, 4096, &root), 0);
-        assert_int_equal(zoneinfo_read(root, zi), -ENOENT);
-        root_free(root);
-        assert_int_equal(rmdir(dir), 0);
+        empty_root_open(&e, false);
+        assert_int_equal(zoneinfo_read(e.root, zi), -ENOENT);
+        empty_root_close(&e);
         free(zi);
 }
 
 int main(void)
 {
-        struct CMUnitTest parse_tests[ELEMENTSOF(fixtures)];
-        struct CMUnitTest read_tests[ELEMENTSOF(fixtures)];
-        struct CMUnitTest table_tests[ELEMENTSOF(cases)];
         static const struct CMUnitTest other_tests[] = {
+                cmocka_unit_test(test_fixtures_listed),
                 cmocka_unit_test(test_fixture_node_block_placement),
                 cmocka_unit_test(test_capacity),
                 cmocka_unit_test(test_many_cpus),
@@ -553,25 +485,9 @@ int main(void)
         };
         int fails = 0;
 
-        for (size_t i = 0; i < ELEMENTSOF(fixtures); i++) {
-                parse_tests[i] = (struct CMUnitTest) {
-                        .name = fixtures[i].dir,
-                        .test_func = test_fixture_parse,
-                        .initial_state = (void *) &fixtures[i],
-                };
-                read_tests[i] = parse_tests[i];
-                read_tests[i].test_func = test_fixture_read;
-        }
-        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
-                table_tests[i] = (struct CMUnitTest) {
-                        .name = cases[i].name,
-                        .test_func = test_case,
-                        .initial_state = (void *) &cases[i],
-                };
-
-        fails += cmocka_run_group_tests_name("zoneinfo_parse fixtures", parse_tests, NULL, NULL);
-        fails += cmocka_run_group_tests_name("zoneinfo_read fixtures", read_tests, NULL, NULL);
-        fails += cmocka_run_group_tests_name("zoneinfo table", table_tests, NULL, NULL);
+        fails += run_row_tests("zoneinfo_parse fixtures", fixtures, dir, test_fixture_parse);
+        fails += run_row_tests("zoneinfo_read fixtures", fixtures, dir, test_fixture_read);
+        fails += run_row_tests("zoneinfo table", cases, name, test_case);
         fails += cmocka_run_group_tests_name("zoneinfo", other_tests, NULL, NULL);
         return fails ? 1 : 0;
 }

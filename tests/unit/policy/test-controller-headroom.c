@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Scenario tests for free memory, pressure and safety, run through
+ * decide/apply/update: free memory short (kswapd headroom and its
+ * back-off), the safety envelope, a pressure spike, PSI rollback, a knob
+ * clamped by the kernel, and min_free_kbytes against its share ceiling and
+ * its start value. */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "controller-test-util.h"
+
+static void test_memory_short_raises_kswapd_headroom(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        const DecisionItem *it;
+        const Decision *d;
+
+        /* 60 MiB free in all: less than min (16896 pages) + 2 x 20971 pages */
+        w.node[0] = t_node_memory_short();
+        d = t_sim_tick(s, &w, 5);
+        explain_print(d);
+        it = t_find(d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR);
+        assert_non_null(it);
+        assert_int_equal(it->reason, POLICY_REASON_FREE_MEMORY_SHORT);
+        assert_int_equal(it->from, 10);
+        assert_int_equal(it->to, 110); /* aim 200 (gap = 2 % target), one step of 100 */
+        assert_true(it->num.free_needed_bytes > it->num.free_bytes);
+        /* compaction has no material: no proactiveness raise, no one-shot */
+        assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+        assert_null(t_find(d, DECISION_COMPACT_NODE, 0));
+        /* min_free_kbytes waits while watermark_scale_factor can still move */
+        assert_null(t_find(d, DECISION_LEVER, LEVER_MIN_FREE_KBYTES));
+
+        /* 30 s dwell: 110 -> 200 (the aim, within one step) -> beyond, the
+         * integral keeps going while the target is missed */
+        for (unsigned i = 0; i < 3; i++)
+                t_sim_tick(s, &w, 10);
+        assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 200);
+        for (unsigned i = 0; i < 3; i++)
+                t_sim_tick(s, &w, 10);
+        assert_true(s->in[LEVER_WATERMARK_SCALE_FACTOR].current > 200);
+        /* this synthetic kernel never frees anything: after 3 evaluations
+         * without gain the lever backs off, and says why */
+        it = NULL;
+        for (unsigned i = 0; i < 30 && !it; i++) {
+                d = t_sim_tick(s, &w, 10);
+                it = t_find_reason(d, LEVER_WATERMARK_SCALE_FACTOR, POLICY_REASON_BACKOFF_INEFFECTIVE);
+        }
+        assert_non_null(it);
+        explain_print(d);
+        assert_int_equal(it->num.objective, POLICY_OBJ_FREE);
+        assert_true(it->to < it->from);
+        free(s);
+}
+
+static void test_safety_envelope(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        const DecisionItem *it;
+        const Decision *d;
+        PolicyNumbers num;
+        unsigned safety_held = 0;
+
+        /* 400 MiB free + reclaimable on a 4 GiB node, watermark_scale_factor
+         * found at 900 (low = 16896 + 94371 pages): unsafe */
+        w.node[0] = (TNode){ .free_pages = 90000, .ge_large_pages = 80000, .ge_thp_pages = 60000,
+                             .reclaimable_pages = 12400 };
+        s->in[LEVER_WATERMARK_SCALE_FACTOR].current = 900;
+        d = t_sim_tick(s, &w, 5);
+        explain_print(d);
+        it = t_find(d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR);
+        assert_non_null(it);
+        assert_int_equal(it->reason, POLICY_REASON_SAFETY_ENVELOPE);
+        assert_true(it->forced);
+        assert_true(it->to < 900 && it->to >= 10);
+        assert_true(envelope_ok(&s->cfg, &s->a, 67584, it->to, NULL));
+        assert_false(envelope_ok(&s->cfg, &s->a, 67584, it->to + 1, &num));
+        assert_int_equal(num.node, 0);
+        assert_true(num.low_wmark_bytes + num.headroom_bytes > num.avail_bytes);
+
+        /* and a raise is capped by the envelope: memory short, little to reclaim */
+        t_sim_init(s);
+        w.node[0] = t_node_memory_short();
+        w.node[0].reclaimable_pages = 26000;
+        for (unsigned i = 0; i < 60; i++) {
+                const PolicyHeldItem *h;
+
+                d = t_sim_tick(s, &w, 10);
+                assert_true(envelope_ok(&s->cfg, &s->a, s->in[LEVER_MIN_FREE_KBYTES].current,
+                                        s->in[LEVER_WATERMARK_SCALE_FACTOR].current, NULL));
+                h = t_find_held(d, LEVER_WATERMARK_SCALE_FACTOR);
+                if (h && h->hold == POLICY_HOLD_SAFETY)
+                        safety_held++;
+        }
+        assert_true(safety_held > 0);
+        free(s);
+}
+
+static void test_pressure_spike(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        const Decision *d;
+        const DecisionItem *it;
+
+        w.node[0] = t_node_memory_short();
+        for (unsigned i = 0; i < 4; i++)
+                t_sim_tick(s, &w, 10);
+        assert_true(s->in[LEVER_WATERMARK_SCALE_FACTOR].current >= 200);
+
+        /* pressure: some 25 % > 10 % ceiling. Reserves yield, nothing rises */
+        w.psi_some = 2500;
+        w.psi_full = 100;
+        d = t_sim_tick(s, &w, 10);
+        explain_print(d);
+        it = t_find(d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR);
+        assert_non_null(it);
+        assert_int_equal(it->reason, POLICY_REASON_PSI_CEILING);
+        assert_int_equal(it->to, it->from - 20);
+        for (unsigned i = 0; i < 100; i++) {
+                d = t_sim_tick(s, &w, 5);
+                assert_false(t_any_raise(d));
+        }
+        assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 10);
+        free(s);
+}
+
+static void test_psi_rollback(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        const Decision *d;
+        const DecisionItem *it;
+        int64_t before;
+
+        s->cfg.psi_full_ceiling_permyriad = 1000;
+        w.node[0].ge_thp_pages = 2000;
+        d = t_sim_tick(s, &w, 5);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        before = it->from;
+
+        /* memory full pressure jumps 0 -> 4 % right after the raise */
+        w.psi_full = 400;
+        d = t_sim_tick(s, &w, 5);
+        explain_print(d);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_int_equal(it->reason, POLICY_REASON_PSI_ROLLBACK);
+        assert_int_equal(it->to, before);
+        assert_true(it->forced);
+        assert_int_equal(it->num.psi_before_permyriad, 0);
+        assert_int_equal(it->num.psi_full_permyriad, 400);
+
+        /* no raise of that lever during the hold, even with pressure gone */
+        w.psi_full = 0;
+        for (unsigned i = 0; i < 100; i++) {
+                d = t_sim_tick(s, &w, 5);
+                assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+        }
+        assert_int_equal(t_find_held(d, LEVER_COMPACTION_PROACTIVENESS)->hold, POLICY_HOLD_BACKOFF);
+        free(s);
+}
+
+static void test_knob_clamped_by_kernel(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        const Decision *d;
+        unsigned raises = 0;
+
+        /* an old kernel caps watermark_scale_factor at 150 */
+        s->clamp_max[LEVER_WATERMARK_SCALE_FACTOR] = 150;
+        w.node[0] = t_node_memory_short();
+        for (unsigned i = 0; i < 60; i++) {
+                const DecisionItem *it;
+
+                d = t_sim_tick(s, &w, 10);
+                it = t_find(d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR);
+                if (it && it->to > it->from)
+                        raises++;
+        }
+        /* 10 -> 110 -> 200 (read back as 150), then it stops asking */
+        assert_int_equal(raises, 2);
+        assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 150);
+        assert_true(s->state.lever[LEVER_WATERMARK_SCALE_FACTOR].clamped);
+        assert_int_equal(s->state.lever[LEVER_WATERMARK_SCALE_FACTOR].clamp_wanted, 200);
+        assert_int_equal(t_find_held(d, LEVER_WATERMARK_SCALE_FACTOR)->hold, POLICY_HOLD_CLAMPED);
+        /* the slow lever takes over once the fast one is stuck */
+        assert_true(s->in[LEVER_MIN_FREE_KBYTES].current > 67584);
+        free(s);
+}
+
+/* The share is what a raise of min_free_kbytes runs into. */
+static void test_min_free_raise_stops_at_share(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        int64_t peak = 0;
+        bool at_bound = false;
+
+        /* watermark_scale_factor pinned: min_free_kbytes is the only way to
+         * more kswapd headroom; the ceiling is 2 % of 4 GiB = 83886 KiB */
+        s->cfg.lever[LEVER_WATERMARK_SCALE_FACTOR].max = 10;
+        s->cfg.lever[LEVER_MIN_FREE_KBYTES].min = 0;
+        s->cfg.lever[LEVER_MIN_FREE_KBYTES].max = 0;
+        s->cfg.lever[LEVER_MIN_FREE_KBYTES].dwell_usec = 10 * S;
+        s->cfg.min_free_max_permyriad = 200;
+        s->cfg.backoff_decisions = 100;
+        w.node[0] = t_node_memory_short();
+        for (unsigned i = 0; i < 40; i++) {
+                const Decision *d = t_sim_tick(s, &w, 10);
+                const PolicyHeldItem *h = t_find_held(d, LEVER_MIN_FREE_KBYTES);
+
+                peak = MAX(peak, s->in[LEVER_MIN_FREE_KBYTES].current);
+                at_bound = at_bound || (h && h->hold == POLICY_HOLD_AT_BOUND);
+        }
+        assert_int_equal(peak, 83886);
+        assert_true(at_bound);
+        free(s);
+}
+
+static void test_min_free_never_written_zero(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+
+        /* presets.c style bounds; a host that is short of free memory and
+         * then recovers: min_free_kbytes may only sit at its start value */
+        s->cfg.lever[LEVER_MIN_FREE_KBYTES].min = 0;
+        s->cfg.lever[LEVER_MIN_FREE_KBYTES].max = 0;
+        w.node[0] = t_node_memory_short();
+        for (unsigned i = 0; i < 300; i++) {
+                if (i == 100)
+                        w = t_world_fine(1);
+                t_sim_tick(s, &w, 10);
+                assert_null(t_find(&s->d, DECISION_LEVER, LEVER_MIN_FREE_KBYTES));
+                assert_int_equal(s->in[LEVER_MIN_FREE_KBYTES].current, 67584);
+        }
+        free(s);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_memory_short_raises_kswapd_headroom),
+                cmocka_unit_test(test_safety_envelope),
+                cmocka_unit_test(test_pressure_spike),
+                cmocka_unit_test(test_psi_rollback),
+                cmocka_unit_test(test_knob_clamped_by_kernel),
+                cmocka_unit_test(test_min_free_raise_stops_at_share),
+                cmocka_unit_test(test_min_free_never_written_zero),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
