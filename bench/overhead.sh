@@ -23,7 +23,8 @@
 #   rss_peak_kib, rss_kib  VmHWM, VmRSS (/proc/PID/status) at the end
 #   wakeups_per_min  voluntary+nonvoluntary context switches per minute,
 #                 summed over the threads' /proc/PID/task/TID/status
-#   fragd: ticks, tick_us p50/p90/max ("tick N: ... us" at debug level; the
+#   fragd: ticks, close_ticks (ticks on active_interval, the close watch after
+#          THP faults or stalls), tick_us p50/p90/max ("tick N: ... us" at debug level; the
 #          first tick, which also reads pagetypeinfo and every THP file, is
 #          first_tick_us), psi_events ("memory pressure event" lines)
 #   node_exporter: scrapes, scrape_us p50/p90/max (curl's time_total)
@@ -171,12 +172,17 @@ report() {
 	if [ "$kind" = fragd ]; then
 		# ticks inside the window: the tick lines logged after the t0 sample
 		tail -n +"$(( ${tickl[$name]} + 1 ))" "$tmp/$name/log" |
-			sed -n 's/.*: tick \([0-9]*\): .*, \([0-9]*\) us$/\2/p' >"$tmp/$name/ticks"
+			sed -n 's/.*: tick \([0-9]*\): .*, \([0-9]*\) us, next in .*/\2/p' >"$tmp/$name/ticks"
 		read -r p50 p90 max mean n < <(stats "$tmp/$name/ticks")
 		local first psi
-		first=$(sed -n 's/.*: tick 1: .*, \([0-9]*\) us$/\1/p' "$tmp/$name/log")
+		first=$(sed -n 's/.*: tick 1: .*, \([0-9]*\) us, next in .*/\1/p' "$tmp/$name/log")
 		psi=$(tail -n +"$(( ${tickl[$name]} + 1 ))" "$tmp/$name/log" | grep -c "memory pressure event")
-		line="$line ticks=$n tick_us_p50=$p50 tick_us_p90=$p90 tick_us_max=$max tick_us_mean=$mean first_tick_us=$first psi_events=$psi"
+		# ticks followed by a shorter interval than the configured one:
+		# the close watch after THP faults or stalls (active_interval)
+		local close
+		close=$(tail -n +"$(( ${tickl[$name]} + 1 ))" "$tmp/$name/log" |
+			sed -n 's/.*: tick [0-9]*: .*, next in \([0-9.]*\) s$/\1/p' | awk -v iv="$iv" '$1 < iv { n++ } END { print n + 0 }')
+		line="$line ticks=$n close_ticks=$close tick_us_p50=$p50 tick_us_p90=$p90 tick_us_max=$max tick_us_mean=$mean first_tick_us=$first psi_events=$psi"
 	else
 		local fails
 		fails=$(grep -c fail "$tmp/$name/scrapes")

@@ -120,7 +120,7 @@ compare() {
 		say SKIP "$name" "needs $a and $b to pass"
 		return 0
 	fi
-	for k in thp_pct huge requested compact_stall scanned; do
+	for k in thp_pct huge requested compact_stall scanned first_requested first_huge first_compact_stall; do
 		v=$(field "$a" $k)
 		eval "a_$k=${v:-0}"
 		v=$(field "$b" $k)
@@ -128,6 +128,10 @@ compare() {
 	done
 	# shellcheck disable=SC2154 # a_* and b_* are set by the eval above
 	local detail="$a: $a_thp_pct% huge, compact_stall $a_compact_stall; $b: $b_thp_pct% huge, compact_stall $b_compact_stall"
+	# shellcheck disable=SC2154
+	if [ "$a_first_requested" -gt 0 ] && [ "$b_first_requested" -gt 0 ]; then
+		detail+="; after the first burst: $a $((a_huge - a_first_huge))/$((a_requested - a_first_requested)) huge, compact_stall $((a_compact_stall - a_first_compact_stall)); $b $((b_huge - b_first_huge))/$((b_requested - b_first_requested)) huge, compact_stall $((b_compact_stall - b_first_compact_stall))"
+	fi
 	if (($(eval "echo \$(( $expr ))"))); then
 		say PASS "$name" "$text ($detail)"
 	else
@@ -145,12 +149,19 @@ numa=(-m 4G -L 1G -N 2)
 # huge page or two stalls when kernel defaults happen to do well
 miss_half='(a_requested - a_huge) * 2 <= b_requested - b_huge + a_requested / 50'
 stall_quarter='a_compact_stall * 4 <= b_compact_stall + 8'
-# fragd is asserted at half: it acts on what it observes, and the first burst
-# after it starts (a 2 % reserve met, no demand seen yet) stalls like kernel
-# defaults; under CI load its reaction can slip into the second of the four
-# cycles. Medians over seeds (bench/effect.sh) are the measure of how far
-# below kernel defaults it gets: 9 stalls against 257 on 6.1.
-stall_half='a_compact_stall * 2 <= b_compact_stall + 8'
+# fragd acts on what it observes: the first burst after it starts (its 2 %
+# reserve met, no demand seen yet) meets the same memory as under kernel
+# defaults, and how much of it falls back depends on where the fragmenter
+# left the free blocks (20 to 90 of 256 huge pages in either run). A
+# whole-run ratio then tests that draw as much as fragd (CI once failed
+# fragd at 89 % against kernel defaults' 83 %, the first burst being all of
+# fragd's loss). So fragd is asserted on the bursts after the first, which it
+# has seen coming, at a quarter of kernel defaults' misses or stalls, and on
+# the whole run at no worse than kernel defaults.
+later_miss_quarter='((a_requested - a_first_requested) - (a_huge - a_first_huge)) * 4 <= (b_requested - b_first_requested) - (b_huge - b_first_huge) + a_requested / 50'
+later_stall_quarter='(a_compact_stall - a_first_compact_stall) * 4 <= b_compact_stall - b_first_compact_stall + 8'
+no_more_misses='a_requested - a_huge <= b_requested - b_huge + a_requested / 50'
+no_more_stalls='a_compact_stall <= b_compact_stall + 8'
 echo "fragd VM suite: kernels $kernels; $fragd_version (daemon: $fragd_daemon); cache $VM_CACHE"
 first=1
 for k in $kernels; do
@@ -168,20 +179,18 @@ for k in $kernels; do
 	for policy in kernel compact fragd; do
 		run "$k/churn-madvise-$policy" churn -k "$k" "${small[@]}" -T 180 -- policy=$policy defrag=madvise
 	done
-	for policy in compact fragd; do
-		compare "$k/compare-never-$policy" "$k/churn-never-$policy" "$k/churn-never-kernel" \
-			"$policy misses at most half the huge pages kernel defaults miss under defrag=never" \
-			"$miss_half"
-		if [ "$policy" = compact ]; then
-			compare "$k/compare-madvise-$policy" "$k/churn-madvise-$policy" "$k/churn-madvise-kernel" \
-				"$policy stalls in direct compaction at most a quarter as often as kernel defaults under defrag=madvise" \
-				"$stall_quarter"
-		else
-			compare "$k/compare-madvise-$policy" "$k/churn-madvise-$policy" "$k/churn-madvise-kernel" \
-				"$policy stalls in direct compaction at most half as often as kernel defaults under defrag=madvise" \
-				"$stall_half"
-		fi
-	done
+	compare "$k/compare-never-compact" "$k/churn-never-compact" "$k/churn-never-kernel" \
+		"compact misses at most half the huge pages kernel defaults miss under defrag=never" \
+		"$miss_half"
+	compare "$k/compare-madvise-compact" "$k/churn-madvise-compact" "$k/churn-madvise-kernel" \
+		"compact stalls in direct compaction at most a quarter as often as kernel defaults under defrag=madvise" \
+		"$stall_quarter"
+	compare "$k/compare-never-fragd" "$k/churn-never-fragd" "$k/churn-never-kernel" \
+		"after the first burst fragd misses at most a quarter of the huge pages kernel defaults miss, and no more over the whole run, under defrag=never" \
+		"($later_miss_quarter) && ($no_more_misses)"
+	compare "$k/compare-madvise-fragd" "$k/churn-madvise-fragd" "$k/churn-madvise-kernel" \
+		"after the first burst fragd stalls in direct compaction at most a quarter as often as kernel defaults, and no more over the whole run, under defrag=madvise" \
+		"($later_stall_quarter) && ($no_more_stalls)"
 	run "$k/idle-fragd" idle -k "$k" "${small[@]}" -T 90 -- policy=fragd seconds=10
 	run "$k/bounds-fragd" bounds -k "$k" "${small[@]}" -T 120 -- policy=fragd seconds=6
 	if [ "$first" = 1 ]; then

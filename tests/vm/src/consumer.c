@@ -23,7 +23,10 @@
  * what happened between the previous fault and this one)
  *   consumer: cycles= requested= huge= thp_pct= compact_stall= scanned=
  *             migrate_scanned= free_scanned= compact_success= compact_fail=
- *             thp_fault_fallback= fault_ms=
+ *             thp_fault_fallback= fault_ms= first_requested= first_huge=
+ *             first_compact_stall=
+ * (first_*: the first cycle alone, from the start to the end of its fault:
+ * the burst no policy that waits for demand has seen coming)
  *
  * Compare runs by these counters, never by the times: under TCG they say little.
  */
@@ -148,6 +151,7 @@ int main(int argc, char **argv)
         long long start[C_N], end[C_N], before[C_N], after[C_N], prev[C_N];
         long long requested = 0, huge = 0;
         double fault_ms = 0;
+        long long first_requested = 0, first_huge = 0, first_stall = 0;
         const char *sync_file = NULL;
         pid_t sync_pid = 0;
         int c;
@@ -208,6 +212,11 @@ int main(int argc, char **argv)
                         hkb = 0;
                 requested += (long long)(len / HUGE_SZ);
                 huge += hkb / 2048;
+                if (cycle == 1) {
+                        first_requested = requested;
+                        first_huge = huge;
+                        first_stall = after[C_STALL] - start[C_STALL];
+                }
                 fault_ms += t1 - t0;
                 printf("consumer: cycle=%ld requested=%zu huge=%lld thp_fault_alloc=%lld "
                        "thp_fault_fallback=%lld compact_stall=%lld migrate_scanned=%lld "
@@ -229,12 +238,13 @@ int main(int argc, char **argv)
         counters_read(end);
         printf("consumer: cycles=%ld requested=%lld huge=%lld thp_pct=%lld compact_stall=%lld "
                "scanned=%lld migrate_scanned=%lld free_scanned=%lld compact_success=%lld "
-               "compact_fail=%lld thp_fault_fallback=%lld fault_ms=%.0f\n",
+               "compact_fail=%lld thp_fault_fallback=%lld fault_ms=%.0f first_requested=%lld "
+               "first_huge=%lld first_compact_stall=%lld\n",
                cycle - 1, requested, huge, requested ? huge * 100 / requested : 0,
                end[C_STALL] - start[C_STALL],
                end[C_MIGRATE] - start[C_MIGRATE] + end[C_FREE] - start[C_FREE],
                end[C_MIGRATE] - start[C_MIGRATE], end[C_FREE] - start[C_FREE],
                end[C_SUCCESS] - start[C_SUCCESS], end[C_FAIL] - start[C_FAIL],
-               end[C_FALLBACK] - start[C_FALLBACK], fault_ms);
+               end[C_FALLBACK] - start[C_FALLBACK], fault_ms, first_requested, first_huge, first_stall);
         return 0;
 }
