@@ -556,7 +556,8 @@ typedef struct Ctx {
         PolicyHold hold[_LEVER_MAX];
 } Ctx;
 
-static void add_item(Ctx *c, Lever l, int64_t to, PolicyReason reason, bool forced, const PolicyNumbers *num)
+static void add_item(Ctx *c, Lever l, int64_t to, PolicyReason reason, unsigned flags, int32_t err,
+                     const PolicyNumbers *num)
 {
         Decision *d = c->d;
         DecisionItem *it;
@@ -570,7 +571,9 @@ static void add_item(Ctx *c, Lever l, int64_t to, PolicyReason reason, bool forc
         it->from = c->in[l].current;
         it->to = to;
         it->reason = reason;
-        it->forced = forced;
+        it->forced = (flags & (LEVER_MOVE_IGNORE_TIMING | LEVER_MOVE_IGNORE_STEP)) != 0;
+        it->escalated = (flags & LEVER_MOVE_ESCALATE) != 0;
+        it->err = err;
         it->num = *num;
         c->value[l] = to;
 }
@@ -595,8 +598,8 @@ static void add_held(Ctx *c, Lever l, int64_t wanted, int64_t allowed, PolicyRea
 }
 
 /* Runs wanted through the movement rules; records an item or a hold. */
-static bool propose(Ctx *c, Lever l, int64_t wanted, PolicyReason reason, unsigned flags,
-                    const PolicyNumbers *num)
+static bool propose_err(Ctx *c, Lever l, int64_t wanted, PolicyReason reason, unsigned flags, int32_t err,
+                        const PolicyNumbers *num)
 {
         int64_t cur = c->in[l].current, to;
         PolicyHold hold;
@@ -605,13 +608,24 @@ static bool propose(Ctx *c, Lever l, int64_t wanted, PolicyReason reason, unsign
                 return false;
         to = lever_rules_apply(c->cfg, l, &c->s->lever[l], cur, wanted, flags, c->now, &hold);
         if (to != cur) {
-                add_item(c, l, to, reason, flags != 0, num);
+                /* an escalation that was not needed (the dwell had passed) is an ordinary raise */
+                if ((flags & LEVER_MOVE_ESCALATE) &&
+                    lever_rules_apply(c->cfg, l, &c->s->lever[l], cur, wanted, flags & ~LEVER_MOVE_ESCALATE,
+                                      c->now, NULL) != cur)
+                        flags &= ~LEVER_MOVE_ESCALATE;
+                add_item(c, l, to, reason, flags, err, num);
                 if (hold != POLICY_HOLD_NONE && to != wanted)
                         c->hold[l] = hold;
                 return true;
         }
         add_held(c, l, wanted, cur, reason, hold, num);
         return false;
+}
+
+static bool propose(Ctx *c, Lever l, int64_t wanted, PolicyReason reason, unsigned flags,
+                    const PolicyNumbers *num)
+{
+        return propose_err(c, l, wanted, reason, flags, 0, num);
 }
 
 static PolicyNumbers psi_numbers(const Ctx *c)
@@ -749,6 +763,22 @@ static bool corrective(Ctx *c, Lever l)
         return false;
 }
 
+/* A raise inside the dwell after a raise is allowed when the error is real
+ * now (a target missed or a rate over its limit, err >= ERR_PRED) and at
+ * least twice the error the last raise answered: that raise was sized for a
+ * prediction or a smaller miss. The dwell is there to let a move show its
+ * effect before the next; it should not make a burst that outgrew the last
+ * move wait (a 20->22 raise on a trend, then 42 % of THP faults falling back
+ * 4 s later, held 26 s more). Bounded: the error tops out at ERR_MAX, so at
+ * most two escalations follow a predictive raise before the dwell rules. */
+static bool escalation(const Ctx *c, Lever l, const Want *w)
+{
+        const LeverTrack *t = &c->s->lever[l];
+
+        return t->changed && t->touched && t->last_dir > 0 && t->last_reason != POLICY_REASON_PSI_ROLLBACK &&
+               c->in[l].current == t->last_applied && w->err >= ERR_PRED && w->err >= 2 * MAX(t->last_err, 1);
+}
+
 static void decide_raise(Ctx *c, Lever l, const Want *w, int64_t aim)
 {
         int64_t cur = c->in[l].current;
@@ -757,7 +787,7 @@ static void decide_raise(Ctx *c, Lever l, const Want *w, int64_t aim)
         c->d->eval.want_raise[l] = true;
         if (!raise_allowed(c, l, &wanted, w))
                 return;
-        propose(c, l, wanted, w->reason, 0, &w->num);
+        propose_err(c, l, wanted, w->reason, escalation(c, l, w) ? LEVER_MOVE_ESCALATE : 0, w->err, &w->num);
 }
 
 static bool saturated(const Ctx *c, Lever l)

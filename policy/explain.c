@@ -405,6 +405,8 @@ int decision_explain(const DecisionItem *it, char *buf, size_t size)
                                                      : "lower",
             lever_label(it->lever), value_str(it->lever, it->from).s, value_str(it->lever, it->to).s);
         numbers_sentence(&o, it->lever, it->reason, &it->num);
+        if (it->escalated)
+                out(&o, "; within the dwell of the last raise, which answered a smaller error");
         return finish(&o);
 }
 

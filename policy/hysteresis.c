@@ -13,7 +13,9 @@
  *                free for a forced safety move, so the limit holds even then)
  *
  * Safety moves (envelope, PSI rollback, back-off) skip 2-4 by flags but never
- * the bounds. */
+ * the bounds. An escalation (LEVER_MOVE_ESCALATE: a raise after a raise, the
+ * error having outgrown the one the last raise answered) skips the dwell
+ * only: the step, the bounds and every reversal rule still apply. */
 
 #include <string.h>
 
@@ -121,7 +123,7 @@ int64_t lever_rules_apply(const PolicyConfig *cfg, Lever l, const LeverTrack *t,
                 usec_t since = now >= t->last_change_usec ? now - t->last_change_usec : 0;
                 bool reversal = t->last_dir != 0 && dir != t->last_dir;
 
-                if (since < lc->dwell_usec) {
+                if (since < lc->dwell_usec && !(flags & LEVER_MOVE_ESCALATE && dir > 0 && t->last_dir > 0)) {
                         hold = POLICY_HOLD_DWELL;
                         to = current;
                         goto done;

@@ -295,6 +295,7 @@ void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d,
                 t->touched = true;
                 t->changed = true;
                 t->before_change = it->from;
+                t->last_err = it->err;
                 t->last_applied = it->to;
                 t->last_change_usec = now;
                 t->last_dir = dir;

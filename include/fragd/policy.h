@@ -135,6 +135,8 @@ typedef struct DecisionItem {
         int64_t from, to;
         PolicyReason reason;
         bool forced;     /* safety move: dwell, step and cooldown did not apply */
+        bool escalated;  /* a raise inside the dwell: the error outgrew the last raise's */
+        int32_t err;     /* the error (0..10000) the move answers; 0 for safety moves */
         PolicyNumbers num;
         bool applied;    /* set by the caller: written (and to = value read back) */
 } DecisionItem;
@@ -213,6 +215,7 @@ typedef struct LeverTrack {
         usec_t last_change_usec;    /* our last move, or an observed outside change */
         int last_dir;               /* +1 raised, -1 lowered, 0 never moved */
         int64_t before_change;      /* the value our last move replaced (rollback target) */
+        int32_t last_err;           /* the error our last move answered (DecisionItem.err) */
         uint32_t psi_full_at_change_permyriad;
         PolicyReason last_reason;
         unsigned n_reversals, reversal_head;
@@ -361,6 +364,7 @@ usec_t trend_eta_usec(const Trend *t, double value, double level);
 enum {
         LEVER_MOVE_IGNORE_TIMING = 1u << 0, /* dwell, cooldown, reversal limit */
         LEVER_MOVE_IGNORE_STEP = 1u << 1,
+        LEVER_MOVE_ESCALATE = 1u << 2, /* a raise after a raise: the dwell does not apply */
 };
 int64_t lever_rules_apply(const PolicyConfig *cfg, Lever l, const LeverTrack *t, int64_t current,
                           int64_t wanted, unsigned flags, usec_t now, PolicyHold *ret_hold);
