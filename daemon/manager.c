@@ -11,7 +11,11 @@
  * connector, collapse worker); the manager owns the sd-event sources on
  * them and always drops a source before the Workload closes its fd
  * (workload_release_psi(), workload_free()). That wiring is in
- * manager-workload.c; the shared state is in manager-internal.h. */
+ * manager-workload.c; the shared state is in manager-internal.h.
+ *
+ * The learned THP reserve outlives the process in <state_dir>/learned:
+ * manager-learned.c re-instates it in the first tick (before the first
+ * decide), writes it after a state update that changed it, and at stop. */
 
 #include "manager-internal.h"
 
