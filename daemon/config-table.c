@@ -47,6 +47,8 @@ static const ConfigKey daemon_keys[] = {
           false, "system memory PSI trigger window (kernel: 500ms..10s)" },
         { SECTION_DAEMON, "runtime_dir", VT_PATH, D(runtime_dir), 0, 0, false,
           "saved knob values for restore" },
+        { SECTION_DAEMON, "state_dir", VT_PATH, D(state_dir), 0, 0, true,
+          "state kept across restarts (the learned reserve); empty = none" },
         { SECTION_DAEMON, "enable_delayacct", VT_BOOL, D(enable_delayacct), 0, 0, false,
           "set kernel.task_delayacct=1 to attribute compaction stalls" },
 };

@@ -253,6 +253,7 @@ void config_defaults(FragdConfig *ret)
         d->psi_trigger_threshold_usec = 100 * USEC_PER_MSEC;
         d->psi_trigger_window_usec = 1 * USEC_PER_SEC;
         snprintf(d->runtime_dir, sizeof(d->runtime_dir), "/run/fragd");
+        snprintf(d->state_dir, sizeof(d->state_dir), "/var/lib/fragd");
         d->enable_delayacct = false;
         policy_config_preset(PRESET_DATABASE, &ret->policy);
         snprintf(ret->fleet.instance_type, sizeof(ret->fleet.instance_type), "auto");

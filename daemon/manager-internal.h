@@ -21,6 +21,7 @@
 #include "fragd/config.h"
 #include "fragd/exporter.h"
 #include "fragd/knob.h"
+#include "fragd/learned-store.h"
 #include "fragd/log.h"
 #include "fragd/manager.h"
 #include "fragd/metrics.h"
@@ -91,6 +92,15 @@ struct Manager {
         uint64_t errors[_HEALTH_ERR_MAX];
         usec_t tick_duration_usec;
 
+        /* the learned reserve's state file (manager-learned.c): what it
+         * holds as PolicyState's peak, bytes, monotonic time, age before it */
+        bool learned_restored;       /* the first tick looked at the file */
+        uint64_t learned_synced_bytes;
+        usec_t learned_synced_usec, learned_synced_before_usec;
+        usec_t learned_write_usec;   /* the last write or removal; 0 = none */
+        bool learned_write_failing;
+        char machine_id[MACHINE_ID_LEN + 1]; /* "" = unknown */
+
         char recent[RECENT_MAX][RECENT_LEN];
         unsigned n_recent, recent_head;
         char last_action[RECENT_LEN];
@@ -102,3 +112,9 @@ void manager_workload_stop(Manager *m);
 void manager_workload_assess(Manager *m, usec_t now);
 bool manager_workload_config_changed(const FragdConfig *a, const FragdConfig *b);
 void manager_delayacct_apply(Manager *m, usec_t now);
+/* manager-learned.c: once, at the first tick before the first decide */
+void manager_learned_restore(Manager *m, usec_t now);
+/* after policy_state_update(), and with stopping at the end */
+void manager_learned_sync(Manager *m, usec_t now, bool stopping);
+/* the status file's line; false when nothing is learned */
+bool manager_learned_status(const Manager *m, usec_t now, char *buf, size_t size);

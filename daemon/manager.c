@@ -11,7 +11,11 @@
  * connector, collapse worker); the manager owns the sd-event sources on
  * them and always drops a source before the Workload closes its fd
  * (workload_release_psi(), workload_free()). That wiring is in
- * manager-workload.c; the shared state is in manager-internal.h. */
+ * manager-workload.c; the shared state is in manager-internal.h.
+ *
+ * The learned THP reserve outlives the process in <state_dir>/learned:
+ * manager-learned.c re-instates it in the first tick (before the first
+ * decide), writes it after a state update that changed it, and at stop. */
 
 #include "manager-internal.h"
 
@@ -177,8 +181,9 @@ static void manager_status_write(Manager *m)
         }
         {
                 const InstanceInfo *ii = &m->sources->instance;
-                char i0[128 + FRAGD_PATH_MAX + 64], i1[200];
-                const char *info[2] = { i0, i1 };
+                char i0[128 + FRAGD_PATH_MAX + 64], i1[200], i2[200];
+                const char *info[3] = { i0, i1, i2 };
+                size_t n_info = 2;
 
                 snprintf(i0, sizeof(i0), "Instance: %s (from %s)%s%s", ii->name[0] ? ii->name : "unknown",
                          ii->source ? ii->source : "nothing", ii->fleet_file[0] ? ", fleet file " : ", no fleet file",
@@ -187,7 +192,9 @@ static void manager_status_write(Manager *m)
                          (double) m->cfg.daemon.interval_usec / USEC_PER_SEC,
                          m->psi_fd >= 0 ? " and on memory pressure" : "",
                          m->watching ? " (now every active_interval: recent THP faults, stalls or pressure)" : "");
-                r = status_write_info(m->knobs, info, 2, lines, n, cg, m->n_wl_views);
+                if (manager_learned_status(m, now_monotonic_usec(), i2, sizeof(i2)))
+                        n_info++;
+                r = status_write_info(m->knobs, info, n_info, lines, n, cg, m->n_wl_views);
         }
         if (r < 0)
                 log_debug_errno(r, "Cannot write the status file: %m");
@@ -404,12 +411,15 @@ static int tick(Manager *m)
                 return log_error_errno(r, "Cannot assess the observation: %m");
         manager_workload_assess(m, now);
 
+        if (!m->learned_restored)
+                manager_learned_restore(m, now); /* needs the page size and huge page order */
         levers_input(m, in);
         r = policy_decide(&m->cfg.policy, m->pstate, m->a, in, now, m->d);
         if (r < 0)
                 return log_error_errno(r, "The policy could not decide: %m");
         apply_decision(m, now);
         policy_state_update(m->pstate, m->a, m->d, now);
+        manager_learned_sync(m, now, false);
 
         m->have_prev = true;
         m->n_ticks++;
@@ -732,6 +742,7 @@ int manager_run(Manager *m)
         r = sd_event_loop(m->event);
         if (r < 0)
                 log_error_errno(r, "Event loop failed: %m");
+        manager_learned_sync(m, now_monotonic_usec(), true);
         /* a running compaction cannot be interrupted: wait for it first;
          * a collapse run is cancelled */
         m->worker = compact_worker_free(m->worker);

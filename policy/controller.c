@@ -360,7 +360,8 @@ static void learned_numbers(const PolicyConfig *cfg, const PolicyEval *e, const 
 
         num->learned_need_bytes = v >= 1.8e19 ? UINT64_MAX / 4 : (uint64_t) v;
         num->config_target_bytes = ne->config_target_bytes;
-        num->learned_age_usec = now > e->learned_peak_usec ? now - e->learned_peak_usec : 0;
+        num->learned_age_usec = (now > e->learned_peak_usec ? now - e->learned_peak_usec : 0) +
+                                e->learned_peak_before_usec;
         num->learned_hold_usec = e->learned_hold_usec;
 }
 

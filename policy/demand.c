@@ -24,21 +24,23 @@
  *   T_thp = max(reserve_thp, min(need x demand_factor, demand_cap of the node))
  * A burst lands where its task runs and allocates, which a global counter
  * does not tell; splitting it by free memory would leave the node that
- * actually serves it short by the other nodes' shares. */
+ * actually serves it short by the other nodes' shares.
+ *
+ * Across restarts (the daemon's state file): policy_learned_restore() takes
+ * the peak and its real age and gives the state that decays exactly as if
+ * fragd had kept running; the part of the age older than the monotonic
+ * clock (a reboot) is kept in learned_peak_before_usec. */
 
 #include <math.h>
 
 #include "fragd/policy.h"
 
-uint64_t policy_learned_decay(uint64_t peak_bytes, usec_t peak_usec, usec_t now, usec_t hold, usec_t decay,
-                              uint64_t min_bytes)
+static uint64_t decay_at_age(uint64_t peak_bytes, usec_t age, usec_t hold, usec_t decay, uint64_t min_bytes)
 {
-        usec_t age;
         double v;
 
-        if (peak_bytes == 0 || peak_usec == 0)
+        if (peak_bytes == 0)
                 return 0;
-        age = now > peak_usec ? now - peak_usec : 0;
         if (age <= hold)
                 return peak_bytes;
         if (decay == 0)
@@ -47,6 +49,58 @@ uint64_t policy_learned_decay(uint64_t peak_bytes, usec_t peak_usec, usec_t now,
         if (!(v >= (double) min_bytes) || v < 1.0)
                 return 0;
         return v >= (double) peak_bytes ? peak_bytes : (uint64_t) v;
+}
+
+uint64_t policy_learned_decay(uint64_t peak_bytes, usec_t peak_usec, usec_t now, usec_t hold, usec_t decay,
+                              uint64_t min_bytes)
+{
+        if (peak_usec == 0)
+                return 0;
+        return decay_at_age(peak_bytes, now > peak_usec ? now - peak_usec : 0, hold, decay, min_bytes);
+}
+
+usec_t policy_learned_age(const PolicyState *s, usec_t now)
+{
+        usec_t age;
+
+        if (s->learned_peak_bytes == 0 || s->learned_peak_usec == 0)
+                return 0;
+        age = now > s->learned_peak_usec ? now - s->learned_peak_usec : 0;
+        return s->learned_peak_before_usec > USEC_INFINITY - age ? USEC_INFINITY
+                                                                 : age + s->learned_peak_before_usec;
+}
+
+LearnedRestoreResult policy_learned_restore(const PolicyConfig *cfg, uint64_t peak_bytes, usec_t age_usec,
+                                            usec_t now, uint64_t min_bytes, LearnedRestore *ret)
+{
+        uint64_t need;
+
+        if (!cfg->demand_learning)
+                return LEARNED_RESTORE_OFF;
+        if (peak_bytes == 0)
+                return LEARNED_RESTORE_EMPTY;
+        need = decay_at_age(peak_bytes, age_usec, cfg->demand_hold_usec, cfg->demand_decay_usec, min_bytes);
+        if (need == 0)
+                return LEARNED_RESTORE_DECAYED;
+        *ret = (LearnedRestore) {
+                .peak_bytes = peak_bytes,
+                .need_bytes = need,
+                .hold_left_usec = age_usec < cfg->demand_hold_usec ? cfg->demand_hold_usec - age_usec : 0,
+        };
+        if (age_usec < now) /* now - age >= 1: 0 would mean "never seen" */
+                ret->peak_usec = now - age_usec;
+        else {
+                ret->peak_usec = 1;
+                ret->peak_before_usec = age_usec - now + 1;
+        }
+        return LEARNED_RESTORE_OK;
+}
+
+void policy_learned_seed(PolicyState *s, const LearnedRestore *r)
+{
+        s->learned_peak_bytes = r->peak_bytes;
+        s->learned_peak_usec = r->peak_usec;
+        s->learned_peak_before_usec = r->peak_before_usec;
 }
 
 static uint64_t rate_bytes(double per_sec, double interval_sec, uint64_t unit)
@@ -96,16 +150,19 @@ void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const
         if (!cfg->demand_learning)
                 return;
         e->learned_hold_usec = cfg->demand_hold_usec;
-        prev = policy_learned_decay(s->learned_peak_bytes, s->learned_peak_usec, now, cfg->demand_hold_usec,
-                                    cfg->demand_decay_usec, hp);
+        prev = s->learned_peak_usec == 0 ? 0
+                                         : decay_at_age(s->learned_peak_bytes, policy_learned_age(s, now),
+                                                        cfg->demand_hold_usec, cfg->demand_decay_usec, hp);
         if (e->demand_bytes > 0 && burst >= prev) {
                 e->learned_need_bytes = burst;
                 e->learned_peak_bytes = burst;
                 e->learned_peak_usec = now;
+                e->learned_peak_before_usec = 0;
         } else if (prev > 0) {
                 e->learned_need_bytes = prev;
                 e->learned_peak_bytes = s->learned_peak_bytes;
                 e->learned_peak_usec = s->learned_peak_usec;
+                e->learned_peak_before_usec = s->learned_peak_before_usec;
         }
 }
 

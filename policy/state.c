@@ -221,6 +221,7 @@ void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d,
         /* the learned burst as decide saw it (renewed, kept, or forgotten) */
         s->learned_peak_bytes = e->learned_peak_bytes;
         s->learned_peak_usec = e->learned_peak_usec;
+        s->learned_peak_before_usec = e->learned_peak_before_usec;
 
         if (e->targets_met) {
                 if (!s->met) {

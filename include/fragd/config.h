@@ -59,6 +59,7 @@ typedef struct DaemonConfig {
         usec_t pagetypeinfo_interval_usec; /* 0 = never read it */
         uint32_t psi_trigger_threshold_usec, psi_trigger_window_usec;
         char runtime_dir[FRAGD_PATH_MAX];  /* /run/fragd */
+        char state_dir[FRAGD_PATH_MAX];    /* /var/lib/fragd: the learned reserve; "" = keep none */
         bool enable_delayacct;             /* opt-in: set kernel.task_delayacct=1 */
 } DaemonConfig;
 

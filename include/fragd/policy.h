@@ -186,6 +186,7 @@ typedef struct PolicyEval {
         uint64_t learned_need_bytes;    /* the remembered burst now, decayed; 0 when learning is off */
         uint64_t learned_peak_bytes;    /* the burst as seen at learned_peak_usec (undecayed) */
         usec_t learned_peak_usec;       /* when it was seen; 0 = never */
+        usec_t learned_peak_before_usec; /* PolicyState.learned_peak_before_usec */
         usec_t learned_hold_usec;
         unsigned n_nodes;
         PolicyNodeEval nodes[FRAGD_MAX_NODES];
@@ -260,9 +261,14 @@ typedef struct PolicyState {
         bool have_oneshot[FRAGD_MAX_NODES]; /* indexed like hist.node_id */
         usec_t last_oneshot_usec[FRAGD_MAX_NODES];
         /* learned reserve: the largest THP burst and when it was seen;
-         * policy_decide() decays it (PolicyEval.learned_need_bytes) */
+         * policy_decide() decays it (PolicyEval.learned_need_bytes). A burst
+         * re-instated from an earlier run can be older than the monotonic
+         * clock (after a reboot): learned_peak_usec is then 1 and
+         * learned_peak_before_usec the rest of its age
+         * (policy_learned_age(), policy_learned_restore()). */
         uint64_t learned_peak_bytes;
         usec_t learned_peak_usec;
+        usec_t learned_peak_before_usec;
         /* the last applied DECISION_KICK_KCOMPACTD */
         bool have_kick;
         usec_t last_kick_usec;
@@ -391,6 +397,39 @@ int64_t policy_proactiveness_for_score(unsigned score_target);
  * (0 = dropped at once); under one huge page (min_bytes) it counts as 0. */
 uint64_t policy_learned_decay(uint64_t peak_bytes, usec_t peak_usec, usec_t now, usec_t hold, usec_t decay,
                               uint64_t min_bytes);
+/* The age of the learned peak at now: now - learned_peak_usec +
+ * learned_peak_before_usec (saturating); 0 when nothing is learned. */
+usec_t policy_learned_age(const PolicyState *s, usec_t now);
+
+/* A learned peak from an earlier run (fragd's state file), re-instated.
+ * age_usec is how long ago it was seen, by a clock that survives restarts
+ * and reboots (the caller's CLOCK_REALTIME difference; a time in the future
+ * counts as age 0). The peak is decayed by its real age exactly as if fragd
+ * had kept running: held for demand_hold, then halved every demand_decay,
+ * dropped under one huge page (min_bytes). It maps onto the monotonic clock
+ * at now as peak_usec = now - age; when the monotonic clock is younger than
+ * the peak (it starts at boot), peak_usec is 1 and peak_before_usec keeps
+ * the rest of the age, so the decay is still exact. */
+typedef enum LearnedRestoreResult {
+        LEARNED_RESTORE_OK,      /* *ret holds the state to seed */
+        LEARNED_RESTORE_EMPTY,   /* no peak (0 bytes) */
+        LEARNED_RESTORE_DECAYED, /* decayed to nothing by now: dropped */
+        LEARNED_RESTORE_OFF,     /* demand_learning is off */
+} LearnedRestoreResult;
+
+typedef struct LearnedRestore {
+        uint64_t peak_bytes;       /* as seen */
+        usec_t peak_usec;          /* monotonic, >= 1 */
+        usec_t peak_before_usec;   /* the age older than the monotonic clock */
+        uint64_t need_bytes;       /* the peak decayed to now (what decide will keep ready) */
+        usec_t hold_left_usec;     /* until the hold ends; 0 = decaying already */
+} LearnedRestore;
+
+LearnedRestoreResult policy_learned_restore(const PolicyConfig *cfg, uint64_t peak_bytes, usec_t age_usec,
+                                            usec_t now, uint64_t min_bytes, LearnedRestore *ret);
+/* Seeds the state with a restored peak (before the first decide). */
+void policy_learned_seed(PolicyState *s, const LearnedRestore *r);
+
 /* Fills PolicyEval's demand_*, burst_bytes and learned_* fields (policy/demand.c). */
 void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assessment *a, usec_t now,
                             PolicyEval *e);

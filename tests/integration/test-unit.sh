@@ -8,6 +8,7 @@
 #    the same verify, so a pass is not vacuous;
 #  - the unit keeps what the daemon needs: Type=notify, WatchdogSec=, no
 #    ProtectKernelTunables=, ReadWritePaths= for every place fragd writes,
+#    RuntimeDirectory= and StateDirectory= (the learned reserve),
 #    AF_UNIX + AF_NETLINK, the capabilities it uses, no private network or
 #    user namespace (taskstats and the proc connector live in the initial
 #    ones);
@@ -94,6 +95,8 @@ for p in /proc/sys/vm /sys/kernel/mm/transparent_hugepage /sys/devices/system/no
 	echo "$rw" | grep -qx "$p" && pass "ReadWritePaths has $p" || bad "ReadWritePaths lacks $p"
 done
 has '^RuntimeDirectory=fragd$' && pass "RuntimeDirectory=fragd" || bad "no RuntimeDirectory=fragd"
+# the learned reserve's state file (/var/lib/fragd, writable under ProtectSystem=strict)
+has '^StateDirectory=fragd$' && pass "StateDirectory=fragd" || bad "no StateDirectory=fragd"
 af=$(sed -n 's/^RestrictAddressFamilies=//p' "$U")
 for f in AF_UNIX AF_NETLINK; do
 	echo " $af " | grep -q " $f " && pass "RestrictAddressFamilies allows $f" || bad "RestrictAddressFamilies lacks $f"

@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The learned reserve's state file <root>/<state_dir>/learned: parse and
+ * format (pure, fuzzed), whether a file applies to this host, and its
+ * atomic write. The format is documented in include/fragd/learned-store.h;
+ * when it is read and written is manager-learned.c's business. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fragd/learned-store.h"
+#include "fragd/parse-util.h"
+#include "fragd/report.h"
+
+/* ---- parse / format (pure) ------------------------------------------------- */
+
+enum {
+        KEY_PAGE_SIZE,
+        KEY_HPAGE_ORDER,
+        KEY_MACHINE_ID,
+        KEY_PEAK_BYTES,
+        KEY_PEAK_REALTIME_USEC,
+        _KEY_MAX,
+};
+
+static const struct {
+        const char *name;
+        bool required;
+} keys[_KEY_MAX] = {
+        [KEY_PAGE_SIZE] = { "page_size", true },
+        [KEY_HPAGE_ORDER] = { "hpage_order", true },
+        [KEY_MACHINE_ID] = { "machine_id", false },
+        [KEY_PEAK_BYTES] = { "peak_bytes", true },
+        [KEY_PEAK_REALTIME_USEC] = { "peak_realtime_usec", true },
+};
+
+_printf_(4, 5) static int fail(LearnedFileError *err, int r, unsigned line, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (err) {
+                err->line = line;
+                va_start(ap, fmt);
+                vsnprintf(err->what, sizeof(err->what), fmt, ap);
+                va_end(ap);
+        }
+        return r;
+}
+
+static Span span_strip(Span s)
+{
+        span_skip_blanks(&s);
+        return span_rstrip(s, false);
+}
+
+static bool key_char(char c)
+{
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+static bool machine_id_valid(Span s)
+{
+        if (s.len != MACHINE_ID_LEN)
+                return false;
+        for (size_t i = 0; i < s.len; i++)
+                if (!((s.p[i] >= '0' && s.p[i] <= '9') || (s.p[i] >= 'a' && s.p[i] <= 'f')))
+                        return false;
+        return true;
+}
+
+/* A value of key k into f; 0, or a fail() code. */
+static int parse_value(unsigned k, Span v, unsigned line, LearnedFile *f, LearnedFileError *err)
+{
+        uint64_t u = 0;
+        int r;
+
+        if (k == KEY_MACHINE_ID) {
+                if (!machine_id_valid(v))
+                        return fail(err, -EBADMSG, line, "machine_id is not 32 lowercase hex digits");
+                memcpy(f->machine_id, v.p, MACHINE_ID_LEN);
+                f->machine_id[MACHINE_ID_LEN] = '\0';
+                return 0;
+        }
+        r = span_to_u64(v, &u);
+        if (r == -ERANGE)
+                return fail(err, -ERANGE, line, "%s is too large", keys[k].name);
+        if (r < 0)
+                return fail(err, -EBADMSG, line, "%s is not a decimal number", keys[k].name);
+        switch (k) {
+        case KEY_PAGE_SIZE:
+                if (u < 1024 || u > (1u << 20) || (u & (u - 1)) != 0)
+                        return fail(err, -EBADMSG, line, "page_size %" PRIu64 " is not a page size "
+                                    "(a power of two, 1 KiB..1 MiB)", u);
+                f->page_size = (unsigned) u;
+                break;
+        case KEY_HPAGE_ORDER:
+                if (u < 1 || u > 20)
+                        return fail(err, -EBADMSG, line, "hpage_order %" PRIu64 " is out of range (1..20)", u);
+                f->hpage_order = (unsigned) u;
+                break;
+        case KEY_PEAK_BYTES:
+                if (u == 0)
+                        return fail(err, -EBADMSG, line, "peak_bytes is 0");
+                if (u > UINT64_MAX / 4)
+                        return fail(err, -ERANGE, line, "peak_bytes is too large");
+                f->peak_bytes = u;
+                break;
+        case KEY_PEAK_REALTIME_USEC:
+                if (u == 0)
+                        return fail(err, -EBADMSG, line, "peak_realtime_usec is 0");
+                f->peak_realtime_usec = u;
+                break;
+        }
+        return 0;
+}
+
+int learned_file_parse(const char *buf, size_t len, LearnedFile *ret, LearnedFileError *ret_err)
+{
+        Cursor c = cursor_make(buf, len);
+        LearnedFile f = { 0 };
+        bool seen[_KEY_MAX] = { false }, have_version = false;
+        unsigned line_no = 0;
+        Span line;
+        int r;
+
+        while (cursor_next_line(&c, &line)) {
+                Span s = span_strip(line), key, value;
+                const char *eq;
+                uint64_t version;
+                unsigned k;
+
+                line_no++;
+                for (size_t i = 0; i < line.len; i++) {
+                        unsigned char ch = (unsigned char) line.p[i];
+
+                        if ((ch < 0x20 && ch != '\t' && !(ch == '\r' && i + 1 == line.len)) || ch == 0x7f)
+                                return fail(ret_err, -EBADMSG, line_no, "control character (binary data?)");
+                }
+                if (s.len == 0 || s.p[0] == '#')
+                        continue;
+                eq = memchr(s.p, '=', s.len);
+                if (!eq)
+                        return fail(ret_err, -EBADMSG, line_no, "not key=value");
+                key = span_strip((Span) { s.p, (size_t) (eq - s.p) });
+                value = span_strip((Span) { eq + 1, s.len - (size_t) (eq - s.p) - 1 });
+                for (size_t i = 0; i < key.len; i++)
+                        if (!key_char(key.p[i]))
+                                return fail(ret_err, -EBADMSG, line_no, "malformed key");
+                if (key.len == 0 || key.len > 32)
+                        return fail(ret_err, -EBADMSG, line_no, "malformed key");
+
+                if (!have_version) {
+                        if (!span_eq(key, "version"))
+                                return fail(ret_err, -EBADMSG, line_no, "the first key is not version=");
+                        r = span_to_u64(value, &version);
+                        if (r < 0)
+                                return fail(ret_err, -EBADMSG, line_no, "version is not a decimal number");
+                        if (version != LEARNED_FILE_VERSION)
+                                return fail(ret_err, -EPROTONOSUPPORT, line_no,
+                                            "version %" PRIu64 ", this fragd reads version %d", version,
+                                            LEARNED_FILE_VERSION);
+                        have_version = true;
+                        continue;
+                }
+                if (span_eq(key, "version"))
+                        return fail(ret_err, -EBADMSG, line_no, "version given twice");
+                for (k = 0; k < _KEY_MAX; k++)
+                        if (span_eq(key, keys[k].name))
+                                break;
+                if (k == _KEY_MAX)
+                        return fail(ret_err, -EBADMSG, line_no, "unknown key '%.*s'", (int) key.len, key.p);
+                if (seen[k])
+                        return fail(ret_err, -EBADMSG, line_no, "%s given twice", keys[k].name);
+                seen[k] = true;
+                r = parse_value(k, value, line_no, &f, ret_err);
+                if (r < 0)
+                        return r;
+        }
+        if (!have_version)
+                return fail(ret_err, -ENODATA, 0, "no version= line (empty file?)");
+        for (unsigned k = 0; k < _KEY_MAX; k++)
+                if (keys[k].required && !seen[k])
+                        return fail(ret_err, -ENODATA, 0, "no %s= line", keys[k].name);
+        *ret = f;
+        return 0;
+}
+
+int learned_file_format(const LearnedFile *f, char *buf, size_t size)
+{
+        char bytes[32], when[64] = "an unknown time";
+        time_t t = (time_t) (f->peak_realtime_usec / USEC_PER_SEC);
+        struct tm tm;
+        int n;
+
+        if (gmtime_r(&t, &tm))
+                (void) strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+        n = snprintf(buf, size,
+                     "# fragd learned reserve (fragd.conf(5) state_dir): %s burst seen %s\n"
+                     "version=%d\n"
+                     "page_size=%u\n"
+                     "hpage_order=%u\n"
+                     "%s%s%s"
+                     "peak_bytes=%" PRIu64 "\n"
+                     "peak_realtime_usec=%" PRIu64 "\n",
+                     format_bytes(bytes, sizeof(bytes), f->peak_bytes), when, LEARNED_FILE_VERSION, f->page_size,
+                     f->hpage_order, f->machine_id[0] ? "machine_id=" : "", f->machine_id,
+                     f->machine_id[0] ? "\n" : "", f->peak_bytes, f->peak_realtime_usec);
+        if (n < 0 || (size_t) n >= size)
+                return -ENOBUFS;
+        return n;
+}
+
+bool learned_file_applies(const LearnedFile *f, unsigned page_size, unsigned hpage_order, const char *machine_id,
+                          char *why, size_t size)
+{
+        if (f->page_size != page_size)
+                snprintf(why, size, "written with %u-byte pages, this kernel has %u", f->page_size, page_size);
+        else if (f->hpage_order != hpage_order)
+                snprintf(why, size, "written with huge pages of order %u, this kernel has order %u", f->hpage_order,
+                         hpage_order);
+        else if (f->machine_id[0] && machine_id && machine_id[0] && strcmp(f->machine_id, machine_id) != 0)
+                snprintf(why, size, "written on another machine (machine-id %s, this one is %s)", f->machine_id,
+                         machine_id);
+        else
+                return true;
+        return false;
+}
+
+/* ---- file I/O -------------------------------------------------------------- */
+
+int learned_store_path(const char *state_dir, char *ret, size_t size)
+{
+        const char *p = state_dir ? state_dir : "";
+        size_t n;
+        int r;
+
+        while (*p == '/')
+                p++;
+        n = strlen(p);
+        while (n > 0 && p[n - 1] == '/')
+                n--;
+        if (!state_dir || !state_dir[0])
+                return -EINVAL;
+        /* "/" alone: the file sits in the root */
+        r = n > 0 ? snprintf(ret, size, "%.*s/%s", (int) n, p, LEARNED_FILE_NAME)
+                  : snprintf(ret, size, "%s", LEARNED_FILE_NAME);
+        return r < 0 || (size_t) r >= size ? -ENAMETOOLONG : 0;
+}
+
+int learned_store_read(const Root *root, const char *state_dir, LearnedFile *ret, LearnedFileError *ret_err)
+{
+        char path[512], buf[LEARNED_FILE_MAX + 1];
+        int r;
+
+        r = learned_store_path(state_dir, path, sizeof(path));
+        if (r < 0)
+                return r;
+        r = read_file_at(root->root_fd, path, buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        return learned_file_parse(buf, (size_t) r, ret, ret_err);
+}
+
+/* The rename is durable only once the directory is on disk too. */
+static int fsync_parent(int root_fd, const char *path)
+{
+        char dir[512];
+        const char *slash = strrchr(path, '/');
+        _cleanup_close_ int fd = -1;
+
+        if (!slash)
+                fd = openat(root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        else {
+                if ((size_t) (slash - path) >= sizeof(dir))
+                        return -ENAMETOOLONG;
+                memcpy(dir, path, (size_t) (slash - path));
+                dir[slash - path] = '\0';
+                fd = openat(root_fd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        }
+        if (fd < 0 || fsync(fd) < 0)
+                return negative_errno();
+        return 0;
+}
+
+int learned_store_write(const Root *root, const char *state_dir, const LearnedFile *f)
+{
+        char path[512], buf[LEARNED_FILE_MAX];
+        int n, r;
+
+        r = learned_store_path(state_dir, path, sizeof(path));
+        if (r < 0)
+                return r;
+        n = learned_file_format(f, buf, sizeof(buf));
+        if (n < 0)
+                return n;
+        r = write_file_atomic_at(root->root_fd, path, buf, (size_t) n, 0644);
+        if (r < 0)
+                return r;
+        return fsync_parent(root->root_fd, path);
+}
+
+int learned_store_remove(const Root *root, const char *state_dir)
+{
+        char path[512];
+        int r;
+
+        r = learned_store_path(state_dir, path, sizeof(path));
+        if (r < 0)
+                return r;
+        if (unlinkat(root->root_fd, path, 0) < 0)
+                return errno == ENOENT ? 0 : negative_errno();
+        return fsync_parent(root->root_fd, path);
+}
+
+int machine_id_read(const Root *root, char ret[MACHINE_ID_LEN + 1])
+{
+        char buf[64];
+        int r;
+
+        ret[0] = '\0';
+        r = read_file_at(root->root_fd, "etc/machine-id", buf, sizeof(buf));
+        if (r < 0)
+                return r == -EFBIG ? -EBADMSG : r;
+        if (!machine_id_valid(span_rstrip((Span) { buf, (size_t) r }, false)))
+                return -EBADMSG;
+        memcpy(ret, buf, MACHINE_ID_LEN);
+        ret[MACHINE_ID_LEN] = '\0';
+        return 0;
+}

@@ -1,0 +1,194 @@
+#!/bin/bash
+# The learned reserve across restarts, on a copy of a fixture tree (as any
+# user: the state file is <root>/var/lib/fragd/learned): a THP fault burst
+# (thp_fault_alloc bumped in the tree's proc/vmstat) is written to the state
+# file at once and again at stop; a new start re-instates it by its age (log
+# line, `fragd status`, the textfile's reserve target), decayed when older
+# than demand_hold, dropped when decayed to nothing; a time in the future
+# counts as now; a corrupt file, one from another page size or machine are
+# ignored with a clear message and the daemon runs on; kill -9 keeps what was
+# written; --dry-run and an empty state_dir write nothing.
+set -uo pipefail
+: "${FRAGD:?}" "${FRAGD_SRCDIR:?}"
+FIX=$FRAGD_SRCDIR/tests/fixtures/vm-6.1-x86_64-2node-fragmented
+MIB=1048576
+fail=0 pid=
+pass() { echo "PASS learned: $*"; }
+bad() { echo "FAIL learned: $*"; fail=1; }
+work=$(mktemp -d)
+cleanup() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+
+fresh() { # fresh copy of the fixture in $T; reserve_thp small so the learned target shows
+	T=$work/root.$1; rm -rf "$T"; mkdir -p "$T"; cp -r "$FIX/." "$T/"
+	mkdir -p "$T/etc/fragd" "$T/prom"
+	cat >"$T/etc/fragd/fragd.conf" <<-CONF
+	[daemon]
+	interval = 1s
+	textfile_dir = $T/prom
+	[policy]
+	reserve_thp = 1MiB
+	CONF
+	F=$T/var/lib/fragd/learned
+}
+start() { # start LOGNAME [args...]: daemon in the background, log in $T/LOGNAME
+	L=$T/$1; shift
+	"$FRAGD" --root "$T" --page-size 4096 "$@" >"$L" 2>&1 &
+	pid=$!
+}
+wait_for() { # wait_for SECONDS CMD...: poll until CMD succeeds
+	local t=$(( $1 * 10 )); shift
+	while [ $t -gt 0 ]; do "$@" && return 0; sleep 0.1; t=$((t - 1)); done
+	return 1
+}
+running() { wait_for 15 grep -q "running" "$L"; }
+stop() { kill -TERM "$pid"; wait "$pid"; local rc=$?; pid=; return $rc; }
+burst() { # burst HUGE_PAGES: that many THP faults more in the tree's vmstat
+	local v
+	v=$(awk '$1 == "thp_fault_alloc" { print $2 }' "$T/proc/vmstat")
+	sed -i "s/^thp_fault_alloc .*/thp_fault_alloc $((v + $1))/" "$T/proc/vmstat"
+}
+key() { sed -n "s/^$1=//p" "$F" 2>/dev/null; }
+near() { [ -n "$1" ] && [ -n "$2" ] && [ $(( $1 > $2 ? $1 - $2 : $2 - $1 )) -lt 1000000 ]; } # within 1 s
+now_usec() { echo $(( $(date +%s) * 1000000 )); }
+# the order-9 reserve target of node 0 in the textfile
+target9() { sed -n 's/^fragd_node_reserve_target_bytes{node="0",order="9"} //p' "$T/prom/fragd.prom"; }
+target_is() { [ "$(target9)" = "$1" ]; }
+target_between() { local v; v=$(target9); [ -n "$v" ] && [ "$v" -gt "$1" ] && [ "$v" -lt "$2" ]; }
+write_file() { # write_file PEAK_BYTES REALTIME_USEC [extra lines]: a state file as fragd writes it
+	mkdir -p "${F%/*}"
+	printf 'version=1\npage_size=4096\nhpage_order=9\n%speak_bytes=%s\npeak_realtime_usec=%s\n' "${3:-}" "$1" "$2" >"$F"
+}
+
+# 1. a burst is written at once, and again at stop
+fresh burst
+before=$(now_usec)
+start log1
+running || bad "no start: $(tail -3 "$L")"
+[ ! -e "$F" ] && pass "no state file before anything is learned" || bad "state file without a burst: $(cat "$F")"
+burst 64
+if wait_for 10 test -s "$F"; then
+	pass "a 64 huge page burst is written to var/lib/fragd/learned while running"
+else
+	bad "no state file after a burst: $(tail -3 "$L")"
+fi
+[ "$(key version)" = 1 ] && [ "$(key page_size)" = 4096 ] && [ "$(key hpage_order)" = 9 ] \
+	&& pass "version=1, page_size=4096, hpage_order=9" || bad "header: $(cat "$F")"
+[ "$(key peak_bytes)" = $((128 * MIB)) ] && pass "peak_bytes=$((128 * MIB)) (64 x 2 MiB)" \
+	|| bad "peak_bytes $(key peak_bytes)"
+seen=$(key peak_realtime_usec)
+after=$(( $(now_usec) + 1000000 ))
+[ -n "$seen" ] && [ "$seen" -ge "$before" ] && [ "$seen" -le "$after" ] \
+	&& pass "peak_realtime_usec is the wall clock of the burst" || bad "peak_realtime_usec $seen not in [$before, $after]"
+[ "$(stat -c %a "$F")" = 644 ] && pass "mode 0644" || bad "mode $(stat -c %a "$F")"
+ls "${F%/*}" | grep -q tmp && bad "temp file left: $(ls "${F%/*}")" || pass "no temp file left"
+grep -q "learned reserve, held 30 min" "$L" && pass "the burst raised the target (reserve_learned)" \
+	|| bad "no learned decision: $(grep -i raise "$L" | tail -2)"
+rm -f "$F"
+if stop; then pass "SIGTERM: exit 0"; else bad "SIGTERM: exit $?"; fi
+# the time is the wall clock now minus the burst's age on the monotonic clock
+[ "$(key peak_bytes)" = $((128 * MIB)) ] && near "$(key peak_realtime_usec)" "$seen" \
+	&& pass "stop writes the learned burst again (same peak, same time)" || bad "after stop: $(cat "$F" 2>&1)"
+
+# 2. the next start re-instates it: log line, status, textfile target
+start log2
+running || bad "no restart: $(tail -3 "$L")"
+if grep -Eq "Learned reserve from the previous run: 128 MiB burst seen [0-9]+ s ago, kept ready until [0-9:]+ \((29|30) min from now\), then halved every 30 min" "$L"; then
+	pass "restart: $(grep -o 'Learned reserve from the previous run.*' "$L")"
+else
+	bad "no re-instated line: $(cat "$L")"
+fi
+wait_for 5 target_is $((128 * MIB)) && pass "fragd_node_reserve_target_bytes{order=9} is the learned 128 MiB at once" \
+	|| bad "target $(target9), want $((128 * MIB))"
+out=$("$FRAGD" status --root "$T" 2>&1)
+echo "$out" | grep -q "^Learned reserve: 128 MiB kept ready for THP bursts (128 MiB burst seen [0-9]* s ago; held 30 min)" \
+	&& pass "fragd status shows the learned reserve" || bad "status: $out"
+grep -Eq "learned reserve, (seen [0-9]+ s ago, )?held 30 min" "$L" && pass "the first decision cites the re-instated burst" \
+	|| bad "no decision for the learned target: $(grep -i raise "$L" | tail -2)"
+stop >/dev/null
+near "$(key peak_realtime_usec)" "$seen" && pass "a restart keeps the burst's time" \
+	|| bad "time moved: $(key peak_realtime_usec) != $seen"
+
+# 3. older than demand_hold: decayed by its age; decayed to nothing: dropped
+write_file $((128 * MIB)) $(( $(now_usec) - 45 * 60 * 1000000 ))
+start log3
+running
+grep -Eq "Learned reserve from the previous run: 128 MiB burst seen 45 min ago, decayed to (90|91) MiB kept ready now, halved every 30 min" "$L" \
+	&& pass "45 min old: decayed to 90.5 MiB (2^-1/2)" || bad "decay line: $(grep -i learned "$L")"
+wait_for 5 target_between $((90 * MIB)) $((91 * MIB)) && pass "target $(target9) (90.5 MiB)" || bad "target $(target9)"
+stop >/dev/null
+write_file $((128 * MIB)) $(( $(now_usec) - 24 * 3600 * 1000000 ))
+start log4
+running
+grep -q "the 128 MiB burst seen 24 h ago has decayed to nothing; dropped" "$L" && pass "a day old: dropped" \
+	|| bad "not dropped: $(grep -i learned "$L")"
+wait_for 5 target_is $MIB && pass "target back to reserve_thp (1 MiB)" || bad "target $(target9)"
+stop >/dev/null
+[ ! -e "$F" ] && pass "stop removes the file of a forgotten burst" || bad "file left: $(cat "$F")"
+
+# 4. a time in the future counts as now
+write_file $((64 * MIB)) $(( $(now_usec) + 3600 * 1000000 ))
+start log5
+running
+grep -Eq "has its burst (59|60) min in the future \(was the clock set back\?\); counting it as seen just now" "$L" \
+	&& grep -q "64 MiB burst seen 0 s ago, kept ready until" "$L" && pass "future time: notice, then age 0" \
+	|| bad "future: $(grep -i learned "$L")"
+stop >/dev/null
+[ "$(key peak_realtime_usec)" -le $(( $(now_usec) + 1000000 )) ] && pass "stop writes it back with a time not in the future" \
+	|| bad "still in the future: $(key peak_realtime_usec)"
+
+# 5. corrupt, another page size, another machine: ignored, the daemon runs on
+for c in corrupt pagesize machine; do
+	case $c in
+	corrupt) printf 'version=1\npage_size=4096\nhpage_order=9\npeak_bytes=lots\npeak_realtime_usec=1\n' >"$F"
+		want="The learned reserve file '$F' is malformed, line 4: peak_bytes is not a decimal number; ignoring it" ;;
+	pagesize) write_file $((128 * MIB)) "$(now_usec)"; sed -i 's/^page_size=.*/page_size=65536/' "$F"
+		want="The learned reserve file '$F' does not apply here: written with 65536-byte pages, this kernel has 4096; ignoring it" ;;
+	machine) echo 0123456789abcdef0123456789abcdef >"$T/etc/machine-id"
+		write_file $((128 * MIB)) "$(now_usec)" "machine_id=ffffffffffffffffffffffffffffffff
+"
+		want="does not apply here: written on another machine (machine-id ffffffffffffffffffffffffffffffff, this one is 0123456789abcdef0123456789abcdef)" ;;
+	esac
+	start log-$c
+	if running && grep -qF "$want" "$L" && kill -0 "$pid" 2>/dev/null; then
+		pass "$c file: '$(grep -o "The learned reserve file.*" "$L")', daemon running"
+	else
+		bad "$c file: $(cat "$L")"
+	fi
+	wait_for 5 target_is $MIB && pass "$c file: target is reserve_thp alone" || bad "$c: target $(target9)"
+	stop >/dev/null || bad "$c: stop failed"
+done
+[ ! -e "$F" ] && pass "an ignored file is removed at stop when nothing was learned" || bad "left: $(cat "$F")"
+# this machine's id is written with the next burst
+start log6
+running
+burst 8
+wait_for 10 grep -qs "^machine_id=0123456789abcdef0123456789abcdef$" "$F" && pass "machine_id written" \
+	|| bad "no machine_id: $(cat "$F" 2>&1)"
+
+# 6. kill -9: what was written stays
+kill -9 "$pid"; wait "$pid" 2>/dev/null; pid=
+[ "$(key peak_bytes)" = $((16 * MIB)) ] && pass "kill -9 leaves the file written at the burst" || bad "after kill -9: $(cat "$F" 2>&1)"
+"$FRAGD" --restore --root "$T" >/dev/null 2>&1
+
+# 7. --dry-run reads the file but writes nothing; state_dir empty keeps nothing
+fresh dry
+write_file $((32 * MIB)) "$(now_usec)"
+sum=$(md5sum <"$F")
+start log7 --dry-run
+running
+grep -q "Learned reserve from the previous run: 32 MiB burst seen" "$L" && pass "dry run re-instates the burst" \
+	|| bad "dry run did not read it: $(grep -i learned "$L")"
+burst 64
+wait_for 10 grep -q "recent THP bursts asked for 128 MiB" "$L" || bad "dry run: the burst was not seen"
+sleep 1.2
+stop >/dev/null
+[ "$(md5sum <"$F")" = "$sum" ] && pass "dry run: the file is untouched after a larger burst and stop" || bad "dry run wrote: $(cat "$F")"
+fresh empty
+start log8 --set daemon.state_dir=
+running
+burst 64
+wait_for 10 grep -q "recent THP bursts asked for 128 MiB" "$L" || bad "state_dir empty: the burst was not seen"
+stop >/dev/null
+[ ! -e "$T/var/lib/fragd" ] && pass "state_dir empty: nothing written" || bad "state_dir empty wrote $(ls -R "$T/var")"
+exit $fail

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The learned reserve's state file (daemon/learned-store.c): the parser
+ * table (malformed input is refused with its line and reason), format ->
+ * parse round trip, whether a file applies to this host, the path below
+ * the root, and the atomic write / read / remove in a temporary root. */
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <dirent.h>
+#include <cmocka.h>
+
+#include "fragd/learned-store.h"
+
+#define GOOD "version=1\npage_size=4096\nhpage_order=9\npeak_bytes=536870912\npeak_realtime_usec=1767623290000000\n"
+#define MID "0123456789abcdef0123456789abcdef"
+
+static void test_parse_table(void **state)
+{
+        static const struct {
+                const char *in;
+                int rc;
+                unsigned line;    /* of the error */
+                const char *what; /* substring of the reason */
+        } t[] = {
+                { GOOD, 0, 0, NULL },
+                /* comments, blank lines, CRLF, blanks around '=', no final newline */
+                { "# c\n\nversion = 1\r\n  page_size=4096\t\r\nhpage_order=9\n# x=y\npeak_bytes=1\npeak_realtime_usec=1",
+                  0, 0, NULL },
+                { GOOD "machine_id=" MID "\n", 0, 0, NULL },
+                { "", -ENODATA, 0, "no version" },
+                { "# only a comment\n", -ENODATA, 0, "no version" },
+                { "version=1\n", -ENODATA, 0, "no page_size" },
+                { "version=1\npage_size=4096\nhpage_order=9\npeak_bytes=1\n", -ENODATA, 0, "no peak_realtime_usec" },
+                { "version=2\npage_size=4096\n", -EPROTONOSUPPORT, 1, "version 2, this fragd reads version 1" },
+                { "version=x\n", -EBADMSG, 1, "version is not a decimal number" },
+                { "page_size=4096\nversion=1\n", -EBADMSG, 1, "the first key is not version" },
+                { GOOD "version=1\n", -EBADMSG, 6, "version given twice" },
+                { GOOD "peak_bytes=1\n", -EBADMSG, 6, "peak_bytes given twice" },
+                { GOOD "color=blue\n", -EBADMSG, 6, "unknown key 'color'" },
+                { GOOD "just words\n", -EBADMSG, 6, "not key=value" },
+                { GOOD "=5\n", -EBADMSG, 6, "malformed key" },
+                { GOOD "Peak Bytes=5\n", -EBADMSG, 6, "malformed key" },
+                { "version=1\npage_size=lots\n", -EBADMSG, 2, "page_size is not a decimal number" },
+                { "version=1\npage_size=-4096\n", -EBADMSG, 2, "page_size is not a decimal number" },
+                { "version=1\npage_size=4096 8192\n", -EBADMSG, 2, "page_size is not a decimal number" },
+                { "version=1\npage_size=\n", -EBADMSG, 2, "page_size is not a decimal number" },
+                { "version=1\npage_size=4095\n", -EBADMSG, 2, "not a page size" },
+                { "version=1\npage_size=512\n", -EBADMSG, 2, "not a page size" },
+                { "version=1\npage_size=4194304\n", -EBADMSG, 2, "not a page size" },
+                { "version=1\nhpage_order=0\n", -EBADMSG, 2, "hpage_order 0 is out of range" },
+                { "version=1\nhpage_order=21\n", -EBADMSG, 2, "hpage_order 21 is out of range" },
+                { "version=1\npeak_bytes=0\n", -EBADMSG, 2, "peak_bytes is 0" },
+                { "version=1\npeak_bytes=99999999999999999999\n", -ERANGE, 2, "peak_bytes is too large" },
+                { "version=1\npeak_bytes=9223372036854775807\n", -ERANGE, 2, "peak_bytes is too large" },
+                { "version=1\npeak_realtime_usec=0\n", -EBADMSG, 2, "peak_realtime_usec is 0" },
+                { "version=1\nmachine_id=0123\n", -EBADMSG, 2, "machine_id is not 32" },
+                { "version=1\nmachine_id=0123456789ABCDEF0123456789ABCDEF\n", -EBADMSG, 2, "machine_id is not 32" },
+                { "version=1\npage_size=40\x01" "96\n", -EBADMSG, 2, "control character" },
+                { "version=1\npage_\rsize=4096\n", -EBADMSG, 2, "control character" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+                LearnedFileError err = { .line = 99, .what = "" };
+                LearnedFile f;
+                int r = learned_file_parse(t[i].in, strlen(t[i].in), &f, &err);
+
+                if (r != t[i].rc)
+                        fail_msg("case %zu: rc %d, want %d (%u: %s)", i, r, t[i].rc, err.line, err.what);
+                if (r == 0)
+                        continue;
+                if (err.line != t[i].line)
+                        fail_msg("case %zu: line %u, want %u (%s)", i, err.line, t[i].line, err.what);
+                if (!strstr(err.what, t[i].what))
+                        fail_msg("case %zu: '%s' does not say '%s'", i, err.what, t[i].what);
+        }
+}
+
+static void test_parse_values_and_nul(void **state)
+{
+        static const char with_nul[] = "version=1\npage_size=4096\0\nhpage_order=9\n";
+        static const char k64[] = "version=1\npage_size=65536\nhpage_order=13\npeak_bytes=1\npeak_realtime_usec=1\n";
+        LearnedFileError err = { 0 };
+        LearnedFile f;
+
+        assert_int_equal(learned_file_parse(GOOD "machine_id=" MID "\n", strlen(GOOD) + 44, &f, &err), 0);
+        assert_int_equal(f.page_size, 4096);
+        assert_int_equal(f.hpage_order, 9);
+        assert_int_equal(f.peak_bytes, 512ULL << 20);
+        assert_int_equal(f.peak_realtime_usec, 1767623290000000ULL);
+        assert_string_equal(f.machine_id, MID);
+        /* 64K pages, order 13 */
+        assert_int_equal(learned_file_parse(k64, strlen(k64), &f, NULL), 0);
+        assert_int_equal(f.page_size, 65536);
+        assert_int_equal(f.hpage_order, 13);
+        /* an embedded NUL is binary data, not the end of the file */
+        assert_int_equal(learned_file_parse(with_nul, sizeof(with_nul) - 1, &f, &err), -EBADMSG);
+        assert_int_equal(err.line, 2);
+        /* NULL buffer of length 0 */
+        assert_int_equal(learned_file_parse(NULL, 0, &f, NULL), -ENODATA);
+}
+
+static void test_format_round_trip(void **state)
+{
+        LearnedFile a = { .page_size = 4096, .hpage_order = 9, .peak_bytes = 512ULL << 20,
+                          .peak_realtime_usec = 1767623290123456ULL }, b;
+        char buf[LEARNED_FILE_MAX];
+        int n;
+
+        n = learned_file_format(&a, buf, sizeof(buf));
+        assert_true(n > 0);
+        assert_int_equal((size_t) n, strlen(buf));
+        assert_non_null(strstr(buf, "# fragd learned reserve (fragd.conf(5) state_dir): 512 MiB burst seen "
+                                    "2026-01-05 14:28:10 UTC\nversion=1\n"));
+        assert_non_null(strstr(buf, "\npeak_bytes=536870912\npeak_realtime_usec=1767623290123456\n"));
+        assert_null(strstr(buf, "machine_id"));
+        assert_int_equal(learned_file_parse(buf, (size_t) n, &b, NULL), 0);
+        assert_memory_equal(&a, &b, sizeof(a));
+
+        strcpy(a.machine_id, MID);
+        n = learned_file_format(&a, buf, sizeof(buf));
+        assert_non_null(strstr(buf, "\nmachine_id=" MID "\n"));
+        assert_int_equal(learned_file_parse(buf, (size_t) n, &b, NULL), 0);
+        assert_memory_equal(&a, &b, sizeof(a));
+
+        assert_int_equal(learned_file_format(&a, buf, 40), -ENOBUFS);
+}
+
+static void test_applies(void **state)
+{
+        LearnedFile f = { .page_size = 4096, .hpage_order = 9, .peak_bytes = 1, .peak_realtime_usec = 1 };
+        char why[160];
+
+        assert_true(learned_file_applies(&f, 4096, 9, "", why, sizeof(why)));
+        assert_true(learned_file_applies(&f, 4096, 9, MID, why, sizeof(why))); /* the file has none */
+        assert_false(learned_file_applies(&f, 65536, 13, "", why, sizeof(why)));
+        assert_string_equal(why, "written with 4096-byte pages, this kernel has 65536");
+        assert_false(learned_file_applies(&f, 4096, 10, "", why, sizeof(why)));
+        assert_string_equal(why, "written with huge pages of order 9, this kernel has order 10");
+        strcpy(f.machine_id, MID);
+        assert_true(learned_file_applies(&f, 4096, 9, MID, why, sizeof(why)));
+        assert_true(learned_file_applies(&f, 4096, 9, "", why, sizeof(why))); /* this host's is unknown */
+        assert_false(learned_file_applies(&f, 4096, 9, "ffffffffffffffffffffffffffffffff", why, sizeof(why)));
+        assert_non_null(strstr(why, "written on another machine (machine-id " MID));
+}
+
+static void test_path(void **state)
+{
+        char p[64];
+
+        assert_int_equal(learned_store_path("/var/lib/fragd", p, sizeof(p)), 0);
+        assert_string_equal(p, "var/lib/fragd/learned");
+        assert_int_equal(learned_store_path("/var/lib/fragd/", p, sizeof(p)), 0);
+        assert_string_equal(p, "var/lib/fragd/learned");
+        assert_int_equal(learned_store_path("/", p, sizeof(p)), 0);
+        assert_string_equal(p, "learned");
+        assert_int_equal(learned_store_path("", p, sizeof(p)), -EINVAL);
+        assert_int_equal(learned_store_path(NULL, p, sizeof(p)), -EINVAL);
+        assert_int_equal(learned_store_path("/a/very/long/state/directory/name", p, 16), -ENAMETOOLONG);
+}
+
+/* ---- file I/O in a temporary root ------------------------------------------- */
+
+typedef struct Tmp {
+        char dir[64];
+        Root *root;
+} Tmp;
+
+static int setup(void **state)
+{
+        Tmp *t = calloc(1, sizeof(*t));
+
+        assert_non_null(t);
+        snprintf(t->dir, sizeof(t->dir), "/tmp/fragd-test-XXXXXX");
+        assert_non_null(mkdtemp(t->dir));
+        assert_int_equal(root_open(t->dir, 4096, &t->root), 0);
+        *state = t;
+        return 0;
+}
+
+static int teardown(void **state)
+{
+        Tmp *t = *state;
+        char cmd[128];
+
+        t->root = root_free(t->root);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
+        (void) !system(cmd);
+        free(t);
+        return 0;
+}
+
+static void put(const Tmp *t, const char *rel, const char *text)
+{
+        char path[256];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/%s", t->dir, rel);
+        f = fopen(path, "we");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+}
+
+static unsigned entries(const Tmp *t, const char *rel)
+{
+        char path[256];
+        unsigned n = 0;
+        struct dirent *de;
+        DIR *d;
+
+        snprintf(path, sizeof(path), "%s/%s", t->dir, rel);
+        d = opendir(path);
+        if (!d)
+                return 0;
+        while ((de = readdir(d)))
+                n += de->d_name[0] != '.';
+        closedir(d);
+        return n;
+}
+
+static void test_write_read_remove(void **state)
+{
+        Tmp *t = *state;
+        LearnedFile a = { .page_size = 4096, .hpage_order = 9, .machine_id = MID, .peak_bytes = 128ULL << 20,
+                          .peak_realtime_usec = 1767623290000000ULL }, b;
+        LearnedFileError err = { 0 };
+        char path[256];
+        struct stat st;
+
+        assert_int_equal(learned_store_read(t->root, "/var/lib/fragd", &b, &err), -ENOENT);
+        /* creates the directory; the temp file does not stay */
+        assert_int_equal(learned_store_write(t->root, "/var/lib/fragd", &a), 0);
+        snprintf(path, sizeof(path), "%s/var/lib/fragd/learned", t->dir);
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0644);
+        assert_int_equal(entries(t, "var/lib/fragd"), 1);
+        assert_int_equal(learned_store_read(t->root, "/var/lib/fragd", &b, &err), 0);
+        assert_memory_equal(&a, &b, sizeof(a));
+        /* replaced as a whole */
+        a.peak_bytes = 256ULL << 20;
+        assert_int_equal(learned_store_write(t->root, "/var/lib/fragd", &a), 0);
+        assert_int_equal(learned_store_read(t->root, "/var/lib/fragd", &b, &err), 0);
+        assert_int_equal(b.peak_bytes, 256ULL << 20);
+        assert_int_equal(entries(t, "var/lib/fragd"), 1);
+
+        assert_int_equal(learned_store_remove(t->root, "/var/lib/fragd"), 0);
+        assert_int_equal(learned_store_read(t->root, "/var/lib/fragd", &b, &err), -ENOENT);
+        assert_int_equal(learned_store_remove(t->root, "/var/lib/fragd"), 0); /* none: fine */
+        assert_int_equal(learned_store_remove(t->root, "/nowhere"), 0);
+        assert_int_equal(learned_store_write(t->root, "", &a), -EINVAL);
+}
+
+static void test_read_corrupt_and_large(void **state)
+{
+        Tmp *t = *state;
+        LearnedFile a = { .page_size = 4096, .hpage_order = 9, .peak_bytes = 1, .peak_realtime_usec = 1 }, b;
+        LearnedFileError err = { 0 };
+        char *big;
+
+        assert_int_equal(learned_store_write(t->root, "/state", &a), 0);
+        put(t, "state/learned", "version=1\npage_size=4096\npeak_bytes=lots\n");
+        assert_int_equal(learned_store_read(t->root, "/state", &b, &err), -EBADMSG);
+        assert_int_equal(err.line, 3);
+        assert_string_equal(err.what, "peak_bytes is not a decimal number");
+
+        big = malloc(LEARNED_FILE_MAX + 100);
+        assert_non_null(big);
+        memset(big, '#', LEARNED_FILE_MAX + 99);
+        big[LEARNED_FILE_MAX + 99] = '\0';
+        put(t, "state/learned", big);
+        free(big);
+        assert_int_equal(learned_store_read(t->root, "/state", &b, &err), -EFBIG);
+}
+
+static void test_machine_id(void **state)
+{
+        Tmp *t = *state;
+        char id[MACHINE_ID_LEN + 1] = "x";
+
+        assert_int_equal(machine_id_read(t->root, id), -ENOENT);
+        assert_string_equal(id, "");
+        {
+                char path[128];
+
+                snprintf(path, sizeof(path), "%s/etc", t->dir);
+                assert_int_equal(mkdir(path, 0755), 0);
+        }
+        put(t, "etc/machine-id", MID "\n");
+        assert_int_equal(machine_id_read(t->root, id), 0);
+        assert_string_equal(id, MID);
+        put(t, "etc/machine-id", "uninitialized\n");
+        assert_int_equal(machine_id_read(t->root, id), -EBADMSG);
+        assert_string_equal(id, "");
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_parse_table),
+                cmocka_unit_test(test_parse_values_and_nul),
+                cmocka_unit_test(test_format_round_trip),
+                cmocka_unit_test(test_applies),
+                cmocka_unit_test(test_path),
+                cmocka_unit_test_setup_teardown(test_write_read_remove, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_read_corrupt_and_large, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_machine_id, setup, teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
