@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The learned reserve's state file <root>/<state_dir>/learned: parse and
- * format (pure, fuzzed), whether a file applies to this host, and its
- * atomic write. The format is documented in include/fragd/learned-store.h;
- * when it is read and written is manager-learned.c's business. */
+ * format (pure, fuzzed), whether a file applies to this host, its atomic
+ * write, and what it gives at the first decide (learned_store_load(), for
+ * the daemon and for fragd --once alike). The format is documented in
+ * include/fragd/learned-store.h; when it is read and written is
+ * manager-learned.c's business. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -315,6 +317,142 @@ int learned_store_remove(const Root *root, const char *state_dir)
         if (unlinkat(root->root_fd, path, 0) < 0)
                 return errno == ENOENT ? 0 : negative_errno();
         return fsync_parent(root->root_fd, path);
+}
+
+void learned_store_name(const Root *root, const char *state_dir, char *buf, size_t size)
+{
+        char rel[512];
+        size_t n = strlen(root->path);
+
+        if (learned_store_path(state_dir, rel, sizeof(rel)) < 0)
+                snprintf(rel, sizeof(rel), "?");
+        while (n > 0 && root->path[n - 1] == '/')
+                n--;
+        snprintf(buf, size, "%.*s/%s", root->is_host ? 0 : (int) n, root->path, rel);
+}
+
+/* ---- what the file gives at the first decide ------------------------------- */
+
+LearnedLoadResult learned_store_load(const Root *root, const char *state_dir, const PolicyConfig *cfg,
+                                     unsigned page_size, unsigned hpage_order, const char *machine_id,
+                                     usec_t now, usec_t now_realtime, LearnedLoad *ret)
+{
+        LearnedFileError err = { 0 };
+        LearnedLoad l = { 0 };
+        uint64_t hp;
+        int r;
+
+        if (!state_dir || !state_dir[0]) {
+                l.result = LEARNED_LOAD_NOT_KEPT;
+                goto done;
+        }
+        r = learned_store_read(root, state_dir, &l.file, &err);
+        if (r == -ENOENT)
+                l.result = LEARNED_LOAD_NONE;
+        else if (r == -EPROTONOSUPPORT) {
+                l.result = LEARNED_LOAD_OTHER_VERSION;
+                snprintf(l.why, sizeof(l.why), "%s", err.what);
+        } else if (r < 0 && err.what[0]) {
+                l.result = LEARNED_LOAD_MALFORMED;
+                l.line = err.line;
+                snprintf(l.why, sizeof(l.why), "%s", err.what);
+        } else if (r == -EFBIG) {
+                l.result = LEARNED_LOAD_TOO_LARGE;
+                snprintf(l.why, sizeof(l.why), "larger than %d bytes", LEARNED_FILE_MAX);
+        } else if (r < 0) {
+                l.result = LEARNED_LOAD_UNREADABLE;
+                l.error = r;
+                snprintf(l.why, sizeof(l.why), "%s", strerror(-r));
+        }
+        if (r < 0) {
+                l.file = (LearnedFile) { 0 };
+                goto done;
+        }
+
+        if (l.file.peak_realtime_usec > now_realtime) {
+                l.future_usec = l.file.peak_realtime_usec - now_realtime;
+                l.age_usec = 0;
+        } else
+                l.age_usec = now_realtime - l.file.peak_realtime_usec;
+        if (!learned_file_applies(&l.file, page_size, hpage_order, machine_id, l.why, sizeof(l.why))) {
+                l.result = LEARNED_LOAD_NOT_APPLICABLE;
+                l.future_usec = 0;
+                goto done;
+        }
+
+        hp = hpage_order < 32 ? (uint64_t) page_size << hpage_order : 0;
+        switch (policy_learned_restore(cfg, l.file.peak_bytes, l.age_usec, now, hp, &l.restore)) {
+        case LEARNED_RESTORE_OK:
+                l.result = LEARNED_LOAD_OK;
+                break;
+        case LEARNED_RESTORE_OFF:
+                l.result = LEARNED_LOAD_LEARNING_OFF;
+                snprintf(l.why, sizeof(l.why), "demand_learning is off");
+                break;
+        case LEARNED_RESTORE_EMPTY: /* the parser refuses peak_bytes=0 */
+        case LEARNED_RESTORE_DECAYED:
+                l.result = LEARNED_LOAD_DECAYED;
+                snprintf(l.why, sizeof(l.why), "decayed to nothing");
+                break;
+        }
+done:
+        *ret = l;
+        return l.result;
+}
+
+const char *learned_load_result_name(LearnedLoadResult r)
+{
+        static const char *const names[_LEARNED_LOAD_MAX] = {
+                [LEARNED_LOAD_OK] = "ok",
+                [LEARNED_LOAD_NOT_KEPT] = "not_kept",
+                [LEARNED_LOAD_NONE] = "none",
+                [LEARNED_LOAD_OTHER_VERSION] = "other_version",
+                [LEARNED_LOAD_MALFORMED] = "malformed",
+                [LEARNED_LOAD_TOO_LARGE] = "too_large",
+                [LEARNED_LOAD_UNREADABLE] = "unreadable",
+                [LEARNED_LOAD_NOT_APPLICABLE] = "not_applicable",
+                [LEARNED_LOAD_LEARNING_OFF] = "learning_off",
+                [LEARNED_LOAD_DECAYED] = "decayed",
+        };
+
+        return (unsigned) r < _LEARNED_LOAD_MAX ? names[r] : "?";
+}
+
+const char *learned_load_explain(const LearnedLoad *l, char *buf, size_t size)
+{
+        char b[32], d[32];
+
+        switch (l->result) {
+        case LEARNED_LOAD_OTHER_VERSION:
+                snprintf(buf, size, "is in another format (%s)", l->why);
+                break;
+        case LEARNED_LOAD_MALFORMED:
+                if (l->line > 0)
+                        snprintf(buf, size, "is malformed, line %u: %s", l->line, l->why);
+                else
+                        snprintf(buf, size, "is malformed: %s", l->why);
+                break;
+        case LEARNED_LOAD_TOO_LARGE:
+                snprintf(buf, size, "is %s", l->why);
+                break;
+        case LEARNED_LOAD_UNREADABLE:
+                snprintf(buf, size, "cannot be read: %s", l->why);
+                break;
+        case LEARNED_LOAD_NOT_APPLICABLE:
+                snprintf(buf, size, "does not apply here: %s", l->why);
+                break;
+        case LEARNED_LOAD_LEARNING_OFF:
+        case LEARNED_LOAD_DECAYED:
+                snprintf(buf, size, "%s %s (%s burst seen %s ago)",
+                         l->result == LEARNED_LOAD_DECAYED ? "has" : "is not used:", l->why,
+                         format_bytes(b, sizeof(b), l->file.peak_bytes), format_duration(d, sizeof(d), l->age_usec));
+                break;
+        default:
+                if (size > 0)
+                        buf[0] = '\0';
+                break;
+        }
+        return buf;
 }
 
 int machine_id_read(const Root *root, char ret[MACHINE_ID_LEN + 1])

@@ -21,16 +21,8 @@ typedef struct Text {
 static Text dur_text(usec_t u)
 {
         Text t;
-        unsigned long long sec = u / USEC_PER_SEC;
 
-        if (sec < 120)
-                snprintf(t.s, sizeof(t.s), "%llu s", sec);
-        else if (sec < 7200)
-                snprintf(t.s, sizeof(t.s), "%llu min", sec / 60);
-        else if (sec < 2 * 86400)
-                snprintf(t.s, sizeof(t.s), "%llu h", sec / 3600);
-        else
-                snprintf(t.s, sizeof(t.s), "%llu d", sec / 86400);
+        format_duration(t.s, sizeof(t.s), u);
         return t;
 }
 
@@ -57,14 +49,9 @@ static Text clock_text(usec_t realtime, usec_t now_realtime)
         return t;
 }
 
-/* The file as messages name it: below --root when there is one. */
 static void file_name(const Manager *m, char *buf, size_t size)
 {
-        char rel[FRAGD_PATH_MAX + 16];
-
-        if (learned_store_path(m->cfg.daemon.state_dir, rel, sizeof(rel)) < 0)
-                snprintf(rel, sizeof(rel), "?");
-        snprintf(buf, size, "%s/%s", m->root->is_host ? "" : m->root->path, rel);
+        learned_store_name(m->root, m->cfg.daemon.state_dir, buf, size);
 }
 
 static void synced(Manager *m, uint64_t bytes, usec_t usec, usec_t before)
@@ -77,90 +64,69 @@ static void synced(Manager *m, uint64_t bytes, usec_t usec, usec_t before)
 void manager_learned_restore(Manager *m, usec_t now)
 {
         const PolicyConfig *pc = &m->cfg.policy;
-        LearnedFileError err = { 0 };
-        LearnedRestore lr;
-        LearnedFile f;
-        char name[FRAGD_PATH_MAX * 2], why[192];
-        usec_t now_rt = now_realtime_usec(), age;
-        uint64_t hp;
-        int r;
+        const LearnedRestore *lr;
+        LearnedLoad l;
+        char name[FRAGD_PATH_MAX * 2], why[320];
+        usec_t now_rt = now_realtime_usec();
 
         if (m->learned_restored)
                 return;
         m->learned_restored = true;
         (void) machine_id_read(m->root, m->machine_id);
-        if (!m->cfg.daemon.state_dir[0]) {
-                log_debug("state_dir is empty: the learned reserve is not kept across restarts");
-                return;
-        }
         file_name(m, name, sizeof(name));
-        r = learned_store_read(m->root, m->cfg.daemon.state_dir, &f, &err);
-        if (r == -ENOENT) {
-                log_debug("No learned reserve from a previous run in '%s'", name);
-                return;
-        }
-        if (r == -EPROTONOSUPPORT) {
-                log_notice("The learned reserve file '%s' is in another format (%s); ignoring it", name, err.what);
-                return;
-        }
-        if (r < 0 && err.what[0]) {
-                if (err.line > 0)
-                        log_warning("The learned reserve file '%s' is malformed, line %u: %s; ignoring it", name,
-                                    err.line, err.what);
-                else
-                        log_warning("The learned reserve file '%s' is malformed: %s; ignoring it", name, err.what);
-                return;
-        }
-        if (r == -EFBIG) {
-                log_warning("The learned reserve file '%s' is larger than %d bytes; ignoring it", name,
-                            LEARNED_FILE_MAX);
-                return;
-        }
-        if (r < 0) {
-                log_warning_errno(r, "Cannot read the learned reserve file '%s': %m; ignoring it", name);
-                return;
-        }
-        if (!learned_file_applies(&f, m->a->page_size, m->a->hpage_order, m->machine_id, why, sizeof(why))) {
-                log_notice("The learned reserve file '%s' does not apply here: %s; ignoring it", name, why);
-                return;
-        }
-        if (f.peak_realtime_usec > now_rt) {
+        (void) learned_store_load(m->root, m->cfg.daemon.state_dir, pc, m->a->page_size, m->a->hpage_order,
+                                  m->machine_id, now, now_rt, &l);
+        (void) learned_load_explain(&l, why, sizeof(why));
+        if (l.future_usec > 0)
                 log_notice("The learned reserve file '%s' has its burst %s in the future (was the clock set "
                            "back?); counting it as seen just now",
-                           name, dur_text(f.peak_realtime_usec - now_rt).s);
-                age = 0;
-        } else
-                age = now_rt - f.peak_realtime_usec;
-
-        hp = m->a->hpage_order < 32 ? (uint64_t) m->a->page_size << m->a->hpage_order : 0;
-        switch (policy_learned_restore(pc, f.peak_bytes, age, now, hp, &lr)) {
-        case LEARNED_RESTORE_OFF:
+                           name, dur_text(l.future_usec).s);
+        switch (l.result) {
+        case LEARNED_LOAD_NOT_KEPT:
+                log_debug("state_dir is empty: the learned reserve is not kept across restarts");
+                return;
+        case LEARNED_LOAD_NONE:
+                log_debug("No learned reserve from a previous run in '%s'", name);
+                return;
+        case LEARNED_LOAD_OTHER_VERSION:
+        case LEARNED_LOAD_NOT_APPLICABLE:
+                log_notice("The learned reserve file '%s' %s; ignoring it", name, why);
+                return;
+        case LEARNED_LOAD_MALFORMED:
+        case LEARNED_LOAD_TOO_LARGE:
+                log_warning("The learned reserve file '%s' %s; ignoring it", name, why);
+                return;
+        case LEARNED_LOAD_UNREADABLE:
+                log_warning_errno(l.error, "Cannot read the learned reserve file '%s': %m; ignoring it", name);
+                return;
+        case LEARNED_LOAD_LEARNING_OFF:
                 log_info("Learned reserve from the previous run (%s burst seen %s ago) not used: "
                          "demand_learning is off",
-                         bytes_text(f.peak_bytes).s, dur_text(age).s);
+                         bytes_text(l.file.peak_bytes).s, dur_text(l.age_usec).s);
                 return;
-        case LEARNED_RESTORE_EMPTY:
-        case LEARNED_RESTORE_DECAYED:
+        case LEARNED_LOAD_DECAYED:
                 log_info("Learned reserve from the previous run: the %s burst seen %s ago has decayed to "
                          "nothing; dropped",
-                         bytes_text(f.peak_bytes).s, dur_text(age).s);
+                         bytes_text(l.file.peak_bytes).s, dur_text(l.age_usec).s);
                 return;
-        case LEARNED_RESTORE_OK:
+        case LEARNED_LOAD_OK:
+        default:
                 break;
         }
-        policy_learned_seed(m->pstate, &lr);
-        synced(m, lr.peak_bytes, lr.peak_usec, lr.peak_before_usec); /* what the file says */
-        if (lr.hold_left_usec > 0)
+        lr = &l.restore;
+        policy_learned_seed(m->pstate, lr);
+        synced(m, lr->peak_bytes, lr->peak_usec, lr->peak_before_usec); /* what the file says */
+        if (lr->hold_left_usec > 0)
                 log_info("Learned reserve from the previous run: %s burst seen %s ago, kept ready until %s "
                          "(%s from now), then %s%s",
-                         bytes_text(lr.peak_bytes).s, dur_text(age).s,
-                         clock_text(now_rt + lr.hold_left_usec, now_rt).s, dur_text(lr.hold_left_usec).s,
+                         bytes_text(lr->peak_bytes).s, dur_text(l.age_usec).s,
+                         clock_text(now_rt + lr->hold_left_usec, now_rt).s, dur_text(lr->hold_left_usec).s,
                          pc->demand_decay_usec > 0 ? "halved every " : "dropped",
                          pc->demand_decay_usec > 0 ? dur_text(pc->demand_decay_usec).s : "");
         else
                 log_info("Learned reserve from the previous run: %s burst seen %s ago, decayed to %s kept ready "
                          "now, halved every %s",
-                         bytes_text(lr.peak_bytes).s, dur_text(age).s, bytes_text(lr.need_bytes).s,
+                         bytes_text(lr->peak_bytes).s, dur_text(l.age_usec).s, bytes_text(lr->need_bytes).s,
                          dur_text(pc->demand_decay_usec).s);
 }
 

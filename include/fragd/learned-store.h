@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "fragd/macro.h"
+#include "fragd/policy.h"
 #include "fragd/root.h"
 
 #define LEARNED_FILE_NAME "learned"
@@ -73,6 +74,62 @@ int learned_store_read(const Root *root, const char *state_dir, LearnedFile *ret
 int learned_store_write(const Root *root, const char *state_dir, const LearnedFile *f);
 /* Removes it; 0 when there was none. */
 int learned_store_remove(const Root *root, const char *state_dir);
+
+/* The file as messages name it: "/var/lib/fragd/learned", below --root
+ * when there is one ("/srv/tree/var/lib/fragd/learned"); "?" when state_dir
+ * is empty. */
+void learned_store_name(const Root *root, const char *state_dir, char *buf, size_t size);
+
+/* ---- what the file gives at the first decide ----------------------------- */
+
+typedef enum LearnedLoadResult {
+        LEARNED_LOAD_OK,             /* ->restore is the state to seed (policy_learned_seed()) */
+        LEARNED_LOAD_NOT_KEPT,       /* state_dir is empty: nothing is kept, nothing read */
+        LEARNED_LOAD_NONE,           /* no file */
+        /* the file is ignored: */
+        LEARNED_LOAD_OTHER_VERSION,  /* another format version */
+        LEARNED_LOAD_MALFORMED,      /* ->line (0: the file as a whole), ->why */
+        LEARNED_LOAD_TOO_LARGE,      /* larger than LEARNED_FILE_MAX */
+        LEARNED_LOAD_UNREADABLE,     /* ->error */
+        LEARNED_LOAD_NOT_APPLICABLE, /* another page size, huge page order or machine */
+        /* the file was read and applies; from here on ->file and ->age_usec are set: */
+        LEARNED_LOAD_LEARNING_OFF,   /* demand_learning is off */
+        LEARNED_LOAD_DECAYED,        /* decayed to nothing by its age: dropped */
+        _LEARNED_LOAD_MAX,
+} LearnedLoadResult;
+
+typedef struct LearnedLoad {
+        LearnedLoadResult result;
+        unsigned line;          /* MALFORMED: 1-based; 0 = the file as a whole */
+        int error;              /* UNREADABLE: -errno */
+        char why[192];          /* why it is ignored, without the file's name; "" when used or absent */
+        LearnedFile file;       /* parsed: NOT_APPLICABLE and from LEARNING_OFF on */
+        usec_t age_usec;        /* the burst's age by the wall clock, from NOT_APPLICABLE on */
+        usec_t future_usec;     /* > 0: the burst was this far in the future (clock set back?), age 0 */
+        LearnedRestore restore; /* OK */
+} LearnedLoad;
+
+/* Reads <root>/<state_dir>/learned (never writes) and says what it gives
+ * before the first decide at now (monotonic) and now_realtime: the file
+ * parsed, checked against this host (page_size, hpage_order, machine_id,
+ * which may be "" or NULL), aged by the wall clock and re-instated by
+ * policy_learned_restore(), or why not. Logs nothing: the daemon
+ * (manager-learned.c) and fragd --once (once.c, report.c) say it each in
+ * their way. Always fills *ret; returns ret->result. */
+LearnedLoadResult learned_store_load(const Root *root, const char *state_dir, const PolicyConfig *cfg,
+                                     unsigned page_size, unsigned hpage_order, const char *machine_id,
+                                     usec_t now, usec_t now_realtime, LearnedLoad *ret);
+
+/* Stable name of a result, for JSON: "ok", "not_kept", "none", "other_version",
+ * "malformed", "too_large", "unreadable", "not_applicable", "learning_off",
+ * "decayed". */
+const char *learned_load_result_name(LearnedLoadResult r);
+
+/* For a file that is ignored, what follows its name in a sentence: "is
+ * malformed, line 4: peak_bytes is not a decimal number", "does not apply
+ * here: written with 65536-byte pages, this kernel has 4096", "has decayed
+ * to nothing (512 MiB burst seen 6 h ago)"; "" for OK, NOT_KEPT and NONE. */
+const char *learned_load_explain(const LearnedLoad *l, char *buf, size_t size);
 
 /* <root>/etc/machine-id, when it holds one (32 hex digits): 0, or -ENOENT /
  * -EBADMSG and "" in ret. */

@@ -46,5 +46,7 @@ int report_json(FILE *f, const ReportInput *in);
 
 /* "1.5 GiB", "512 KiB", "0 B" */
 const char *format_bytes(char *buf, size_t size, uint64_t bytes);
+/* An age or a span for a sentence: "45 s", "26 min", "6 h", "3 d" */
+const char *format_duration(char *buf, size_t size, usec_t usec);
 /* Per-node reserve target in bytes from a SizeSpec and the node's memory. */
 uint64_t report_reserve_bytes(const SizeSpec *s, uint64_t node_bytes);

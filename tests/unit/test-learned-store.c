@@ -2,7 +2,9 @@
 /* The learned reserve's state file (daemon/learned-store.c): the parser
  * table (malformed input is refused with its line and reason), format ->
  * parse round trip, whether a file applies to this host, the path below
- * the root, and the atomic write / read / remove in a temporary root. */
+ * the root, the atomic write / read / remove in a temporary root, and what
+ * a file gives at the first decide (learned_store_load(), shared by the
+ * daemon and fragd --once) with its sentences. */
 
 #include <errno.h>
 #include <setjmp.h>
@@ -16,6 +18,7 @@
 #include <dirent.h>
 #include <cmocka.h>
 
+#include "fragd/config.h"
 #include "fragd/learned-store.h"
 
 #define GOOD "version=1\npage_size=4096\nhpage_order=9\npeak_bytes=536870912\npeak_realtime_usec=1767623290000000\n"
@@ -300,6 +303,117 @@ static void test_machine_id(void **state)
         assert_string_equal(id, "");
 }
 
+/* learned_store_load(): every result, on files in a temporary root */
+static void test_load(void **state)
+{
+        Tmp *t = *state;
+        const usec_t now = 1000 * USEC_PER_SEC, rt = 1767623290000000ULL, min = 60 * USEC_PER_SEC;
+        const unsigned long long mib = 1ULL << 20;
+        static FragdConfig cfg;
+        char text[512], name[512];
+        LearnedLoad l;
+        Root *host;
+        char *big;
+
+        config_defaults(&cfg); /* database: learning on, held 30 min, halved every 30 min */
+        learned_store_name(t->root, "/var/lib/fragd", name, sizeof(name));
+        snprintf(text, sizeof(text), "%s/var/lib/fragd/learned", t->dir);
+        assert_string_equal(name, text);
+        assert_int_equal(root_open("/", 4096, &host), 0);
+        learned_store_name(host, "/var/lib/fragd/", name, sizeof(name));
+        assert_string_equal(name, "/var/lib/fragd/learned");
+        host = root_free(host);
+
+#define LOAD(md) learned_store_load(t->root, "/state", &cfg.policy, 4096, 9, md, now, rt, &l)
+        assert_int_equal(learned_store_load(t->root, "", &cfg.policy, 4096, 9, NULL, now, rt, &l),
+                         LEARNED_LOAD_NOT_KEPT);
+        assert_int_equal(LOAD(NULL), LEARNED_LOAD_NONE);
+        assert_string_equal(learned_load_explain(&l, text, sizeof(text)), "");
+
+        /* ignored, with the reason */
+        snprintf(name, sizeof(name), "%s/state", t->dir);
+        assert_int_equal(mkdir(name, 0755), 0);
+        put(t, "state/learned", "version=1\npage_size=4096\nhpage_order=9\npeak_bytes=lots\npeak_realtime_usec=1\n");
+        assert_int_equal(LOAD(NULL), LEARNED_LOAD_MALFORMED);
+        assert_int_equal(l.line, 4);
+        assert_string_equal(learned_load_explain(&l, text, sizeof(text)),
+                            "is malformed, line 4: peak_bytes is not a decimal number");
+        assert_string_equal(learned_load_result_name(l.result), "malformed");
+        put(t, "state/learned", "version=1\n");
+        assert_int_equal(LOAD(NULL), LEARNED_LOAD_MALFORMED);
+        assert_int_equal(l.line, 0);
+        assert_string_equal(learned_load_explain(&l, text, sizeof(text)), "is malformed: no page_size= line");
+        put(t, "state/learned", "version=2\n");
+        assert_int_equal(LOAD(NULL), LEARNED_LOAD_OTHER_VERSION);
+        assert_string_equal(learned_load_explain(&l, text, sizeof(text)),
+                            "is in another format (version 2, this fragd reads version 1)");
+        big = malloc(LEARNED_FILE_MAX + 100);
+        assert_non_null(big);
+        memset(big, '#', LEARNED_FILE_MAX + 99);
+        big[LEARNED_FILE_MAX + 99] = '\0';
+        put(t, "state/learned", big);
+        free(big);
+        assert_int_equal(LOAD(NULL), LEARNED_LOAD_TOO_LARGE);
+        assert_string_equal(learned_load_explain(&l, text, sizeof(text)), "is larger than 4096 bytes");
+
+        snprintf(text, sizeof(text), "version=1\npage_size=65536\nhpage_order=9\nmachine_id=" MID
+                 "\npeak_bytes=%llu\npeak_realtime_usec=%llu\n", 512 * mib, (unsigned long long) (rt - 4 * min));
+        put(t, "state/learned", text);
+        assert_int_equal(LOAD(NULL), LEARNED_LOAD_NOT_APPLICABLE);
+        assert_string_equal(learned_load_explain(&l, text, sizeof(text)),
+                            "does not apply here: written with 65536-byte pages, this kernel has 4096");
+        assert_int_equal(l.file.peak_bytes, 512 * mib);
+        assert_int_equal(l.age_usec, 4 * min);
+
+        /* used: held, then decayed, then dropped; the same machine id, or none known */
+        snprintf(text, sizeof(text), "version=1\npage_size=4096\nhpage_order=9\nmachine_id=" MID
+                 "\npeak_bytes=%llu\npeak_realtime_usec=%llu\n", 512 * mib, (unsigned long long) (rt - 4 * min));
+        put(t, "state/learned", text);
+        assert_int_equal(LOAD("ffffffffffffffffffffffffffffffff"), LEARNED_LOAD_NOT_APPLICABLE);
+        assert_int_equal(LOAD(MID), LEARNED_LOAD_OK);
+        assert_int_equal(LOAD(""), LEARNED_LOAD_OK);
+        assert_int_equal(l.age_usec, 4 * min);
+        assert_int_equal(l.future_usec, 0);
+        assert_int_equal(l.restore.peak_bytes, 512 * mib);
+        assert_int_equal(l.restore.need_bytes, 512 * mib);
+        assert_int_equal(l.restore.hold_left_usec, 26 * min);
+        assert_int_equal(l.restore.peak_usec, now - 4 * min);
+        assert_string_equal(learned_load_explain(&l, text, sizeof(text)), "");
+
+        snprintf(text, sizeof(text), "version=1\npage_size=4096\nhpage_order=9\npeak_bytes=%llu\n"
+                 "peak_realtime_usec=%llu\n", 512 * mib, (unsigned long long) (rt - 60 * min));
+        put(t, "state/learned", text);
+        assert_int_equal(LOAD(MID), LEARNED_LOAD_OK);
+        assert_int_equal(l.restore.need_bytes, 256 * mib); /* held 30 min, one half-life */
+        assert_int_equal(l.restore.hold_left_usec, 0);
+        assert_int_equal(l.restore.peak_usec, 1); /* older than the monotonic clock */
+        assert_int_equal(l.restore.peak_before_usec, 60 * min - now + 1);
+
+        cfg.policy.demand_learning = false;
+        assert_int_equal(LOAD(MID), LEARNED_LOAD_LEARNING_OFF);
+        assert_string_equal(learned_load_explain(&l, text, sizeof(text)),
+                            "is not used: demand_learning is off (512 MiB burst seen 60 min ago)");
+        cfg.policy.demand_learning = true;
+
+        snprintf(text, sizeof(text), "version=1\npage_size=4096\nhpage_order=9\npeak_bytes=%llu\n"
+                 "peak_realtime_usec=%llu\n", 512 * mib, (unsigned long long) (rt - 6 * 60 * min));
+        put(t, "state/learned", text);
+        assert_int_equal(LOAD(MID), LEARNED_LOAD_DECAYED);
+        assert_string_equal(learned_load_explain(&l, text, sizeof(text)),
+                            "has decayed to nothing (512 MiB burst seen 6 h ago)");
+        assert_string_equal(learned_load_result_name(l.result), "decayed");
+
+        /* a time in the future counts as now */
+        snprintf(text, sizeof(text), "version=1\npage_size=4096\nhpage_order=9\npeak_bytes=%llu\n"
+                 "peak_realtime_usec=%llu\n", 64 * mib, (unsigned long long) (rt + 60 * min));
+        put(t, "state/learned", text);
+        assert_int_equal(LOAD(MID), LEARNED_LOAD_OK);
+        assert_int_equal(l.future_usec, 60 * min);
+        assert_int_equal(l.age_usec, 0);
+        assert_int_equal(l.restore.hold_left_usec, 30 * min);
+#undef LOAD
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -311,6 +425,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_write_read_remove, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_read_corrupt_and_large, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_machine_id, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_load, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
