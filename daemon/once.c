@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fragd --once: observe this host, assess, decide, print; writes nothing.
+ * The policy starts from what the daemon would start from: the learned
+ * reserve of an earlier run (<state_dir>/learned, read as the daemon's first
+ * tick reads it, never written) seeds the state before the decide, and the
+ * report says what it gave or why it was ignored.
  * With watched cgroups ([cgroup "..."]) the workload module reads them too
  * (one tick, or one at each reading with --interval) and the report has a
  * cgroup section (text) or a "cgroups" array (json). */
@@ -11,6 +15,7 @@
 
 #include "fragd/config.h"
 #include "fragd/exporter.h"
+#include "fragd/learned-store.h"
 #include "fragd/log.h"
 #include "fragd/main-internal.h"
 #include "fragd/metrics.h"
@@ -186,6 +191,8 @@ int run_once(const FragdArgs *a)
         _cleanup_free_ char *cg_text = NULL, *cg_json = NULL;
         unsigned n_views = 0;
         InstanceProbe probe = {};
+        LearnedLoad learned;
+        char machine_id[MACHINE_ID_LEN + 1], learned_file[FRAGD_PATH_MAX * 2];
         ReportInstance inst = {};
         LeverInput in[_LEVER_MAX];
         ConfigLoadArgs ca;
@@ -254,6 +261,12 @@ int run_once(const FragdArgs *a)
         }
 
         policy_state_init(ps);
+        /* as the daemon's first tick: the learned reserve of an earlier run */
+        (void) machine_id_read(root, machine_id);
+        learned_store_name(root, cfg->daemon.state_dir, learned_file, sizeof(learned_file));
+        if (learned_store_load(root, cfg->daemon.state_dir, &cfg->policy, as->page_size, as->hpage_order, machine_id,
+                               cur->now_usec, now_realtime_usec(), &learned) == LEARNED_LOAD_OK)
+                policy_learned_seed(ps, &learned.restore);
         levers_from_obs(cfg, cur, in);
         r = policy_decide(&cfg->policy, ps, as, in, cur->now_usec, d);
         if (r < 0) {
@@ -295,6 +308,9 @@ int run_once(const FragdArgs *a)
         ri.decisions_known = true;
         ri.dry_run = true;
         ri.preset = preset_name(cfg->policy.preset);
+        ri.eval = &d->eval;
+        ri.learned = &learned;
+        ri.learned_file = learned_file;
         if (wl) {
                 r = workload_reports(wl, &cg_text, &cg_json);
                 if (r < 0) {

@@ -71,6 +71,34 @@ static unsigned order_large(const ReportInput *in)
         return in->policy ? in->policy->order_large : 4;
 }
 
+static const PolicyNodeEval *eval_node(const ReportInput *in, int node)
+{
+        if (!in->eval)
+                return NULL;
+        for (unsigned i = 0; i < in->eval->n_nodes && i < FRAGD_MAX_NODES; i++)
+                if (in->eval->nodes[i].node == node)
+                        return &in->eval->nodes[i];
+        return NULL;
+}
+
+/* The order_thp target of a node: the decision's when the learned reserve
+ * raised it, else the configured reserve_thp (in->policy is set). */
+static uint64_t thp_target(const ReportInput *in, const NodeMeasures *n, bool *ret_learned)
+{
+        const PolicyNodeEval *ne = eval_node(in, n->node);
+
+        *ret_learned = ne && ne->learned;
+        if (*ret_learned)
+                return ne->target_bytes[1];
+        return report_reserve_bytes(&in->policy->reserve_thp, node_bytes(in, n));
+}
+
+static bool learned_shown(const ReportInput *in)
+{
+        return in->learned && in->learned->result != LEARNED_LOAD_NONE &&
+               in->learned->result != LEARNED_LOAD_NOT_KEPT;
+}
+
 static void bar(FILE *f, double share, unsigned width)
 {
         unsigned n = (unsigned) (share * width + 0.5);
@@ -150,8 +178,15 @@ static void text_node(FILE *f, const ReportInput *in, const NodeMeasures *n)
         fprintf(f, "    order-%u (THP): %s free in blocks >= order %u, %.0f%% of free memory usable",
                 ot, format_bytes(b1, sizeof(b1), thp_b), ot, free_b ? 100.0 * (double) thp_b / (double) free_b : 0.0);
         if (in->policy) {
-                uint64_t t = report_reserve_bytes(&in->policy->reserve_thp, node_bytes(in, n));
-                fprintf(f, "; target %s: %s\n", format_bytes(b3, sizeof(b3), t), thp_b >= t ? "met" : "MISSED");
+                bool learned;
+                uint64_t t = thp_target(in, n, &learned);
+
+                fprintf(f, "; target %s", format_bytes(b3, sizeof(b3), t));
+                if (learned)
+                        fprintf(f, " (learned reserve; reserve_thp %s)",
+                                format_bytes(b4, sizeof(b4),
+                                             report_reserve_bytes(&in->policy->reserve_thp, node_bytes(in, n))));
+                fprintf(f, ": %s\n", thp_b >= t ? "met" : "MISSED");
         } else
                 fputc('\n', f);
         fprintf(f, "    order-%u (large folios): %s free in blocks >= order %u, %.0f%% of free memory usable",
@@ -200,6 +235,48 @@ static void text_rates(FILE *f, const Rates *r)
                                 100 * r->mthp_fallback_ratio[i]);
         fprintf(f, "  direct reclaim: %.2f entries/s, %.0f pages scanned/s\n", r->allocstall, r->pgscan_direct);
         fprintf(f, "  PSI memory: %.2f%% some, %.2f%% full of wall time\n", 100 * r->psi_some, 100 * r->psi_full);
+}
+
+/* "Learned reserve from the previous run: 512 MiB burst seen 4 min ago
+ * (/var/lib/fragd/learned), kept ready for 26 min more, then halved every
+ * 30 min", or why the file was not used */
+static void text_learned(FILE *f, const ReportInput *in)
+{
+        const LearnedLoad *l = in->learned;
+        const char *file = in->learned_file ? in->learned_file : "?";
+        usec_t decay = in->policy ? in->policy->demand_decay_usec : 0;
+        char b1[32], b2[32], d1[32], d2[32], why[320];
+
+        if (!learned_shown(in))
+                return;
+        fprintf(f, "\nLearned reserve from the previous run: ");
+        switch (l->result) {
+        case LEARNED_LOAD_OK:
+                fprintf(f, "%s burst seen %s ago (%s), ", format_bytes(b1, sizeof(b1), l->restore.peak_bytes),
+                        format_duration(d1, sizeof(d1), l->age_usec), file);
+                if (l->restore.hold_left_usec > 0)
+                        fprintf(f, "kept ready for %s more, then %s%s\n",
+                                format_duration(d1, sizeof(d1), l->restore.hold_left_usec),
+                                decay > 0 ? "halved every " : "dropped",
+                                decay > 0 ? format_duration(d2, sizeof(d2), decay) : "");
+                else
+                        fprintf(f, "decayed to %s kept ready now, halved every %s\n",
+                                format_bytes(b2, sizeof(b2), l->restore.need_bytes),
+                                format_duration(d2, sizeof(d2), decay));
+                break;
+        case LEARNED_LOAD_LEARNING_OFF:
+        case LEARNED_LOAD_DECAYED:
+                fprintf(f, "%s burst seen %s ago (%s), not used: %s\n",
+                        format_bytes(b1, sizeof(b1), l->file.peak_bytes), format_duration(d1, sizeof(d1), l->age_usec),
+                        file, l->why);
+                break;
+        default:
+                fprintf(f, "ignored: '%s' %s\n", file, learned_load_explain(l, why, sizeof(why)));
+                return;
+        }
+        if (l->future_usec > 0)
+                fprintf(f, "  (its time was %s in the future, was the clock set back? Counted as seen just now)\n",
+                        format_duration(d1, sizeof(d1), l->future_usec));
 }
 
 int report_text(FILE *f, const ReportInput *in)
@@ -277,6 +354,8 @@ int report_text(FILE *f, const ReportInput *in)
                         p += l + (p[l] == '\n');
                 }
         }
+
+        text_learned(f, in);
 
         if (in->decisions_known) {
                 fprintf(f, "\nDecisions%s%s:\n", in->preset ? " of preset " : "", in->preset ? in->preset : "");
@@ -373,6 +452,40 @@ static void json_zone(JsonWriter *w, const ReportInput *in, const ZoneMeasures *
         json_obj_end(w);
 }
 
+/* "learned": what the learned reserve file gave, or null when there is none */
+static void json_learned(JsonWriter *w, const ReportInput *in)
+{
+        const LearnedLoad *l = in->learned;
+        char why[320], text[1024];
+
+        json_key(w, "learned");
+        if (!learned_shown(in)) {
+                json_null(w);
+                return;
+        }
+        json_obj_begin(w);
+        json_key(w, "file"); json_str(w, in->learned_file);
+        if (l->result == LEARNED_LOAD_OK || l->result == LEARNED_LOAD_NOT_APPLICABLE ||
+            l->result == LEARNED_LOAD_LEARNING_OFF || l->result == LEARNED_LOAD_DECAYED) { /* parsed */
+                json_key(w, "peak_bytes"); json_u64(w, l->file.peak_bytes);
+                json_key(w, "age_seconds"); json_u64(w, l->age_usec / USEC_PER_SEC);
+        }
+        if (l->result == LEARNED_LOAD_OK) {
+                json_key(w, "need_bytes"); json_u64(w, l->restore.need_bytes);
+                json_key(w, "hold_left_seconds"); json_u64(w, l->restore.hold_left_usec / USEC_PER_SEC);
+        } else {
+                json_key(w, "ignored"); json_str(w, learned_load_result_name(l->result));
+                snprintf(text, sizeof(text), "'%s' %s", in->learned_file ? in->learned_file : "?",
+                         learned_load_explain(l, why, sizeof(why)));
+                json_key(w, "explanation"); json_str(w, text);
+                if (l->result == LEARNED_LOAD_MALFORMED) {
+                        json_key(w, "line");
+                        if (l->line > 0) json_u64(w, l->line); else json_null(w);
+                }
+        }
+        json_obj_end(w);
+}
+
 static const BuddyZone *find_bz(const Observation *o, const ZoneMeasures *z)
 {
         for (unsigned i = 0; i < o->buddy.n_zones; i++)
@@ -417,6 +530,7 @@ int report_json(FILE *f, const ReportInput *in)
         json_arr_begin(&w);
         for (unsigned i = 0; i < a->n_nodes; i++) {
                 const NodeMeasures *n = &a->nodes[i];
+                bool learned;
 
                 json_obj_begin(&w);
                 json_key(&w, "node"); json_i64(&w, n->node);
@@ -440,6 +554,8 @@ int report_json(FILE *f, const ReportInput *in)
                         json_key(&w, "order_thp"); json_u64(&w, order_thp(in));
                         json_key(&w, "reserve_thp_bytes");
                         json_u64(&w, report_reserve_bytes(&in->policy->reserve_thp, node_bytes(in, n)));
+                        json_key(&w, "thp_target_bytes"); json_u64(&w, thp_target(in, n, &learned));
+                        json_key(&w, "thp_target_learned"); json_bool(&w, learned);
                         json_key(&w, "order_large"); json_u64(&w, order_large(in));
                         json_key(&w, "reserve_large_bytes");
                         json_u64(&w, report_reserve_bytes(&in->policy->reserve_large, node_bytes(in, n)));
@@ -528,6 +644,8 @@ int report_json(FILE *f, const ReportInput *in)
                         json_str(&w, "not read");
         }
         json_obj_end(&w);
+
+        json_learned(&w, in);
 
         json_key(&w, "decisions");
         if (in->decisions_known) {

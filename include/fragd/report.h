@@ -7,8 +7,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "fragd/learned-store.h"
 #include "fragd/metrics.h"
 #include "fragd/policy-config.h"
+#include "fragd/policy.h"
 
 typedef struct ReportDecision {
         const char *knob;      /* "compaction_proactiveness", "compact" */
@@ -39,6 +41,14 @@ typedef struct ReportInput {
         const char *preset;
         const char *cgroups_text;  /* watched cgroups (workload_report()), NULL: none configured */
         const char *cgroups_json;  /* the same as a JSON array: the "cgroups" key; NULL: no key */
+        /* the decision's numbers: a node's THP target when the learned
+         * reserve set it (PolicyNodeEval.learned); NULL: configured targets */
+        const PolicyEval *eval;
+        /* the learned reserve file of an earlier run (learned_store_load()):
+         * a line (text), the "learned" object (json); NULL, LEARNED_LOAD_NONE
+         * or LEARNED_LOAD_NOT_KEPT: no line, "learned": null */
+        const LearnedLoad *learned;
+        const char *learned_file;  /* its name for messages (learned_store_name()) */
 } ReportInput;
 
 int report_text(FILE *f, const ReportInput *in);

@@ -2,6 +2,10 @@
 # fragd --once against every fixture root: the binary runs, the JSON has the
 # documented keys, and its numbers match what this script computes itself
 # from the raw buddyinfo/zoneinfo (kernel formulas, written again in Python).
+# Then the learned reserve of an earlier run (<root>/var/lib/fragd/learned)
+# on a fixture copy: used (line, THP target, "learned" object, decisions),
+# malformed (ignored with its line, exit 0), absent (no line); --once writes
+# nothing.
 set -euo pipefail
 : "${FRAGD:?}" "${FRAGD_SRCDIR:?}"
 fail=0
@@ -60,6 +64,14 @@ for n in j["nodes"]:
         fi = z["fragmentation_index"]
         assert len(fi) == orders and all(-1 <= x <= 1 for x in fi)
 assert j["knobs"]["compaction_proactiveness"] == int(open(root + "/proc/sys/vm/compaction_proactiveness").read())
+# the THP target is reserve_thp unless a learned reserve file raised it
+# (one reading: no rates, so nothing is learned in this run itself)
+learned = os.path.exists(root + "/var/lib/fragd/learned")
+assert (j["learned"] is not None) == learned, j["learned"]
+for n in j["nodes"]:
+    t = n["targets"]
+    if not learned:
+        assert t["thp_target_bytes"] == t["reserve_thp_bytes"] and not t["thp_target_learned"], t
 PY
 	then echo "PASS once-json $name"; else echo "FAIL once-json $name"; fail=1; fi
 	if "$FRAGD" --once --root "$root" --page-size 4096 >"$out" 2>&1 && grep -q "fragmentation score" "$out"; then
@@ -69,6 +81,98 @@ PY
 	fi
 	rm -f "$out" "$out.err"
 done
+# the learned reserve of an earlier run, on a copy of a fixture
+work=$(mktemp -d)
+T=$work/root
+cp -r "$FRAGD_SRCDIR/tests/fixtures/vm-6.1-x86_64-2node-fragmented/." "$T/"
+F=$T/var/lib/fragd/learned
+mkdir -p "${F%/*}"
+MIB=1048576
+learned_file() { # learned_file PEAK_BYTES AGE_SECONDS [VALUE OF peak_bytes]: as the daemon writes it
+	printf 'version=1\npage_size=4096\nhpage_order=9\npeak_bytes=%s\npeak_realtime_usec=%s\n' \
+		"${3:-$1}" $(( ($(date +%s) - $2) * 1000000 )) >"$F"
+}
+once() { "$FRAGD" --once --root "$T" --page-size 4096 "$@"; }
+check() { # check NAME CMD...: PASS/FAIL line
+	local name=$1; shift
+	if "$@"; then echo "PASS once-learned $name"; else echo "FAIL once-learned $name"; fail=1; fi
+}
+
+# 256 MiB seen 4 min ago: under the cap (25 % of a node), so the THP target is the burst itself
+learned_file $((256 * MIB)) 240
+touch "$work/before"; sleep 1
+rc=0; once >"$work/text" 2>"$work/err" || rc=$?
+check "text exit 0" test $rc = 0
+check "text line" grep -Eq "^Learned reserve from the previous run: 256 MiB burst seen 4 min ago \($F\), kept ready for (25|26) min more, then halved every 30 min$" "$work/text"
+check "text THP target is the burst on both nodes" \
+	test "$(grep -c 'order-9 (THP):.*; target 256 MiB (learned reserve; reserve_thp [0-9.]* MiB): MISSED' "$work/text")" = 2
+check "text decision cites the learned burst" grep -q "learned reserve, seen 4 min ago, held 30 min.*\[reserve_learned\]" "$work/text"
+rc=0; once --format json >"$work/json" 2>"$work/err" || rc=$?
+check "json exit 0" test $rc = 0
+check "json learned object and targets" python3 - "$work/json" "$F" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); l = j["learned"]
+assert l["file"] == sys.argv[2], l
+assert l["peak_bytes"] == 256 << 20 and l["need_bytes"] == 256 << 20, l
+assert 239 <= l["age_seconds"] <= 299 and 1501 <= l["hold_left_seconds"] <= 1561, l
+assert "ignored" not in l, l
+for n in j["nodes"]:
+    t = n["targets"]
+    assert t["thp_target_bytes"] == 256 << 20 and t["thp_target_learned"], t
+    assert t["reserve_thp_bytes"] < 256 << 20, t
+assert any(d["reason"] == "reserve_learned" for d in j["decisions"]), j["decisions"]
+PY
+# 1 GiB: capped at 25 % of each node
+learned_file $((1024 * MIB)) 60
+once --format json >"$work/json" 2>"$work/err" || true
+check "json 1 GiB burst capped at 25% of the node" python3 - "$work/json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["learned"]["need_bytes"] == 1 << 30, j["learned"]
+for n in j["nodes"]:
+    t, cap = n["targets"], n["memory_bytes"] / 4
+    assert t["thp_target_learned"] and abs(t["thp_target_bytes"] - cap) < cap / 1000, (t, cap)
+PY
+rc=0; once --format prom >"$work/prom" 2>"$work/err" || rc=$?
+want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["nodes"][0]["targets"]["thp_target_bytes"])' "$work/json" || true)
+check "prom exit 0, the learned target" test "$rc $(sed -n 's/^fragd_node_reserve_target_bytes{node="0",order="9"} //p' "$work/prom")" = "0 $want"
+
+# malformed: ignored with the line, the configured target, exit 0
+learned_file $((256 * MIB)) 240 lots
+rc=0; once >"$work/text" 2>"$work/err" || rc=$?
+check "malformed: exit 0" test $rc = 0
+check "malformed: text says ignored, line 4" grep -qxF "Learned reserve from the previous run: ignored: '$F' is malformed, line 4: peak_bytes is not a decimal number" "$work/text"
+check "malformed: configured THP target" test "$(grep -c 'order-9 (THP):.*learned' "$work/text")" = 0
+rc=0; once --format json >"$work/json" 2>"$work/err" || rc=$?
+check "malformed: json ignored, line 4" python3 - "$work/json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); l = j["learned"]
+assert l["ignored"] == "malformed" and l["line"] == 4 and "line 4: peak_bytes" in l["explanation"], l
+assert all(not n["targets"]["thp_target_learned"] for n in j["nodes"])
+PY
+check "malformed: json exit 0" test $rc = 0
+# decayed to nothing (6 h, held 30 min then halved every 30 min)
+learned_file $((256 * MIB)) 21600
+once >"$work/text" 2>&1 || true
+check "decayed: not used" grep -qxF "Learned reserve from the previous run: 256 MiB burst seen 6 h ago ($F), not used: decayed to nothing" "$work/text"
+# state_dir empty: nothing is read, nothing said
+learned_file $((256 * MIB)) 240
+once --set daemon.state_dir= >"$work/text" 2>&1 || true
+check "state_dir empty: no line" bash -c '! grep -q "Learned reserve" "$1"' _ "$work/text"
+# read only: the file and the tree are as they were
+learned_file $((256 * MIB)) 240
+sum=$(md5sum <"$F")
+for fmt in text json prom; do once --format $fmt >/dev/null 2>&1 || true; done
+check "--once writes nothing: the file is untouched" test "$(md5sum <"$F")" = "$sum"
+check "--once writes nothing below the root" test -z "$(find "$T" -newer "$work/before" -not -path "$F")"
+# no file: no line, "learned": null
+rm -f "$F"
+once >"$work/text" 2>&1 || true
+check "no file: no line" bash -c '! grep -q "Learned reserve" "$1"' _ "$work/text"
+once --format json >"$work/json" 2>&1 || true
+check "no file: \"learned\": null" python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["learned"] is None' "$work/json"
+rm -rf "$work"
+
 # errors: a missing root and a root without buddyinfo are reported, not crashed on
 empty=$(mktemp -d)
 set +e
