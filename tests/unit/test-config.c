@@ -615,6 +615,24 @@ static char *repo_file(const char *rel)
         return buf;
 }
 
+/* The config fuzzer's seed tests/corpus/config/fragd.conf is the shipped
+ * fragd.conf: a stale copy would leave the newest keys unfuzzed (and went
+ * unnoticed once: active_interval, active_hold, state_dir, the learned
+ * reserve's keys). Fix with: cp fragd.conf tests/corpus/config/fragd.conf */
+static void test_corpus_fragd_conf_is_the_shipped_one(void **state)
+{
+        char *shipped = repo_file("fragd.conf"), *seed = repo_file("tests/corpus/config/fragd.conf");
+
+        (void) state;
+        assert_non_null(shipped);
+        assert_non_null(seed);
+        if (strcmp(shipped, seed) != 0)
+                fail_msg("tests/corpus/config/fragd.conf differs from fragd.conf: "
+                         "cp fragd.conf tests/corpus/config/fragd.conf");
+        free(shipped);
+        free(seed);
+}
+
 /* fragd.conf documents the defaults: with every "#key = value" line
  * uncommented it must load to exactly the built-in defaults. */
 static void test_shipped_fragd_conf_is_the_default(void **state)
@@ -716,6 +734,7 @@ int main(void)
                 cmocka_unit_test(test_print_roundtrip),
                 cmocka_unit_test(test_check_main),
                 cmocka_unit_test(test_shipped_fragd_conf_is_the_default),
+                cmocka_unit_test(test_corpus_fragd_conf_is_the_shipped_one),
                 cmocka_unit_test(test_man_page_documents_every_key),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
