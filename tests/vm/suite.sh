@@ -196,6 +196,17 @@ for k in $kernels; do
 	compare "$k/compare-madvise-fragd" "$k/churn-madvise-fragd" "$k/churn-madvise-kernel" \
 		"after the first burst fragd stalls in direct compaction at most a quarter as often as kernel defaults, and no more over the whole run, under defrag=madvise" \
 		"($later_stall_quarter) && ($no_more_stalls)"
+	# fragd restarted after it has seen the workload (an upgrade, a reboot):
+	# the scenario asserts that the learned burst is kept in /var/lib/fragd
+	# and re-instated; the first measured burst is reported next to the fresh
+	# fragd's (on the first kernel only, unless FRAGD_VM_ALL=1)
+	if [ "$first" = 1 ] || [ "${FRAGD_VM_ALL:-0}" = 1 ]; then
+		run "$k/churn-never-fragd-warm" churn -k "$k" "${small[@]}" -T 180 -- policy=fragd-warm defrag=never
+		if [ -n "$(field "$k/churn-never-fragd-warm" first_huge)" ] && [ -n "$(field "$k/churn-never-fragd" first_huge)" ]; then
+			say INFO "$k/fragd-warm-vs-fresh" \
+				"first burst: fragd restarted with its learned reserve $(field "$k/churn-never-fragd-warm" first_huge)/$(field "$k/churn-never-fragd-warm" first_requested) huge pages, fresh fragd $(field "$k/churn-never-fragd" first_huge)/$(field "$k/churn-never-fragd" first_requested); whole run $(field "$k/churn-never-fragd-warm" thp_pct)% and $(field "$k/churn-never-fragd" thp_pct)% (measured, not asserted)"
+		fi
+	fi
 	run "$k/idle-fragd" idle -k "$k" "${small[@]}" -T 90 -- policy=fragd seconds=10
 	run "$k/bounds-fragd" bounds -k "$k" "${small[@]}" -T 120 -- policy=fragd seconds=6
 	if [ "$first" = 1 ]; then

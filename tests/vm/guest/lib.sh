@@ -135,6 +135,11 @@ free_huge_mb() {
 #             every fragmenter wave; what preparing order-9 blocks buys,
 #             whatever the kernel's own heuristics do
 # fragd       the fragd daemon runs for the whole run (SIGTERM at the end)
+# fragd-warm  fragd as on a host that has run this workload before and was
+#             restarted (an upgrade, a reboot): fragd sees one unmeasured
+#             burst, stops (keeping what it learned in /var/lib/fragd), starts
+#             again, and the fragmenter re-fragments all memory once more
+#             before the measured run; CHURN_MB is the burst (default 512)
 policy_apply() {
 	POLICY=$1
 	case $1 in
@@ -146,6 +151,7 @@ policy_apply() {
 		;;
 	compact) compact_after_waves ;;
 	fragd) fragd_start ;;
+	fragd-warm) fragd_warm "${CHURN_MB:-512}" ;;
 	*)
 		echo "unknown policy '$1'"
 		exit 2
@@ -154,8 +160,45 @@ policy_apply() {
 	log "policy $1: $(knobs_snapshot | tr '\n' ' ')"
 }
 policy_finish() {
-	[ "$POLICY" = fragd ] || return 0
+	case $POLICY in fragd | fragd-warm) fragd_stop ;; esac
+}
+
+fragd_warm() {
+	fragd_start
+	log "warm-up: one unmeasured $1 MiB burst with fragd running"
+	consumer --mb "$1" --cycles 1 --interval-ms 0 | sed 's/^consumer:/warm-up:/'
+	# the next tick sees the burst and writes it at once (a first sighting)
+	i=0
+	while [ ! -s /var/lib/fragd/learned ] && [ $i -lt 150 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 	fragd_stop
+	if [ -s /var/lib/fragd/learned ]; then
+		pass "fragd kept the learned burst: $(grep -o '[0-9]* MiB burst' /var/lib/fragd/learned)"
+	else
+		fail "fragd left no /var/lib/fragd/learned after a $1 MiB burst"
+	fi
+	fragd_start
+	if grep -q "Learned reserve from the previous run: [0-9]* MiB burst" /tmp/fragd.log; then
+		pass "the restarted fragd re-instated it: $(grep -o 'Learned reserve from the previous run: [^,]*' /tmp/fragd.log)"
+	else
+		fail "the restarted fragd did not re-instate the learned reserve: $(head -n 5 /tmp/fragd.log)"
+	fi
+	fragmenter_wave
+}
+
+# fragmenter_wave: ask the fragmenter for a full re-fragmentation, wait for it
+fragmenter_wave() {
+	w0=$(sed -n 's/.*waves=\([0-9]*\).*/\1/p' /tmp/fragmenter.state)
+	kill -USR1 "$FRAG_PID"
+	i=0
+	while [ "$(sed -n 's/.*waves=\([0-9]*\).*/\1/p' /tmp/fragmenter.state)" = "$w0" ]; do
+		[ $i -lt 600 ] || { fail "no wave from the fragmenter"; finish; }
+		sleep 0.1
+		i=$((i + 1))
+	done
+	log "re-fragmented: free in order>=9 blocks: $(free_huge_mb) MiB"
 }
 
 compact_after_waves() {

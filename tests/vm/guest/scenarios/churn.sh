@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # churn.sh - a huge-page consumer competes with a fragmenter that never stops.
 #
-#   fvm.policy=kernel|static-max|tuned|compact|fragd   who keeps memory
+#   fvm.policy=kernel|static-max|tuned|compact|fragd|fragd-warm   who keeps memory
 #       defragmented (see policy_apply in lib.sh)
 #   fvm.defrag=never|madvise   THP defrag mode. never: faults may not compact
 #       (how costly __GFP_NORETRY allocations behave since the 2026 kernel
@@ -23,7 +23,7 @@ CYCLES=${FVM_CYCLES:-4}
 INTERVAL_MS=${FVM_INTERVAL_MS:-2000}
 
 thp_setup madvise "$DEFRAG"
-[ "$POLICY" = fragd ] && fragd_require
+case $POLICY in fragd | fragd-warm) fragd_require ;; esac
 knobs_snapshot >/tmp/knobs.before
 log "$(grep MemTotal /proc/meminfo | tr -s ' '), $(grep -c . /proc/buddyinfo) zones; knobs: $(tr '\n' ' ' </tmp/knobs.before)"
 t0=$(uptime_s)
@@ -36,7 +36,7 @@ grep -E 'Normal|DMA32' /proc/buddyinfo | sed 's/^/buddyinfo: /'
 # for a while (applied before the fragmentation, a static tuning's first
 # proactive round runs against a rising score, and 6.12 then defers the next
 # one by 32 s: the whole run)
-policy_apply "$POLICY"
+CHURN_MB=$MB policy_apply "$POLICY"
 knobs_sampler /tmp/knobs.during 2
 # for the effect benchmark: free memory in order>=9 blocks once a second, and
 # the memory PSI stall over the measured part of the run
@@ -63,6 +63,6 @@ case $sum in
 *) pass "consumer ran $CYCLES cycles" ;;
 esac
 extra="psi_some_ms=$(( (${psi1:-0} - ${psi0:-0}) / 1000 )) psi_full_ms=$(( (${psif1:-0} - ${psif0:-0}) / 1000 ))"
-[ "$POLICY" = fragd ] && extra="$extra fragd_cpu_ms=${FRAGD_CPU_MS:-0}"
+case $POLICY in fragd | fragd-warm) extra="$extra fragd_cpu_ms=${FRAGD_CPU_MS:-0}" ;; esac
 result "policy=$POLICY defrag=$DEFRAG mb=$MB $sum $extra"
 finish
