@@ -1,24 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
 /* The controller (pure): (config, state, assessment, levers, now) -> Decision.
+ * The signals, the errors (0..10000) and the wants come from evaluate.c.
  *
- * Signals, per node and objective k (0 = order_large, 1 = order_thp):
- *   have_k   free bytes in blocks of order >= order_k
- *   T_k      the reserve target (SizeSpec of the node's managed memory)
- *   trend_k  least-squares slope of have_k over trend_window (bytes/s)
- *   eta_k    time until have_k reaches T_k at that slope
- * plus direct-compaction stall rate, THP/mTHP fallback ratio, PSI memory.
- *
- * Error, 0..10000 (E_PRED = 3000):
- *   have < T         err = E_PRED + (10000 - E_PRED) * (T - have) / T
- *   eta < horizon    err = E_PRED * (horizon - eta) / horizon
- *   rate over limit  err = E_PRED + (10000 - E_PRED) * min(1, excess / limit)
- * Continuous at have = T and non-increasing in have, so a worse state never
- * gives a smaller error. Each lever moves by ceil(step_up * err / 10000)
- * (at least 1, at most step_up) once per dwell while the error lasts: a
- * discrete integral controller whose adjustment grows with the error, as in
- * senpai. Lowering is slower: step_down per dwell, and only after every
- * target has been met (with the hysteresis margin) for decay_after.
+ * Each lever moves by ceil(step_up * err / 10000) (at least 1, at most
+ * step_up) once per dwell while the error lasts: a discrete integral
+ * controller whose adjustment grows with the error, as in senpai. Lowering
+ * is slower: step_down per dwell, and only after every target has been met
+ * (with the hysteresis margin) for decay_after.
  *
  * Who acts on what:
  *   free memory itself short (free < min watermark + 2 T): compaction has no
@@ -40,446 +29,7 @@
 #include <assert.h>
 #include <string.h>
 
-#include "fragd/policy.h"
-
-#define ERR_MAX 10000
-#define ERR_PRED 3000
-
-enum { K_LARGE, K_THP };
-
-typedef struct Want {
-        int32_t err; /* 0 = no demand */
-        PolicyReason reason;
-        PolicyNumbers num;
-        int64_t aim; /* -1 = none; max over all offers */
-} Want;
-
-static void want_init(Want *w)
-{
-        *w = (Want){ .aim = -1 };
-}
-
-static void want_offer(Want *w, int32_t err, PolicyReason reason, const PolicyNumbers *num, int64_t aim)
-{
-        if (err <= 0)
-                return;
-        if (err > w->err) {
-                w->err = err;
-                w->reason = reason;
-                w->num = *num;
-        }
-        if (aim > w->aim)
-                w->aim = aim;
-}
-
-static PolicyNumbers numbers_blank(int node)
-{
-        return (PolicyNumbers){ .node = node, .eta_usec = USEC_INFINITY };
-}
-
-static int32_t level_err(uint64_t have, uint64_t target, usec_t eta, usec_t horizon)
-{
-        if (target == 0)
-                return 0;
-        if (have < target)
-                return ERR_PRED + (int32_t) ((unsigned __int128) (ERR_MAX - ERR_PRED) * (target - have) / target);
-        if (horizon > 0 && eta < horizon)
-                return (int32_t) ((unsigned __int128) ERR_PRED * (horizon - eta) / horizon);
-        return 0;
-}
-
-static int32_t excess_err(uint64_t obs, uint64_t lim)
-{
-        uint64_t ex;
-
-        if (obs <= lim)
-                return 0;
-        if (lim == 0)
-                return ERR_MAX;
-        ex = MIN(obs - lim, lim);
-        return ERR_PRED + (int32_t) ((unsigned __int128) (ERR_MAX - ERR_PRED) * ex / lim);
-}
-
-/* obs * 10000 <= lim * (10000 - band): comfortably under the limit */
-static bool under_with_band(uint64_t obs, uint64_t lim, uint32_t band)
-{
-        if (obs == 0)
-                return true;
-        band = MIN(band, 10000u);
-        return (unsigned __int128) obs * 10000 <= (unsigned __int128) lim * (10000 - band);
-}
-
-/* A watched workload's stall counts for the compaction levers when it has a
- * budget and a window, and direct compaction is at least half of it: a
- * workload stalled mostly in direct reclaim is short of free memory, which
- * more compaction does not fix. */
-static bool workload_counts(const WorkloadStall *w)
-{
-        return w->budget_usec > 0 && w->span_usec > 0 && w->compact_usec > 0 && w->compact_usec >= w->reclaim_usec;
-}
-
-/* compact + reclaim, the figure the budget is compared to (policy/budget.c) */
-static uint64_t workload_stalled_usec(const WorkloadStall *w)
-{
-        return w->compact_usec > UINT64_MAX - w->reclaim_usec ? UINT64_MAX : w->compact_usec + w->reclaim_usec;
-}
-
-static uint32_t workload_use_permyriad(const WorkloadStall *w)
-{
-        unsigned __int128 p = (unsigned __int128) workload_stalled_usec(w) * 10000 / w->budget_usec;
-
-        return p > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t) p;
-}
-
-static unsigned n_workloads(const Assessment *a)
-{
-        return MIN(a->n_workloads, (unsigned) ASSESSMENT_MAX_WORKLOADS);
-}
-
-static uint64_t node_bytes(const Assessment *a, const NodeMeasures *n)
-{
-        return (n->managed_pages ? n->managed_pages : n->present_pages) * (uint64_t) a->page_size;
-}
-
-static int hist_node_index(const PolicyHistory *h, int node)
-{
-        for (unsigned i = 0; i < h->n_nodes; i++)
-                if (h->node_id[i] == node)
-                        return (int) i;
-        return -1;
-}
-
-static uint64_t history_value(const PolicyHistory *h, unsigned r, int hi, int series)
-{
-        return series == 2 ? h->free_pages[r][hi] : h->ge_pages[series][r][hi];
-}
-
-/* series: 0..1 = ge_pages[k], 2 = free_pages.
- *
- * Least squares over the window, with a recency guard: a falling fit is
- * trusted only when the most recent half of the samples (by time: those
- * from the middle of the span covered to now) falls too. Otherwise -- a
- * compaction or reclaim restored the value, or it dropped once and stays
- * -- the old decline is history, not a prediction, and the recent half's
- * slope is used. Two points are enough for the recent half (a slow tick
- * against the window leaves few). A steady decline passes: both halves
- * fall. The guard can only remove a predicted decline, never add one. */
-static void history_trend(const PolicyHistory *h, int hi, int series, unsigned page_size, usec_t window,
-                          usec_t now, uint64_t value_now_bytes, Trend *ret)
-{
-        TrendAccum acc, recent;
-        usec_t first = now, mid;
-        Trend rt;
-
-        if (hi >= 0)
-                for (unsigned j = 0; j < h->n; j++) {
-                        unsigned r = (h->head + j) % POLICY_HISTORY_MAX;
-
-                        if (h->t_usec[r] < now && now - h->t_usec[r] <= window)
-                                first = MIN(first, h->t_usec[r]);
-                }
-        mid = first + (now - first) / 2;
-
-        trend_init(&acc, now);
-        trend_init(&recent, now);
-        if (hi >= 0)
-                for (unsigned j = 0; j < h->n; j++) {
-                        unsigned r = (h->head + j) % POLICY_HISTORY_MAX;
-                        double y;
-
-                        if (h->t_usec[r] >= now || now - h->t_usec[r] > window)
-                                continue;
-                        y = (double) history_value(h, r, hi, series) * page_size;
-                        trend_add(&acc, h->t_usec[r], y);
-                        if (h->t_usec[r] >= mid)
-                                trend_add(&recent, h->t_usec[r], y);
-                }
-        trend_add(&acc, now, (double) value_now_bytes);
-        trend_add(&recent, now, (double) value_now_bytes);
-        trend_fit(&acc, ret);
-        if (!ret->valid || !(ret->slope_per_sec < 0.0))
-                return;
-        trend_fit_min(&recent, 2, &rt);
-        if (rt.valid && !(rt.slope_per_sec < 0.0))
-                ret->slope_per_sec = rt.slope_per_sec;
-}
-
-static int64_t trend_to_int(const Trend *t)
-{
-        double v = t->valid ? t->slope_per_sec : 0.0;
-
-        if (v > 9e18)
-                return INT64_MAX;
-        if (v < -9e18)
-                return INT64_MIN + 1;
-        return (int64_t) v;
-}
-
-static uint32_t ratio_permyriad(double r)
-{
-        if (!(r > 0.0))
-                return 0;
-        if (r >= 1.0)
-                return 10000;
-        return (uint32_t) (r * 10000.0 + 0.5);
-}
-
-static uint64_t rate_milli(double r)
-{
-        if (!(r > 0.0))
-                return 0;
-        if (r > 1e15)
-                return UINT64_MAX / 2;
-        return (uint64_t) (r * 1000.0 + 0.5);
-}
-
-static void evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assessment *a, usec_t now,
-                     PolicyEval *e)
-{
-        const PolicyHistory *h = &s->hist;
-        unsigned ps = a->page_size;
-
-        e->page_size = ps;
-        e->order[K_LARGE] = cfg->order_large;
-        e->order[K_THP] = cfg->order_thp ? cfg->order_thp : a->hpage_order;
-        e->psi_some_permyriad = a->psi_some_avg10_permyriad;
-        e->psi_full_permyriad = a->psi_full_avg10_permyriad;
-        if (a->rates.valid) {
-                uint32_t fb = ratio_permyriad(a->rates.thp_fallback_ratio);
-
-                for (unsigned i = 0; i < a->rates.n_mthp && i < FRAGD_MAX_THP_SIZES; i++)
-                        fb = MAX(fb, ratio_permyriad(a->rates.mthp_fallback_ratio[i]));
-                e->fallback_permyriad = fb;
-                e->stall_milli = rate_milli(a->rates.compact_stall);
-                e->scan_pages_per_sec =
-                        rate_milli(a->rates.compact_migrate_scanned + a->rates.compact_free_scanned) / 1000;
-        }
-        for (unsigned i = 0; i < n_workloads(a); i++)
-                if (workload_counts(&a->workloads[i]))
-                        e->workload_stall_permyriad =
-                                MAX(e->workload_stall_permyriad, workload_use_permyriad(&a->workloads[i]));
-        for (unsigned l = 0; l < _LEVER_MAX; l++)
-                e->dwell_usec[l] = cfg->lever[l].dwell_usec;
-        e->hold_usec = cfg->backoff_hold_usec ? cfg->backoff_hold_usec : cfg->decay_after_usec;
-        e->scan_per_block_limit = cfg->backoff_max_scan_per_block > 0
-                                          ? (uint64_t) cfg->backoff_max_scan_per_block
-                                          : 0;
-
-        policy_demand_evaluate(cfg, s, a, now, e);
-
-        e->n_nodes = MIN(a->n_nodes, (unsigned) FRAGD_MAX_NODES);
-        for (unsigned i = 0; i < e->n_nodes; i++) {
-                const NodeMeasures *n = &a->nodes[i];
-                PolicyNodeEval *ne = &e->nodes[i];
-                bool orders_match = h->order[0] == e->order[0] && h->order[1] == e->order[1];
-                int hi = orders_match ? hist_node_index(h, n->node) : -1;
-                uint64_t nb = node_bytes(a, n);
-                Trend t;
-
-                ne->node = n->node;
-                ne->free_bytes = n->free_pages * ps;
-                ne->score = n->frag_score;
-                for (unsigned k = 0; k < 2; k++) {
-                        unsigned o = e->order[k];
-                        const SizeSpec *spec = k == K_LARGE ? &cfg->reserve_large : &cfg->reserve_thp;
-
-                        ne->eta_usec[k] = USEC_INFINITY;
-                        if (o >= a->n_orders || o >= FRAGD_MAX_ORDERS)
-                                continue;
-                        ne->have_bytes[k] = n->free_pages_ge[o] * ps;
-                        ne->target_bytes[k] = policy_size_bytes(spec, nb);
-                        if (k == K_THP) {
-                                ne->config_target_bytes = ne->target_bytes[k];
-                                ne->target_bytes[k] = policy_learned_target(cfg, e->learned_need_bytes,
-                                                                            ne->config_target_bytes, nb);
-                                ne->learned = ne->target_bytes[k] > ne->config_target_bytes;
-                        }
-                        history_trend(h, hi, (int) k, ps, cfg->trend_window_usec, now, ne->have_bytes[k], &t);
-                        ne->trend_bytes_per_sec[k] = trend_to_int(&t);
-                        if (ne->target_bytes[k] > 0)
-                                ne->eta_usec[k] = trend_eta_usec(&t, (double) ne->have_bytes[k],
-                                                                 (double) ne->target_bytes[k]);
-                }
-                history_trend(h, hi, 2, ps, cfg->trend_window_usec, now, ne->free_bytes, &t);
-                ne->free_trend_bytes_per_sec = trend_to_int(&t);
-                /* the score the THP reserve needs: 100 * (1 - T / free) */
-                if (ne->target_bytes[K_THP] > 0 && ne->target_bytes[K_THP] < ne->free_bytes)
-                        ne->score_target = 100 - (unsigned) ((ne->target_bytes[K_THP] * 100 + ne->free_bytes - 1) /
-                                                             ne->free_bytes);
-        }
-}
-
-static uint64_t free_needed_bytes(const Assessment *a, unsigned i, uint64_t target)
-{
-        return a->nodes[i].wmark_min * (uint64_t) a->page_size + 2 * target;
-}
-
-static bool targets_met(const PolicyConfig *cfg, const Assessment *a, const PolicyEval *e)
-{
-        uint32_t band = MIN(cfg->hysteresis_permyriad, 10000u);
-
-        for (unsigned i = 0; i < e->n_nodes; i++)
-                for (unsigned k = 0; k < 2; k++) {
-                        const PolicyNodeEval *ne = &e->nodes[i];
-                        uint64_t t = ne->target_bytes[k];
-
-                        if (t == 0)
-                                continue;
-                        if ((unsigned __int128) ne->have_bytes[k] * 10000 < (unsigned __int128) t * (10000 + band))
-                                return false;
-                        if (cfg->trend_horizon_usec > 0 && ne->eta_usec[k] < cfg->trend_horizon_usec)
-                                return false;
-                }
-        if (a->rates.valid) {
-                if (!under_with_band(e->stall_milli, rate_milli(cfg->max_compact_stall_rate), band))
-                        return false;
-                if (!under_with_band(e->fallback_permyriad, cfg->max_thp_fallback_permyriad, band))
-                        return false;
-        }
-        if (!under_with_band(e->workload_stall_permyriad, 10000, band))
-                return false;
-        if (cfg->psi_some_ceiling_permyriad > 0 &&
-            !under_with_band(e->psi_some_permyriad, cfg->psi_some_ceiling_permyriad, band))
-                return false;
-        if (cfg->psi_full_ceiling_permyriad > 0 &&
-            !under_with_band(e->psi_full_permyriad, cfg->psi_full_ceiling_permyriad, band))
-                return false;
-        return true;
-}
-
-static bool psi_over_ceiling(const PolicyConfig *cfg, const PolicyEval *e)
-{
-        return (cfg->psi_some_ceiling_permyriad > 0 && e->psi_some_permyriad > cfg->psi_some_ceiling_permyriad) ||
-               (cfg->psi_full_ceiling_permyriad > 0 && e->psi_full_permyriad > cfg->psi_full_ceiling_permyriad);
-}
-
-static void learned_numbers(const PolicyConfig *cfg, const PolicyEval *e, const PolicyNodeEval *ne, usec_t now,
-                            PolicyNumbers *num)
-{
-        double v = (double) e->learned_need_bytes * (cfg->demand_factor > 0.0 ? cfg->demand_factor : 1.0);
-
-        num->learned_need_bytes = v >= 1.8e19 ? UINT64_MAX / 4 : (uint64_t) v;
-        num->config_target_bytes = ne->config_target_bytes;
-        num->learned_age_usec = (now > e->learned_peak_usec ? now - e->learned_peak_usec : 0) +
-                                e->learned_peak_before_usec;
-        num->learned_hold_usec = e->learned_hold_usec;
-}
-
-/* Fills the fragmentation want (compaction levers), the memory want (kswapd
- * levers), the stall and fallback wants. */
-static void gather_wants(const PolicyConfig *cfg, const Assessment *a, const PolicyEval *e, usec_t now,
-                         Want *frag, Want *mem, Want *stall, Want *fallback)
-{
-        usec_t horizon = cfg->trend_horizon_usec;
-
-        want_init(frag);
-        want_init(mem);
-        want_init(stall);
-        want_init(fallback);
-
-        for (unsigned i = 0; i < e->n_nodes; i++) {
-                const PolicyNodeEval *ne = &e->nodes[i];
-
-                for (unsigned k = 0; k < 2; k++) {
-                        uint64_t t = ne->target_bytes[k], needed;
-                        PolicyNumbers num = numbers_blank(ne->node);
-                        int32_t err;
-                        usec_t eta_free;
-
-                        if (t == 0)
-                                continue;
-                        err = level_err(ne->have_bytes[k], t, ne->eta_usec[k], horizon);
-                        if (err <= 0)
-                                continue;
-                        num.order = e->order[k];
-                        num.have_bytes = ne->have_bytes[k];
-                        num.target_bytes = t;
-                        num.free_bytes = ne->free_bytes;
-                        num.trend_bytes_per_sec = ne->trend_bytes_per_sec[k];
-                        num.eta_usec = ne->eta_usec[k];
-                        num.score = ne->score;
-                        num.score_target = ne->score_target;
-                        if (k == K_THP && ne->learned)
-                                learned_numbers(cfg, e, ne, now, &num);
-
-                        needed = free_needed_bytes(a, i, t);
-                        if (ne->free_bytes < needed) {
-                                PolicyNumbers m = num;
-                                uint64_t managed = a->nodes[i].managed_pages;
-                                int64_t aim = -1;
-
-                                m.free_needed_bytes = needed;
-                                m.trend_bytes_per_sec = ne->free_trend_bytes_per_sec;
-                                if (managed > 0)
-                                        aim = (int64_t) (((unsigned __int128) (t / a->page_size) * 10000 +
-                                                          managed - 1) / managed);
-                                want_offer(mem, err, POLICY_REASON_FREE_MEMORY_SHORT, &m, aim);
-                                continue; /* compaction cannot build what is not free */
-                        }
-
-                        /* free memory itself predicted to run short */
-                        eta_free = USEC_INFINITY;
-                        if (ne->free_trend_bytes_per_sec < 0)
-                                eta_free = (usec_t) ((double) (ne->free_bytes - needed) /
-                                                     (double) -ne->free_trend_bytes_per_sec *
-                                                     (double) USEC_PER_SEC);
-                        if (horizon > 0 && eta_free < horizon) {
-                                PolicyNumbers m = num;
-
-                                m.free_needed_bytes = needed;
-                                m.trend_bytes_per_sec = ne->free_trend_bytes_per_sec;
-                                m.eta_usec = eta_free;
-                                want_offer(mem, err, POLICY_REASON_RESERVE_TREND, &m, -1);
-                        }
-
-                        /* below a target only the learned need sets: reserve_learned */
-                        want_offer(frag, err,
-                                   ne->have_bytes[k] >= t ? POLICY_REASON_RESERVE_TREND
-                                   : k == K_THP && ne->learned && ne->have_bytes[k] >= ne->config_target_bytes
-                                           ? POLICY_REASON_RESERVE_LEARNED
-                                           : POLICY_REASON_RESERVE_BELOW_TARGET,
-                                   &num,
-                                   k == K_THP && e->order[k] == a->hpage_order
-                                           ? policy_proactiveness_for_score(ne->score_target)
-                                           : -1);
-                }
-        }
-
-        if (a->rates.valid) {
-                PolicyNumbers num = numbers_blank(-1);
-                uint64_t lim = rate_milli(cfg->max_compact_stall_rate);
-
-                num.observed_milli = e->stall_milli;
-                num.limit_milli = lim;
-                want_offer(stall, excess_err(e->stall_milli, lim), POLICY_REASON_COMPACT_STALLS, &num, -1);
-
-                num = numbers_blank(-1);
-                num.observed_permyriad = e->fallback_permyriad;
-                num.limit_permyriad = cfg->max_thp_fallback_permyriad;
-                want_offer(fallback, excess_err(e->fallback_permyriad, cfg->max_thp_fallback_permyriad),
-                           POLICY_REASON_THP_FALLBACK, &num, -1);
-        }
-
-        /* watched workloads over their stall budget: the same shape as the
-         * global stall rate, the budget as the limit */
-        for (unsigned i = 0; i < n_workloads(a); i++) {
-                const WorkloadStall *w = &a->workloads[i];
-                PolicyNumbers num = numbers_blank(-1);
-
-                if (!workload_counts(w))
-                        continue;
-                memcpy(num.workload, w->name,
-                       MIN(strnlen(w->name, sizeof(w->name)), sizeof(num.workload) - 1)); /* NUL from blank */
-                num.workload_compact_usec = w->compact_usec;
-                num.workload_reclaim_usec = w->reclaim_usec;
-                num.workload_budget_usec = w->budget_usec;
-                num.workload_span_usec = w->span_usec;
-                num.observed_permyriad = workload_use_permyriad(w);
-                num.limit_permyriad = 10000;
-                want_offer(stall, excess_err(workload_stalled_usec(w), w->budget_usec),
-                           POLICY_REASON_WORKLOAD_STALLS, &num, -1);
-        }
-}
+#include "controller-internal.h"
 
 static int64_t raise_wanted(const LeverConfig *lc, int64_t cur, int32_t err, int64_t aim)
 {
@@ -631,7 +181,7 @@ static bool propose(Ctx *c, Lever l, int64_t wanted, PolicyReason reason, unsign
 
 static PolicyNumbers psi_numbers(const Ctx *c)
 {
-        PolicyNumbers num = numbers_blank(-1);
+        PolicyNumbers num = policy_numbers_blank(-1);
 
         num.psi_some_permyriad = c->d->eval.psi_some_permyriad;
         num.psi_full_permyriad = c->d->eval.psi_full_permyriad;
@@ -654,7 +204,7 @@ static bool rollback_due(Ctx *c, Lever l, PolicyNumbers *num)
                 return false;
         if (now_full < t->psi_full_at_change_permyriad + rise)
                 return false;
-        *num = numbers_blank(-1);
+        *num = policy_numbers_blank(-1);
         num->psi_before_permyriad = t->psi_full_at_change_permyriad;
         num->psi_full_permyriad = now_full;
         num->psi_some_permyriad = c->d->eval.psi_some_permyriad;
@@ -668,7 +218,7 @@ static bool backoff_due(Ctx *c, Lever l, PolicyNumbers *num)
 
         if (!t->episode || c->cfg->backoff_decisions == 0 || t->ep_no_gain < c->cfg->backoff_decisions)
                 return false;
-        *num = numbers_blank(t->ep_objective == POLICY_OBJ_RESERVE || t->ep_objective == POLICY_OBJ_FREE
+        *num = policy_numbers_blank(t->ep_objective == POLICY_OBJ_RESERVE || t->ep_objective == POLICY_OBJ_FREE
                                      ? t->ep_node
                                      : -1);
         num->order = t->ep_order;
@@ -713,7 +263,7 @@ static bool decay_due(Ctx *c, PolicyNumbers *num)
         if (!c->d->eval.targets_met || !s->met || c->now < s->met_since_usec ||
             c->now - s->met_since_usec < c->cfg->decay_after_usec)
                 return false;
-        *num = numbers_blank(-1);
+        *num = policy_numbers_blank(-1);
         num->met_usec = c->now - s->met_since_usec;
         return true;
 }
@@ -829,7 +379,7 @@ static void decide_reserve_lever(Ctx *c, Lever l)
         int64_t cur = c->in[l].current, goal = goal_of(c->cfg, l, &c->in[l]);
         int64_t other = l == LEVER_WATERMARK_SCALE_FACTOR ? min_free_of(c->a, c->in)
                                                           : c->value[LEVER_WATERMARK_SCALE_FACTOR];
-        PolicyNumbers num = numbers_blank(-1);
+        PolicyNumbers num = policy_numbers_blank(-1);
 
         if (l == LEVER_MIN_FREE_KBYTES && !c->in[LEVER_WATERMARK_SCALE_FACTOR].available)
                 other = wsf_of(c->in);
@@ -927,8 +477,9 @@ static void decide_thp_defrag(Ctx *c)
                 return;
         }
         if (c->fallback.err > 0 &&
-            under_with_band(c->d->eval.stall_milli, rate_milli(c->cfg->max_compact_stall_rate), band) &&
-            under_with_band(c->d->eval.workload_stall_permyriad, 10000, band) &&
+            policy_under_with_band(c->d->eval.stall_milli, policy_rate_milli(c->cfg->max_compact_stall_rate),
+                                   band) &&
+            policy_under_with_band(c->d->eval.workload_stall_permyriad, 10000, band) &&
             saturated(c, LEVER_COMPACTION_PROACTIVENESS)) {
                 decide_raise(c, l, &c->fallback, -1);
                 return;
@@ -954,11 +505,11 @@ static void decide_oneshot(Ctx *c)
         for (unsigned i = 0; i < e->n_nodes; i++) {
                 const PolicyNodeEval *ne = &e->nodes[i];
                 uint64_t t = ne->target_bytes[K_THP];
-                int hi = hist_node_index(h, ne->node);
+                int hi = policy_hist_node_index(h, ne->node);
                 PolicyNumbers num;
                 DecisionItem *it;
 
-                if (t == 0 || ne->free_bytes < free_needed_bytes(c->a, i, t))
+                if (t == 0 || ne->free_bytes < policy_free_needed_bytes(c->a, i, t))
                         continue;
                 if ((unsigned __int128) ne->have_bytes[K_THP] * 10000 >=
                     (unsigned __int128) t * cfg->oneshot_below_permyriad)
@@ -968,7 +519,7 @@ static void decide_oneshot(Ctx *c)
                         continue;
                 if (c->d->n_items >= POLICY_MAX_ITEMS)
                         return;
-                num = numbers_blank(ne->node);
+                num = policy_numbers_blank(ne->node);
                 num.order = e->order[K_THP];
                 num.have_bytes = ne->have_bytes[K_THP];
                 num.target_bytes = t;
@@ -1073,10 +624,10 @@ int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assess
         ret->apply = cfg->preset != PRESET_OBSERVE;
         memcpy(ret->levers, in, sizeof(ret->levers));
 
-        evaluate(cfg, s, a, now, &ret->eval);
-        ret->eval.targets_met = targets_met(cfg, a, &ret->eval);
-        c.psi_high = psi_over_ceiling(cfg, &ret->eval);
-        gather_wants(cfg, a, &ret->eval, now, &c.frag, &c.mem, &c.stall, &c.fallback);
+        policy_evaluate(cfg, s, a, now, &ret->eval);
+        ret->eval.targets_met = policy_targets_met(cfg, a, &ret->eval);
+        c.psi_high = policy_psi_over_ceiling(cfg, &ret->eval);
+        policy_gather_wants(cfg, a, &ret->eval, now, &c.frag, &c.mem, &c.stall, &c.fallback);
         ret->eval.targets_missed = c.frag.err > 0 || c.mem.err > 0 || c.stall.err > 0 || c.fallback.err > 0;
         for (unsigned l = 0; l < _LEVER_MAX; l++)
                 c.value[l] = in[l].current;

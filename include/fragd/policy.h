@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-/* The policy engine (policy/controller.c, trend.c, hysteresis.c, envelope.c,
- * explain.c): pure code that turns an Assessment and the recent history in a
+/* The policy engine (policy/controller.c, evaluate.c, trend.c, hysteresis.c,
+ * envelope.c, explain.c): pure code that turns an Assessment and the recent history in a
  * PolicyState into a Decision. No I/O, no clock, no logging, no globals: time
  * comes in as an argument, history lives in fixed-size rings in PolicyState.
  *

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* Shared between the two halves of the controller (internal to policy/):
+ * evaluate.c turns the Assessment and PolicyState into PolicyEval and the
+ * wants; controller.c moves the levers from them (policy_decide()). */
+
+#include "fragd/policy.h"
+
+#define ERR_MAX 10000
+#define ERR_PRED 3000
+
+enum { K_LARGE, K_THP };
+
+typedef struct Want {
+        int32_t err; /* 0 = no demand */
+        PolicyReason reason;
+        PolicyNumbers num;
+        int64_t aim; /* -1 = none; max over all offers */
+} Want;
+
+PolicyNumbers policy_numbers_blank(int node);
+bool policy_under_with_band(uint64_t obs, uint64_t lim, uint32_t band);
+int policy_hist_node_index(const PolicyHistory *h, int node);
+uint64_t policy_rate_milli(double r);
+uint64_t policy_free_needed_bytes(const Assessment *a, unsigned i, uint64_t target);
+
+void policy_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assessment *a, usec_t now,
+                     PolicyEval *e);
+bool policy_targets_met(const PolicyConfig *cfg, const Assessment *a, const PolicyEval *e);
+bool policy_psi_over_ceiling(const PolicyConfig *cfg, const PolicyEval *e);
+void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const PolicyEval *e, usec_t now,
+                         Want *frag, Want *mem, Want *stall, Want *fallback);
