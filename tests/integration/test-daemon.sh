@@ -7,36 +7,16 @@
 set -uo pipefail
 : "${FRAGD:?}" "${FRAGD_SRCDIR:?}"
 FIX=$FRAGD_SRCDIR/tests/fixtures/vm-6.1-x86_64-2node-fragmented
-fail=0 pid=
-pass() { echo "PASS $*"; }
-bad() { echo "FAIL $*"; fail=1; }
-work=$(mktemp -d)
-cleanup() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
+# shellcheck source=tests/integration/lib.sh
+. "$FRAGD_SRCDIR/tests/integration/lib.sh"
 
-fresh() { # fresh copy of the fixture in $T
-	T=$work/root.$1; rm -rf "$T"; mkdir -p "$T"; cp -r "$FIX/." "$T/"
-	mkdir -p "$T/etc/fragd" "$T/prom"
-	cat >"$T/etc/fragd/fragd.conf" <<-CONF
-	[daemon]
-	interval = 1s
-	textfile_dir = $T/prom
-	[policy]
-	reserve_thp = 20%
-	CONF
+fresh() { # fresh NAME: fresh copy of the fixture in $T
+	fresh_tree "$1" "$FIX"
+	write_conf "[policy]" "reserve_thp = 20%"
 }
 knob() { cat "$T/proc/sys/vm/$1"; }
-start() { # start [args...]: daemon in the background, log in $T/log
-	"$FRAGD" --root "$T" --page-size 4096 "$@" >"$T/log" 2>&1 &
-	pid=$!
-}
-wait_for() { # wait_for SECONDS CMD...: poll until CMD succeeds
-	local t=$(( $1 * 10 )); shift
-	while [ $t -gt 0 ]; do "$@" && return 0; sleep 0.1; t=$((t - 1)); done
-	return 1
-}
+start() { start_daemon "$T/log" "$@"; } # start [args...]: log in $T/log
 changed() { [ "$(knob compaction_proactiveness)" != "$1" ]; }
-stop() { kill -TERM "$pid"; wait "$pid"; local rc=$?; pid=; return $rc; }
 
 # 1. decisions applied, bounds, metrics, status, reload, restore on SIGTERM
 fresh run
