@@ -64,7 +64,7 @@ after=$(( $(now_usec) + 1000000 ))
 [ -n "$seen" ] && [ "$seen" -ge "$before" ] && [ "$seen" -le "$after" ] \
 	&& pass "peak_realtime_usec is the wall clock of the burst" || bad "peak_realtime_usec $seen not in [$before, $after]"
 [ "$(stat -c %a "$F")" = 644 ] && pass "mode 0644" || bad "mode $(stat -c %a "$F")"
-ls "${F%/*}" | grep -q tmp && bad "temp file left: $(ls "${F%/*}")" || pass "no temp file left"
+compgen -G "${F%/*}/*tmp*" >/dev/null && bad "temp file left: $(ls "${F%/*}")" || pass "no temp file left"
 grep -q "learned reserve, held 30 min" "$L" && pass "the burst raised the target (reserve_learned)" \
 	|| bad "no learned decision: $(grep -i raise "$L" | tail -2)"
 rm -f "$F"
