@@ -7,36 +7,16 @@
 set -uo pipefail
 : "${FRAGD:?}" "${FRAGD_SRCDIR:?}"
 FIX=$FRAGD_SRCDIR/tests/fixtures/vm-6.1-x86_64-2node-fragmented
-fail=0 pid=
-pass() { echo "PASS $*"; }
-bad() { echo "FAIL $*"; fail=1; }
-work=$(mktemp -d)
-cleanup() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
+# shellcheck source=tests/integration/lib.sh
+. "$FRAGD_SRCDIR/tests/integration/lib.sh"
 
-fresh() { # fresh copy of the fixture in $T
-	T=$work/root.$1; rm -rf "$T"; mkdir -p "$T"; cp -r "$FIX/." "$T/"
-	mkdir -p "$T/etc/fragd" "$T/prom"
-	cat >"$T/etc/fragd/fragd.conf" <<-CONF
-	[daemon]
-	interval = 1s
-	textfile_dir = $T/prom
-	[policy]
-	reserve_thp = 20%
-	CONF
+fresh() { # fresh NAME: fresh copy of the fixture in $T
+	fresh_tree "$1" "$FIX"
+	write_conf "[policy]" "reserve_thp = 20%"
 }
 knob() { cat "$T/proc/sys/vm/$1"; }
-start() { # start [args...]: daemon in the background, log in $T/log
-	"$FRAGD" --root "$T" --page-size 4096 "$@" >"$T/log" 2>&1 &
-	pid=$!
-}
-wait_for() { # wait_for SECONDS CMD...: poll until CMD succeeds
-	local t=$(( $1 * 10 )); shift
-	while [ $t -gt 0 ]; do "$@" && return 0; sleep 0.1; t=$((t - 1)); done
-	return 1
-}
+start() { start_daemon "$T/log" "$@"; } # start [args...]: log in $T/log
 changed() { [ "$(knob compaction_proactiveness)" != "$1" ]; }
-stop() { kill -TERM "$pid"; wait "$pid"; local rc=$?; pid=; return $rc; }
 
 # 1. decisions applied, bounds, metrics, status, reload, restore on SIGTERM
 fresh run
@@ -110,7 +90,7 @@ stop
 
 # 4. --dry-run writes nothing in the tree
 fresh dry
-before=$(cd "$T/proc" "$T/sys" 2>/dev/null; find "$T/proc" "$T/sys" -type f -exec md5sum {} + | sort | md5sum)
+before=$(find "$T/proc" "$T/sys" -type f -exec md5sum {} + | sort | md5sum)
 start --dry-run
 sleep 3
 grep -q "dry run: raise" "$T/log" && pass "dry run logs what it would write" || bad "dry run silent: $(tail -3 "$T/log")"
@@ -136,7 +116,7 @@ if wait_for 10 grep -q "Watching closely: tick every 0.2 s" "$T/log"; then
 		&& pass "fragd_tick_interval_seconds 0.2 while watching" || bad "textfile lacks the 0.2 s interval"
 	# the textfile is rewritten per interval, not per close tick: over 3 s of
 	# 0.2 s ticks at most two versions (one rewrite), not fifteen
-	n=$(for i in $(seq 15); do stat -c %y "$T/prom/fragd.prom"; sleep 0.2; done | sort -u | wc -l)
+	n=$(for _ in $(seq 15); do stat -c %y "$T/prom/fragd.prom"; sleep 0.2; done | sort -u | wc -l)
 	[ "$n" -le 2 ] && pass "textfile not rewritten on every close tick ($n versions in 3 s)" \
 		|| bad "textfile rewritten $n times in 3 s of 0.2 s ticks"
 	wait_for 16 grep -q "Quiet for 10 s: tick every 4.0 s" "$T/log" && pass "back to interval after active_hold" \

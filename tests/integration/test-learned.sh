@@ -12,37 +12,20 @@ set -uo pipefail
 : "${FRAGD:?}" "${FRAGD_SRCDIR:?}"
 FIX=$FRAGD_SRCDIR/tests/fixtures/vm-6.1-x86_64-2node-fragmented
 MIB=1048576
-fail=0 pid=
-pass() { echo "PASS learned: $*"; }
-bad() { echo "FAIL learned: $*"; fail=1; }
-work=$(mktemp -d)
-cleanup() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
+TEST_TAG=learned
+# shellcheck source=tests/integration/lib.sh
+. "$FRAGD_SRCDIR/tests/integration/lib.sh"
 
-fresh() { # fresh copy of the fixture in $T; reserve_thp small so the learned target shows
-	T=$work/root.$1; rm -rf "$T"; mkdir -p "$T"; cp -r "$FIX/." "$T/"
-	mkdir -p "$T/etc/fragd" "$T/prom"
-	cat >"$T/etc/fragd/fragd.conf" <<-CONF
-	[daemon]
-	interval = 1s
-	textfile_dir = $T/prom
-	[policy]
-	reserve_thp = 1MiB
-	CONF
+fresh() { # fresh NAME: fresh copy of the fixture in $T; reserve_thp small so the learned target shows
+	fresh_tree "$1" "$FIX"
+	write_conf "[policy]" "reserve_thp = 1MiB"
 	F=$T/var/lib/fragd/learned
 }
 start() { # start LOGNAME [args...]: daemon in the background, log in $T/LOGNAME
 	L=$T/$1; shift
-	"$FRAGD" --root "$T" --page-size 4096 "$@" >"$L" 2>&1 &
-	pid=$!
-}
-wait_for() { # wait_for SECONDS CMD...: poll until CMD succeeds
-	local t=$(( $1 * 10 )); shift
-	while [ $t -gt 0 ]; do "$@" && return 0; sleep 0.1; t=$((t - 1)); done
-	return 1
+	start_daemon "$L" "$@"
 }
 running() { wait_for 15 grep -q "running" "$L"; }
-stop() { kill -TERM "$pid"; wait "$pid"; local rc=$?; pid=; return $rc; }
 burst() { # burst HUGE_PAGES: that many THP faults more in the tree's vmstat
 	local v
 	v=$(awk '$1 == "thp_fault_alloc" { print $2 }' "$T/proc/vmstat")
@@ -81,7 +64,7 @@ after=$(( $(now_usec) + 1000000 ))
 [ -n "$seen" ] && [ "$seen" -ge "$before" ] && [ "$seen" -le "$after" ] \
 	&& pass "peak_realtime_usec is the wall clock of the burst" || bad "peak_realtime_usec $seen not in [$before, $after]"
 [ "$(stat -c %a "$F")" = 644 ] && pass "mode 0644" || bad "mode $(stat -c %a "$F")"
-ls "${F%/*}" | grep -q tmp && bad "temp file left: $(ls "${F%/*}")" || pass "no temp file left"
+compgen -G "${F%/*}/*tmp*" >/dev/null && bad "temp file left: $(ls "${F%/*}")" || pass "no temp file left"
 grep -q "learned reserve, held 30 min" "$L" && pass "the burst raised the target (reserve_learned)" \
 	|| bad "no learned decision: $(grep -i raise "$L" | tail -2)"
 rm -f "$F"

@@ -10,42 +10,20 @@
 set -uo pipefail
 : "${FRAGD:?}" "${FRAGD_SRCDIR:?}"
 FIX=$FRAGD_SRCDIR/tests/fixtures
-fail=0 pid=
-pass() { echo "PASS $*"; }
-bad() { echo "FAIL $*"; fail=1; }
-work=$(mktemp -d)
-cleanup() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
+# shellcheck source=tests/integration/lib.sh
+. "$FRAGD_SRCDIR/tests/integration/lib.sh"
 
-T=$work/root
-mkdir -p "$T"
-cp -r "$FIX/vm-6.1-x86_64-2node-fragmented/." "$T/"
-cp -r "$FIX/synthetic-cgroup-v2/." "$T/"
-mkdir -p "$T/etc/fragd" "$T/prom"
-cat >"$T/etc/fragd/fragd.conf" <<CONF
-[daemon]
-interval = 1s
-textfile_dir = $T/prom
-enable_delayacct = yes
-[cgroup "system.slice/postgresql.service"]
-thp = always
-collapse = yes
-stall_budget = 200ms
-[cgroup "system.slice/mysql.service"]
-CONF
+fresh_tree cg "$FIX/vm-6.1-x86_64-2node-fragmented" "$FIX/synthetic-cgroup-v2"
+write_conf "enable_delayacct = yes" \
+	'[cgroup "system.slice/postgresql.service"]' "thp = always" "collapse = yes" "stall_budget = 200ms" \
+	'[cgroup "system.slice/mysql.service"]'
 PROM=$T/prom/fragd.prom
 PG=system.slice/postgresql.service
 pressure_before=$(md5sum <"$T/sys/fs/cgroup/$PG/memory.pressure")
 
-wait_for() { # wait_for SECONDS CMD...: poll until CMD succeeds
-	local t=$(( $1 * 10 )); shift
-	while [ $t -gt 0 ]; do "$@" && return 0; sleep 0.1; t=$((t - 1)); done
-	return 1
-}
 series() { grep -qxF "$1" "$PROM" 2>/dev/null; }
 
-"$FRAGD" --root "$T" --page-size 4096 >"$T/log" 2>&1 &
-pid=$!
+start_daemon "$T/log"
 
 # 1. metrics: the present cgroup with its series, the absent one as present=0
 if wait_for 10 series "fragd_cgroup_present{cgroup=\"$PG\"} 1"; then
@@ -94,7 +72,7 @@ wait_for 5 series 'fragd_cgroup_present{cgroup="batch.slice"} 1' \
 	&& pass "SIGHUP adds the new cgroup" || bad "batch.slice not watched after SIGHUP: $(tail -3 "$T/log")"
 
 # 5. stop: exit 0, delayacct restored, memory.pressure untouched
-kill -TERM "$pid"; wait "$pid"; rc=$?; pid=
+stop; rc=$?
 [ $rc = 0 ] && pass "SIGTERM: exit 0" || bad "SIGTERM: exit $rc: $(tail -5 "$T/log")"
 [ "$(cat "$T/proc/sys/kernel/task_delayacct")" = 0 ] && pass "kernel.task_delayacct restored to 0 on stop" \
 	|| bad "task_delayacct not restored"
@@ -108,7 +86,7 @@ mkdir -p "$T2"; cp -r "$FIX/vm-6.1-x86_64-2node-fragmented/." "$T2/"
 	>"$T2/log" 2>&1 &
 pid=$!
 wait_for 10 test -s "$T2/fragd.prom"
-kill -TERM "$pid"; wait "$pid"; pid=
+stop
 if ! grep -q "Watching" "$T2/log" && ! grep -q fragd_cgroup_ "$T2/fragd.prom"; then
 	pass "no cgroups configured: no workload, no cgroup series"
 else

@@ -1,0 +1,44 @@
+# shellcheck shell=bash
+# Helpers for the integration tests that run the daemon against a copy of a
+# fixture tree (as any user: every file is below --root). Sourced, never run:
+# the Makefile runs tests/integration/test-*.sh only. Sourcing it sets
+#   fail=0 pid=      the script ends with `exit $fail`; pid is the daemon's
+#   work             a temp dir, removed on exit (the daemon is killed first)
+# and defines pass/bad (PASS/FAIL lines, prefixed "$TEST_TAG: " when the
+# test set TEST_TAG before sourcing), fresh_tree, write_conf, start_daemon,
+# wait_for and stop. Needs FRAGD.
+: "${FRAGD:?}"
+fail=0 pid=
+pass() { echo "PASS ${TEST_TAG:+$TEST_TAG: }$*"; }
+# shellcheck disable=SC2034 # fail is the sourcing test's exit status
+bad() { echo "FAIL ${TEST_TAG:+$TEST_TAG: }$*"; fail=1; }
+work=$(mktemp -d)
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+
+fresh_tree() { # fresh_tree NAME FIXTURE-DIR...: T=$work/root.NAME, fixtures copied in order
+	T=$work/root.$1; shift
+	rm -rf "$T"; mkdir -p "$T"
+	local fix
+	for fix; do cp -r "$fix/." "$T/"; done
+	mkdir -p "$T/etc/fragd" "$T/prom"
+}
+write_conf() { # write_conf [LINES...]: $T/etc/fragd/fragd.conf, a 1 s [daemon]
+	# writing $T/prom/fragd.prom, then LINES (more [daemon] keys, sections)
+	{
+		printf '[daemon]\ninterval = 1s\ntextfile_dir = %s\n' "$T/prom"
+		[ $# = 0 ] || printf '%s\n' "$@"
+	} >"$T/etc/fragd/fragd.conf"
+}
+start_daemon() { # start_daemon LOG [args...]: fragd --root $T in the background
+	local log=$1; shift
+	"$FRAGD" --root "$T" --page-size 4096 "$@" >"$log" 2>&1 &
+	pid=$!
+}
+wait_for() { # wait_for SECONDS CMD...: poll until CMD succeeds
+	local t=$(( $1 * 10 )); shift
+	while [ $t -gt 0 ]; do "$@" && return 0; sleep 0.1; t=$((t - 1)); done
+	return 1
+}
+stop() { kill -TERM "$pid"; wait "$pid"; local rc=$?; pid=; return $rc; }
