@@ -2,7 +2,7 @@
 # Helpers for the integration tests that run the daemon against a copy of a
 # fixture tree (as any user: every file is below --root). Sourced, never run:
 # the Makefile runs tests/integration/test-*.sh only. Sourcing it sets
-#   fail=0 pid=      the script ends with `exit $fail`; pid is the daemon's
+#   fail=0 pid=      the script ends with `finish` (exit $fail); pid is the daemon's
 #   work             a temp dir, removed on exit (the daemon is killed first)
 # and defines pass/bad (PASS/FAIL lines, prefixed "$TEST_TAG: " when the
 # test set TEST_TAG before sourcing), fresh_tree, write_conf, start_daemon,
@@ -13,9 +13,22 @@ pass() { echo "PASS ${TEST_TAG:+$TEST_TAG: }$*"; }
 # shellcheck disable=SC2034 # fail is the sourcing test's exit status
 bad() { echo "FAIL ${TEST_TAG:+$TEST_TAG: }$*"; fail=1; }
 work=$(mktemp -d)
+# A script that ends anywhere but at `finish` (a killed shell, an unbound
+# variable, an early exit) fails, whatever its exit status: a check that
+# never ran is not a pass.
+lib_finished=
 # shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$work"; }
+cleanup() {
+	local rc=$?
+	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+	rm -rf "$work"
+	if [ -z "$lib_finished" ]; then
+		echo "FAIL ${TEST_TAG:+$TEST_TAG: }$(basename "$0") ended before its last check (exit status $rc)"
+		exit 1
+	fi
+}
 trap cleanup EXIT
+finish() { lib_finished=1; exit "$fail"; } # the last line of every test
 
 fresh_tree() { # fresh_tree NAME FIXTURE-DIR...: T=$work/root.NAME, fixtures copied in order
 	T=$work/root.$1; shift

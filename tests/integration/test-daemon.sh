@@ -135,4 +135,4 @@ else
 	out="no setpriv"; rc=3
 fi
 if [ $rc = 3 ] && echo "$out" | grep -q -- "--dry-run"; then pass "non-root daemon on / refuses (exit 3)"; else bad "non-root rc=$rc: $out"; fi
-exit $fail
+finish

@@ -174,4 +174,4 @@ burst 64
 wait_for 10 grep -q "recent THP bursts asked for 128 MiB" "$L" || bad "state_dir empty: the burst was not seen"
 stop >/dev/null
 [ ! -e "$T/var/lib/fragd" ] && pass "state_dir empty: nothing written" || bad "state_dir empty wrote $(ls -R "$T/var")"
-exit $fail
+finish

@@ -136,4 +136,4 @@ case $rc in
 1) pass "thp-dropin for an unknown unit: exit 1 ($out)" ;;
 *) bad "thp-dropin: exit $rc: $out" ;;
 esac
-exit $fail
+finish
