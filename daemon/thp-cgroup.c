@@ -25,19 +25,7 @@
 #include "fragd/macro.h"
 #include "fragd/parse-util.h"
 #include "fragd/thp-cgroup.h"
-
-#ifndef MADV_COLLAPSE
-#define MADV_COLLAPSE 25
-#endif
-#ifndef PR_SET_THP_DISABLE
-#define PR_SET_THP_DISABLE 41
-#endif
-#ifndef PR_GET_THP_DISABLE
-#define PR_GET_THP_DISABLE 42
-#endif
-#ifndef PR_THP_DISABLE_EXCEPT_ADVISED
-#define PR_THP_DISABLE_EXCEPT_ADVISED (1 << 1)
-#endif
+#include "fragd/missing-thp.h"
 
 /* ---- mechanisms ------------------------------------------------------------------- */
 

@@ -13,15 +13,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#ifndef PR_SET_THP_DISABLE
-#define PR_SET_THP_DISABLE 41
-#endif
-#ifndef PR_GET_THP_DISABLE
-#define PR_GET_THP_DISABLE 42
-#endif
-#ifndef PR_THP_DISABLE_EXCEPT_ADVISED
-#define PR_THP_DISABLE_EXCEPT_ADVISED (1 << 1)
-#endif
+#include "fragd/missing-thp.h"
 
 enum {
         EXIT_PRCTL = 2,   /* the kernel refused the mode */
