@@ -320,14 +320,18 @@ static bool corrective(Ctx *c, Lever l)
  * prediction or a smaller miss. The dwell is there to let a move show its
  * effect before the next; it should not make a burst that outgrew the last
  * move wait (a 20->22 raise on a trend, then 42 % of THP faults falling back
- * 4 s later, held 26 s more). Bounded: the error tops out at ERR_MAX, so at
- * most two escalations follow a predictive raise before the dwell rules. */
+ * 4 s later, held 26 s more). Also when the last raise answered a real
+ * error and the error has grown since: the raise did not help (6.12: 20->32
+ * on 13.7 % fallback, then 32 % fell back and the dwell held through two
+ * more bursts). Bounded: the error must grow each time and tops out at
+ * ERR_MAX. */
 static bool escalation(const Ctx *c, Lever l, const Want *w)
 {
         const LeverTrack *t = &c->s->lever[l];
 
         return t->changed && t->touched && t->last_dir > 0 && t->last_reason != POLICY_REASON_PSI_ROLLBACK &&
-               c->in[l].current == t->last_applied && w->err >= ERR_PRED && w->err >= 2 * MAX(t->last_err, 1);
+               c->in[l].current == t->last_applied && w->err >= ERR_PRED &&
+               (w->err >= 2 * MAX(t->last_err, 1) || (t->last_err >= ERR_PRED && w->err > t->last_err));
 }
 
 static void decide_raise(Ctx *c, Lever l, const Want *w, int64_t aim)

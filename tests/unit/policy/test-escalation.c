@@ -101,6 +101,25 @@ static void test_same_error_waits_for_the_dwell(void **state)
         free(s);
 }
 
+/* the last raise answered a real error and the error grew: the raise did
+ * not help, so the next does not wait (6.12: 13.7 % then 32 % fell back) */
+static void test_growing_real_error_escalates(void **state)
+{
+        TSim *s = sim_new(30);
+        TWorld w = world_fallback(1370); /* err 5590 */
+        const DecisionItem *it;
+
+        (void) state;
+        t_sim_tick(s, &w, 5);
+        assert_non_null(t_find(&s->d, DECISION_LEVER, P));
+        w = world_fallback(3200); /* err 10000: not twice 5590, but larger */
+        t_sim_tick(s, &w, 5);
+        it = t_find(&s->d, DECISION_LEVER, P);
+        assert_non_null(it);
+        assert_true(it->escalated);
+        free(s);
+}
+
 /* an error that doubled but is still only predictive does not escalate */
 static void test_prediction_does_not_escalate(void **state)
 {
@@ -150,6 +169,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_small_raise_then_big_error_escalates),
                 cmocka_unit_test(test_same_error_waits_for_the_dwell),
+                cmocka_unit_test(test_growing_real_error_escalates),
                 cmocka_unit_test(test_prediction_does_not_escalate),
                 cmocka_unit_test(test_rules_escalate_raises_only),
         };
