@@ -42,6 +42,11 @@ struct KnobRegistry {
 int knob_read_normalized(const KnobOps *ops, const Knob *k, char *ret, size_t size);
 /* A value fragd may write to a knob of this kind. */
 bool knob_value_valid_for(KnobKind kind, const char *v);
+/* A value read back from disk (the journal) that a knob of this name can
+ * hold: an integer (in the kernel's range when fragd knows it), or one of
+ * the THP mode words. 0, else -EBADMSG / -ERANGE / -EINVAL with ret_why
+ * ("outside the kernel's range 0..100"). */
+int knob_value_check(const Knob *k, const char *v, char *ret_why, size_t size);
 /* A whole decimal integer, no leading space. */
 bool knob_parse_i64(const char *s, int64_t *ret);
 

@@ -436,8 +436,23 @@ int knob_registry_new(const Root *root, const char *runtime_dir, const KnobOps *
         if (!kept)
                 return -ENOMEM;
         r = knob_journal_recover(root, reg->rt, reg->ops, reg->ops_data, mode, kept, &stats);
-        if (r < 0 && r != -EBADMSG)
-                return r;
+        if (r < 0)
+                return r; /* -EBADMSG: a journal not fully parsed, moved aside */
+        {
+                char aside[FRAGD_PATH_MAX + 48];
+
+                /* its knobs may still be at an earlier fragd's values: taking
+                 * one over would journal that value as its original */
+                r = knob_journal_find_aside(root->root_fd, reg->rt, aside, sizeof(aside));
+                if (r > 0) {
+                        log_error("'%s/%s' holds the journal of an earlier fragd that could not be fully read; "
+                                  "fragd takes over no knob while it exists. Put back the knobs it names "
+                                  "(fragd --restore lists them when it moves a journal aside; the file is text), "
+                                  "then remove it",
+                                  root->is_host ? "" : root->path, aside);
+                        return -EBADMSG;
+                }
+        }
         /* what failed to restore stays owned: restored again on exit */
         for (unsigned i = 0; i < kept->n; i++) {
                 KnobEntry *e;

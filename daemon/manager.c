@@ -698,6 +698,11 @@ int manager_new(const FragdArgs *args, Manager **ret, int *ret_exit)
                 log_error("Another fragd is running (it owns %s/saved)", m->cfg.daemon.runtime_dir);
                 return r;
         }
+        if (r == -EBADMSG) {
+                log_error("fragd does not start: a knob journal in %s could not be fully read (see above)",
+                          m->cfg.daemon.runtime_dir);
+                return r;
+        }
         if (r < 0)
                 return log_error_errno(r, "Cannot set up the knobs: %m");
         r = compact_worker_new(m->knobs, &m->worker);
