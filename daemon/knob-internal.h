@@ -19,6 +19,10 @@ typedef struct KnobEntry {
         uint64_t first_touch_usec;
         uint64_t seq; /* first-touch order */
         uint64_t n_writes, n_clamped, n_errors, n_external;
+        /* what knob_restore_all() did (for knob_restore_summary()) */
+        bool restore_done;
+        int restore_outcome;                /* RestoreOutcome */
+        char restore_live[KNOB_VALUE_MAX];  /* the value found (RESTORE_LEFT), or "" */
         /* failure log rate limit */
         usec_t log_last_usec;
         int log_last_error;
@@ -64,9 +68,10 @@ typedef enum RestoreOutcome {
 
 /* Puts one knob back to original (rules in knob.h). force skips the
  * "changed by someone else" test (min_free_kbytes after a THP restore).
- * Logs what it did. Returns 0 or the -errno of a failure. */
+ * Logs what it did. ret_live (optional) receives the value found when it
+ * was left alone. Returns 0 or the -errno of a failure. */
 int knob_restore_one(const KnobOps *ops, const Knob *k, const char *original, const char *last_written,
-                     OwnershipMode mode, bool force, RestoreOutcome *ret);
+                     OwnershipMode mode, bool force, RestoreOutcome *ret, char *ret_live, size_t live_size);
 
 /* Restores a dead fragd's journal (see knob_restore_from_journal). The
  * entries that failed are returned in ret_kept (and left in the journal). */

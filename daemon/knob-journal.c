@@ -656,7 +656,7 @@ int knob_journal_recover(const Root *root, const char *rt, const KnobOps *ops, v
                         continue;
                 }
                 force = recomputed && strcmp(e->name, "vm.min_free_kbytes") == 0;
-                (void) knob_restore_one(ops, &k, e->original, e->last_written, mode, force, &oc);
+                (void) knob_restore_one(ops, &k, e->original, e->last_written, mode, force, &oc, NULL, 0);
                 switch (oc) {
                 case RESTORE_RESTORED:
                         st.n_restored++;

@@ -753,11 +753,18 @@ int manager_run(Manager *m)
         m->worker = compact_worker_free(m->worker);
         manager_workload_stop(m);
         rr = knob_restore_all(m->knobs, &failed);
+        {
+                _cleanup_free_ char *summary = NULL;
+                int rs = knob_restore_summary(m->knobs, &summary);
+
+                if (rs == 0)
+                        log_info("%s", summary);
+                else if (rs > 0)
+                        log_warning("Not every knob fragd changed is back at its original value. %s", summary);
+        }
         if (rr < 0 || failed)
                 log_error_errno(rr, "%u knob(s) could not be restored (%m); they stay in %s/saved and the "
                                     "next start or 'fragd --restore' retries", failed, m->cfg.daemon.runtime_dir);
-        else
-                log_info("Every knob fragd changed is back at its original value");
         metrics_export(m);
         (void) knob_status_remove(m->knobs);
         return r < 0 || rr < 0 ? EXIT_FAILURE : 0;

@@ -216,6 +216,13 @@ int knob_note_result(KnobRegistry *reg, const char *name, int r, usec_t now_usec
  * removes the journal, or rewrites it with what could not be restored.
  * Returns 0, or the -errno of the first failure; ret_n_failed optional. */
 int knob_restore_all(KnobRegistry *reg, unsigned *ret_n_failed);
+/* After knob_restore_all(): one sentence for the stop message, malloc'ed in
+ * ret: which knobs are back (name=original), which were left and to whom
+ * ("to another writer (current value X, fragd's original Y)", "the knob
+ * file is gone") and which failed (kept in the journal). Returns 0 when
+ * every knob fragd changed is back ("Every knob fragd changed is back ..."),
+ * 1 when some were left or failed, -ENOMEM. */
+int knob_restore_summary(const KnobRegistry *reg, char **ret);
 
 /* A read-only view of one knob, for the exporter and status. Pointers are
  * valid until the registry changes. */

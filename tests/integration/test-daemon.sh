@@ -87,6 +87,13 @@ sleep 1.5
 stop
 [ "$(knob compaction_proactiveness)" = 33 ] && pass "external change respected through stop (33 kept)" \
 	|| bad "external change overwritten: $(knob compaction_proactiveness)"
+# the stop message does not claim every knob is back; it says to whom this one was left
+if ! grep -q "Every knob fragd changed is back" "$T/log" \
+	&& grep -q "Left: vm.compaction_proactiveness to another writer (current value 33, fragd's original $orig)" "$T/log"; then
+	pass "stop message names the knob left to another writer (now 33, original $orig)"
+else
+	bad "stop message: $(grep -iE "knob.*(back|left)" "$T/log" | tail -2)"
+fi
 
 # 4. --dry-run writes nothing in the tree
 fresh dry
