@@ -574,6 +574,38 @@ static void config_args(const Manager *m, ConfigLoadArgs *a)
         };
 }
 
+/* runtime_dir holds the knob journal this process keeps, state_dir the
+ * learned reserve: moving them under a running daemon would make a crash
+ * recovery (fragd --restore, the next start) look in the new place and find
+ * nothing. The running daemon keeps the old ones until a restart. */
+static void config_keep_dirs(Manager *m, const FragdConfig *old)
+{
+        static const size_t dirs[] = {
+                offsetof(FragdConfig, daemon.runtime_dir),
+                offsetof(FragdConfig, daemon.state_dir),
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                char *now = (char *) &m->cfg + dirs[i];
+                const char *was = (const char *) old + dirs[i];
+
+                if (strcmp(now, was) == 0)
+                        continue;
+                if (i == 0)
+                        log_warning("[daemon] runtime_dir changed from '%s' to '%s' on reload: not applied, the "
+                                    "running fragd keeps '%s' (its knob journal is there); restart fragd to use "
+                                    "'%s'. If fragd dies before that, run 'fragd --restore --set "
+                                    "daemon.runtime_dir=%s'",
+                                    was, now, was, now, was);
+                else
+                        log_warning("[daemon] state_dir changed from '%s' to '%s' on reload: not applied, the "
+                                    "running fragd keeps '%s' (its learned reserve is there); restart fragd to "
+                                    "use '%s'",
+                                    was, now, was, now);
+                snprintf(now, FRAGD_PATH_MAX, "%s", was);
+        }
+}
+
 static void config_applied(Manager *m)
 {
         if (!m->args.log_level_set)
@@ -605,6 +637,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
                 for (unsigned i = 0; i < errs->n; i++)
                         log_error("  %s", errs->msg[i]);
         } else {
+                config_keep_dirs(m, old);
                 config_applied(m);
                 if (m->cfg.daemon.dry_run != was_dry)
                         log_warning("[daemon] dry_run changed: it takes effect at the next start");

@@ -95,6 +95,25 @@ else
 	bad "stop message: $(grep -iE "knob.*(back|left)" "$T/log" | tail -2)"
 fi
 
+# 3b. runtime_dir / state_dir changed on SIGHUP: refused (the journal stays
+# where a crash recovery looks), with both values and "restart" in the log
+fresh movedir
+orig=$(knob compaction_proactiveness)
+start
+wait_for 10 changed "$orig" || bad "movedir: no change"
+sed -i '/^\[daemon\]/a runtime_dir = /run/elsewhere\nstate_dir = /var/lib/elsewhere' "$T/etc/fragd/fragd.conf"
+kill -HUP "$pid"; sleep 1.5
+if grep -q "runtime_dir changed from '/run/fragd' to '/run/elsewhere' on reload: not applied.*restart" "$T/log" \
+	&& grep -q "state_dir changed from '/var/lib/fragd' to '/var/lib/elsewhere' on reload: not applied" "$T/log"; then
+	pass "SIGHUP changing runtime_dir/state_dir: refused, both values named"
+else
+	bad "runtime_dir change on reload: $(grep -E "runtime_dir|reloaded" "$T/log" | tail -2)"
+fi
+[ -s "$T/run/fragd/saved" ] && [ ! -e "$T/run/elsewhere" ] && pass "journal stays in the old runtime_dir" \
+	|| bad "journal moved: $(ls "$T/run")"
+stop
+[ "$(knob compaction_proactiveness)" = "$orig" ] && pass "after the refused change a stop restores" || bad "movedir restore"
+
 # 4. --dry-run writes nothing in the tree
 fresh dry
 before=$(find "$T/proc" "$T/sys" -type f -exec md5sum {} + | sort | md5sum)
