@@ -278,7 +278,11 @@ static void apply_decision(Manager *m, usec_t now)
                 if (it->kind == DECISION_KICK_KCOMPACTD) {
                         /* can come every tick: debug only, counted in the
                          * action metrics */
-                        r = knob_rewrite(m->knobs, knob_lever_name(it->lever), now);
+                        r = knob_rewrite_within(m->knobs, knob_lever_name(it->lever),
+                                                m->cfg.policy.lever[it->lever].min,
+                                                MAX(m->cfg.policy.lever[it->lever].min,
+                                                    m->cfg.policy.lever[it->lever].max),
+                                                now);
                         if (r >= 0) {
                                 decision_mark_applied(d, i, it->to);
                                 action_count(m, lever_name(it->lever), ACTION_ONESHOT, reason);
@@ -286,6 +290,11 @@ static void apply_decision(Manager *m, usec_t now)
                         } else if (r == -ESTALE)
                                 log_notice("%s was changed by someone else: fragd leaves it alone until restart "
                                            "(ownership=respect)", lever_name(it->lever));
+                        else if (r == -EDOM)
+                                log_debug("Not kicking kcompactd: %s is outside its bounds %" PRId64 "..%" PRId64
+                                          " and a kick would write it again",
+                                          lever_name(it->lever), m->cfg.policy.lever[it->lever].min,
+                                          m->cfg.policy.lever[it->lever].max);
                         else if (r != -ECANCELED) {
                                 m->errors[HEALTH_ERR_KNOB_WRITE]++;
                                 log_debug_errno(r, "Rewriting %s failed: %m", lever_name(it->lever));

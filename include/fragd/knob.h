@@ -198,6 +198,10 @@ int knob_set_int(KnobRegistry *reg, const char *name, int64_t value, usec_t now_
  * The journal is written only when ownership or last_written changes.
  * Returns 1 when written and read back equal, else as knob_set() (never 0). */
 int knob_rewrite(KnobRegistry *reg, const char *name, usec_t now_usec);
+/* knob_rewrite() of an integer knob only when its live value is within
+ * [lo, hi]: else nothing is written and -EDOM is returned (a kick never
+ * writes a value outside the lever's bounds, even the one already there). */
+int knob_rewrite_within(KnobRegistry *reg, const char *name, int64_t lo, int64_t hi, usec_t now_usec);
 /* Reads a knob's live value (normalized) through the ops; no ownership. */
 int knob_get(KnobRegistry *reg, const char *name, char *ret, size_t size);
 int knob_get_int(KnobRegistry *reg, const char *name, int64_t *ret);

@@ -114,6 +114,25 @@ fi
 stop
 [ "$(knob compaction_proactiveness)" = "$orig" ] && pass "after the refused change a stop restores" || bad "movedir restore"
 
+# 3c. the kcompactd kick never writes compaction_proactiveness outside its
+# bounds: found at 90 with bounds 20..80 it is not rewritten at 90
+fresh kickbounds
+write_conf "[policy]" "reserve_thp = 20%" "kick_interval = 1s" '[knob "compaction_proactiveness"]' "min = 20" "max = 80"
+echo 90 >"$T/proc/sys/vm/compaction_proactiveness"
+touch -d '2001-01-01' "$T/proc/sys/vm/compaction_proactiveness"
+start --log-level debug
+sleep 4
+v=$(knob compaction_proactiveness)
+if [ "$v" = 90 ]; then untouched() { [ "$(stat -c %Y "$T/proc/sys/vm/compaction_proactiveness")" = "$(date -d 2001-01-01 +%s)" ]; }
+else untouched() { [ "$v" -ge 20 ] && [ "$v" -le 80 ]; }; fi
+if ! grep -q "rewrite compaction_proactiveness=90" "$T/log" && ! grep -q "compaction_proactiveness	90	90" "$T/run/fragd/saved" 2>/dev/null \
+	&& untouched; then
+	pass "no kick rewrites compaction_proactiveness=90 outside bounds 20..80"
+else
+	bad "written outside its bounds: $(grep -m2 "proactiveness=90" "$T/log"; cat "$T/run/fragd/saved" 2>/dev/null)"
+fi
+stop
+
 # 4. --dry-run writes nothing in the tree
 fresh dry
 before=$(find "$T/proc" "$T/sys" -type f -exec md5sum {} + | sort | md5sum)

@@ -406,6 +406,31 @@ static void test_restore_summary_all_back(void **state)
         free(sum);
 }
 
+/* issue 11 item 10: a kick at 90 with bounds 20..80 writes nothing */
+static void test_rewrite_within_bounds(void **state)
+{
+        Ctx *c = *state;
+
+        tt_write(&c->t, CP, "90\n");
+        assert_int_equal(knob_rewrite_within(c->reg, "vm.compaction_proactiveness", 20, 80, 1), -EDOM);
+        assert_int_equal(knob_fake_n_writes(c->fake, "vm.compaction_proactiveness"), 0);
+        assert_false(tt_exists(&c->t, SAVED));
+        tt_write(&c->t, CP, "19\n");
+        assert_int_equal(knob_rewrite_within(c->reg, "vm.compaction_proactiveness", 20, 80, 2), -EDOM);
+        assert_int_equal(knob_fake_n_writes(c->fake, "vm.compaction_proactiveness"), 0);
+        tt_write(&c->t, CP, "80\n");
+        assert_int_equal(knob_rewrite_within(c->reg, "vm.compaction_proactiveness", 20, 80, 3), 1);
+        assert_int_equal(knob_fake_n_writes(c->fake, "vm.compaction_proactiveness"), 1);
+        assert_string_equal(tt_read(&c->t, CP), "80\n");
+        /* owned now; someone sets 90 (REASSERT would carry on): still nothing written */
+        tt_write(&c->t, CP, "90\n");
+        knob_registry_set_ownership(c->reg, OWNERSHIP_REASSERT);
+        assert_int_equal(knob_rewrite_within(c->reg, "vm.compaction_proactiveness", 20, 80, 4), -EDOM);
+        assert_int_equal(knob_fake_n_writes(c->fake, "vm.compaction_proactiveness"), 1);
+        /* a choice knob has no integer bounds */
+        assert_int_equal(knob_rewrite_within(c->reg, "thp.defrag", 0, 1, 5), -EINVAL);
+}
+
 static void test_thp_format(void **state)
 {
         Ctx *c = *state;
@@ -823,6 +848,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_external_reassert, setup_reassert, teardown),
                 cmocka_unit_test_setup_teardown(test_restore_all, setup_real, teardown),
                 cmocka_unit_test_setup_teardown(test_restore_failure_kept, setup_fake, teardown),
+                cmocka_unit_test_setup_teardown(test_rewrite_within_bounds, setup_fake, teardown),
                 cmocka_unit_test_setup_teardown(test_restore_summary, setup_fake, teardown),
                 cmocka_unit_test_setup_teardown(test_restore_summary_all_back, setup_fake, teardown),
                 cmocka_unit_test_setup_teardown(test_thp_format, setup_real, teardown),
