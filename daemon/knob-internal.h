@@ -19,6 +19,10 @@ typedef struct KnobEntry {
         uint64_t first_touch_usec;
         uint64_t seq; /* first-touch order */
         uint64_t n_writes, n_clamped, n_errors, n_external;
+        /* what knob_restore_all() did (for knob_restore_summary()) */
+        bool restore_done;
+        int restore_outcome;                /* RestoreOutcome */
+        char restore_live[KNOB_VALUE_MAX];  /* the value found (RESTORE_LEFT), or "" */
         /* failure log rate limit */
         usec_t log_last_usec;
         int log_last_error;
@@ -42,6 +46,11 @@ struct KnobRegistry {
 int knob_read_normalized(const KnobOps *ops, const Knob *k, char *ret, size_t size);
 /* A value fragd may write to a knob of this kind. */
 bool knob_value_valid_for(KnobKind kind, const char *v);
+/* A value read back from disk (the journal) that a knob of this name can
+ * hold: an integer (in the kernel's range when fragd knows it), or one of
+ * the THP mode words. 0, else -EBADMSG / -ERANGE / -EINVAL with ret_why
+ * ("outside the kernel's range 0..100"). */
+int knob_value_check(const Knob *k, const char *v, char *ret_why, size_t size);
 /* A whole decimal integer, no leading space. */
 bool knob_parse_i64(const char *s, int64_t *ret);
 
@@ -59,9 +68,10 @@ typedef enum RestoreOutcome {
 
 /* Puts one knob back to original (rules in knob.h). force skips the
  * "changed by someone else" test (min_free_kbytes after a THP restore).
- * Logs what it did. Returns 0 or the -errno of a failure. */
+ * Logs what it did. ret_live (optional) receives the value found when it
+ * was left alone. Returns 0 or the -errno of a failure. */
 int knob_restore_one(const KnobOps *ops, const Knob *k, const char *original, const char *last_written,
-                     OwnershipMode mode, bool force, RestoreOutcome *ret);
+                     OwnershipMode mode, bool force, RestoreOutcome *ret, char *ret_live, size_t live_size);
 
 /* Restores a dead fragd's journal (see knob_restore_from_journal). The
  * entries that failed are returned in ret_kept (and left in the journal). */

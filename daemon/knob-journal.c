@@ -8,7 +8,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fragd/knob.h"
@@ -110,48 +113,116 @@ static bool span_next_field(Span *s, Span *ret)
         return true;
 }
 
-static int parse_entry(Span line, JournalEntry *ret)
+static void copy_printable(Span s, char *ret, size_t size)
+{
+        ret[0] = '\0';
+        if (s.len == 0 || s.len >= size || !span_printable(s))
+                return;
+        memcpy(ret, s.p, s.len);
+        ret[s.len] = '\0';
+}
+
+/* Records a line not taken, with the knob name and original when they can
+ * be read (for the operator: "write ORIGINAL to the knob"). */
+static void note_bad(Journal *j, unsigned line_no, Span line, bool value_refused, const char *why)
+{
+        JournalBad *b;
+        Span rest = line, f;
+        Knob k;
+
+        j->n_invalid++;
+        if (j->n_bad >= KNOB_MAX)
+                return;
+        b = &j->bad[j->n_bad++];
+        *b = (JournalBad) { .line = line_no, .value_refused = value_refused };
+        snprintf(b->why, sizeof(b->why), "%s", why);
+        if (rest.len > 0 && rest.p[rest.len - 1] == '\r')
+                rest.len--;
+        if (!span_next_field(&rest, &f))
+                return;
+        copy_printable(f, b->name, sizeof(b->name));
+        if (b->name[0] && (knob_init(&k, NULL, b->name, NULL) < 0 || k.kind == KNOB_KIND_ONESHOT)) {
+                b->name[0] = '\0';
+                return;
+        }
+        if (b->name[0] && span_next_field(&rest, &f))
+                copy_printable(f, b->original, sizeof(b->original));
+}
+
+static int parse_entry(Span line, JournalEntry *ret, bool *ret_refused, char *why, size_t why_size)
 {
         Span f[4], rest = line;
         JournalEntry e = { 0 };
         Knob k;
+        char vwhy[128];
 
+        *ret_refused = false;
         for (int i = 0; i < 4; i++)
-                if (!span_next_field(&rest, &f[i]))
+                if (!span_next_field(&rest, &f[i])) {
+                        snprintf(why, why_size, "%d tab-separated field(s), not 4 (name, original, last_written, "
+                                                "first_touch_usec)", i);
                         return -EBADMSG;
-        if (rest.p) /* a fifth field */
+                }
+        if (rest.p) { /* a fifth field */
+                snprintf(why, why_size, "more than 4 tab-separated fields");
                 return -EBADMSG;
+        }
         for (int i = 0; i < 3; i++)
-                if (f[i].len == 0 || !span_printable(f[i]))
+                if (f[i].len == 0 || !span_printable(f[i])) {
+                        snprintf(why, why_size, "field %d is empty or holds a control character", i + 1);
                         return -EBADMSG;
+                }
         if (span_copy(f[0], e.name, sizeof(e.name)) < 0 || span_copy(f[1], e.original, sizeof(e.original)) < 0 ||
-            span_copy(f[2], e.last_written, sizeof(e.last_written)) < 0)
+            span_copy(f[2], e.last_written, sizeof(e.last_written)) < 0) {
+                snprintf(why, why_size, "a field is too long");
                 return -EBADMSG;
-        if (span_to_u64(f[3], &e.first_touch_usec) < 0)
+        }
+        if (span_to_u64(f[3], &e.first_touch_usec) < 0) {
+                snprintf(why, why_size, "first_touch_usec is not a number");
                 return -EBADMSG;
-        if (knob_init(&k, NULL, e.name, NULL) < 0 || k.kind == KNOB_KIND_ONESHOT)
+        }
+        if (knob_init(&k, NULL, e.name, NULL) < 0 || k.kind == KNOB_KIND_ONESHOT) {
+                snprintf(why, why_size, "'%s' is not a knob fragd restores", e.name);
                 return -EBADMSG;
+        }
+        /* a value the knob cannot hold is never written back (tampered?) */
+        if (knob_value_check(&k, e.original, vwhy, sizeof(vwhy)) < 0) {
+                snprintf(why, why_size, "the original '%s' is %s", e.original, vwhy);
+                *ret_refused = true;
+                return -EBADMSG;
+        }
+        if (knob_value_check(&k, e.last_written, vwhy, sizeof(vwhy)) < 0) {
+                snprintf(why, why_size, "last_written '%s' is %s", e.last_written, vwhy);
+                *ret_refused = true;
+                return -EBADMSG;
+        }
         *ret = e;
         return 0;
 }
 
-int knob_journal_parse(const char *buf, size_t len, Journal *ret)
+/* The lines after the header. trusted false: nothing is taken, every entry
+ * goes to bad[] with why_untrusted. */
+static int parse_lines(Cursor *c, unsigned line_no, Journal *j, bool trusted, const char *why_untrusted)
 {
-        _cleanup_free_ Journal *j = NULL;
-        Cursor c = cursor_make(buf, len);
         Span line;
         bool have_pid = false;
 
-        if (!cursor_next_line(&c, &line) || !span_eq(span_rstrip(line, false), JOURNAL_MAGIC))
-                return -EBADMSG;
-        j = calloc(1, sizeof(*j));
-        if (!j)
-                return -ENOMEM;
-        while (cursor_next_line(&c, &line)) {
+        while (cursor_next_line(c, &line)) {
                 Span s = line, tok;
                 JournalEntry e;
-                bool dup = false;
+                bool dup = false, refused, terminated = line.p + line.len < c->end;
+                char why[JOURNAL_WHY_MAX];
 
+                line_no++;
+                if (!terminated) {
+                        note_bad(j, line_no, line, false,
+                                 "the last line has no newline: the file was cut short");
+                        continue;
+                }
+                if (line.len > 0 && line.p[line.len - 1] == '\r') {
+                        note_bad(j, line_no, line, false, "CRLF line end (fragd writes LF only)");
+                        continue;
+                }
                 span_skip_blanks(&s);
                 if (s.len == 0 || s.p[0] == '#')
                         continue;
@@ -163,7 +234,7 @@ int knob_journal_parse(const char *buf, size_t len, Journal *ret)
                         if (have_pid || !span_next_token(&s, &tok) || span_to_u64(tok, &pid) < 0 || pid == 0 ||
                             pid > INT32_MAX || (span_next_token(&s, &tok) && span_to_u64(tok, &st) < 0) ||
                             span_next_token(&s, &tok)) {
-                                j->n_invalid++;
+                                note_bad(j, line_no, line, false, "a malformed or second pid line");
                                 continue;
                         }
                         have_pid = true;
@@ -171,23 +242,68 @@ int knob_journal_parse(const char *buf, size_t len, Journal *ret)
                         j->starttime = st;
                         continue;
                 }
-                if (parse_entry(line, &e) < 0) {
-                        j->n_invalid++;
+                if (parse_entry(line, &e, &refused, why, sizeof(why)) < 0) {
+                        note_bad(j, line_no, line, refused, why);
+                        continue;
+                }
+                if (!trusted) {
+                        note_bad(j, line_no, line, false, why_untrusted);
                         continue;
                 }
                 for (unsigned i = 0; i < j->n; i++)
                         if (strcmp(j->e[i].name, e.name) == 0)
                                 dup = true;
                 if (dup) { /* keep the first: its original is the oldest */
-                        j->n_invalid++;
+                        snprintf(why, sizeof(why), "a second line for %s (the first one is used)", e.name);
+                        note_bad(j, line_no, line, false, why);
                         continue;
                 }
                 if (j->n >= KNOB_MAX)
                         return -E2BIG;
                 j->e[j->n++] = e;
         }
+        return 0;
+}
+
+int knob_journal_parse(const char *buf, size_t len, Journal *ret)
+{
+        _cleanup_free_ Journal *j = NULL;
+        Cursor c = cursor_make(buf, len);
+        Span line;
+        int r;
+
+        /* the header, whole: "fragd-saved 1\n" */
+        if (!cursor_next_line(&c, &line) || !span_eq(line, JOURNAL_MAGIC) || line.p + line.len >= c.end)
+                return -EBADMSG;
+        j = calloc(1, sizeof(*j));
+        if (!j)
+                return -ENOMEM;
+        r = parse_lines(&c, 1, j, true, NULL);
+        if (r < 0)
+                return r;
         *ret = *j;
         return 0;
+}
+
+void knob_journal_salvage(const char *buf, size_t len, const char *why, Journal *ret)
+{
+        Cursor c = cursor_make(buf, len);
+        Span line;
+        unsigned line_no = 0;
+
+        *ret = (Journal) { 0 };
+        /* skip a header that is there, even with CRLF or cut short */
+        if (len > 0 && cursor_next_line(&c, &line)) {
+                if (line.len > 0 && line.p[line.len - 1] == '\r')
+                        line.len--;
+                if (span_eq(line, JOURNAL_MAGIC))
+                        line_no = 1;
+                else
+                        c = cursor_make(buf, len);
+        }
+        (void) parse_lines(&c, line_no, ret, false, why);
+        ret->pid = 0; /* an owner named in a broken file is not believed */
+        ret->starttime = 0;
 }
 
 int knob_journal_format(const Journal *j, char **ret_buf, size_t *ret_len)
@@ -227,6 +343,47 @@ static int journal_path(const char *rt, const char *name, char *ret, size_t size
         return r < 0 || (size_t) r >= size ? -ENAMETOOLONG : 0;
 }
 
+/* At most JOURNAL_SIZE_MAX bytes of a regular file, not through a symlink,
+ * never blocking (a FIFO planted there). */
+static int journal_read_bounded(int root_fd, const char *path, char **ret_buf, size_t *ret_len)
+{
+        _cleanup_close_ int fd = -1;
+        _cleanup_free_ char *buf = NULL;
+        struct stat st;
+        size_t len = 0;
+
+        fd = openat(root_fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+        if (fd < 0)
+                return negative_errno();
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (!S_ISREG(st.st_mode))
+                return -EBADFD;
+        if (st.st_size > (off_t) JOURNAL_SIZE_MAX)
+                return -EFBIG;
+        buf = malloc(JOURNAL_SIZE_MAX + 2);
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                ssize_t n = read(fd, buf + len, JOURNAL_SIZE_MAX + 1 - len);
+
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (n == 0)
+                        break;
+                len += (size_t) n;
+                if (len > JOURNAL_SIZE_MAX)
+                        return -EFBIG; /* grew while read */
+        }
+        buf[len] = '\0';
+        *ret_buf = TAKE_PTR(buf);
+        *ret_len = len;
+        return 0;
+}
+
 int knob_journal_read(int root_fd, const char *rt, Journal *ret)
 {
         _cleanup_free_ char *buf = NULL;
@@ -237,7 +394,7 @@ int knob_journal_read(int root_fd, const char *rt, Journal *ret)
         r = journal_path(rt, "saved", path, sizeof(path));
         if (r < 0)
                 return r;
-        r = read_file_alloc_at(root_fd, path, &buf, &len);
+        r = journal_read_bounded(root_fd, path, &buf, &len);
         if (r < 0)
                 return r;
         return knob_journal_parse(buf, len, ret);
@@ -273,15 +430,146 @@ int knob_journal_write(int root_fd, const char *rt, const Journal *j)
 
 /* ---- crash recovery ------------------------------------------------------- */
 
+/* Moves <rt>/saved to <rt>/saved.corrupt-<UTC time>[-N] without replacing
+ * anything there and without following a symlink. */
+static int journal_move_aside(int root_fd, const char *rt, char *ret_to, size_t size)
+{
+        char from[FRAGD_PATH_MAX + 16], stamp[32];
+        time_t now = time(NULL);
+        struct tm tm;
+
+        if (journal_path(rt, "saved", from, sizeof(from)) < 0)
+                return -ENAMETOOLONG;
+        if (!gmtime_r(&now, &tm) || strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm) == 0)
+                snprintf(stamp, sizeof(stamp), "%lld", (long long) now);
+        for (unsigned i = 0; i < 100; i++) {
+                int r;
+
+                if (i == 0)
+                        r = snprintf(ret_to, size, "%s/saved.corrupt-%s", rt, stamp);
+                else
+                        r = snprintf(ret_to, size, "%s/saved.corrupt-%s-%u", rt, stamp, i);
+                if (r < 0 || (size_t) r >= size)
+                        return -ENAMETOOLONG;
+                if (renameat2(root_fd, from, root_fd, ret_to, RENAME_NOREPLACE) == 0)
+                        return 0;
+                if (errno == EEXIST)
+                        continue;
+                if (errno != EINVAL && errno != ENOSYS)
+                        return negative_errno();
+                /* no RENAME_NOREPLACE on this file system: a hard link
+                 * never replaces a file and never follows a symlink */
+                if (linkat(root_fd, from, root_fd, ret_to, 0) < 0) {
+                        if (errno == EEXIST)
+                                continue;
+                        return negative_errno();
+                }
+                if (unlinkat(root_fd, from, 0) < 0)
+                        return negative_errno();
+                return 0;
+        }
+        return -EEXIST;
+}
+
+int knob_journal_find_aside(int root_fd, const char *rt, char *ret, size_t size)
+{
+        _cleanup_close_ int fd = -1;
+        DIR *d;
+        struct dirent *de;
+        int found = 0;
+
+        fd = openat(root_fd, rt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return errno == ENOENT || errno == ENOTDIR ? 0 : negative_errno();
+        d = fdopendir(fd);
+        if (!d)
+                return negative_errno();
+        fd = -1; /* owned by d */
+        while ((de = readdir(d))) {
+                if (strncmp(de->d_name, "saved.corrupt", 13) != 0)
+                        continue;
+                /* the oldest name sorts first */
+                if (found && strcmp(de->d_name, ret + strlen(rt) + 1) >= 0)
+                        continue;
+                if (snprintf(ret, size, "%s/%s", rt, de->d_name) >= (int) size)
+                        continue;
+                found = 1;
+        }
+        closedir(d);
+        return found;
+}
+
+/* Where to write a knob by hand: "/proc/sys/vm/x" (below the root if any). */
+static void knob_hand_path(const Root *root, const char *name, char *ret, size_t size)
+{
+        Knob k;
+        bool on_sys = strncmp(name, "thp.", 4) == 0 || strncmp(name, "node", 4) == 0;
+
+        if (knob_init(&k, NULL, name, NULL) < 0) {
+                snprintf(ret, size, "?");
+                return;
+        }
+        snprintf(ret, size, "%s/%s/%s", root->is_host ? "" : root->path, on_sys ? "sys" : "proc", k.path);
+}
+
+/* Tells the operator, knob by knob, what the journal held that fragd did not
+ * restore, and what to do. */
+static void journal_log_bad(const Root *root, const char *where, const Journal *j)
+{
+        for (unsigned i = 0; i < j->n_bad; i++) {
+                const JournalBad *b = &j->bad[i];
+                char path[FRAGD_PATH_MAX + KNOB_PATH_MAX + 16];
+
+                if (!b->name[0]) {
+                        log_error("%s:%u: %s; no knob name could be read from this line", where, b->line, b->why);
+                        continue;
+                }
+                knob_hand_path(root, b->name, path, sizeof(path));
+                if (b->value_refused || !b->original[0])
+                        log_error("%s:%u: knob %s NOT restored: %s. Not written back; find the value %s had "
+                                  "before fragd and write it to '%s' by hand",
+                                  where, b->line, b->name, b->why, b->name, path);
+                else
+                        log_error("%s:%u: knob %s NOT restored (original '%s'): %s. If %s is still at fragd's "
+                                  "value, write %s to '%s' by hand",
+                                  where, b->line, b->name, b->original, b->why, b->name, b->original, path);
+        }
+        if (j->n_invalid > j->n_bad)
+                log_error("%s: %u more line(s) not taken", where, j->n_invalid - j->n_bad);
+}
+
+static void journal_read_why(int r, char *ret, size_t size)
+{
+        switch (r) {
+        case -EFBIG:
+                snprintf(ret, size, "it is larger than a journal can be (%u bytes)", JOURNAL_SIZE_MAX);
+                break;
+        case -ELOOP:
+                snprintf(ret, size, "it is a symlink, not a file fragd wrote");
+                break;
+        case -EBADFD:
+                snprintf(ret, size, "it is not a regular file");
+                break;
+        case -E2BIG:
+                snprintf(ret, size, "it holds more knobs than fragd has (%d)", KNOB_MAX);
+                break;
+        default:
+                snprintf(ret, size, "it does not start with the line 'fragd-saved 1'");
+                break;
+        }
+}
+
 int knob_journal_recover(const Root *root, const char *rt, const KnobOps *ops, void *ops_data,
                          OwnershipMode mode, Journal *ret_kept, KnobRestoreStats *ret_stats)
 {
         _cleanup_free_ Journal *j = NULL, *kept = NULL;
+        _cleanup_free_ char *buf = NULL;
         KnobRestoreStats st = { 0 };
         const char *names[KNOB_MAX] = { NULL };
-        size_t order[KNOB_MAX];
+        char path[FRAGD_PATH_MAX + 16], where[FRAGD_PATH_MAX * 2 + 16], why[160];
+        size_t order[KNOB_MAX], len = 0;
         bool failed[KNOB_MAX] = { false };
-        bool recomputed = false;
+        bool recomputed = false, whole = false;
         int r;
 
         j = calloc(1, sizeof(*j));
@@ -290,36 +578,66 @@ int knob_journal_recover(const Root *root, const char *rt, const KnobOps *ops, v
                 return -ENOMEM;
         ret_kept->n = 0;
         *ret_stats = st;
+        r = journal_path(rt, "saved", path, sizeof(path));
+        if (r < 0)
+                return r;
+        snprintf(where, sizeof(where), "'%s/%s'", root->is_host ? "" : root->path, path);
 
-        r = knob_journal_read(root->root_fd, rt, j);
+        r = journal_read_bounded(root->root_fd, path, &buf, &len);
         if (r == -ENOENT)
                 return 0;
-        if (r == -EBADMSG || r == -E2BIG) {
-                char from[FRAGD_PATH_MAX + 16], to[FRAGD_PATH_MAX + 16];
-
-                (void) journal_path(rt, "saved", from, sizeof(from));
-                (void) journal_path(rt, "saved.corrupt", to, sizeof(to));
-                if (ops->dry_run)
-                        return log_error_errno(-EBADMSG, "The knob journal '%s/%s' is corrupt; nothing to "
-                                               "restore from it", root->path, from);
-                if (renameat(root->root_fd, from, root->root_fd, to) < 0)
-                        return log_error_errno(errno, "The knob journal '%s/%s' is corrupt and cannot be "
-                                               "moved aside: %m", root->path, from);
-                log_error("The knob journal '%s/%s' is corrupt; moved to '%s/%s', nothing restored from it",
-                          root->path, from, root->path, to);
-                return -EBADMSG;
+        if (r == -EFBIG || r == -ELOOP || r == -EBADFD) {
+                journal_read_why(r, why, sizeof(why));
+                whole = true;
+        } else if (r < 0)
+                return log_error_errno(r, "Failed to read the knob journal %s: %m", where);
+        else {
+                r = knob_journal_parse(buf, len, j);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0) {
+                        journal_read_why(r, why, sizeof(why));
+                        knob_journal_salvage(buf, len, "not restored: the journal as a whole is unreadable", j);
+                        whole = true;
+                }
         }
-        if (r < 0)
-                return log_error_errno(r, "Failed to read the knob journal '%s/%s/saved': %m", root->path, rt);
-        if (j->pid > 0 && j->pid != getpid() && pid_is_alive(j->pid, j->starttime))
-                return log_error_errno(-EBUSY, "The knob journal '%s/%s/saved' belongs to a running fragd "
-                                       "(pid %d); not touching it", root->path, rt, (int) j->pid);
+        if (!whole && j->pid > 0 && j->pid != getpid() && pid_is_alive(j->pid, j->starttime))
+                return log_error_errno(-EBUSY, "The knob journal %s belongs to a running fragd (pid %d); not "
+                                       "touching it", where, (int) j->pid);
+
+        if (whole || j->n_invalid > 0) {
+                st.corrupt = true;
+                st.n_invalid = whole && j->n_invalid == 0 ? 1 : j->n_invalid;
+                if (whole)
+                        log_error("The knob journal %s cannot be used: %s; nothing is restored from it", where,
+                                  why);
+                else if (j->n == 0)
+                        log_error("The knob journal %s has %u line(s) fragd cannot use and none it can; nothing "
+                                  "is restored from it",
+                                  where, j->n_invalid);
+                else
+                        log_error("The knob journal %s has %u line(s) fragd cannot use; the %u knob(s) on the "
+                                  "other lines are restored",
+                                  where, j->n_invalid, j->n);
+                journal_log_bad(root, where, j);
+                if (ops->dry_run)
+                        log_notice("Dry run: the journal would be moved aside and kept");
+                else {
+                        /* never deleted, never overwritten: kept whole for the operator */
+                        r = journal_move_aside(root->root_fd, rt, st.aside, sizeof(st.aside));
+                        if (r < 0) {
+                                st.aside[0] = '\0';
+                                *ret_stats = st;
+                                return log_error_errno(r, "Cannot move the knob journal %s aside, leaving it "
+                                                       "as it is and restoring nothing: %m", where);
+                        }
+                        log_error("The knob journal %s is kept as '%s/%s': put the knobs named above back, then "
+                                  "remove that file (fragd does not start while it exists)",
+                                  where, root->is_host ? "" : root->path, st.aside);
+                }
+        }
 
         st.n_entries = j->n;
-        st.n_invalid = j->n_invalid;
-        if (j->n_invalid > 0)
-                log_warning("The knob journal '%s/%s/saved' has %u malformed line(s), ignoring them", root->path,
-                            rt, j->n_invalid);
         if (j->n > 0)
                 log_notice("Found the knob journal of an earlier fragd (pid %d) with %u knob(s); restoring",
                            (int) j->pid, j->n);
@@ -338,7 +656,7 @@ int knob_journal_recover(const Root *root, const char *rt, const KnobOps *ops, v
                         continue;
                 }
                 force = recomputed && strcmp(e->name, "vm.min_free_kbytes") == 0;
-                (void) knob_restore_one(ops, &k, e->original, e->last_written, mode, force, &oc);
+                (void) knob_restore_one(ops, &k, e->original, e->last_written, mode, force, &oc, NULL, 0);
                 switch (oc) {
                 case RESTORE_RESTORED:
                         st.n_restored++;
@@ -365,19 +683,21 @@ int knob_journal_recover(const Root *root, const char *rt, const KnobOps *ops, v
                 if (failed[i])
                         kept->e[kept->n++] = j->e[i];
 
-        if (!ops->dry_run) {
+        /* a corrupt journal was moved aside: only what failed now goes to
+         * 'saved' (a fresh file); with nothing failed there is none */
+        if (!ops->dry_run && (!st.corrupt || kept->n > 0)) {
                 r = knob_journal_write(root->root_fd, rt, kept);
                 if (r < 0)
-                        log_error_errno(r, "Failed to update the knob journal '%s/%s/saved': %m", root->path, rt);
+                        log_error_errno(r, "Failed to update the knob journal %s: %m", where);
         }
         if (st.n_failed > 0)
-                log_error("%u knob(s) could not be restored; kept in '%s/%s/saved'", st.n_failed, root->path, rt);
+                log_error("%u knob(s) could not be restored; kept in %s", st.n_failed, where);
         else if (j->n > 0)
                 log_notice("Knob journal: %u restored, %u already original, %u left to their new owner, %u gone",
                            st.n_restored, st.n_unchanged, st.n_left, st.n_gone);
         *ret_kept = *kept;
         *ret_stats = st;
-        return 0;
+        return st.corrupt ? -EBADMSG : 0;
 }
 
 int knob_restore_from_journal(const Root *root, const char *runtime_dir, const KnobOps *ops,
@@ -404,9 +724,7 @@ int knob_restore_from_journal(const Root *root, const char *runtime_dir, const K
         if (!kept)
                 return -ENOMEM;
         r = knob_journal_recover(root, rt, ops, overlay, mode, kept, &st);
-        if (r < 0)
-                return r;
-        if (ret)
+        if (ret && (r >= 0 || r == -EBADMSG))
                 *ret = st;
-        return 0;
+        return r < 0 ? r : 0;
 }

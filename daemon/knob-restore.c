@@ -6,6 +6,8 @@
  * Split from knob.c. */
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -89,12 +91,14 @@ void knob_restore_order(const char *const *names, size_t n, size_t *ret_order)
 }
 
 int knob_restore_one(const KnobOps *ops, const Knob *k, const char *original, const char *last_written,
-                     OwnershipMode mode, bool force, RestoreOutcome *ret)
+                     OwnershipMode mode, bool force, RestoreOutcome *ret, char *ret_live, size_t live_size)
 {
         char live[KNOB_VALUE_MAX], back[KNOB_VALUE_MAX];
         int r;
 
         *ret = RESTORE_FAILED;
+        if (ret_live && live_size > 0)
+                ret_live[0] = '\0';
         if (k->kind == KNOB_KIND_ONESHOT) {
                 *ret = RESTORE_UNCHANGED;
                 return 0;
@@ -117,6 +121,8 @@ int knob_restore_one(const KnobOps *ops, const Knob *k, const char *original, co
                 log_notice("Knob %s: changed by someone else to '%s' after fragd wrote '%s'; leaving it, "
                            "not restoring '%s' (ownership=respect)",
                            k->name, live, last_written, original);
+                if (ret_live && live_size > 0)
+                        snprintf(ret_live, live_size, "%s", live);
                 *ret = RESTORE_LEFT;
                 return 0;
         }
@@ -154,7 +160,10 @@ int knob_restore_all(KnobRegistry *reg, unsigned *ret_n_failed)
                 bool force = recomputed && strcmp(e->k.name, MIN_FREE_KNOB) == 0;
                 RestoreOutcome oc;
 
-                r = knob_restore_one(reg->ops, &e->k, e->original, e->last_written, reg->mode, force, &oc);
+                r = knob_restore_one(reg->ops, &e->k, e->original, e->last_written, reg->mode, force, &oc,
+                                     e->restore_live, sizeof(e->restore_live));
+                e->restore_done = true;
+                e->restore_outcome = oc;
                 if (oc == RESTORE_FAILED) {
                         n_failed++;
                         if (first_err == 0)
@@ -172,13 +181,86 @@ int knob_restore_all(KnobRegistry *reg, unsigned *ret_n_failed)
         r = knob_journal_sync(reg);
         if (r < 0 && first_err == 0)
                 first_err = r;
+        /* a knob yielded while running: what the other writer holds now */
+        for (size_t i = 0; i < reg->n; i++) {
+                KnobEntry *e = &reg->e[i];
+                char live[KNOB_VALUE_MAX];
+
+                if (!e->yielded)
+                        continue;
+                if (knob_read_normalized(reg->ops, &e->k, live, sizeof(live)) >= 0)
+                        snprintf(e->external, sizeof(e->external), "%s", live);
+        }
         if (n_failed > 0)
                 log_error("%u knob(s) could not be restored; kept in '%s/%s/saved' for the next start or "
                           "'fragd --restore'",
                           n_failed, reg->root->path, reg->rt);
         else if (n > 0)
-                log_info("Restored %u knob(s) to their original values", n_restored);
+                log_debug("Restored %u knob(s) to their original values", n_restored);
         if (ret_n_failed)
                 *ret_n_failed = n_failed;
         return first_err;
+}
+
+/* Appends "sep item" to a memstream; n counts the items. */
+static void list_add(FILE *f, unsigned *n, const char *sep, const char *fmt, ...) _printf_(4, 5);
+static void list_add(FILE *f, unsigned *n, const char *sep, const char *fmt, ...)
+{
+        va_list ap;
+
+        if ((*n)++ > 0)
+                fputs(sep, f);
+        va_start(ap, fmt);
+        vfprintf(f, fmt, ap);
+        va_end(ap);
+}
+
+int knob_restore_summary(const KnobRegistry *reg, char **ret)
+{
+        char *back = NULL, *left = NULL, *failed = NULL, *out = NULL;
+        size_t lb = 0, ll = 0, lf = 0;
+        unsigned n_back = 0, n_left = 0, n_failed = 0;
+        FILE *fb, *fl, *ff;
+        int r;
+
+        fb = open_memstream(&back, &lb);
+        fl = open_memstream(&left, &ll);
+        ff = open_memstream(&failed, &lf);
+        for (size_t i = 0; fb && fl && ff && i < reg->n; i++) {
+                const KnobEntry *e = &reg->e[i];
+                int oc = e->restore_done ? e->restore_outcome : -1;
+
+                if (oc == RESTORE_RESTORED || oc == RESTORE_UNCHANGED)
+                        list_add(fb, &n_back, ", ", "%s=%s", e->k.name, e->original);
+                else if (oc == RESTORE_FAILED)
+                        list_add(ff, &n_failed, ", ", "%s (original %s, fragd wrote %s)", e->k.name, e->original,
+                                 e->last_written);
+                else if (oc == RESTORE_LEFT)
+                        list_add(fl, &n_left, "; ", "%s to another writer (current value %s, fragd's original %s)",
+                                 e->k.name, e->restore_live[0] ? e->restore_live : "?", e->original);
+                else if (oc == RESTORE_GONE)
+                        list_add(fl, &n_left, "; ", "%s: the knob file is gone (fragd's original %s)", e->k.name,
+                                 e->original);
+                else if (e->yielded)
+                        list_add(fl, &n_left, "; ", "%s to another writer (current value %s, fragd's original %s)",
+                                 e->k.name, e->external[0] ? e->external : "?", e->original);
+        }
+        r = (fb ? fclose(fb) : EOF) | (fl ? fclose(fl) : EOF) | (ff ? fclose(ff) : EOF);
+        if (r != 0)
+                r = -ENOMEM;
+        else if (n_back + n_left + n_failed == 0)
+                r = asprintf(&out, "fragd changed no knob");
+        else if (n_left + n_failed == 0)
+                r = asprintf(&out, "Every knob fragd changed is back at its original value: %s", back);
+        else
+                r = asprintf(&out, "Back at their original values: %s%s%s%s%s", n_back ? back : "none",
+                             n_left ? ". Left: " : "", n_left ? left : "",
+                             n_failed ? ". NOT restored (kept in the journal): " : "", n_failed ? failed : "");
+        free(back);
+        free(left);
+        free(failed);
+        if (r < 0)
+                return -ENOMEM;
+        *ret = out;
+        return n_left + n_failed > 0;
 }

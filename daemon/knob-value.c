@@ -4,6 +4,8 @@
  * values. Pure: no registry, no I/O. Split from knob.c. */
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,4 +121,115 @@ bool knob_value_valid_for(KnobKind kind, const char *v)
         if (kind == KNOB_KIND_CHOICE)
                 return !strpbrk(v, " []");
         return !is_space(v[0]) && !is_space(v[strlen(v) - 1]);
+}
+
+/* ---- what a knob can hold (a journal read back from disk is checked) ---- */
+
+typedef struct KnobRange {
+        const char *name;
+        int64_t lo, hi;
+} KnobRange;
+
+/* the kernel's limits (proc_dointvec_minmax extra1/extra2) of the knobs fragd
+ * steers; an integer knob not listed holds one or more integers */
+static const KnobRange knob_ranges[] = {
+        { "vm.compaction_proactiveness", 0, 100 },
+        { "vm.extfrag_threshold", 0, 1000 },
+        { "vm.watermark_scale_factor", 1, 3000 },
+        { "vm.watermark_boost_factor", 0, INT32_MAX },
+        { "vm.min_free_kbytes", 0, INT32_MAX },
+        { "vm.compact_unevictable_allowed", 0, 1 },
+        { "vm.defrag_mode", 0, 1 },
+        { "kernel.task_delayacct", 0, 1 },
+        { "thp.khugepaged.defrag", 0, 1 },
+        { "thp.khugepaged.max_ptes_none", 0, 8191 }, /* HPAGE_PMD_NR - 1: 511 with 4 KiB pages, 8191 with 64 KiB */
+        { "thp.khugepaged.max_ptes_swap", 0, 8191 },
+        { "thp.khugepaged.max_ptes_shared", 0, 8191 },
+        { "thp.khugepaged.pages_to_scan", 1, UINT32_MAX },
+        { "thp.khugepaged.scan_sleep_millisecs", 0, UINT32_MAX },
+        { "thp.khugepaged.alloc_sleep_millisecs", 0, UINT32_MAX },
+};
+
+static const char *const thp_enabled_words[] = { "always", "madvise", "never", NULL };
+static const char *const thp_defrag_words[] = { "always", "defer", "defer+madvise", "madvise", "never", NULL };
+static const char *const thp_shmem_words[] = { "always", "within_size", "advise", "never", "deny", "force", NULL };
+static const char *const mthp_enabled_words[] = { "always", "inherit", "madvise", "never", NULL };
+static const char *const mthp_shmem_words[] = { "always", "inherit", "within_size", "advise", "never", NULL };
+
+static const char *const *choice_words(const char *name)
+{
+        size_t n = strlen(name);
+
+        if (strcmp(name, "thp.enabled") == 0)
+                return thp_enabled_words;
+        if (strcmp(name, "thp.defrag") == 0)
+                return thp_defrag_words;
+        if (strcmp(name, "thp.shmem_enabled") == 0)
+                return thp_shmem_words;
+        if (strncmp(name, "thp.hugepages-", 14) == 0 && n > 14) {
+                if (n > 14 && strcmp(name + n - (sizeof(".shmem_enabled") - 1), ".shmem_enabled") == 0)
+                        return mthp_shmem_words;
+                return mthp_enabled_words;
+        }
+        return NULL;
+}
+
+int knob_value_check(const Knob *k, const char *v, char *ret_why, size_t size)
+{
+        if (!knob_value_valid_for(k->kind, v)) {
+                snprintf(ret_why, size, "not a value a knob holds (empty, too long, control characters or "
+                                        "stray blanks)");
+                return -EBADMSG;
+        }
+        if (k->kind == KNOB_KIND_CHOICE) {
+                const char *const *w = choice_words(k->name);
+                size_t len = 0;
+
+                if (!w)
+                        return 0;
+                for (size_t i = 0; w[i]; i++)
+                        if (strcmp(w[i], v) == 0)
+                                return 0;
+                len = (size_t) snprintf(ret_why, size, "not one of the modes of %s (", k->name);
+                for (size_t i = 0; w[i] && len < size; i++)
+                        len += (size_t) snprintf(ret_why + len, size - len, "%s%s", i ? " " : "", w[i]);
+                if (len < size)
+                        snprintf(ret_why + len, size - len, ")");
+                return -EINVAL;
+        }
+        if (k->kind != KNOB_KIND_INT)
+                return 0;
+        for (size_t i = 0; i < ELEMENTSOF(knob_ranges); i++) {
+                int64_t x;
+
+                if (strcmp(knob_ranges[i].name, k->name) != 0)
+                        continue;
+                if (!knob_parse_i64(v, &x)) {
+                        snprintf(ret_why, size, "not an integer");
+                        return -EBADMSG;
+                }
+                if (x < knob_ranges[i].lo || x > knob_ranges[i].hi) {
+                        snprintf(ret_why, size, "outside the kernel's range %" PRId64 "..%" PRId64,
+                                 knob_ranges[i].lo, knob_ranges[i].hi);
+                        return -ERANGE;
+                }
+                return 0;
+        }
+        /* one or more integers separated by single blanks (lowmem_reserve_ratio) */
+        for (const char *p = v; *p;) {
+                char word[KNOB_VALUE_MAX];
+                size_t n = strcspn(p, " ");
+                int64_t x;
+
+                memcpy(word, p, n);
+                word[n] = '\0';
+                if (!knob_parse_i64(word, &x)) {
+                        snprintf(ret_why, size, "not an integer");
+                        return -EBADMSG;
+                }
+                p += n;
+                if (*p == ' ')
+                        p++;
+        }
+        return 0;
 }

@@ -290,8 +290,14 @@ int knob_set(KnobRegistry *reg, const char *name, const char *value, usec_t now_
 
 int knob_rewrite(KnobRegistry *reg, const char *name, usec_t now_usec)
 {
+        return knob_rewrite_within(reg, name, INT64_MIN, INT64_MAX, now_usec);
+}
+
+int knob_rewrite_within(KnobRegistry *reg, const char *name, int64_t lo, int64_t hi, usec_t now_usec)
+{
         char live[KNOB_VALUE_MAX];
         KnobEntry *e;
+        int64_t v;
         int r;
 
         r = knob_lookup(reg, name, &e);
@@ -313,6 +319,17 @@ int knob_rewrite(KnobRegistry *reg, const char *name, usec_t now_usec)
                 r = knob_external_change(reg, e, live);
                 if (r < 0)
                         return r;
+        }
+        /* nothing fragd writes is outside the bounds, not even the value
+         * the knob already holds */
+        if (lo != INT64_MIN || hi != INT64_MAX) {
+                if (e->k.kind != KNOB_KIND_INT || !knob_parse_i64(live, &v))
+                        return -EINVAL;
+                if (v < lo || v > hi) {
+                        log_debug("Knob %s: not rewriting '%s': outside the bounds %" PRId64 "..%" PRId64,
+                                  e->k.name, live, lo, hi);
+                        return -EDOM;
+                }
         }
         return knob_write_verify(reg, e, live, live, now_usec);
 }
@@ -436,8 +453,23 @@ int knob_registry_new(const Root *root, const char *runtime_dir, const KnobOps *
         if (!kept)
                 return -ENOMEM;
         r = knob_journal_recover(root, reg->rt, reg->ops, reg->ops_data, mode, kept, &stats);
-        if (r < 0 && r != -EBADMSG)
-                return r;
+        if (r < 0)
+                return r; /* -EBADMSG: a journal not fully parsed, moved aside */
+        {
+                char aside[FRAGD_PATH_MAX + 48];
+
+                /* its knobs may still be at an earlier fragd's values: taking
+                 * one over would journal that value as its original */
+                r = knob_journal_find_aside(root->root_fd, reg->rt, aside, sizeof(aside));
+                if (r > 0) {
+                        log_error("'%s/%s' holds the journal of an earlier fragd that could not be fully read; "
+                                  "fragd takes over no knob while it exists. Put back the knobs it names "
+                                  "(fragd --restore lists them when it moves a journal aside; the file is text), "
+                                  "then remove it",
+                                  root->is_host ? "" : root->path, aside);
+                        return -EBADMSG;
+                }
+        }
         /* what failed to restore stays owned: restored again on exit */
         for (unsigned i = 0; i < kept->n; i++) {
                 KnobEntry *e;

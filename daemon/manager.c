@@ -278,7 +278,11 @@ static void apply_decision(Manager *m, usec_t now)
                 if (it->kind == DECISION_KICK_KCOMPACTD) {
                         /* can come every tick: debug only, counted in the
                          * action metrics */
-                        r = knob_rewrite(m->knobs, knob_lever_name(it->lever), now);
+                        r = knob_rewrite_within(m->knobs, knob_lever_name(it->lever),
+                                                m->cfg.policy.lever[it->lever].min,
+                                                MAX(m->cfg.policy.lever[it->lever].min,
+                                                    m->cfg.policy.lever[it->lever].max),
+                                                now);
                         if (r >= 0) {
                                 decision_mark_applied(d, i, it->to);
                                 action_count(m, lever_name(it->lever), ACTION_ONESHOT, reason);
@@ -286,6 +290,11 @@ static void apply_decision(Manager *m, usec_t now)
                         } else if (r == -ESTALE)
                                 log_notice("%s was changed by someone else: fragd leaves it alone until restart "
                                            "(ownership=respect)", lever_name(it->lever));
+                        else if (r == -EDOM)
+                                log_debug("Not kicking kcompactd: %s is outside its bounds %" PRId64 "..%" PRId64
+                                          " and a kick would write it again",
+                                          lever_name(it->lever), m->cfg.policy.lever[it->lever].min,
+                                          m->cfg.policy.lever[it->lever].max);
                         else if (r != -ECANCELED) {
                                 m->errors[HEALTH_ERR_KNOB_WRITE]++;
                                 log_debug_errno(r, "Rewriting %s failed: %m", lever_name(it->lever));
@@ -574,6 +583,38 @@ static void config_args(const Manager *m, ConfigLoadArgs *a)
         };
 }
 
+/* runtime_dir holds the knob journal this process keeps, state_dir the
+ * learned reserve: moving them under a running daemon would make a crash
+ * recovery (fragd --restore, the next start) look in the new place and find
+ * nothing. The running daemon keeps the old ones until a restart. */
+static void config_keep_dirs(Manager *m, const FragdConfig *old)
+{
+        static const size_t dirs[] = {
+                offsetof(FragdConfig, daemon.runtime_dir),
+                offsetof(FragdConfig, daemon.state_dir),
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                char *now = (char *) &m->cfg + dirs[i];
+                const char *was = (const char *) old + dirs[i];
+
+                if (strcmp(now, was) == 0)
+                        continue;
+                if (i == 0)
+                        log_warning("[daemon] runtime_dir changed from '%s' to '%s' on reload: not applied, the "
+                                    "running fragd keeps '%s' (its knob journal is there); restart fragd to use "
+                                    "'%s'. If fragd dies before that, run 'fragd --restore --set "
+                                    "daemon.runtime_dir=%s'",
+                                    was, now, was, now, was);
+                else
+                        log_warning("[daemon] state_dir changed from '%s' to '%s' on reload: not applied, the "
+                                    "running fragd keeps '%s' (its learned reserve is there); restart fragd to "
+                                    "use '%s'",
+                                    was, now, was, now);
+                snprintf(now, FRAGD_PATH_MAX, "%s", was);
+        }
+}
+
 static void config_applied(Manager *m)
 {
         if (!m->args.log_level_set)
@@ -605,6 +646,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
                 for (unsigned i = 0; i < errs->n; i++)
                         log_error("  %s", errs->msg[i]);
         } else {
+                config_keep_dirs(m, old);
                 config_applied(m);
                 if (m->cfg.daemon.dry_run != was_dry)
                         log_warning("[daemon] dry_run changed: it takes effect at the next start");
@@ -698,6 +740,11 @@ int manager_new(const FragdArgs *args, Manager **ret, int *ret_exit)
                 log_error("Another fragd is running (it owns %s/saved)", m->cfg.daemon.runtime_dir);
                 return r;
         }
+        if (r == -EBADMSG) {
+                log_error("fragd does not start: a knob journal in %s could not be fully read (see above)",
+                          m->cfg.daemon.runtime_dir);
+                return r;
+        }
         if (r < 0)
                 return log_error_errno(r, "Cannot set up the knobs: %m");
         r = compact_worker_new(m->knobs, &m->worker);
@@ -748,11 +795,18 @@ int manager_run(Manager *m)
         m->worker = compact_worker_free(m->worker);
         manager_workload_stop(m);
         rr = knob_restore_all(m->knobs, &failed);
+        {
+                _cleanup_free_ char *summary = NULL;
+                int rs = knob_restore_summary(m->knobs, &summary);
+
+                if (rs == 0)
+                        log_info("%s", summary);
+                else if (rs > 0)
+                        log_warning("Not every knob fragd changed is back at its original value. %s", summary);
+        }
         if (rr < 0 || failed)
                 log_error_errno(rr, "%u knob(s) could not be restored (%m); they stay in %s/saved and the "
                                     "next start or 'fragd --restore' retries", failed, m->cfg.daemon.runtime_dir);
-        else
-                log_info("Every knob fragd changed is back at its original value");
         metrics_export(m);
         (void) knob_status_remove(m->knobs);
         return r < 0 || rr < 0 ? EXIT_FAILURE : 0;

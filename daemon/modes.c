@@ -11,6 +11,7 @@
 #include "fragd/main-internal.h"
 #include "fragd/status.h"
 #include "fragd/thp-cgroup.h"
+#include "knob-internal.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(Root *, root_free);
 
@@ -40,6 +41,8 @@ int run_status(const FragdArgs *a)
         r = status_print(root, rt, stdout);
         if (r == -ENOENT || r == -ESRCH)
                 return EXIT_NOT_RUNNING;
+        if (r == -EUCLEAN)
+                return EXIT_KNOBS_LEFT;
         if (r < 0) {
                 log_error_errno(r, "Cannot read the status of fragd in '%s': %m", rt);
                 return EXIT_FAILURE;
@@ -51,14 +54,16 @@ int run_restore(const FragdArgs *a)
 {
         _cleanup_(root_freep) Root *root = NULL;
         KnobRestoreStats st = {};
-        char rt[FRAGD_PATH_MAX];
-        int r;
+        char rt[FRAGD_PATH_MAX], rel[FRAGD_PATH_MAX], aside[FRAGD_PATH_MAX + 48];
+        const char *prefix;
+        int r, ra;
 
         r = root_open(a->root, a->page_size, &root);
         if (r < 0) {
                 log_error_errno(r, "Cannot open root directory '%s': %m", a->root);
                 return EXIT_FAILURE;
         }
+        prefix = root->is_host ? "" : root->path;
         runtime_dir(root, a, rt, sizeof(rt));
         r = knob_restore_from_journal(root, rt, a->dry_run ? &knob_ops_dryrun : NULL, OWNERSHIP_RESPECT, &st);
         if (r == -EBUSY) {
@@ -69,9 +74,16 @@ int run_restore(const FragdArgs *a)
                 log_error_errno(r, "Cannot restore from %s/saved: %m", rt);
                 return EXIT_FAILURE;
         }
-        if (r == -EBADMSG)
-                log_error("%s/saved is corrupt; it was renamed saved.corrupt for inspection", rt);
-        if (st.n_entries == 0 && r == 0) {
+        if (r == 0 && st.n_entries == 0) {
+                /* nothing in 'saved'; a journal moved aside earlier is still trouble */
+                if (knob_runtime_dir_relative(rt, rel, sizeof(rel)) >= 0 &&
+                    (ra = knob_journal_find_aside(root->root_fd, rel, aside, sizeof(aside))) > 0) {
+                        log_error("Nothing left in %s/saved, but '%s/%s' holds a journal fragd could not fully "
+                                  "read: the knobs it names may still have fragd's values. Put them back by hand "
+                                  "(the file is text: name, original, last written), then remove it",
+                                  rt, prefix, aside);
+                        return EXIT_FAILURE;
+                }
                 if (!a->quiet_if_clean)
                         printf("Nothing to restore: no knob left changed by fragd.\n");
                 return 0;
@@ -80,7 +92,18 @@ int run_restore(const FragdArgs *a)
                "(left alone), %u gone, %u failed%s.\n",
                st.n_restored, st.n_unchanged, st.n_left, st.n_gone, st.n_failed,
                st.n_failed ? " (kept for the next try)" : "");
-        return st.n_failed || r < 0 ? EXIT_FAILURE : 0;
+        if (st.corrupt) {
+                if (st.aside[0])
+                        printf("The journal %s/saved could not be fully read (%u line(s) not used): it is kept as "
+                               "'%s/%s'. The knobs listed above were NOT restored: put them back by hand, then "
+                               "remove that file.\n",
+                               rt, st.n_invalid, prefix, st.aside);
+                else
+                        printf("The journal %s/saved could not be fully read (%u line(s) not used); the knobs "
+                               "listed above would NOT be restored.\n",
+                               rt, st.n_invalid);
+        }
+        return st.n_failed || st.corrupt ? EXIT_FAILURE : 0;
 }
 
 int run_check_config(const FragdArgs *a)

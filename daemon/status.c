@@ -135,6 +135,57 @@ int knob_status_remove(const KnobRegistry *reg)
 
 /* ---- printing ------------------------------------------------------------ */
 
+/* fragd is not running: are knobs it changed still changed? Prints them from
+ * the knob journal (original, what fragd wrote, the value now) and what to
+ * do. -EUCLEAN when there is something to restore or a journal fragd could
+ * not read, else 0. */
+static int print_left_changed(const Root *root, const char *rt, FILE *out)
+{
+        _cleanup_free_ Journal *j = calloc(1, sizeof(*j));
+        char aside[FRAGD_PATH_MAX + 48];
+        const char *prefix = root->is_host ? "" : root->path;
+        int r, ret = 0;
+
+        if (!j)
+                return -ENOMEM;
+        r = knob_journal_read(root->root_fd, rt, j);
+        if (r >= 0 && j->pid > 0 && pid_is_alive(j->pid, j->starttime))
+                return 0; /* its owner lives: not left behind */
+        if (r >= 0 && j->n > 0) {
+                fprintf(out, "\nKnobs fragd changed and did not restore (journal '%s/%s/saved', pid %d):\n", prefix,
+                        rt, (int) j->pid);
+                fprintf(out, "  %-36s %-14s %-14s %s\n", "KNOB", "ORIGINAL", "FRAGD WROTE", "NOW");
+                for (unsigned i = 0; i < j->n; i++) {
+                        char now[KNOB_VALUE_MAX] = "?";
+                        Knob k;
+
+                        if (knob_init(&k, root, j->e[i].name, NULL) < 0 ||
+                            knob_read_normalized(&knob_ops_real, &k, now, sizeof(now)) < 0)
+                                snprintf(now, sizeof(now), "(unreadable)");
+                        fprintf(out, "  %-36s %-14s %-14s %s\n", j->e[i].name, j->e[i].original,
+                                j->e[i].last_written, now);
+                }
+                ret = -EUCLEAN;
+        }
+        if ((r >= 0 && j->n_invalid > 0) || (r < 0 && r != -ENOENT)) {
+                fprintf(out, "\nThe knob journal '%s/%s/saved' cannot be fully read (%s): knobs may be left "
+                        "changed.\n",
+                        prefix, rt, r < 0 ? strerror(-r) : "malformed lines");
+                ret = -EUCLEAN;
+        }
+        if (knob_journal_find_aside(root->root_fd, rt, aside, sizeof(aside)) > 0) {
+                fprintf(out, "\n'%s/%s' holds a journal fragd could not read: the knobs it names may still "
+                        "have fragd's values. Put them back by hand, then remove the file (fragd does not start "
+                        "while it exists).\n",
+                        prefix, aside);
+                ret = -EUCLEAN;
+        }
+        if (ret < 0 && r != -ENOENT)
+                fprintf(out, "Run 'fragd --restore%s%s' to put back what the journal holds.\n",
+                        root->is_host ? "" : " --root ", prefix);
+        return ret;
+}
+
 static void fmt_time(uint64_t usec, char *buf, size_t size)
 {
         time_t t = (time_t) (usec / USEC_PER_SEC);
@@ -179,7 +230,8 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
         if (r == -ENOENT) {
                 fprintf(out, "fragd is not running (no state in '%s%s%s').\n", root->path,
                         root->is_host ? "" : "/", path);
-                return -ENOENT;
+                r = print_left_changed(root, rt, out);
+                return r < 0 ? r : -ENOENT;
         }
         if (r < 0) {
                 fprintf(out, "fragd status: cannot read '%s/%s': %s\n", root->path, path, strerror(-r));
@@ -216,9 +268,11 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
         }
         fmt_time(updated, when, sizeof(when));
         if (pid == 0 || pid > INT32_MAX || !pid_is_alive((pid_t) pid, starttime)) {
-                fprintf(out, "fragd is not running (stale state left by pid %llu, last updated %s).\n", pid,
-                        when);
-                return -ESRCH;
+                fprintf(out, "fragd is not running (stale state left by pid %llu, last updated %s: it did not "
+                        "stop cleanly).\n",
+                        pid, when);
+                r = print_left_changed(root, rt, out);
+                return r < 0 ? r : -ESRCH;
         }
         fprintf(out, "fragd is running (pid %llu), state updated %s.\n", pid, when);
         fprintf(out, "Ownership: %s. Writes: %s.\n", ownership,

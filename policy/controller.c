@@ -562,6 +562,11 @@ static void decide_kick(Ctx *c)
         if (cfg->kick_interval_usec == 0 || !cfg->lever[l].enabled || !c->in[l].available ||
             c->in[l].current <= 0)
                 return;
+        /* a kick writes the current value: never one outside the bounds
+         * (a value found there, or set by someone else, is not fragd's to
+         * write; moving it back in is the lever's business) */
+        if (c->in[l].current < cfg->lever[l].min || c->in[l].current > cfg->lever[l].max)
+                return;
         if (w->err <= 0 || c->psi_high)
                 return;
         if (c->value[l] != c->in[l].current)

@@ -49,7 +49,25 @@
  * so a reused PID is not mistaken for a live fragd. last_written is recorded
  * before the write is made (write-ahead), so a crash right after a write still
  * restores. Values are printable ASCII without tabs. Lines starting with '#'
- * and blank lines are ignored; malformed lines are skipped and counted.
+ * and blank lines are ignored. Every line ends in LF: a CR before it (CRLF)
+ * or a last line without LF (a file cut short) is malformed. The file is at
+ * most JOURNAL_SIZE_MAX bytes (KNOB_MAX lines fit in a third of it).
+ *
+ * A journal read back is checked, not trusted: a line is malformed when its
+ * fields are not exactly these four, the name is not a knob fragd knows, a
+ * name repeats, or a value is not one the knob can hold (an integer in the
+ * kernel's range for the knobs fragd steers, one of the THP mode words):
+ * such a value is never written back. A journal fragd could not fully parse
+ * (malformed lines, no "fragd-saved 1" header, more than KNOB_MAX knobs, more
+ * than JOURNAL_SIZE_MAX bytes, a symlink or not a regular file) is never
+ * deleted or overwritten: it is moved aside to <runtime_dir>/saved.corrupt-
+ * <UTC time> (renameat2 RENAME_NOREPLACE, else link + unlink: never replaces
+ * a file, never follows a symlink), the knobs that did parse are restored,
+ * and every knob that did not is logged with its original value (when it can
+ * be read) and what to write where. The restore then fails (-EBADMSG; fragd
+ * --restore exits 1), and the daemon does not start while a saved.corrupt*
+ * file is in runtime_dir: it could otherwise take over a knob whose original
+ * only that file holds. The operator puts those knobs back and removes it.
  *
  * Restore (knob_restore_all, crash recovery, fragd --restore) goes through the
  * knobs in reverse order of first touch, vm.min_free_kbytes always last
@@ -143,8 +161,10 @@ typedef struct KnobRegistry KnobRegistry;
  * to the ops (NULL for real; for dryrun NULL makes the registry own an
  * overlay). Unless ops->dry_run, a journal left by a dead fragd is restored
  * first (crash recovery); entries that fail to restore are kept: adopted as
- * owned knobs and restored again on exit. A corrupt journal is renamed to
- * "saved.corrupt". Returns -EBUSY when the journal belongs to a live fragd. */
+ * owned knobs and restored again on exit. Returns -EBUSY when the journal
+ * belongs to a live fragd, -EBADMSG when it could not be fully parsed (moved
+ * aside, see above) or a saved.corrupt* file from an earlier one is still in
+ * runtime_dir: no knob is taken over then. */
 int knob_registry_new(const Root *root, const char *runtime_dir, const KnobOps *ops, void *ops_data,
                       OwnershipMode mode, KnobRegistry **ret);
 /* Frees without restoring anything (the journal stays: crash semantics). */
@@ -178,6 +198,10 @@ int knob_set_int(KnobRegistry *reg, const char *name, int64_t value, usec_t now_
  * The journal is written only when ownership or last_written changes.
  * Returns 1 when written and read back equal, else as knob_set() (never 0). */
 int knob_rewrite(KnobRegistry *reg, const char *name, usec_t now_usec);
+/* knob_rewrite() of an integer knob only when its live value is within
+ * [lo, hi]: else nothing is written and -EDOM is returned (a kick never
+ * writes a value outside the lever's bounds, even the one already there). */
+int knob_rewrite_within(KnobRegistry *reg, const char *name, int64_t lo, int64_t hi, usec_t now_usec);
 /* Reads a knob's live value (normalized) through the ops; no ownership. */
 int knob_get(KnobRegistry *reg, const char *name, char *ret, size_t size);
 int knob_get_int(KnobRegistry *reg, const char *name, int64_t *ret);
@@ -196,6 +220,13 @@ int knob_note_result(KnobRegistry *reg, const char *name, int r, usec_t now_usec
  * removes the journal, or rewrites it with what could not be restored.
  * Returns 0, or the -errno of the first failure; ret_n_failed optional. */
 int knob_restore_all(KnobRegistry *reg, unsigned *ret_n_failed);
+/* After knob_restore_all(): one sentence for the stop message, malloc'ed in
+ * ret: which knobs are back (name=original), which were left and to whom
+ * ("to another writer (current value X, fragd's original Y)", "the knob
+ * file is gone") and which failed (kept in the journal). Returns 0 when
+ * every knob fragd changed is back ("Every knob fragd changed is back ..."),
+ * 1 when some were left or failed, -ENOMEM. */
+int knob_restore_summary(const KnobRegistry *reg, char **ret);
 
 /* A read-only view of one knob, for the exporter and status. Pointers are
  * valid until the registry changes. */
@@ -227,20 +258,41 @@ typedef struct JournalEntry {
         uint64_t first_touch_usec;
 } JournalEntry;
 
+#define JOURNAL_SIZE_MAX (64U * 1024U)
+#define JOURNAL_WHY_MAX 288
+
+/* A line of the journal that was not taken, with what could be read of it. */
+typedef struct JournalBad {
+        unsigned line;                 /* 1-based */
+        char name[KNOB_NAME_MAX];      /* a knob name fragd knows, or "" */
+        char original[KNOB_VALUE_MAX]; /* the second field when printable, or "" */
+        bool value_refused;            /* the line is whole, a value is not one the knob can hold */
+        char why[JOURNAL_WHY_MAX];
+} JournalBad;
+
 typedef struct Journal {
         pid_t pid;           /* 0 when the file names none */
         uint64_t starttime;  /* 0 when unknown */
         unsigned n;
-        unsigned n_invalid;  /* malformed, unknown or duplicate lines skipped */
+        unsigned n_invalid;  /* malformed, unknown, refused or duplicate lines skipped */
         JournalEntry e[KNOB_MAX];
+        unsigned n_bad;      /* the first KNOB_MAX of the n_invalid lines */
+        JournalBad bad[KNOB_MAX];
 } Journal;
 
-/* Pure: parses the journal text. -EBADMSG without the "fragd-saved 1" header,
- * -E2BIG with more than KNOB_MAX entries. */
+/* Pure: parses the journal text. -EBADMSG without the "fragd-saved 1\n"
+ * header, -E2BIG with more than KNOB_MAX entries. Malformed lines (see the
+ * top of this file) are counted in n_invalid and described in bad[]. */
 int knob_journal_parse(const char *buf, size_t len, Journal *ret);
+/* Pure: what can be read of a journal that knob_journal_parse() refused:
+ * every line that names a knob goes to bad[] (nothing to e[]), so the
+ * operator learns which knobs it held. */
+void knob_journal_salvage(const char *buf, size_t len, const char *why, Journal *ret);
 /* Pure: formats j into a malloc'ed string. */
 int knob_journal_format(const Journal *j, char **ret_buf, size_t *ret_len);
-/* Reads <root>/<rt>/saved: -ENOENT when there is none. rt relative. */
+/* Reads <root>/<rt>/saved: -ENOENT when there is none, -EFBIG when larger
+ * than JOURNAL_SIZE_MAX, -ELOOP for a symlink, -EBADFD when not a regular
+ * file (never blocks on a FIFO). rt relative. */
 int knob_journal_read(int root_fd, const char *rt, Journal *ret);
 /* Writes it atomically with this process as owner; with j->n == 0 removes it. */
 int knob_journal_write(int root_fd, const char *rt, const Journal *j);
@@ -257,14 +309,22 @@ typedef struct KnobRestoreStats {
         unsigned n_gone;      /* the knob no longer exists: dropped */
         unsigned n_failed;    /* could not be restored: kept in the journal */
         unsigned n_invalid;   /* malformed journal lines */
+        bool corrupt;         /* not fully parsed: moved aside (or, dry run, would be) */
+        char aside[FRAGD_PATH_MAX + 48]; /* where it went (relative to the root), or "" */
 } KnobRestoreStats;
 
 /* `fragd --restore`, and what knob_registry_new() does at start: restores the
  * journal of a dead fragd. 0 with no journal (stats all zero); -EBUSY when a
- * live fragd owns it; -EBADMSG when it is corrupt (renamed to saved.corrupt).
- * ops NULL means real. ret optional. */
+ * live fragd owns it; -EBADMSG when it could not be fully parsed: what parsed
+ * is restored, the file is moved aside (stats tell where) and every knob not
+ * restored is logged with its original. ops NULL means real. ret optional
+ * (also filled on -EBADMSG). */
 int knob_restore_from_journal(const Root *root, const char *runtime_dir, const KnobOps *ops,
                               OwnershipMode mode, KnobRestoreStats *ret);
+
+/* A journal moved aside earlier (<rt>/saved.corrupt*) that the operator has
+ * not handled yet: 1 and its name (relative to the root) in ret, 0 when none. */
+int knob_journal_find_aside(int root_fd, const char *rt, char *ret, size_t size);
 
 /* Field 22 of /proc/<pid>/stat of the host (0 when unreadable). */
 uint64_t pid_starttime(pid_t pid);

@@ -12,6 +12,7 @@ enum {
         EXIT_USAGE = 2,        /* bad command line or configuration */
         EXIT_PRECONDITION = 3, /* not root, kernel feature missing */
         EXIT_NOT_RUNNING = 4,  /* fragd status: no daemon */
+        EXIT_KNOBS_LEFT = 5,   /* fragd status: no daemon, knobs left changed (fragd --restore) */
 };
 
 typedef enum Mode {

@@ -62,6 +62,10 @@ int knob_status_remove(const KnobRegistry *reg);
 /* Prints the status file for a person. Returns 0 when fragd is running;
  * -ENOENT when there is no state (prints "fragd is not running"); -ESRCH
  * when the file was left by a process that is gone (stale: also "fragd is
- * not running"); -EBADMSG when it cannot be read. main() maps -ENOENT and
- * -ESRCH to exit status 3 (LSB: program is not running). */
+ * not running"); -EUCLEAN when fragd is not running and the knob journal
+ * still holds knobs it changed (listed with original, fragd's value and the
+ * value now), cannot be fully read, or a journal moved aside
+ * (saved.corrupt*) is waiting: it then says to run `fragd --restore`;
+ * -EBADMSG when the status file cannot be read. run_status() maps -ENOENT
+ * and -ESRCH to exit status 4, -EUCLEAN to 5. */
 int status_print(const Root *root, const char *runtime_dir, FILE *out);

@@ -76,6 +76,77 @@ grep -q "restored '$orig'" "$T/log" && pass "a new start restores the dead fragd
 stop >/dev/null
 [ "$(knob compaction_proactiveness)" = "$orig" ] && pass "after recovery and a clean stop: original in place" || bad "recovery value $(knob compaction_proactiveness)"
 
+# 2b. fragd status after kill -9 says the knobs are still changed (exit 5)
+fresh crashstatus
+orig=$(knob compaction_proactiveness)
+start
+wait_for 10 changed "$orig" || bad "crashstatus: no change"
+kill -9 "$pid"; wait "$pid" 2>/dev/null; pid=
+out=$("$FRAGD" status --root "$T" 2>&1); rc=$?
+if [ $rc = 5 ] && echo "$out" | grep -q "not running" && echo "$out" | grep -qE "^  vm.compaction_proactiveness +$orig " \
+	&& echo "$out" | grep -q "fragd --restore"; then
+	pass "status after kill -9: knobs still changed, original $orig, suggests --restore (exit 5)"
+else
+	bad "status after kill -9 rc=$rc: $out"
+fi
+"$FRAGD" --restore --root "$T" >/dev/null 2>&1
+"$FRAGD" status --root "$T" >/dev/null 2>&1; rc=$?
+[ $rc = 4 ] && pass "status after --restore: not running, nothing left (exit 4)" || bad "status after restore rc=$rc"
+
+# 2c. a journal fragd cannot fully parse is never deleted nor taken as empty
+fresh badjournal
+mkdir -p "$T/run/fragd"
+echo 40 >"$T/proc/sys/vm/compaction_proactiveness"
+printf 'fragd-saved 1\nvm.compaction_proactiveness\t0\t40\tgarbage\n' >"$T/run/fragd/saved"
+out=$("$FRAGD" --restore --root "$T" 2>&1); rc=$?
+aside=$(ls "$T/run/fragd/" | grep '^saved.corrupt-' | head -1)
+if [ $rc = 1 ] && [ -n "$aside" ] && grep -q garbage "$T/run/fragd/$aside" && ! echo "$out" | grep -q "Nothing to restore" \
+	&& echo "$out" | grep -q "knob vm.compaction_proactiveness NOT restored (original '0')" \
+	&& echo "$out" | grep -q "write 0 to '$T/proc/sys/vm/compaction_proactiveness'"; then
+	pass "--restore with an all-malformed journal: exit 1, kept as $aside, names the knob and what to write"
+else
+	bad "--restore with a malformed journal rc=$rc aside=$aside: $out"
+fi
+[ "$(knob compaction_proactiveness)" = 40 ] || bad "a malformed line was restored anyway"
+# the daemon does not take the knobs over while that journal waits
+start; sleep 1.5
+if ! kill -0 "$pid" 2>/dev/null && grep -q "saved.corrupt-.*takes over no knob" "$T/log"; then
+	wait "$pid"; rc=$?; pid=
+	[ $rc != 0 ] && pass "daemon refuses to start while $aside exists (exit $rc)" || bad "refused with exit 0"
+else
+	bad "daemon started over a corrupt journal: $(tail -3 "$T/log")"; stop
+fi
+"$FRAGD" status --root "$T" >/dev/null 2>&1; rc=$?
+[ $rc = 5 ] && pass "status with a journal moved aside: exit 5" || bad "status with aside rc=$rc"
+rm -f "$T/run/fragd/$aside"
+# partly parsable, with a tampered value and a CRLF line: the good one restored
+printf 'fragd-saved 1\nvm.compaction_proactiveness\t0\t40\t1\nvm.watermark_scale_factor\tlots\t200\t2\nvm.extfrag_threshold\t500\t600\t3\r\n' \
+	>"$T/run/fragd/saved"
+echo 200 >"$T/proc/sys/vm/watermark_scale_factor"; echo 600 >"$T/proc/sys/vm/extfrag_threshold"
+out=$("$FRAGD" --restore --root "$T" 2>&1); rc=$?
+if [ $rc = 1 ] && [ "$(knob compaction_proactiveness)" = 0 ] && [ "$(knob watermark_scale_factor)" = 200 ] \
+	&& [ "$(knob extfrag_threshold)" = 600 ] && echo "$out" | grep -q "vm.watermark_scale_factor NOT restored: the original 'lots' is not an integer" \
+	&& echo "$out" | grep -q "vm.extfrag_threshold NOT restored (original '500'): CRLF"; then
+	pass "partly parsable journal: good line restored, tampered value refused, CRLF line named (exit 1)"
+else
+	bad "partial journal rc=$rc: $out"
+fi
+rm -f "$T/run/fragd"/saved.corrupt-*
+
+# 2d. a 70 MB journal: moved aside at once, the start is refused with its name, nothing hangs
+fresh bigjournal
+mkdir -p "$T/run/fragd"
+{ printf 'fragd-saved 1\nvm.compaction_proactiveness\t0\t40\t1\n'; head -c 70000000 /dev/zero | tr '\0' '#'; } >"$T/run/fragd/saved"
+start; sleep 1.5
+aside=$(ls "$T/run/fragd/" | grep '^saved.corrupt-' | head -1)
+if ! kill -0 "$pid" 2>/dev/null && [ -n "$aside" ] && [ "$(stat -c %s "$T/run/fragd/$aside")" -gt 70000000 ] \
+	&& grep -q "larger than a journal can be" "$T/log"; then
+	wait "$pid"; pid=
+	pass "70 MB journal: kept whole as $aside, start refused at once"
+else
+	bad "70 MB journal: $(tail -3 "$T/log")"; [ -n "$pid" ] && stop
+fi
+
 # 3. an external change is noticed and respected
 fresh ext
 orig=$(knob compaction_proactiveness)
@@ -87,6 +158,51 @@ sleep 1.5
 stop
 [ "$(knob compaction_proactiveness)" = 33 ] && pass "external change respected through stop (33 kept)" \
 	|| bad "external change overwritten: $(knob compaction_proactiveness)"
+# the stop message does not claim every knob is back; it says to whom this one was left
+if ! grep -q "Every knob fragd changed is back" "$T/log" \
+	&& grep -q "Left: vm.compaction_proactiveness to another writer (current value 33, fragd's original $orig)" "$T/log"; then
+	pass "stop message names the knob left to another writer (now 33, original $orig)"
+else
+	bad "stop message: $(grep -iE "knob.*(back|left)" "$T/log" | tail -2)"
+fi
+
+# 3b. runtime_dir / state_dir changed on SIGHUP: refused (the journal stays
+# where a crash recovery looks), with both values and "restart" in the log
+fresh movedir
+orig=$(knob compaction_proactiveness)
+start
+wait_for 10 changed "$orig" || bad "movedir: no change"
+sed -i '/^\[daemon\]/a runtime_dir = /run/elsewhere\nstate_dir = /var/lib/elsewhere' "$T/etc/fragd/fragd.conf"
+kill -HUP "$pid"; sleep 1.5
+if grep -q "runtime_dir changed from '/run/fragd' to '/run/elsewhere' on reload: not applied.*restart" "$T/log" \
+	&& grep -q "state_dir changed from '/var/lib/fragd' to '/var/lib/elsewhere' on reload: not applied" "$T/log"; then
+	pass "SIGHUP changing runtime_dir/state_dir: refused, both values named"
+else
+	bad "runtime_dir change on reload: $(grep -E "runtime_dir|reloaded" "$T/log" | tail -2)"
+fi
+[ -s "$T/run/fragd/saved" ] && [ ! -e "$T/run/elsewhere" ] && pass "journal stays in the old runtime_dir" \
+	|| bad "journal moved: $(ls "$T/run")"
+stop
+[ "$(knob compaction_proactiveness)" = "$orig" ] && pass "after the refused change a stop restores" || bad "movedir restore"
+
+# 3c. the kcompactd kick never writes compaction_proactiveness outside its
+# bounds: found at 90 with bounds 20..80 it is not rewritten at 90
+fresh kickbounds
+write_conf "[policy]" "reserve_thp = 20%" "kick_interval = 1s" '[knob "compaction_proactiveness"]' "min = 20" "max = 80"
+echo 90 >"$T/proc/sys/vm/compaction_proactiveness"
+touch -d '2001-01-01' "$T/proc/sys/vm/compaction_proactiveness"
+start --log-level debug
+sleep 4
+v=$(knob compaction_proactiveness)
+if [ "$v" = 90 ]; then untouched() { [ "$(stat -c %Y "$T/proc/sys/vm/compaction_proactiveness")" = "$(date -d 2001-01-01 +%s)" ]; }
+else untouched() { [ "$v" -ge 20 ] && [ "$v" -le 80 ]; }; fi
+if ! grep -q "rewrite compaction_proactiveness=90" "$T/log" && ! grep -q "compaction_proactiveness	90	90" "$T/run/fragd/saved" 2>/dev/null \
+	&& untouched; then
+	pass "no kick rewrites compaction_proactiveness=90 outside bounds 20..80"
+else
+	bad "written outside its bounds: $(grep -m2 "proactiveness=90" "$T/log"; cat "$T/run/fragd/saved" 2>/dev/null)"
+fi
+stop
 
 # 4. --dry-run writes nothing in the tree
 fresh dry

@@ -8,11 +8,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
 #include "fragd/knob.h"
 #include "fragd/log.h"
+#include "../../daemon/knob-internal.h"
 #include "knob-test-util.h"
 
 #define CP "proc/sys/vm/compaction_proactiveness"
@@ -49,7 +51,7 @@ static void test_parse_table(void **state)
                 int pid;
         } t[] = {
                 { "fragd-saved 1\n", 0, 0, 0, 0 },
-                { "fragd-saved 1", 0, 0, 0, 0 },
+                { "fragd-saved 1", -EBADMSG, 0, 0, 0 },                         /* header cut short */
                 { "", -EBADMSG, 0, 0, 0 },
                 { "fragd-saved 2\n", -EBADMSG, 0, 0, 0 },
                 { "# x\nfragd-saved 1\n", -EBADMSG, 0, 0, 0 },
@@ -68,7 +70,27 @@ static void test_parse_table(void **state)
                 { "fragd-saved 1\npid 1 2 3\n", 0, 0, 1, 0 },
                 { "fragd-saved 1\npid 5\npid 6\n", 0, 0, 1, 5 },
                 { "fragd-saved 1\npid 99999999999\n", 0, 0, 1, 0 },
-                { "fragd-saved 1\r\nvm.a\t1 2\t3 4\t5\r\n", 0, 0, 1, 0 },    /* CR in the time field */
+                { "fragd-saved 1\r\nvm.a\t1 2\t3 4\t5\r\n", -EBADMSG, 0, 0, 0 }, /* CRLF header */
+                { "fragd-saved 1\nvm.a\t1 2\t3 4\t5\r\n", 0, 0, 1, 0 },    /* CRLF line */
+                { "fragd-saved 1\nvm.compaction_proactiveness\t20\t40\t123\r\n", 0, 0, 1, 0 },
+                /* the last line cut short: no newline (even when it would parse) */
+                { "fragd-saved 1\nvm.compaction_proactiveness\t20\t40\t12", 0, 0, 1, 0 },
+                { "fragd-saved 1\nvm.a\t1\t2\t3\nvm.compaction_proactiveness\t2", 0, 1, 1, 0 },
+                { "fragd-saved 1\npid 42 7", 0, 0, 1, 0 },
+                /* tampered values: never written back */
+                { "fragd-saved 1\nvm.compaction_proactiveness\tabc\t40\t1\n", 0, 0, 1, 0 },
+                { "fragd-saved 1\nvm.compaction_proactiveness\t101\t40\t1\n", 0, 0, 1, 0 },
+                { "fragd-saved 1\nvm.compaction_proactiveness\t-1\t40\t1\n", 0, 0, 1, 0 },
+                { "fragd-saved 1\nvm.compaction_proactiveness\t20\t1e3\t1\n", 0, 0, 1, 0 },
+                { "fragd-saved 1\nvm.watermark_scale_factor\t0\t40\t1\n", 0, 0, 1, 0 },
+                { "fragd-saved 1\nvm.min_free_kbytes\t99999999999\t4\t1\n", 0, 0, 1, 0 },
+                { "fragd-saved 1\nvm.a\t1 x\t2\t1\n", 0, 0, 1, 0 },
+                { "fragd-saved 1\nthp.enabled\tsometimes\tnever\t1\n", 0, 0, 1, 0 },
+                { "fragd-saved 1\nthp.defrag\tdefer+madvise\tnever\t1\n", 0, 1, 0, 0 },
+                { "fragd-saved 1\nthp.defrag\tinherit\tnever\t1\n", 0, 0, 1, 0 },
+                { "fragd-saved 1\nthp.hugepages-64kB.enabled\tinherit\tnever\t1\n", 0, 1, 0, 0 },
+                { "fragd-saved 1\nthp.shmem_enabled\twithin_size\tnever\t1\n", 0, 1, 0, 0 },
+                { "fragd-saved 1\nvm.compaction_proactiveness\t100\t0\t1\n", 0, 1, 0, 0 },
                 { "fragd-saved 1\nvm.lowmem_reserve_ratio\t256 256 32 0\t256 256 64 0\t5\n", 0, 1, 0, 0 },
         };
         for (size_t i = 0; i < ELEMENTSOF(t); i++) {
@@ -312,36 +334,222 @@ static void test_sigkill_child(void **state)
         free(j);
 }
 
+/* What the operator learns of a line not taken: the knob and its original. */
+static void test_parse_bad_lines(void **state)
+{
+        static const char in[] = "fragd-saved 1\n"
+                                 "vm.watermark_scale_factor\t10\t200\t1\n"
+                                 "vm.compaction_proactiveness\t20\t40\tx\n"
+                                 "vm.extfrag_threshold\t5000\t400\t1\n"
+                                 "nonsense\n"
+                                 "vm.min_free_kbytes\t67584\t90112\t1\r\n"
+                                 "thp.enabled\talways\tnev";
+        Journal *j = calloc(1, sizeof(*j));
+
+        assert_int_equal(knob_journal_parse(in, strlen(in), j), 0);
+        assert_int_equal(j->n, 1);
+        assert_string_equal(j->e[0].name, "vm.watermark_scale_factor");
+        assert_int_equal(j->n_invalid, 5);
+        assert_int_equal(j->n_bad, 5);
+        assert_int_equal(j->bad[0].line, 3);
+        assert_string_equal(j->bad[0].name, "vm.compaction_proactiveness");
+        assert_string_equal(j->bad[0].original, "20");
+        assert_false(j->bad[0].value_refused);
+        assert_string_equal(j->bad[1].name, "vm.extfrag_threshold");
+        assert_true(j->bad[1].value_refused);
+        assert_non_null(strstr(j->bad[1].why, "outside the kernel's range 0..1000"));
+        assert_string_equal(j->bad[2].name, "");
+        assert_string_equal(j->bad[3].name, "vm.min_free_kbytes");
+        assert_string_equal(j->bad[3].original, "67584");
+        assert_non_null(strstr(j->bad[3].why, "CRLF"));
+        assert_int_equal(j->bad[4].line, 7);
+        assert_string_equal(j->bad[4].name, "thp.enabled");
+        assert_string_equal(j->bad[4].original, "always");
+        assert_non_null(strstr(j->bad[4].why, "cut short"));
+
+        /* a file without the header: nothing taken, every knob named */
+        knob_journal_salvage("vm.compaction_proactiveness\t20\t40\t1\r\n", 37, "unreadable", j);
+        assert_int_equal(j->n, 0);
+        assert_int_equal(j->n_bad, 1);
+        assert_string_equal(j->bad[0].name, "vm.compaction_proactiveness");
+        assert_string_equal(j->bad[0].original, "20");
+        free(j);
+}
+
+/* The aside file's name (relative to the tree), or NULL. */
+static const char *aside_name(TestTree *t)
+{
+        static char buf[FRAGD_PATH_MAX + 48];
+
+        return knob_journal_find_aside(t->root->root_fd, "run/fragd", buf, sizeof(buf)) > 0 ? buf : NULL;
+}
+
+static void remove_aside(TestTree *t)
+{
+        const char *n;
+
+        while ((n = aside_name(t)))
+                assert_int_equal(unlinkat(t->root->root_fd, n, 0), 0);
+}
+
 static void test_corrupt_journal(void **state)
 {
         TestTree *t = *state;
         KnobRegistry *reg = NULL;
         KnobRestoreStats st;
+        const char *aside;
+        static const char all_bad[] = "fragd-saved 1\npid 1 1\nvm.compaction_proactiveness\t0\t40\tx\n";
 
         tt_mkdir(t, "run");
         tt_mkdir(t, "run/fragd");
+
+        /* every line malformed: not "nothing to restore"; kept aside, not deleted */
+        tt_write(t, CP, "40\n");
+        tt_write(t, SAVED, all_bad);
+        assert_int_equal(knob_restore_from_journal(t->root, NULL, NULL, OWNERSHIP_RESPECT, &st), -EBADMSG);
+        assert_true(st.corrupt);
+        assert_int_equal(st.n_invalid, 1);
+        assert_int_equal(st.n_entries, 0);
+        assert_false(tt_exists(t, SAVED));
+        aside = aside_name(t);
+        assert_non_null(aside);
+        assert_string_equal(st.aside, aside);
+        assert_non_null(strstr(aside, "run/fragd/saved.corrupt-"));
+        assert_string_equal(tt_read(t, aside), all_bad);
+        assert_string_equal(tt_read(t, CP), "40\n");
+
+        /* while it is there, a start takes over no knob */
+        assert_int_equal(knob_registry_new(t->root, NULL, NULL, NULL, OWNERSHIP_RESPECT, &reg), -EBADMSG);
+        assert_null(reg);
+        /* a second corrupt journal does not replace the first */
         tt_write(t, SAVED, "garbage\n");
         assert_int_equal(knob_restore_from_journal(t->root, NULL, NULL, OWNERSHIP_RESPECT, &st), -EBADMSG);
-        assert_false(tt_exists(t, SAVED));
-        assert_string_equal(tt_read(t, "run/fragd/saved.corrupt"), "garbage\n");
+        assert_string_equal(tt_read(t, st.aside), "garbage\n");
+        assert_string_equal(tt_read(t, aside), all_bad);
+        remove_aside(t);
 
-        /* a corrupt file does not stop the start */
+        /* the daemon's start with a corrupt journal: refused, journal kept aside */
         tt_write(t, SAVED, "fragd-saved 9\n");
-        assert_int_equal(knob_registry_new(t->root, NULL, NULL, NULL, OWNERSHIP_RESPECT, &reg), 0);
+        assert_int_equal(knob_registry_new(t->root, NULL, NULL, NULL, OWNERSHIP_RESPECT, &reg), -EBADMSG);
         assert_false(tt_exists(t, SAVED));
+        assert_non_null(aside_name(t));
+        remove_aside(t);
+        assert_int_equal(knob_registry_new(t->root, NULL, NULL, NULL, OWNERSHIP_RESPECT, &reg), 0);
         reg = knob_registry_free(reg);
 
-        /* malformed lines are skipped, good ones restored; a vanished knob dropped */
+        /* partly malformed: the good lines restored, the rest kept aside; a vanished knob dropped */
         tt_write(t, CP, "40\n");
         tt_write(t, SAVED,
                  "fragd-saved 1\nvm.compaction_proactiveness\t0\t40\t1\nnonsense\nvm.defrag_mode\t0\t1\t1\n");
-        assert_int_equal(knob_restore_from_journal(t->root, NULL, NULL, OWNERSHIP_RESPECT, &st), 0);
+        assert_int_equal(knob_restore_from_journal(t->root, NULL, NULL, OWNERSHIP_RESPECT, &st), -EBADMSG);
         assert_int_equal(st.n_entries, 2);
         assert_int_equal(st.n_restored, 1);
         assert_int_equal(st.n_gone, 1);
         assert_int_equal(st.n_invalid, 1);
         assert_string_equal(tt_read(t, CP), "0\n");
         assert_false(tt_exists(t, SAVED));
+        assert_non_null(strstr(tt_read(t, st.aside), "nonsense\n"));
+        remove_aside(t);
+
+        /* a restore that fails on a good line keeps it in a fresh 'saved' */
+        {
+                _cleanup_(knob_fake_freep) KnobFake *fake = knob_fake_new(t->root);
+
+                tt_write(t, CP, "40\n");
+                tt_write(t, SAVED, "fragd-saved 1\nvm.compaction_proactiveness\t0\t40\t1\nnonsense\n");
+                assert_int_equal(knob_fake_fail_write(fake, "vm.compaction_proactiveness", EACCES, 1), 0);
+                Journal *kept = calloc(1, sizeof(*kept));
+
+                assert_int_equal(knob_journal_recover(t->root, "run/fragd", &knob_ops_fake, fake, OWNERSHIP_RESPECT,
+                                                      kept, &st),
+                                 -EBADMSG);
+                assert_int_equal(kept->n, 1);
+                free(kept);
+                assert_int_equal(st.n_failed, 1);
+                assert_non_null(strstr(tt_read(t, SAVED), "vm.compaction_proactiveness\t0\t40\t1\n"));
+                assert_null(strstr(tt_read(t, SAVED), "nonsense"));
+                assert_non_null(strstr(tt_read(t, st.aside), "nonsense\n"));
+                remove_aside(t);
+                assert_int_equal(knob_restore_from_journal(t->root, NULL, NULL, OWNERSHIP_RESPECT, &st), 0);
+                assert_string_equal(tt_read(t, CP), "0\n");
+        }
+
+        /* a tampered value is not written back */
+        tt_write(t, CP, "40\n");
+        tt_write(t, SAVED, "fragd-saved 1\nvm.compaction_proactiveness\t999\t40\t1\n");
+        assert_int_equal(knob_restore_from_journal(t->root, NULL, NULL, OWNERSHIP_RESPECT, &st), -EBADMSG);
+        assert_string_equal(tt_read(t, CP), "40\n");
+        remove_aside(t);
+
+        /* CRLF and a cut-short last line are not taken silently */
+        tt_write(t, SAVED, "fragd-saved 1\nvm.compaction_proactiveness\t0\t40\t1\r\n");
+        assert_int_equal(knob_restore_from_journal(t->root, NULL, NULL, OWNERSHIP_RESPECT, &st), -EBADMSG);
+        assert_string_equal(tt_read(t, CP), "40\n");
+        remove_aside(t);
+        tt_write(t, SAVED, "fragd-saved 1\nvm.compaction_proactiveness\t0\t40\t1");
+        assert_int_equal(knob_restore_from_journal(t->root, NULL, NULL, OWNERSHIP_RESPECT, &st), -EBADMSG);
+        assert_string_equal(tt_read(t, CP), "40\n");
+        remove_aside(t);
+
+        /* dry run: reports, moves nothing */
+        tt_write(t, SAVED, "garbage\n");
+        assert_int_equal(knob_restore_from_journal(t->root, NULL, &knob_ops_dryrun, OWNERSHIP_RESPECT, &st),
+                         -EBADMSG);
+        assert_true(st.corrupt);
+        assert_string_equal(tt_read(t, SAVED), "garbage\n");
+        assert_null(aside_name(t));
+}
+
+/* A 70 MB journal: not read whole, moved aside at once, nothing lost. */
+static void test_oversized_journal(void **state)
+{
+        TestTree *t = *state;
+        KnobRegistry *reg = NULL;
+        KnobRestoreStats st;
+        Journal *j = calloc(1, sizeof(*j));
+        char path[600];
+        struct stat sb;
+        int fd;
+
+        tt_mkdir(t, "run");
+        tt_mkdir(t, "run/fragd");
+        snprintf(path, sizeof(path), "%s/%s", t->dir, SAVED);
+        fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, "fragd-saved 1\n", 14), 14);
+        assert_int_equal(ftruncate(fd, 70 * 1000 * 1000), 0); /* sparse */
+        close(fd);
+        assert_int_equal(knob_journal_read(t->root->root_fd, "run/fragd", j), -EFBIG);
+        assert_int_equal(knob_restore_from_journal(t->root, NULL, NULL, OWNERSHIP_RESPECT, &st), -EBADMSG);
+        assert_true(st.corrupt);
+        assert_false(tt_exists(t, SAVED));
+        snprintf(path, sizeof(path), "%s/%s", t->dir, st.aside);
+        assert_int_equal(stat(path, &sb), 0);
+        assert_int_equal(sb.st_size, 70 * 1000 * 1000);
+        remove_aside(t);
+
+        /* just past the cap is too much; a full journal of KNOB_MAX knobs is far below it */
+        snprintf(path, sizeof(path), "%s/%s", t->dir, SAVED);
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, "fragd-saved 1\n", 14), 14);
+        assert_int_equal(ftruncate(fd, JOURNAL_SIZE_MAX + 1), 0);
+        close(fd);
+        assert_int_equal(knob_journal_read(t->root->root_fd, "run/fragd", j), -EFBIG);
+        assert_true(KNOB_MAX * (KNOB_NAME_MAX + 2 * KNOB_VALUE_MAX + 24) + 256 < JOURNAL_SIZE_MAX);
+        assert_int_equal(knob_registry_new(t->root, NULL, NULL, NULL, OWNERSHIP_RESPECT, &reg), -EBADMSG);
+        assert_false(tt_exists(t, SAVED));
+        remove_aside(t);
+
+        /* a symlink or a FIFO at 'saved' is not followed, not read (no hang) */
+        assert_int_equal(symlinkat("../../proc/sys/vm/compaction_proactiveness", t->root->root_fd, SAVED), 0);
+        assert_int_equal(knob_restore_from_journal(t->root, NULL, NULL, OWNERSHIP_RESPECT, &st), -EBADMSG);
+        assert_string_equal(tt_read(t, CP), "0\n");
+        remove_aside(t);
+        assert_int_equal(mkfifoat(t->root->root_fd, SAVED, 0600), 0);
+        assert_int_equal(knob_restore_from_journal(t->root, NULL, NULL, OWNERSHIP_RESPECT, &st), -EBADMSG);
+        remove_aside(t);
+        free(j);
 }
 
 static void test_dry_run_leaves_journal(void **state)
@@ -391,6 +599,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_parse_table),
                 cmocka_unit_test(test_parse_too_many),
+                cmocka_unit_test(test_parse_bad_lines),
                 cmocka_unit_test(test_round_trip),
                 cmocka_unit_test(test_restore_order),
                 cmocka_unit_test(test_pid_alive),
@@ -400,6 +609,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_crash_recovery_failure_adopted, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_sigkill_child, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_corrupt_journal, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_oversized_journal, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_dry_run_leaves_journal, setup, teardown),
         };
 

@@ -357,6 +357,80 @@ static void test_restore_failure_kept(void **state)
         assert_false(tt_exists(&c->t, SAVED));
 }
 
+/* The stop message says what is back and what was left, to whom. */
+static void test_restore_summary(void **state)
+{
+        Ctx *c = *state;
+        unsigned n_failed;
+        char *sum = NULL;
+
+        assert_int_equal(knob_set(c->reg, "vm.compaction_proactiveness", "40", 1), 1);
+        assert_int_equal(knob_set(c->reg, "vm.watermark_scale_factor", "100", 1), 1);
+        assert_int_equal(knob_set(c->reg, "vm.extfrag_threshold", "600", 1), 1);
+        assert_int_equal(knob_set(c->reg, "thp.defrag", "defer", 1), 1);
+        /* yielded while running: another writer set 30, then 35 */
+        tt_write(&c->t, WSF, "30\n");
+        assert_int_equal(knob_check_external(c->reg, 2), 1);
+        tt_write(&c->t, WSF, "35\n");
+        /* the knob file vanished */
+        assert_int_equal(unlinkat(c->t.root->root_fd, EXT, 0), 0);
+        /* changed by someone else just before the stop */
+        tt_write(&c->t, THP_DEFRAG, "always defer defer+madvise [never] madvise\n");
+
+        assert_int_equal(knob_restore_all(c->reg, &n_failed), 0);
+        assert_int_equal(knob_restore_summary(c->reg, &sum), 1);
+        print_message("    %s\n", sum);
+        assert_null(strstr(sum, "Every knob"));
+        assert_non_null(strstr(sum, "Back at their original values: vm.compaction_proactiveness=0."));
+        assert_non_null(strstr(sum, "vm.watermark_scale_factor to another writer (current value 35, fragd's "
+                                    "original 10)"));
+        assert_non_null(strstr(sum, "vm.extfrag_threshold: the knob file is gone (fragd's original 500)"));
+        assert_non_null(strstr(sum, "thp.defrag to another writer (current value never, fragd's original madvise)"));
+        free(sum);
+}
+
+static void test_restore_summary_all_back(void **state)
+{
+        Ctx *c = *state;
+        char *sum = NULL;
+
+        assert_int_equal(knob_restore_summary(c->reg, &sum), 0);
+        assert_string_equal(sum, "fragd changed no knob");
+        free(sum);
+        assert_int_equal(knob_set(c->reg, "vm.compaction_proactiveness", "40", 1), 1);
+        assert_int_equal(knob_set(c->reg, "thp.defrag", "defer", 1), 1);
+        assert_int_equal(knob_restore_all(c->reg, NULL), 0);
+        assert_int_equal(knob_restore_summary(c->reg, &sum), 0);
+        assert_string_equal(sum, "Every knob fragd changed is back at its original value: "
+                                 "vm.compaction_proactiveness=0, thp.defrag=madvise");
+        free(sum);
+}
+
+/* issue 11 item 10: a kick at 90 with bounds 20..80 writes nothing */
+static void test_rewrite_within_bounds(void **state)
+{
+        Ctx *c = *state;
+
+        tt_write(&c->t, CP, "90\n");
+        assert_int_equal(knob_rewrite_within(c->reg, "vm.compaction_proactiveness", 20, 80, 1), -EDOM);
+        assert_int_equal(knob_fake_n_writes(c->fake, "vm.compaction_proactiveness"), 0);
+        assert_false(tt_exists(&c->t, SAVED));
+        tt_write(&c->t, CP, "19\n");
+        assert_int_equal(knob_rewrite_within(c->reg, "vm.compaction_proactiveness", 20, 80, 2), -EDOM);
+        assert_int_equal(knob_fake_n_writes(c->fake, "vm.compaction_proactiveness"), 0);
+        tt_write(&c->t, CP, "80\n");
+        assert_int_equal(knob_rewrite_within(c->reg, "vm.compaction_proactiveness", 20, 80, 3), 1);
+        assert_int_equal(knob_fake_n_writes(c->fake, "vm.compaction_proactiveness"), 1);
+        assert_string_equal(tt_read(&c->t, CP), "80\n");
+        /* owned now; someone sets 90 (REASSERT would carry on): still nothing written */
+        tt_write(&c->t, CP, "90\n");
+        knob_registry_set_ownership(c->reg, OWNERSHIP_REASSERT);
+        assert_int_equal(knob_rewrite_within(c->reg, "vm.compaction_proactiveness", 20, 80, 4), -EDOM);
+        assert_int_equal(knob_fake_n_writes(c->fake, "vm.compaction_proactiveness"), 1);
+        /* a choice knob has no integer bounds */
+        assert_int_equal(knob_rewrite_within(c->reg, "thp.defrag", 0, 1, 5), -EINVAL);
+}
+
 static void test_thp_format(void **state)
 {
         Ctx *c = *state;
@@ -774,6 +848,9 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_external_reassert, setup_reassert, teardown),
                 cmocka_unit_test_setup_teardown(test_restore_all, setup_real, teardown),
                 cmocka_unit_test_setup_teardown(test_restore_failure_kept, setup_fake, teardown),
+                cmocka_unit_test_setup_teardown(test_rewrite_within_bounds, setup_fake, teardown),
+                cmocka_unit_test_setup_teardown(test_restore_summary, setup_fake, teardown),
+                cmocka_unit_test_setup_teardown(test_restore_summary_all_back, setup_fake, teardown),
                 cmocka_unit_test_setup_teardown(test_thp_format, setup_real, teardown),
                 cmocka_unit_test_setup_teardown(test_thp_garbage_is_transient, setup_real, teardown),
                 cmocka_unit_test_setup_teardown(test_min_free_recomputed_by_thp_write, setup_fake, teardown),

@@ -183,6 +183,46 @@ static void test_stale(void **state)
         assert_non_null(strstr(c->out, "fragd is not running (stale state left by pid"));
 }
 
+/* kill -9: the state is stale and the knobs are still changed */
+static void test_stale_knobs_left(void **state)
+{
+        Ctx *c = *state;
+        int status;
+        pid_t pid;
+
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0)
+                _exit(knob_set(c->reg, "vm.compaction_proactiveness", "40", 1) != 1 ||
+                      knob_set(c->reg, "thp.defrag", "defer", 1) != 1 || knob_status_write(c->reg, NULL, 0) < 0);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        assert_int_equal(print(c), -EUCLEAN);
+        assert_non_null(strstr(c->out, "fragd is not running (stale state left by pid"));
+        assert_non_null(strstr(c->out, "Knobs fragd changed and did not restore"));
+        assert_non_null(strstr(c->out, "vm.compaction_proactiveness"));
+        assert_non_null(strstr(c->out, "thp.defrag"));
+        assert_non_null(strstr(c->out, "madvise")); /* the original */
+        assert_non_null(strstr(c->out, "Run 'fragd --restore --root "));
+
+        /* the status file gone too: the journal still tells */
+        assert_int_equal(unlinkat(c->t.root->root_fd, STATUS, 0), 0);
+        assert_int_equal(print(c), -EUCLEAN);
+        assert_non_null(strstr(c->out, "fragd is not running (no state"));
+        assert_non_null(strstr(c->out, "vm.compaction_proactiveness"));
+
+        /* a journal that cannot be read, or one moved aside, is trouble too */
+        tt_write(&c->t, "run/fragd/saved", "garbage\n");
+        assert_int_equal(print(c), -EUCLEAN);
+        assert_non_null(strstr(c->out, "cannot be fully read"));
+        assert_non_null(strstr(c->out, "fragd --restore"));
+        assert_int_equal(renameat(c->t.root->root_fd, "run/fragd/saved", c->t.root->root_fd,
+                                  "run/fragd/saved.corrupt-1"),
+                         0);
+        assert_int_equal(print(c), -EUCLEAN);
+        assert_non_null(strstr(c->out, "saved.corrupt-1' holds a journal fragd could not read"));
+}
+
 static void test_garbage(void **state)
 {
         Ctx *c = *state;
@@ -203,6 +243,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_many_decisions, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_cgroups, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_stale, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_stale_knobs_left, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
         };
 

@@ -282,9 +282,46 @@ static void test_kick_presets(void **state)
         assert_int_equal(c.kick_interval_usec, 0);
 }
 
+/* issue 11 item 10: compaction_proactiveness found at 90 with bounds 20..80
+ * is never rewritten at 90 (nor anything else written outside the bounds) */
+static void test_no_kick_outside_bounds(void **state)
+{
+        TSim *s = sim_new(5 * S);
+        TWorld w = world_missed();
+        unsigned n_kicks = 0;
+
+        s->cfg.lever[PRO].min = 20;
+        s->cfg.lever[PRO].max = 80;
+        s->in[PRO].current = s->in[PRO].baseline = 90;
+        for (unsigned i = 0; i < 60; i++) {
+                const Decision *d = t_sim_tick(s, &w, 5);
+
+                for (unsigned k = 0; k < d->n_items; k++) {
+                        const DecisionItem *it = &d->items[k];
+
+                        if (it->lever != PRO || it->kind == DECISION_COMPACT_NODE)
+                                continue;
+                        if (it->kind == DECISION_KICK_KCOMPACTD)
+                                n_kicks++;
+                        if (it->to < 20 || it->to > 80)
+                                fail_msg("tick %u: %s writes compaction_proactiveness=%lld outside 20..80", i,
+                                         it->kind == DECISION_KICK_KCOMPACTD ? "kick" : "lever",
+                                         (long long) it->to);
+                }
+        }
+        /* inside the bounds the kicks still come */
+        s->in[PRO].current = s->in[PRO].baseline = 80;
+        for (unsigned i = 0; i < 10; i++)
+                if (find_kick(t_sim_tick(s, &w, 5)))
+                        n_kicks++;
+        assert_true(n_kicks > 0);
+        free(s);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_no_kick_outside_bounds),
                 cmocka_unit_test(test_kick_when_missed_and_lever_still),
                 cmocka_unit_test(test_kick_interval),
                 cmocka_unit_test(test_no_kick_when_off_zero_or_unavailable),
