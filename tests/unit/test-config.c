@@ -616,6 +616,125 @@ static char *repo_file(const char *rel)
         return buf;
 }
 
+/* Issue 11 item 5: a FIFO, a device, a dangling or looping link where a
+ * configuration file is expected never blocks the loader and is never
+ * skipped in silence. (On the old code the FIFO test blocked in open():
+ * the alarm ends it.) */
+static void tr_path(TestRoot *t, const char *rel, char *buf, size_t size)
+{
+        snprintf(buf, size, "%s/%s", t->dir, rel);
+        tr_mkdirs(buf);
+}
+
+static void test_config_files_never_block(void **state)
+{
+        TestRoot *t = tr_new();
+        char p[1024], q[1024];
+        TestLoad *l;
+
+        (void) state;
+        alarm(20);
+
+        /* the main file is a FIFO: no writer, the load must not wait */
+        tr_path(t, "etc/fragd/fragd.conf", p, sizeof(p));
+        assert_int_equal(mkfifo(p, 0600), 0);
+        l = tl_load_root(t, NULL, NULL, 0);
+        tl_dump_errors(l);
+        assert_int_equal(l->r, -EINVAL);
+        assert_non_null(tl_error(l, "/etc/fragd/fragd.conf: is a FIFO, not a regular file", NULL));
+        free(l);
+        tr_unlink(t, "etc/fragd/fragd.conf");
+
+        /* the same in fragd.conf.d and as a fleet file: reported, not skipped */
+        tr_path(t, "etc/fragd/fragd.conf.d/10-fifo.conf", p, sizeof(p));
+        assert_int_equal(mkfifo(p, 0600), 0);
+        tr_path(t, "etc/fragd/fleet.d/r7g.conf", p, sizeof(p));
+        assert_int_equal(mkfifo(p, 0600), 0);
+        l = tl_load_root(t, NULL, NULL, 0);
+        tl_dump_errors(l);
+        assert_int_equal(l->r, -EINVAL);
+        assert_non_null(tl_error(l, "/etc/fragd/fragd.conf.d/10-fifo.conf: is a FIFO", NULL));
+        assert_non_null(tl_error(l, "/etc/fragd/fleet.d/r7g.conf: is a FIFO", NULL));
+        free(l);
+        tr_unlink(t, "etc/fragd/fragd.conf.d/10-fifo.conf");
+        tr_unlink(t, "etc/fragd/fleet.d/r7g.conf");
+
+        /* a dangling link, a link loop, a directory, /dev/null: each named with what it is */
+        tr_path(t, "etc/fragd/fragd.conf.d/20-dangling.conf", p, sizeof(p));
+        assert_int_equal(symlink("/nonexistent/fragd-test.conf", p), 0);
+        tr_path(t, "etc/fragd/fragd.conf.d/30-loop.conf", p, sizeof(p));
+        assert_int_equal(symlink("30-loop.conf", p), 0);
+        tr_path(t, "etc/fragd/fragd.conf.d/40-dir.conf/x", p, sizeof(p));
+        tr_path(t, "etc/fragd/fragd.conf.d/50-null.conf", p, sizeof(p));
+        assert_int_equal(symlink("/dev/null", p), 0);
+        l = tl_load_root(t, NULL, NULL, 0);
+        tl_dump_errors(l);
+        assert_int_equal(l->r, -EINVAL);
+        assert_non_null(tl_error(l, "/etc/fragd/fragd.conf.d/20-dangling.conf: dangling symbolic link", NULL));
+        assert_non_null(tl_error(l, "/etc/fragd/fragd.conf.d/30-loop.conf: symbolic link loop", NULL));
+        assert_non_null(tl_error(l, "/etc/fragd/fragd.conf.d/40-dir.conf: is a directory", NULL));
+        assert_non_null(tl_error(l, "/etc/fragd/fragd.conf.d/50-null.conf: is a character device", NULL));
+        free(l);
+
+        /* a dangling fragd.conf is not "no fragd.conf" (a fresh tree: no drop-ins) */
+        tr_free(t);
+        t = tr_new();
+        tr_path(t, "etc/fragd/fragd.conf", q, sizeof(q));
+        assert_int_equal(symlink("gone.conf", q), 0);
+        l = tl_load_root(t, NULL, NULL, 0);
+        assert_int_equal(l->r, -EINVAL);
+        assert_non_null(tl_error(l, "/etc/fragd/fragd.conf: dangling symbolic link", NULL));
+        free(l);
+        tr_unlink(t, "etc/fragd/fragd.conf");
+
+        /* larger than 1 MiB: refused before parsing */
+        {
+                char *big = malloc((1 << 20) + 64);
+
+                assert_non_null(big);
+                memset(big, ';', (1 << 20) + 63);
+                big[(1 << 20) + 63] = '\0';
+                tr_write(t, "etc/fragd/fragd.conf", big);
+                free(big);
+                l = tl_load_root(t, NULL, NULL, 0);
+                assert_int_equal(l->r, -EINVAL);
+                assert_non_null(tl_error(l, "/etc/fragd/fragd.conf: larger than 1024 KiB", NULL));
+                free(l);
+        }
+        alarm(0);
+        tr_free(t);
+}
+
+/* A FIFO appearing on SIGHUP: the reload fails at once and the
+ * configuration in force stays. */
+static void test_reload_fifo_keeps_config(void **state)
+{
+        TestRoot *t = tr_new();
+        ConfigLoadArgs a;
+        FragdConfig *cfg = malloc(sizeof(*cfg)), *before = malloc(sizeof(*before));
+        ConfigErrors *errs = calloc(1, sizeof(*errs));
+        char p[1024];
+
+        (void) state;
+        alarm(20);
+        tr_write(t, "etc/fragd/fragd.conf", "[daemon]\ninterval = 2s\n");
+        a = (ConfigLoadArgs) { .root = t->root };
+        assert_int_equal(config_load(&a, cfg, NULL, errs), 0);
+        memcpy(before, cfg, sizeof(*cfg));
+        tr_unlink(t, "etc/fragd/fragd.conf");
+        tr_path(t, "etc/fragd/fragd.conf", p, sizeof(p));
+        assert_int_equal(mkfifo(p, 0600), 0);
+        assert_int_equal(config_reload(&a, cfg, NULL, errs), -EINVAL);
+        assert_int_equal(errs->n, 1);
+        assert_non_null(strstr(errs->msg[0], "is a FIFO"));
+        assert_memory_equal(cfg, before, sizeof(*cfg));
+        alarm(0);
+        free(cfg);
+        free(before);
+        free(errs);
+        tr_free(t);
+}
+
 /* Issue 11 item 6: directories are checked at load, with file:line and the
  * key, exactly as the daemon will use them. */
 static void test_dirs_validated_at_load(void **state)
@@ -872,6 +991,8 @@ int main(void)
                 cmocka_unit_test(test_config_file_option),
                 cmocka_unit_test(test_cgroups),
                 cmocka_unit_test(test_reload_is_atomic),
+                cmocka_unit_test(test_config_files_never_block),
+                cmocka_unit_test(test_reload_fifo_keeps_config),
                 cmocka_unit_test(test_dirs_validated_at_load),
                 cmocka_unit_test(test_text_dir_relative),
                 cmocka_unit_test(test_cgroup_names_are_utf8),
