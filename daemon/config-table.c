@@ -9,6 +9,7 @@
 #include <syslog.h>
 
 #include "config-internal.h"
+#include "fragd/text.h"
 
 #define SEC(x) ((int64_t) (x) * (int64_t) USEC_PER_SEC)
 #define MS(x) ((int64_t) (x) * (int64_t) USEC_PER_MSEC)
@@ -447,7 +448,7 @@ bool config_match_pattern_valid(const char *p)
 
 int config_cgroup_path(const char *path, char *ret, size_t size, char *err, size_t errsize)
 {
-        const char *p = path;
+        const char *p = path, *why = NULL;
 
         while (*p == '/')
                 p++;
@@ -459,10 +460,16 @@ int config_cgroup_path(const char *path, char *ret, size_t size, char *err, size
                 snprintf(err, errsize, "cgroup path longer than %zu characters", size - 1);
                 return -EINVAL;
         }
+        /* the name goes into JSON reports and Prometheus labels: a byte
+         * there that is not UTF-8 makes node_exporter drop every metric */
+        if (!text_printable(p, &why)) {
+                snprintf(err, errsize, "cgroup path %s: write the directory name below /sys/fs/cgroup in UTF-8",
+                         why);
+                return -EINVAL;
+        }
         for (const char *q = p; *q; q++)
-                if ((unsigned char) *q < 0x20 || *q == '"' || *q == '\\') {
-                        snprintf(err, errsize, "cgroup path '%s' contains a control character, quote or backslash",
-                                 p);
+                if (*q == '"' || *q == '\\') {
+                        snprintf(err, errsize, "cgroup path '%s' contains a quote or backslash", p);
                         return -EINVAL;
                 }
         /* reuse the absolute-path check for "..": prefix a '/' */
@@ -573,6 +580,7 @@ static char *format_lever(const ConfigKey *k, const FragdConfig *c, int lever, c
 
 int config_key_apply(const ConfigKey *k, FragdConfig *c, int sub, const char *value, char *err, size_t errsize)
 {
+        const char *why = NULL;
         void *p;
         int r;
 
@@ -686,11 +694,13 @@ int config_key_apply(const ConfigKey *k, FragdConfig *c, int sub, const char *va
                         snprintf(err, errsize, "path longer than %zu characters", k->size - 1);
                         return -ERANGE;
                 }
-                if (!path_valid(value))
-                        return value_error(-EBADMSG, "path", value,
-                                           k->zero_ok ? "must be absolute, without '..' (or empty)"
-                                                      : "must be absolute, without '..'",
-                                           err, errsize);
+                /* the check the daemon makes when it opens the directory
+                 * (knob_runtime_dir_relative, learned_store_path) */
+                if (text_dir_relative(value, NULL, 0, &why) < 0) {
+                        snprintf(err, errsize, "invalid directory '%s': %s; give an absolute path below '/'%s",
+                                 value, why, k->zero_ok ? " (or leave it empty)" : "");
+                        return -EBADMSG;
+                }
                 memset(p, 0, k->size);
                 memcpy(p, value, strlen(value));
                 return 0;

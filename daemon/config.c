@@ -27,6 +27,7 @@
 #define CONF_DROPIN_DIR CONF_DIR "/fragd.conf.d"
 #define FLEET_DIR_DEFAULT CONF_DIR "/fleet.d"
 #define MAX_DIR_ENTRIES 256
+#define CONFIG_FILE_MAX (1024 * 1024)
 
 /* ---- errors ---- */
 
@@ -82,23 +83,113 @@ static int file_register(Loader *l, const char *display)
         return (int) s->n_files++;
 }
 
-/* Reads one file into list. A missing file is fine unless must_exist. */
+static const char *file_type_name(mode_t m)
+{
+        return S_ISDIR(m)    ? "a directory"
+               : S_ISFIFO(m) ? "a FIFO"
+               : S_ISSOCK(m) ? "a socket"
+               : S_ISCHR(m)  ? "a character device"
+               : S_ISBLK(m)  ? "a block device"
+               : S_ISLNK(m)  ? "a symbolic link"
+                             : "not a regular file";
+}
+
+/* Reads a configuration file whole, never blocking: opened O_NONBLOCK (a
+ * FIFO would wait for a writer, holding up SIGHUP, --restore, status and
+ * --check-config), then only a regular file of at most CONFIG_FILE_MAX
+ * bytes is read. Returns -ENOENT only for a name that does not exist; every
+ * other failure writes what went wrong into why, and returns -errno. */
+int config_file_read_at(int dirfd, const char *rel, char **ret_buf, size_t *ret_len, char *why, size_t whysize)
+{
+        _cleanup_close_ int fd = -1;
+        _cleanup_free_ char *buf = NULL;
+        struct stat st;
+        size_t len = 0;
+
+        fd = openat(dirfd, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0) {
+                int r = negative_errno();
+
+                if (r == -ENOENT && fstatat(dirfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+                        snprintf(why, whysize, "dangling symbolic link: its target does not exist");
+                        return -ENOLINK;
+                }
+                if (r == -ELOOP)
+                        snprintf(why, whysize, "symbolic link loop (or too many levels of symbolic links)");
+                else
+                        snprintf(why, whysize, "cannot read: %s", strerror(-r));
+                return r;
+        }
+        if (fstat(fd, &st) < 0) {
+                int r = negative_errno();
+
+                snprintf(why, whysize, "cannot stat: %s", strerror(-r));
+                return r;
+        }
+        if (!S_ISREG(st.st_mode)) {
+                snprintf(why, whysize, "is %s, not a regular file: fragd reads configuration only from regular files",
+                         file_type_name(st.st_mode));
+                return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+        }
+        if (st.st_size > CONFIG_FILE_MAX) {
+                snprintf(why, whysize, "larger than %d KiB (%lld bytes): not a configuration file",
+                         CONFIG_FILE_MAX / 1024, (long long) st.st_size);
+                return -EFBIG;
+        }
+        buf = malloc(CONFIG_FILE_MAX + 1);
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                ssize_t n = read(fd, buf + len, CONFIG_FILE_MAX + 1 - len);
+
+                if (n < 0) {
+                        int r;
+
+                        if (errno == EINTR)
+                                continue;
+                        r = negative_errno();
+                        snprintf(why, whysize, "cannot read: %s", strerror(-r));
+                        return r;
+                }
+                if (n == 0)
+                        break;
+                len += (size_t) n;
+                if (len > CONFIG_FILE_MAX) {
+                        /* grew while read */
+                        snprintf(why, whysize, "larger than %d KiB: not a configuration file",
+                                 CONFIG_FILE_MAX / 1024);
+                        return -EFBIG;
+                }
+        }
+        buf[len] = '\0';
+        *ret_buf = TAKE_PTR(buf);
+        *ret_len = len;
+        return 0;
+}
+
+/* Reads one file into list. A missing file is fine unless must_exist; a
+ * dangling symbolic link is not missing. */
 static int load_file(Loader *l, int dirfd, const char *rel, const char *display, ConfigOrigin origin,
                      AssignList *list, FleetFile *fleet, bool must_exist)
 {
         _cleanup_free_ char *buf = NULL;
+        char why[CONFIG_ERROR_MAX / 2];
         size_t len = 0;
         int r, f;
 
-        r = read_file_alloc_at(dirfd, rel, &buf, &len);
+        r = config_file_read_at(dirfd, rel, &buf, &len, why, sizeof(why));
         if (r == -ENOENT && !must_exist)
                 return 0;
+        if (r == -ENOMEM) {
+                l->oom = true;
+                return r;
+        }
         f = file_register(l, display);
         if (f < 0)
                 return f;
         if (r < 0) {
                 ConfigSource s = { .origin = origin, .file = (uint16_t) f };
-                config_error_at(l, s, NULL, "cannot read: %s", strerror(-r));
+                config_error_at(l, s, NULL, "%s", why);
                 return r;
         }
         l->out = list;
@@ -124,12 +215,14 @@ static int list_dir(Loader *l, const char *dir, char ***ret, size_t *ret_n)
         _cleanup_close_ int fd = -1;
         char **names = NULL;
         size_t n = 0;
+        bool too_many = false;
         DIR *d;
         struct dirent *de;
 
         *ret = NULL;
         *ret_n = 0;
-        fd = openat(l->args->root->root_fd, dir[0] == '/' ? dir + 1 : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        fd = openat(l->args->root->root_fd, dir[0] == '/' ? dir + 1 : dir,
+                    O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
         if (fd < 0)
                 return errno == ENOENT ? 0 : negative_errno();
         d = fdopendir(fd);
@@ -143,14 +236,16 @@ static int list_dir(Loader *l, const char *dir, char ***ret, size_t *ret_n)
         }
         while ((de = readdir(d))) {
                 size_t len = strlen(de->d_name);
-                struct stat st;
 
                 if (de->d_name[0] == '.' || len < 6 || strcmp(de->d_name + len - 5, ".conf") != 0)
                         continue;
-                if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
-                        continue;
-                if (n == MAX_DIR_ENTRIES)
+                /* every *.conf is loaded: one that is not a regular file, a
+                 * dangling or looping link, or unreadable is reported there,
+                 * never skipped in silence */
+                if (n == MAX_DIR_ENTRIES) {
+                        too_many = true;
                         break;
+                }
                 names[n] = strdup(de->d_name);
                 if (!names[n]) {
                         l->oom = true;
@@ -159,6 +254,10 @@ static int list_dir(Loader *l, const char *dir, char ***ret, size_t *ret_n)
                 n++;
         }
         closedir(d);
+        if (too_many) {
+                ConfigSource none = { .origin = CONFIG_ORIGIN_DEFAULT };
+                config_error_at(l, none, NULL, "%s: more than %d *.conf files; merge some", dir, MAX_DIR_ENTRIES);
+        }
         qsort(names, n, sizeof(*names), cmp_str);
         *ret = names;
         *ret_n = n;

@@ -15,6 +15,7 @@
 #include "fragd/exporter.h"
 #include "fragd/log.h"
 #include "fragd/root.h"
+#include "fragd/text.h"
 
 typedef struct Out {
         FILE *f;
@@ -71,17 +72,29 @@ static void format_double(double v, char *buf, size_t size)
         }
 }
 
+/* A label value as the exposition format wants it: UTF-8 with '\\', '"'
+ * and newline escaped. A byte that does not start a well-formed UTF-8
+ * sequence is written as U+FFFD: node_exporter rejects the whole file on
+ * one invalid byte (node_textfile_scrape_error 1, every fragd metric gone). */
 static void put_label_value(FILE *f, const char *s)
 {
-        for (; *s; s++) {
+        while (*s) {
+                size_t n;
+
                 if (*s == '\\')
                         fputs("\\\\", f);
                 else if (*s == '"')
                         fputs("\\\"", f);
                 else if (*s == '\n')
                         fputs("\\n", f);
-                else
-                        fputc(*s, f);
+                else if ((n = utf8_sequence_len(s, NULL)) == 0)
+                        fputs("\xEF\xBF\xBD", f);
+                else {
+                        fwrite(s, 1, n, f);
+                        s += n;
+                        continue;
+                }
+                s++;
         }
 }
 

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 
 #include "fragd/json.h"
+#include "fragd/text.h"
 
 void json_init(JsonWriter *w, FILE *f, bool pretty)
 {
@@ -58,7 +59,10 @@ void json_obj_end(JsonWriter *w) { close_(w, '}'); }
 void json_arr_begin(JsonWriter *w) { open(w, '['); }
 void json_arr_end(JsonWriter *w) { close_(w, ']'); }
 
-static void put_string(FILE *f, const char *s)
+/* JSON text is UTF-8 (RFC 8259): control characters are escaped, and a byte
+ * that does not start a well-formed UTF-8 sequence becomes U+FFFD, so a
+ * stray Latin-1 name never makes the whole report unreadable. */
+void json_put_string(FILE *f, const char *s)
 {
         fputc('"', f);
         for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
@@ -69,10 +73,20 @@ static void put_string(FILE *f, const char *s)
                 case '\t': fputs("\\t", f); break;
                 case '\r': fputs("\\r", f); break;
                 default:
-                        if (*p < 0x20)
+                        if (*p < 0x20 || *p == 0x7F)
                                 fprintf(f, "\\u%04x", *p);
-                        else
+                        else if (*p < 0x80)
                                 fputc(*p, f);
+                        else {
+                                size_t n = utf8_sequence_len((const char *) p, NULL);
+
+                                if (n == 0)
+                                        fputs("\\ufffd", f);
+                                else {
+                                        fwrite(p, 1, n, f);
+                                        p += n - 1;
+                                }
+                        }
                 }
         }
         fputc('"', f);
@@ -81,7 +95,7 @@ static void put_string(FILE *f, const char *s)
 void json_key(JsonWriter *w, const char *key)
 {
         sep(w);
-        put_string(w->f, key);
+        json_put_string(w->f, key);
         fputs(w->pretty ? ": " : ":", w->f);
         w->after_key = true;
 }
@@ -90,7 +104,7 @@ void json_str(JsonWriter *w, const char *s)
 {
         sep(w);
         if (s)
-                put_string(w->f, s);
+                json_put_string(w->f, s);
         else
                 fputs("null", w->f);
 }

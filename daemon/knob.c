@@ -17,6 +17,7 @@
 
 #include "fragd/knob.h"
 #include "fragd/log.h"
+#include "fragd/text.h"
 #include "knob-internal.h"
 
 uint64_t knob_now_realtime_usec(void)
@@ -56,21 +57,9 @@ bool knob_error_is_transient(int r)
 
 int knob_runtime_dir_relative(const char *runtime_dir, char *ret, size_t size)
 {
-        const char *p = runtime_dir && *runtime_dir ? runtime_dir : KNOB_DEFAULT_RUNTIME_DIR;
-        size_t n;
-
-        while (*p == '/')
-                p++;
-        n = strlen(p);
-        while (n > 0 && p[n - 1] == '/')
-                n--;
-        if (n == 0)
-                return -EINVAL;
-        if (n + 1 > size)
-                return -ENAMETOOLONG;
-        memcpy(ret, p, n);
-        ret[n] = '\0';
-        return 0;
+        /* the same check as the configuration's (config-table.c VT_PATH) */
+        return text_dir_relative(runtime_dir && *runtime_dir ? runtime_dir : KNOB_DEFAULT_RUNTIME_DIR, ret, size,
+                                 NULL);
 }
 
 static KnobEntry *knob_find(const KnobRegistry *reg, const char *name)

@@ -18,6 +18,7 @@
 #include "fragd/learned-store.h"
 #include "fragd/parse-util.h"
 #include "fragd/report.h"
+#include "fragd/text.h"
 
 /* ---- parse / format (pure) ------------------------------------------------- */
 
@@ -237,20 +238,15 @@ bool learned_file_applies(const LearnedFile *f, unsigned page_size, unsigned hpa
 
 int learned_store_path(const char *state_dir, char *ret, size_t size)
 {
-        const char *p = state_dir ? state_dir : "";
-        size_t n;
+        char rel[TEXT_DIR_LEN_MAX + 1];
         int r;
 
-        while (*p == '/')
-                p++;
-        n = strlen(p);
-        while (n > 0 && p[n - 1] == '/')
-                n--;
-        if (!state_dir || !state_dir[0])
-                return -EINVAL;
-        /* "/" alone: the file sits in the root */
-        r = n > 0 ? snprintf(ret, size, "%.*s/%s", (int) n, p, LEARNED_FILE_NAME)
-                  : snprintf(ret, size, "%s", LEARNED_FILE_NAME);
+        /* the same check as the configuration's (config-table.c VT_PATH):
+         * absolute, not "/", no "." or ".." */
+        r = text_dir_relative(state_dir, rel, sizeof(rel), NULL);
+        if (r < 0)
+                return r;
+        r = snprintf(ret, size, "%s/%s", rel, LEARNED_FILE_NAME);
         return r < 0 || (size_t) r >= size ? -ENAMETOOLONG : 0;
 }
 

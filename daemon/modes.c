@@ -15,15 +15,32 @@
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(Root *, root_free);
 
-/* The runtime directory from the configuration when it loads, else the default. */
+/* The runtime directory from the configuration when it loads. When it does
+ * not (a typo, a FIFO where a file should be: the loader never blocks), the
+ * knobs must still come back: the runtime_dir given with --set, else the
+ * default, with a warning naming the first error. */
 static void runtime_dir(const Root *root, const FragdArgs *a, char *buf, size_t size)
 {
         _cleanup_free_ FragdConfig *cfg = calloc(1, sizeof(*cfg));
+        _cleanup_free_ ConfigErrors *errs = calloc(1, sizeof(*errs));
         ConfigLoadArgs ca = { .root = root, .config_file = a->config_file, .set = a->sets, .n_set = a->n_sets };
+        ConfigLoadArgs only_set = { .config_text = "", .set = a->sets, .n_set = a->n_sets };
+        int r;
 
         snprintf(buf, size, "%s", KNOB_DEFAULT_RUNTIME_DIR);
-        if (cfg && config_load(&ca, cfg, NULL, NULL) >= 0)
+        if (!cfg || !errs)
+                return;
+        r = config_load(&ca, cfg, NULL, errs);
+        if (r >= 0) {
                 snprintf(buf, size, "%s", cfg->daemon.runtime_dir);
+                return;
+        }
+        if (config_load(&only_set, cfg, NULL, NULL) >= 0)
+                snprintf(buf, size, "%s", cfg->daemon.runtime_dir);
+        log_warning("The configuration does not load (%s%s); using runtime_dir '%s'. If fragd ran with "
+                    "another runtime_dir, fix the configuration ('fragd --check-config' lists every error) "
+                    "or give --set daemon.runtime_dir=DIR",
+                    errs->n ? errs->msg[0] : strerror(-r), errs->n > 1 ? ", and more" : "", buf);
 }
 
 int run_status(const FragdArgs *a)

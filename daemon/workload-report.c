@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fragd/json.h"
 #include "workload-internal.h"
 
 const char *workload_attribution_name(WorkloadAttribution a)
@@ -195,17 +196,10 @@ int workload_report_json(const Workload *w, FILE *f)
                 CgroupWorkloadView v;
 
                 (void) workload_view(w, i, &v);
-                fputs("{\"cgroup\":\"", f);
-                for (const char *p = v.path; *p; p++) {
-                        if (*p == '"' || *p == '\\')
-                                fprintf(f, "\\%c", *p);
-                        else if ((unsigned char) *p < 0x20)
-                                fprintf(f, "\\u%04x", (unsigned) *p);
-                        else
-                                fputc(*p, f);
-                }
+                fputs("{\"cgroup\":", f);
+                json_put_string(f, v.path);
                 fprintf(f,
-                        "\",\"present\":%s,\"processes\":%u,\"attribution\":\"%s\","
+                        ",\"present\":%s,\"processes\":%u,\"attribution\":\"%s\","
                         "\"delayacct\":%d,\"taskstats_version\":%u,"
                         "\"compact_delay_usec\":%llu,\"compact_count\":%llu,\"reclaim_delay_usec\":%llu,"
                         "\"thrashing_delay_usec\":%llu,\"minute_compact_usec\":%llu,\"minute_reclaim_usec\":%llu,"

@@ -214,6 +214,15 @@ typedef struct ConfigLoadArgs {
         const InstanceProbe *probe; /* NULL: no detection (no DMI, no sizing class) */
 } ConfigLoadArgs;
 
+/* Reads a configuration file (fragd.conf, a drop-in, a fleet file) relative
+ * to dirfd whole into a malloc'ed NUL-terminated buffer, without ever
+ * blocking: opened O_NONBLOCK, only a regular file of at most 1 MiB is read
+ * (a FIFO, a device, a directory are refused). Returns -ENOENT when the name
+ * does not exist (a dangling symbolic link is -ENOLINK, a loop -ELOOP), and
+ * for every failure writes what went wrong ("is a FIFO, not a regular
+ * file...") into why. */
+int config_file_read_at(int dirfd, const char *rel, char **ret_buf, size_t *ret_len, char *why, size_t whysize);
+
 /* Built-in defaults: the database preset, no cgroups. Cannot fail. */
 void config_defaults(FragdConfig *ret);
 

@@ -32,3 +32,6 @@ void json_bool(JsonWriter *w, bool v);
 void json_null(JsonWriter *w);
 void json_raw(JsonWriter *w, const char *json); /* one complete JSON value, written as is */
 void json_end(JsonWriter *w); /* final newline */
+/* s as a JSON string, quotes included, for writers that print JSON by hand:
+ * control characters escaped, bytes that are not UTF-8 as \ufffd. */
+void json_put_string(FILE *f, const char *s);

@@ -63,7 +63,8 @@ bool learned_file_applies(const LearnedFile *f, unsigned page_size, unsigned hpa
                           char *why, size_t size);
 
 /* The file's path relative to the root: "var/lib/fragd/learned" for
- * "/var/lib/fragd". -EINVAL when state_dir is empty (nothing is kept). */
+ * "/var/lib/fragd". -EINVAL when state_dir is empty (nothing is kept), or
+ * not a directory text_dir_relative() accepts ("/", relative, ".."). */
 int learned_store_path(const char *state_dir, char *ret, size_t size);
 
 /* Reads and parses <root>/<state_dir>/learned: -ENOENT when there is none,

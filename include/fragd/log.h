@@ -2,7 +2,8 @@
 #pragma once
 
 /* Logging for daemon/ code only. Writes "<N>message" prefixes to stderr when
- * running under systemd (journald reads the level), plain text otherwise.
+ * stderr is the journal stream systemd connected (journald reads the level),
+ * plain text otherwise.
  * policy/ and parsers never log: they return codes and reasons. */
 
 #include <stdbool.h>
@@ -14,6 +15,11 @@ void log_set_max_level(int level);       /* LOG_DEBUG .. LOG_ERR */
 int log_get_max_level(void);
 int log_level_from_string(const char *s); /* "debug", "info", ... or -EINVAL */
 void log_set_prefix(bool on);            /* force "<N>" prefixes on/off */
+void log_set_prefix_auto(void);          /* decide again at the next message (the default) */
+/* Whether $JOURNAL_STREAM (env, "DEV:INODE" in decimal) names the file open
+ * on fd: only then is fd connected to journald and "<N>" prefixes belong
+ * there. The first message decides with env = $JOURNAL_STREAM, fd = stderr. */
+bool log_journal_stream_matches(const char *env, int fd);
 
 /* Returns -abs(err) so callers can write: return log_errno(LOG_ERR, r, "...: %m");
  * %m in format prints strerror(err). */

@@ -3,7 +3,8 @@
 # below --root): decisions applied within bounds, status, SIGHUP with a bad
 # configuration keeps the old one, SIGTERM restores, kill -9 then --restore or
 # a new start restores, an external change is respected, --dry-run writes
-# nothing, and a non-root daemon on the host refuses to start.
+# nothing, a non-root daemon on the host refuses to start, and a FIFO where
+# a configuration file should be blocks nothing.
 set -uo pipefail
 : "${FRAGD:?}" "${FRAGD_SRCDIR:?}"
 FIX=$FRAGD_SRCDIR/tests/fixtures/vm-6.1-x86_64-2node-fragmented
@@ -251,4 +252,58 @@ else
 	out="no setpriv"; rc=3
 fi
 if [ $rc = 3 ] && echo "$out" | grep -q -- "--dry-run"; then pass "non-root daemon on / refuses (exit 3)"; else bad "non-root rc=$rc: $out"; fi
+# 7. issue 11 items 5, 6, 15: a FIFO where a configuration file should be
+# never blocks (SIGHUP, SIGTERM, --restore, --check-config, status), and bad
+# directories and cgroup names are refused at load with file:line
+fresh fifo
+orig=$(knob compaction_proactiveness)
+start
+wait_for 10 changed "$orig" || bad "fifo: no change"
+mv "$T/etc/fragd/fragd.conf" "$T/fragd.conf.good"; mkfifo "$T/etc/fragd/fragd.conf"
+mkdir -p "$T/etc/fragd/fragd.conf.d"; mkfifo "$T/etc/fragd/fragd.conf.d/50-fifo.conf"
+kill -HUP "$pid"
+if wait_for 5 grep -q "/etc/fragd/fragd.conf: is a FIFO, not a regular file" "$T/log" \
+	&& grep -q "50-fifo.conf: is a FIFO, not a regular file" "$T/log" && grep -q "previous configuration stays" "$T/log"; then
+	pass "SIGHUP with a FIFO as fragd.conf and in fragd.conf.d: refused at once, the old configuration stays"
+else
+	bad "SIGHUP with a FIFO: $(tail -3 "$T/log")"
+fi
+kill -TERM "$pid"
+if wait_for 5 eval '! kill -0 "$pid" 2>/dev/null'; then
+	wait "$pid"; pid=
+	[ "$(knob compaction_proactiveness)" = "$orig" ] && pass "SIGTERM after a FIFO reload restores at once" \
+		|| bad "fifo: not restored: $(knob compaction_proactiveness)"
+else
+	bad "SIGTERM not handled within 5 s after SIGHUP with a FIFO (blocked in open)"
+	kill -9 "$pid"; wait "$pid" 2>/dev/null; pid=
+fi
+rm -f "$T/etc/fragd/fragd.conf.d/50-fifo.conf" "$T/etc/fragd/fragd.conf"; mv "$T/fragd.conf.good" "$T/etc/fragd/fragd.conf"
+# crash, then the main file becomes a FIFO: --restore still restores
+start; wait_for 10 changed "$orig"; kill -9 "$pid"; wait "$pid" 2>/dev/null; pid=
+rm -f "$T/etc/fragd/fragd.conf"; mkfifo "$T/etc/fragd/fragd.conf"
+out=$(timeout 10 "$FRAGD" --restore --root "$T" 2>&1); rc=$?
+if [ $rc = 0 ] && [ "$(knob compaction_proactiveness)" = "$orig" ] && echo "$out" | grep -q "using runtime_dir '/run/fragd'"; then
+	pass "--restore with a FIFO as fragd.conf: restored, with a warning"
+else
+	bad "--restore with a FIFO: rc=$rc $out"
+fi
+out=$(timeout 10 "$FRAGD" --check-config --root "$T" 2>&1); rc=$?
+[ $rc = 2 ] && echo "$out" | grep -q "/etc/fragd/fragd.conf: is a FIFO" && pass "--check-config names the FIFO (exit 2)" \
+	|| bad "--check-config with a FIFO: rc=$rc $out"
+timeout 10 "$FRAGD" status --root "$T" >/dev/null 2>&1; rc=$?
+[ $rc = 4 ] && pass "status with a FIFO as fragd.conf answers (exit 4)" || bad "status with a FIFO: rc=$rc"
+rm -f "$T/etc/fragd/fragd.conf"
+# runtime_dir = / : refused by --check-config and at start, with file:line
+write_conf "runtime_dir = /"
+out=$("$FRAGD" --check-config --root "$T" 2>&1); rc=$?
+[ $rc = 2 ] && echo "$out" | grep -q "fragd.conf:4: \[daemon\] runtime_dir = /: .*root directory" \
+	&& pass "runtime_dir = / fails --check-config with file:line" || bad "runtime_dir = /: rc=$rc $out"
+out=$(timeout 10 "$FRAGD" --root "$T" --page-size 4096 2>&1); rc=$?
+[ $rc = 2 ] && echo "$out" | grep -q "fragd.conf:4: \[daemon\] runtime_dir" \
+	&& pass "runtime_dir = / stops the daemon at start with file:line (exit 2)" || bad "daemon with runtime_dir = /: rc=$rc $out"
+# a cgroup name that is not UTF-8
+write_conf "[cgroup \"system.slice/caf$(printf '\351').service\"]"
+out=$("$FRAGD" --check-config --root "$T" 2>&1); rc=$?
+[ $rc = 2 ] && echo "$out" | grep -q "fragd.conf:4: cgroup path is not valid UTF-8" \
+	&& pass "a non-UTF-8 cgroup name fails --check-config with file:line" || bad "non-UTF-8 cgroup: rc=$rc $out"
 finish

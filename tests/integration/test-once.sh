@@ -5,7 +5,7 @@
 # Then the learned reserve of an earlier run (<root>/var/lib/fragd/learned)
 # on a fixture copy: used (line, THP target, "learned" object, decisions),
 # malformed (ignored with its line, exit 0), absent (no line); --once writes
-# nothing.
+# nothing. Log prefixes follow JOURNAL_STREAM only when it names stderr.
 set -euo pipefail
 : "${FRAGD:?}" "${FRAGD_SRCDIR:?}"
 fail=0
@@ -188,5 +188,26 @@ set +e
 "$FRAGD" --once --format yaml >/dev/null 2>&1; rc=$?
 set -e
 if [ $rc = 2 ]; then echo "PASS once-bad-format"; else echo "FAIL once-bad-format rc=$rc"; fail=1; fi
+# JOURNAL_STREAM inherited but stderr redirected to a file (issue 11 item
+# 16): no "<N>" prefixes in the file; only a stream matching device:inode
+# gets them
+set +e
+JOURNAL_STREAM=1:1 "$FRAGD" --once --root /nonexistent-fragd-root >/dev/null 2>"$empty/err"; rc=$?
+set -e
+if [ $rc = 1 ] && grep -q "^fragd: " "$empty/err" && ! grep -q "^<[0-9]>" "$empty/err"; then
+	echo "PASS once-journal-stream-mismatch-no-prefix"
+else
+	echo "FAIL once-journal-stream-mismatch-no-prefix rc=$rc: $(cat "$empty/err")"; fail=1
+fi
+: >"$empty/err2"
+js=$(stat -c '%d:%i' "$empty/err2")
+set +e
+JOURNAL_STREAM=$js "$FRAGD" --once --root /nonexistent-fragd-root >/dev/null 2>"$empty/err2"; rc=$?
+set -e
+if [ $rc = 1 ] && grep -q "^<3>" "$empty/err2"; then
+	echo "PASS once-journal-stream-match-prefix"
+else
+	echo "FAIL once-journal-stream-match-prefix rc=$rc: $(cat "$empty/err2")"; fail=1
+fi
 rm -rf "$empty"
 exit $fail

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "config-test-util.h"
+#include "fragd/text.h"
 
 #define SRC(l, sec, key, sub) tl_source((l), (sec), (key), (sub), (char[320]) { 0 }, 320)
 
@@ -615,6 +616,265 @@ static char *repo_file(const char *rel)
         return buf;
 }
 
+/* Issue 11 item 5: a FIFO, a device, a dangling or looping link where a
+ * configuration file is expected never blocks the loader and is never
+ * skipped in silence. (On the old code the FIFO test blocked in open():
+ * the alarm ends it.) */
+static void tr_path(TestRoot *t, const char *rel, char *buf, size_t size)
+{
+        snprintf(buf, size, "%s/%s", t->dir, rel);
+        tr_mkdirs(buf);
+}
+
+static void test_config_files_never_block(void **state)
+{
+        TestRoot *t = tr_new();
+        char p[1024], q[1024];
+        TestLoad *l;
+
+        (void) state;
+        alarm(20);
+
+        /* the main file is a FIFO: no writer, the load must not wait */
+        tr_path(t, "etc/fragd/fragd.conf", p, sizeof(p));
+        assert_int_equal(mkfifo(p, 0600), 0);
+        l = tl_load_root(t, NULL, NULL, 0);
+        tl_dump_errors(l);
+        assert_int_equal(l->r, -EINVAL);
+        assert_non_null(tl_error(l, "/etc/fragd/fragd.conf: is a FIFO, not a regular file", NULL));
+        free(l);
+        tr_unlink(t, "etc/fragd/fragd.conf");
+
+        /* the same in fragd.conf.d and as a fleet file: reported, not skipped */
+        tr_path(t, "etc/fragd/fragd.conf.d/10-fifo.conf", p, sizeof(p));
+        assert_int_equal(mkfifo(p, 0600), 0);
+        tr_path(t, "etc/fragd/fleet.d/r7g.conf", p, sizeof(p));
+        assert_int_equal(mkfifo(p, 0600), 0);
+        l = tl_load_root(t, NULL, NULL, 0);
+        tl_dump_errors(l);
+        assert_int_equal(l->r, -EINVAL);
+        assert_non_null(tl_error(l, "/etc/fragd/fragd.conf.d/10-fifo.conf: is a FIFO", NULL));
+        assert_non_null(tl_error(l, "/etc/fragd/fleet.d/r7g.conf: is a FIFO", NULL));
+        free(l);
+        tr_unlink(t, "etc/fragd/fragd.conf.d/10-fifo.conf");
+        tr_unlink(t, "etc/fragd/fleet.d/r7g.conf");
+
+        /* a dangling link, a link loop, a directory, /dev/null: each named with what it is */
+        tr_path(t, "etc/fragd/fragd.conf.d/20-dangling.conf", p, sizeof(p));
+        assert_int_equal(symlink("/nonexistent/fragd-test.conf", p), 0);
+        tr_path(t, "etc/fragd/fragd.conf.d/30-loop.conf", p, sizeof(p));
+        assert_int_equal(symlink("30-loop.conf", p), 0);
+        tr_path(t, "etc/fragd/fragd.conf.d/40-dir.conf/x", p, sizeof(p));
+        tr_path(t, "etc/fragd/fragd.conf.d/50-null.conf", p, sizeof(p));
+        assert_int_equal(symlink("/dev/null", p), 0);
+        l = tl_load_root(t, NULL, NULL, 0);
+        tl_dump_errors(l);
+        assert_int_equal(l->r, -EINVAL);
+        assert_non_null(tl_error(l, "/etc/fragd/fragd.conf.d/20-dangling.conf: dangling symbolic link", NULL));
+        assert_non_null(tl_error(l, "/etc/fragd/fragd.conf.d/30-loop.conf: symbolic link loop", NULL));
+        assert_non_null(tl_error(l, "/etc/fragd/fragd.conf.d/40-dir.conf: is a directory", NULL));
+        assert_non_null(tl_error(l, "/etc/fragd/fragd.conf.d/50-null.conf: is a character device", NULL));
+        free(l);
+
+        /* a dangling fragd.conf is not "no fragd.conf" (a fresh tree: no drop-ins) */
+        tr_free(t);
+        t = tr_new();
+        tr_path(t, "etc/fragd/fragd.conf", q, sizeof(q));
+        assert_int_equal(symlink("gone.conf", q), 0);
+        l = tl_load_root(t, NULL, NULL, 0);
+        assert_int_equal(l->r, -EINVAL);
+        assert_non_null(tl_error(l, "/etc/fragd/fragd.conf: dangling symbolic link", NULL));
+        free(l);
+        tr_unlink(t, "etc/fragd/fragd.conf");
+
+        /* larger than 1 MiB: refused before parsing */
+        {
+                char *big = malloc((1 << 20) + 64);
+
+                assert_non_null(big);
+                memset(big, ';', (1 << 20) + 63);
+                big[(1 << 20) + 63] = '\0';
+                tr_write(t, "etc/fragd/fragd.conf", big);
+                free(big);
+                l = tl_load_root(t, NULL, NULL, 0);
+                assert_int_equal(l->r, -EINVAL);
+                assert_non_null(tl_error(l, "/etc/fragd/fragd.conf: larger than 1024 KiB", NULL));
+                free(l);
+        }
+        alarm(0);
+        tr_free(t);
+}
+
+/* A FIFO appearing on SIGHUP: the reload fails at once and the
+ * configuration in force stays. */
+static void test_reload_fifo_keeps_config(void **state)
+{
+        TestRoot *t = tr_new();
+        ConfigLoadArgs a;
+        FragdConfig *cfg = malloc(sizeof(*cfg)), *before = malloc(sizeof(*before));
+        ConfigErrors *errs = calloc(1, sizeof(*errs));
+        char p[1024];
+
+        (void) state;
+        alarm(20);
+        tr_write(t, "etc/fragd/fragd.conf", "[daemon]\ninterval = 2s\n");
+        a = (ConfigLoadArgs) { .root = t->root };
+        assert_int_equal(config_load(&a, cfg, NULL, errs), 0);
+        memcpy(before, cfg, sizeof(*cfg));
+        tr_unlink(t, "etc/fragd/fragd.conf");
+        tr_path(t, "etc/fragd/fragd.conf", p, sizeof(p));
+        assert_int_equal(mkfifo(p, 0600), 0);
+        assert_int_equal(config_reload(&a, cfg, NULL, errs), -EINVAL);
+        assert_int_equal(errs->n, 1);
+        assert_non_null(strstr(errs->msg[0], "is a FIFO"));
+        assert_memory_equal(cfg, before, sizeof(*cfg));
+        alarm(0);
+        free(cfg);
+        free(before);
+        free(errs);
+        tr_free(t);
+}
+
+/* Issue 11 item 6: directories are checked at load, with file:line and the
+ * key, exactly as the daemon will use them. */
+static void test_dirs_validated_at_load(void **state)
+{
+        static const struct {
+                const char *line, *why;
+        } bad[] = {
+                { "runtime_dir = /", "is the root directory" },
+                { "runtime_dir = ///", "is the root directory" },
+                { "runtime_dir = /.", "'.' or '..' component" },
+                { "state_dir = /", "is the root directory" },
+                { "state_dir = /var/lib/../../etc", "'.' or '..' component" },
+                { "textfile_dir = /var/lib/./x/..", "'.' or '..' component" },
+                { "runtime_dir = run/fragd", "is not an absolute path" },
+                { "runtime_dir = /run/fr\x01gd", "contains a control character" },
+                { "state_dir = /var/lib/fr\x7fgd", "contains a control character" },
+                { "textfile_dir = /var/lib/\xff\xfe", "is not valid UTF-8" },
+                { "textfile_dir = /var/lib/\xc0\xaf", "is not valid UTF-8" },
+        };
+        TestRoot *t = tr_new();
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                char conf[512], want[128], key[32];
+                TestLoad *l;
+
+                snprintf(conf, sizeof(conf), "[daemon]\n%s\n", bad[i].line);
+                snprintf(key, sizeof(key), "%.*s", (int) strcspn(bad[i].line, " "), bad[i].line);
+                snprintf(want, sizeof(want), "fragd.conf:2: [daemon] %s = ", key);
+                tr_write(t, "etc/fragd/fragd.conf", conf);
+                l = tl_load_root(t, NULL, NULL, 0);
+                if (l->r != -EINVAL || !tl_error(l, want, bad[i].why)) {
+                        print_error("case %zu '%s':\n", i, bad[i].line);
+                        tl_dump_errors(l);
+                        fail();
+                }
+                free(l);
+        }
+        /* what stays fine: trailing slash, empty where empty means off */
+        tr_write(t, "etc/fragd/fragd.conf",
+                 "[daemon]\nruntime_dir = /run/fragd/\nstate_dir =\ntextfile_dir =\n");
+        {
+                TestLoad *l = tl_load_root(t, NULL, NULL, 0);
+
+                tl_dump_errors(l);
+                assert_int_equal(l->r, 0);
+                free(l);
+        }
+        tr_free(t);
+}
+
+/* The shared check itself (knob_runtime_dir_relative and
+ * learned_store_path use it too). */
+static void test_text_dir_relative(void **state)
+{
+        char rel[TEXT_DIR_LEN_MAX + 1], longp[300];
+        const char *why = NULL;
+
+        (void) state;
+        assert_int_equal(text_dir_relative("/run/fragd", rel, sizeof(rel), &why), 0);
+        assert_string_equal(rel, "run/fragd");
+        assert_int_equal(text_dir_relative("//run/fragd//", rel, sizeof(rel), &why), 0);
+        assert_string_equal(rel, "run/fragd");
+        assert_int_equal(text_dir_relative("/run/..fragd/a..", rel, sizeof(rel), &why), 0);
+        assert_string_equal(rel, "run/..fragd/a..");
+        assert_int_equal(text_dir_relative("/", rel, sizeof(rel), &why), -EINVAL);
+        assert_non_null(strstr(why, "root directory"));
+        assert_int_equal(text_dir_relative("/a/./b", rel, sizeof(rel), &why), -EINVAL);
+        assert_int_equal(text_dir_relative("/a/..", rel, sizeof(rel), &why), -EINVAL);
+        assert_int_equal(text_dir_relative("", rel, sizeof(rel), &why), -EINVAL);
+        assert_int_equal(text_dir_relative(NULL, rel, sizeof(rel), &why), -EINVAL);
+        memset(longp, 'a', sizeof(longp));
+        longp[0] = '/';
+        longp[sizeof(longp) - 1] = '\0';
+        assert_int_equal(text_dir_relative(longp, rel, sizeof(rel), &why), -ENAMETOOLONG);
+        assert_int_equal(text_dir_relative("/run/fragd", rel, 4, &why), -ENAMETOOLONG);
+        assert_int_equal(text_dir_relative("/run/fragd", NULL, 0, NULL), 0);
+
+        assert_true(utf8_valid("plain ascii"));
+        assert_true(utf8_valid("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
+        assert_false(utf8_valid("\x80"));
+        assert_false(utf8_valid("\xc3"));             /* cut short */
+        assert_false(utf8_valid("\xe2\x82"));         /* cut short */
+        assert_false(utf8_valid("\xc0\x80"));         /* overlong NUL */
+        assert_false(utf8_valid("\xe0\x80\xaf"));     /* overlong '/' */
+        assert_false(utf8_valid("\xed\xa0\x80"));     /* surrogate */
+        assert_false(utf8_valid("\xf4\x90\x80\x80")); /* above U+10FFFF */
+        assert_false(utf8_valid("\xff"));
+        assert_false(text_printable("a\tb", &why));
+        assert_string_equal(why, "contains a control character");
+        assert_false(text_printable("a\xffz", &why));
+        assert_string_equal(why, "is not valid UTF-8");
+}
+
+/* Issue 11 item 15: a cgroup name that is not UTF-8 (or holds a control
+ * character) is refused at load with file:line: it would make the JSON
+ * report invalid and node_exporter drop every fragd metric. */
+static void test_cgroup_names_are_utf8(void **state)
+{
+        static const char *const bad[] = {
+                "system.slice/caf\xe9.service",    /* Latin-1 */
+                "system.slice/\xc3.service",       /* cut short */
+                "system.slice/a\xed\xa0\x80.scope", /* surrogate */
+                "system.slice/a\x7f.service",      /* DEL */
+                "system.slice/a\x1b[31m.service",  /* an escape sequence */
+        };
+        TestRoot *t = tr_new();
+        static const char *const set[] = { "cgroup.bad\xff.slice.watch=yes" };
+        TestLoad *l;
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                char conf[256];
+
+                snprintf(conf, sizeof(conf), "[daemon]\ninterval = 5s\n[cgroup \"%s\"]\nthp = never\n", bad[i]);
+                tr_write(t, "etc/fragd/fragd.conf", conf);
+                l = tl_load_root(t, NULL, NULL, 0);
+                if (l->r != -EINVAL || !tl_error(l, "fragd.conf:3: cgroup path ", NULL)) {
+                        print_error("case %zu:\n", i);
+                        tl_dump_errors(l);
+                        fail();
+                }
+                free(l);
+        }
+        /* UTF-8 is fine */
+        tr_write(t, "etc/fragd/fragd.conf", "[cgroup \"system.slice/caf\xc3\xa9.service\"]\n");
+        l = tl_load_root(t, NULL, NULL, 0);
+        tl_dump_errors(l);
+        assert_int_equal(l->r, 0);
+        assert_string_equal(l->cfg.cgroups[0].path, "system.slice/caf\xc3\xa9.service");
+        free(l);
+        /* and from the command line */
+        tr_unlink(t, "etc/fragd/fragd.conf");
+        l = tl_load_root(t, NULL, set, ELEMENTSOF(set));
+        assert_int_equal(l->r, -EINVAL);
+        assert_non_null(tl_error(l, "command line: --set", "is not valid UTF-8"));
+        free(l);
+        tr_free(t);
+}
+
 /* The config fuzzer's seed tests/corpus/config/fragd.conf is the shipped
  * fragd.conf: a stale copy would leave the newest keys unfuzzed (and went
  * unnoticed once: active_interval, active_hold, state_dir, the learned
@@ -731,6 +991,11 @@ int main(void)
                 cmocka_unit_test(test_config_file_option),
                 cmocka_unit_test(test_cgroups),
                 cmocka_unit_test(test_reload_is_atomic),
+                cmocka_unit_test(test_config_files_never_block),
+                cmocka_unit_test(test_reload_fifo_keeps_config),
+                cmocka_unit_test(test_dirs_validated_at_load),
+                cmocka_unit_test(test_text_dir_relative),
+                cmocka_unit_test(test_cgroup_names_are_utf8),
                 cmocka_unit_test(test_print_roundtrip),
                 cmocka_unit_test(test_check_main),
                 cmocka_unit_test(test_shipped_fragd_conf_is_the_default),

@@ -28,6 +28,8 @@
 #include <sys/stat.h>
 
 #include "fragd/exporter.h"
+#include "fragd/json.h"
+#include "fragd/text.h"
 #include "fragd/metrics.h"
 #include "fragd/root.h"
 
@@ -670,6 +672,80 @@ static void test_label_escaping(void **state)
         case_free(c);
 }
 
+/* Issue 11 item 15: a label value that is not UTF-8 never reaches the file
+ * (node_exporter rejects the whole file for one bad byte); the escapes the
+ * exposition format wants still apply around it. */
+static void test_label_invalid_utf8(void **state)
+{
+        Case *c = case_new("vm-6.1-x86_64-2node-fragmented", NULL);
+        CgroupView cg = { .name = "caf\xe9\\\"\n\xc3" "x\xed\xa0\x80\xf0\x9f\x98\x80.slice", .present = true };
+        char *t;
+
+        c->s.cgroups = &cg;
+        c->s.n_cgroups = 1;
+        t = render(&c->s);
+        assert_true(has_line(t, "fragd_cgroup_present{cgroup=\"caf\xef\xbf\xbd\\\\\\\"\\n\xef\xbf\xbdx"
+                                "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xf0\x9f\x98\x80.slice\"} 1"));
+        assert_true(utf8_valid(t));
+        free(t);
+        case_free(c);
+}
+
+static char *json_of(const char *key, const char *value)
+{
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        JsonWriter w;
+
+        assert_non_null(f);
+        json_init(&w, f, false);
+        json_obj_begin(&w);
+        json_key(&w, key);
+        json_str(&w, value);
+        json_obj_end(&w);
+        fclose(f);
+        return buf;
+}
+
+/* The JSON writer: control characters escaped, invalid UTF-8 as \ufffd,
+ * valid multi-byte characters kept. The report is read by jq and by
+ * monitoring: one bad byte made the whole document invalid. */
+static void test_json_strings(void **state)
+{
+        static const struct {
+                const char *in, *out;
+        } cases[] = {
+                { "plain", "{\"k\":\"plain\"}" },
+                { "q\"b\\n\nt\tr\r", "{\"k\":\"q\\\"b\\\\n\\nt\\tr\\r\"}" },
+                { "bell\x07" "esc\x1b" "del\x7f", "{\"k\":\"bell\\u0007esc\\u001bdel\\u007f\"}" },
+                { "caf\xe9", "{\"k\":\"caf\\ufffd\"}" },                          /* Latin-1 */
+                { "cut\xe2\x82", "{\"k\":\"cut\\ufffd\\ufffd\"}" },                /* cut short */
+                { "\xc0\xaf", "{\"k\":\"\\ufffd\\ufffd\"}" },                      /* overlong '/' */
+                { "\xed\xa0\x80", "{\"k\":\"\\ufffd\\ufffd\\ufffd\"}" },           /* surrogate */
+                { "\xf4\x90\x80\x80", "{\"k\":\"\\ufffd\\ufffd\\ufffd\\ufffd\"}" }, /* above U+10FFFF */
+                { "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "{\"k\":\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"}" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char *j = json_of("k", cases[i].in);
+
+                if (strcmp(j, cases[i].out) != 0) {
+                        print_error("case %zu: got %s, want %s\n", i, j, cases[i].out);
+                        fail();
+                }
+                assert_true(utf8_valid(j));
+                free(j);
+        }
+        /* keys go through the same escaping */
+        {
+                char *j = json_of("k\xff", "v");
+
+                assert_string_equal(j, "{\"k\\ufffd\":\"v\"}");
+                free(j);
+        }
+}
+
 /* Conventions every family of the table must follow. */
 static void test_table_conventions(void **state)
 {
@@ -817,6 +893,8 @@ int main(void)
                 cmocka_unit_test(test_series_bound),
                 cmocka_unit_test(test_validation),
                 cmocka_unit_test(test_label_escaping),
+                cmocka_unit_test(test_label_invalid_utf8),
+                cmocka_unit_test(test_json_strings),
                 cmocka_unit_test(test_write_atomic),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

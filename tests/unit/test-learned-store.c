@@ -173,8 +173,10 @@ static void test_path(void **state)
         assert_string_equal(p, "var/lib/fragd/learned");
         assert_int_equal(learned_store_path("/var/lib/fragd/", p, sizeof(p)), 0);
         assert_string_equal(p, "var/lib/fragd/learned");
-        assert_int_equal(learned_store_path("/", p, sizeof(p)), 0);
-        assert_string_equal(p, "learned");
+        /* the root itself, ".." and relative paths are refused, as fragd.conf refuses them */
+        assert_int_equal(learned_store_path("/", p, sizeof(p)), -EINVAL);
+        assert_int_equal(learned_store_path("/var/../etc", p, sizeof(p)), -EINVAL);
+        assert_int_equal(learned_store_path("var/lib/fragd", p, sizeof(p)), -EINVAL);
         assert_int_equal(learned_store_path("", p, sizeof(p)), -EINVAL);
         assert_int_equal(learned_store_path(NULL, p, sizeof(p)), -EINVAL);
         assert_int_equal(learned_store_path("/a/very/long/state/directory/name", p, 16), -ENAMETOOLONG);
