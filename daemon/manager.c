@@ -635,9 +635,13 @@ static void config_move_dirs(Manager *m, const FragdConfig *old)
                 return;
         }
         if (!now[0]) {
+                char rel[FRAGD_PATH_MAX + 16];
+                bool left = learned_store_path(was, rel, sizeof(rel)) >= 0 &&
+                            faccessat(m->root->root_fd, rel, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+
                 log_info("[daemon] state_dir emptied on reload: the learned reserve is no longer kept across "
                          "restarts%s%s%s",
-                         was[0] ? "; '" : "", was[0] ? from : "", was[0] ? "' is left as it is" : "");
+                         left ? "; '" : "", left ? from : "", left ? "' is left as it is" : "");
                 return;
         }
         r = learned_store_move(m->root, was, now, why, sizeof(why));
