@@ -54,6 +54,8 @@ int knob_value_check(const Knob *k, const char *v, char *ret_why, size_t size);
 /* A whole decimal integer, no leading space. */
 bool knob_parse_i64(const char *s, int64_t *ret);
 
+/* The journal of what the registry owns, in order of first touch. */
+void knob_journal_build(KnobRegistry *reg, Journal *j);
 /* Writes the journal from what the registry owns (or removes it). Logs a
  * failure, rate-limited. */
 int knob_journal_sync(KnobRegistry *reg);

@@ -37,19 +37,12 @@ static size_t owned_sorted(KnobRegistry *reg, KnobEntry **ret)
         return n;
 }
 
-/* Writes the journal from what the registry owns (or removes it). */
-int knob_journal_sync(KnobRegistry *reg)
+void knob_journal_build(KnobRegistry *reg, Journal *j)
 {
-        _cleanup_free_ Journal *j = NULL;
         KnobEntry *sorted[KNOB_MAX];
         size_t n;
-        int r;
 
-        if (reg->ops->dry_run)
-                return 0;
-        j = calloc(1, sizeof(*j));
-        if (!j)
-                return -ENOMEM;
+        memset(j, 0, sizeof(*j));
         n = owned_sorted(reg, sorted);
         for (size_t i = 0; i < n; i++) {
                 JournalEntry *je = &j->e[j->n++];
@@ -59,6 +52,20 @@ int knob_journal_sync(KnobRegistry *reg)
                 strcpy(je->last_written, sorted[i]->last_written);
                 je->first_touch_usec = sorted[i]->first_touch_usec;
         }
+}
+
+/* Writes the journal from what the registry owns (or removes it). */
+int knob_journal_sync(KnobRegistry *reg)
+{
+        _cleanup_free_ Journal *j = NULL;
+        int r;
+
+        if (reg->ops->dry_run)
+                return 0;
+        j = malloc(sizeof(*j));
+        if (!j)
+                return -ENOMEM;
+        knob_journal_build(reg, j);
         r = knob_journal_write(reg->root->root_fd, reg->rt, j);
         if (r < 0) {
                 usec_t now = knob_now_realtime_usec();

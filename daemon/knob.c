@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "fragd/knob.h"
@@ -514,6 +515,176 @@ const Root *knob_registry_root(const KnobRegistry *reg)
 const char *knob_registry_runtime_dir(const KnobRegistry *reg)
 {
         return reg->rt;
+}
+
+/* ---- another runtime directory (SIGHUP) ------------------------------------ */
+
+/* Creates <root>/<rt> and its parents (0755), as the first journal write
+ * does at start, and opens it. */
+static int runtime_dir_make(int root_fd, const char *rt, int *ret_fd)
+{
+        char buf[FRAGD_PATH_MAX];
+        _cleanup_close_ int fd = -1;
+
+        if (strlen(rt) >= sizeof(buf))
+                return -ENAMETOOLONG;
+        strcpy(buf, rt);
+        for (char *p = buf;; p++) {
+                char c = *p;
+
+                if (c != '/' && c != '\0')
+                        continue;
+                *p = '\0';
+                if (p > buf && mkdirat(root_fd, buf, 0755) < 0 && errno != EEXIST)
+                        return negative_errno();
+                *p = c;
+                if (c == '\0')
+                        break;
+        }
+        fd = openat(root_fd, rt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+/* The "--root R" of a command line for messages, "" on the host. */
+static void root_option(const Root *root, char *ret, size_t size)
+{
+        if (root->is_host)
+                ret[0] = '\0';
+        else
+                snprintf(ret, size, " --root %s", root->path);
+}
+
+/* 0 when the directory rt (open as dfd) holds nothing fragd must not
+ * overwrite: no knob journal (saved, saved.corrupt*) and no status of
+ * another running fragd. Else -EEXIST / -EBUSY / -errno with the reason. */
+static int runtime_dir_check_free(const Root *root, int dfd, const char *rt, char *why, size_t size)
+{
+        const char *prefix = root->is_host ? "" : root->path;
+        char aside[FRAGD_PATH_MAX + 48], ropt[FRAGD_PATH_MAX + 16], buf[128];
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+        ssize_t n;
+        int pid, r;
+        uint64_t starttime;
+
+        root_option(root, ropt, sizeof(ropt));
+        if (fstatat(dfd, "saved", &st, AT_SYMLINK_NOFOLLOW) == 0) {
+                snprintf(why, size,
+                         "'%s/%s/saved' already exists (the knob journal of another fragd, or one left over): put "
+                         "its knobs back with 'fragd --restore%s --set daemon.runtime_dir=/%s' or remove it",
+                         prefix, rt, ropt, rt);
+                return -EEXIST;
+        }
+        if (errno != ENOENT) {
+                r = negative_errno();
+                snprintf(why, size, "cannot check '%s/%s/saved': %s", prefix, rt, strerror(-r));
+                return r;
+        }
+        r = knob_journal_find_aside(root->root_fd, rt, aside, sizeof(aside));
+        if (r != 0) {
+                if (r > 0)
+                        snprintf(why, size,
+                                 "'%s/%s' holds a knob journal fragd could not read: put back the knobs it names, "
+                                 "then remove it",
+                                 prefix, aside);
+                else
+                        snprintf(why, size, "cannot list '%s/%s': %s", prefix, rt, strerror(-r));
+                return r > 0 ? -EEXIST : r;
+        }
+        fd = openat(dfd, "status", O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+        if (fd < 0)
+                return 0;
+        n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, buf, sizeof(buf) - 1) : -1;
+        if (n <= 0)
+                return 0;
+        buf[n] = '\0';
+        if (sscanf(buf, "fragd-status 1\npid %d %" SCNu64, &pid, &starttime) == 2 && pid > 0 && pid != getpid() &&
+            pid_is_alive(pid, starttime)) {
+                snprintf(why, size, "'%s/%s/status' belongs to another running fragd (pid %d)", prefix, rt, pid);
+                return -EBUSY;
+        }
+        return 0;
+}
+
+int knob_registry_move(KnobRegistry *reg, const char *runtime_dir, unsigned *ret_n, char *ret_why, size_t why_size)
+{
+        const Root *root = reg->root;
+        const char *prefix = root->is_host ? "" : root->path;
+        char rt[FRAGD_PATH_MAX], path[FRAGD_PATH_MAX + 16];
+        _cleanup_close_ int nfd = -1, ofd = -1;
+        _cleanup_free_ Journal *j = NULL;
+        struct stat a, b;
+        int r;
+
+        r = knob_runtime_dir_relative(runtime_dir, rt, sizeof(rt));
+        if (r < 0) {
+                snprintf(ret_why, why_size, "'%s' cannot hold the knob journal: %s", runtime_dir, strerror(-r));
+                return r;
+        }
+        if (ret_n)
+                *ret_n = 0;
+        if (strcmp(rt, reg->rt) == 0)
+                return 0;
+        r = runtime_dir_make(root->root_fd, rt, &nfd);
+        if (r < 0) {
+                snprintf(ret_why, why_size, "cannot create the directory '%s/%s': %s", prefix, rt, strerror(-r));
+                return r;
+        }
+        ofd = openat(root->root_fd, reg->rt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (ofd >= 0 && fstat(ofd, &a) == 0 && fstat(nfd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+                /* the same directory by another name: nothing moves */
+                strcpy(reg->rt, rt);
+                return 0;
+        }
+        r = runtime_dir_check_free(root, nfd, rt, ret_why, why_size);
+        if (r < 0)
+                return r;
+
+        j = malloc(sizeof(*j));
+        if (!j) {
+                snprintf(ret_why, why_size, "out of memory");
+                return -ENOMEM;
+        }
+        knob_journal_build(reg, j);
+        /* a dry run writes no journal; a "saved" in the old directory is
+         * an earlier fragd's, not ours to move or remove */
+        if (!reg->ops->dry_run) {
+                if (j->n > 0) {
+                        r = knob_journal_write(root->root_fd, rt, j);
+                        if (r >= 0 && fsync(nfd) < 0) {
+                                r = negative_errno();
+                                (void) unlinkat(nfd, "saved", 0);
+                        }
+                        if (r < 0) {
+                                snprintf(ret_why, why_size, "cannot write '%s/%s/saved': %s", prefix, rt,
+                                         strerror(-r));
+                                return r;
+                        }
+                }
+                /* only now that the new journal is on disk: the old one */
+                snprintf(path, sizeof(path), "%s/saved", reg->rt);
+                if (unlinkat(root->root_fd, path, 0) < 0 && errno != ENOENT) {
+                        r = negative_errno();
+                        if (j->n > 0)
+                                (void) unlinkat(nfd, "saved", 0);
+                        snprintf(ret_why, why_size, "cannot remove '%s/%s': %s", prefix, path, strerror(-r));
+                        return r;
+                }
+                if (ofd >= 0)
+                        (void) fsync(ofd);
+        }
+        /* the next tick writes the status file in the new place */
+        snprintf(path, sizeof(path), "%s/status", reg->rt);
+        (void) unlinkat(root->root_fd, path, 0);
+        strcpy(reg->rt, rt);
+        if (reg->ops->dry_run)
+                return 0;
+        if (ret_n)
+                *ret_n = j->n;
+        return j->n > 0;
 }
 
 size_t knob_count(const KnobRegistry *reg)

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -313,6 +314,70 @@ int learned_store_remove(const Root *root, const char *state_dir)
         if (unlinkat(root->root_fd, path, 0) < 0)
                 return errno == ENOENT ? 0 : negative_errno();
         return fsync_parent(root->root_fd, path);
+}
+
+int learned_store_move(const Root *root, const char *from, const char *to, char *ret_why, size_t why_size)
+{
+        char src[512], dst[512], src_name[1024], dst_name[1024], buf[LEARNED_FILE_MAX + 1];
+        struct stat a, b;
+        bool have_src;
+        int n, r;
+
+        learned_store_name(root, to, dst_name, sizeof(dst_name));
+        r = learned_store_path(to, dst, sizeof(dst));
+        if (r < 0) {
+                snprintf(ret_why, why_size, "'%s' cannot hold the learned reserve file: %s", to, strerror(-r));
+                return r;
+        }
+        have_src = from && from[0] && learned_store_path(from, src, sizeof(src)) >= 0;
+        if (have_src && strcmp(src, dst) == 0)
+                return 0;
+        if (fstatat(root->root_fd, dst, &b, AT_SYMLINK_NOFOLLOW) == 0) {
+                /* the same file by another name: nothing moves */
+                if (have_src && fstatat(root->root_fd, src, &a, AT_SYMLINK_NOFOLLOW) == 0 && a.st_dev == b.st_dev &&
+                    a.st_ino == b.st_ino)
+                        return 0;
+                snprintf(ret_why, why_size,
+                         "'%s' already exists (the learned reserve of another fragd, or one left over): remove it "
+                         "first",
+                         dst_name);
+                return -EEXIST;
+        }
+        if (errno != ENOENT) {
+                r = negative_errno();
+                snprintf(ret_why, why_size, "cannot check '%s': %s", dst_name, strerror(-r));
+                return r;
+        }
+        if (!have_src)
+                return 0;
+        learned_store_name(root, from, src_name, sizeof(src_name));
+        n = read_file_at(root->root_fd, src, buf, sizeof(buf));
+        if (n == -ENOENT)
+                return 0;
+        if (n < 0) {
+                snprintf(ret_why, why_size, "cannot read '%s': %s", src_name,
+                         n == -EFBIG ? "larger than the format allows" : strerror(-n));
+                return n;
+        }
+        r = write_file_atomic_at(root->root_fd, dst, buf, (size_t) n, 0644);
+        if (r >= 0) {
+                r = fsync_parent(root->root_fd, dst);
+                if (r < 0)
+                        (void) unlinkat(root->root_fd, dst, 0);
+        }
+        if (r < 0) {
+                snprintf(ret_why, why_size, "cannot write '%s': %s", dst_name, strerror(-r));
+                return r;
+        }
+        /* only now that the new file is on disk: the old one */
+        if (unlinkat(root->root_fd, src, 0) < 0 && errno != ENOENT) {
+                r = negative_errno();
+                (void) unlinkat(root->root_fd, dst, 0);
+                snprintf(ret_why, why_size, "cannot remove '%s': %s", src_name, strerror(-r));
+                return r;
+        }
+        (void) fsync_parent(root->root_fd, src);
+        return 1;
 }
 
 void learned_store_name(const Root *root, const char *state_dir, char *buf, size_t size)

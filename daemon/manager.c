@@ -584,35 +584,80 @@ static void config_args(const Manager *m, ConfigLoadArgs *a)
 }
 
 /* runtime_dir holds the knob journal this process keeps, state_dir the
- * learned reserve: moving them under a running daemon would make a crash
- * recovery (fragd --restore, the next start) look in the new place and find
- * nothing. The running daemon keeps the old ones until a restart. */
-static void config_keep_dirs(Manager *m, const FragdConfig *old)
+ * learned reserve. A crash recovery (fragd --restore, the next start) reads
+ * them where the configuration file says: a change on reload carries the
+ * journal (and the learned file) over to the new directory. When that cannot
+ * be done safely, the running daemon keeps the old one until a restart. */
+static void config_move_dirs(Manager *m, const FragdConfig *old)
 {
-        static const size_t dirs[] = {
-                offsetof(FragdConfig, daemon.runtime_dir),
-                offsetof(FragdConfig, daemon.state_dir),
-        };
+        char *now, why[FRAGD_PATH_MAX * 2 + 256], from[FRAGD_PATH_MAX * 2], to[FRAGD_PATH_MAX * 2];
+        const char *was, *prefix = m->root->is_host ? "" : m->root->path;
+        unsigned n = 0;
+        int r;
 
-        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
-                char *now = (char *) &m->cfg + dirs[i];
-                const char *was = (const char *) old + dirs[i];
+        now = m->cfg.daemon.runtime_dir;
+        was = old->daemon.runtime_dir;
+        if (strcmp(now, was) != 0) {
+                char ropt[FRAGD_PATH_MAX + 16] = "";
 
-                if (strcmp(now, was) == 0)
-                        continue;
-                if (i == 0)
-                        log_warning("[daemon] runtime_dir changed from '%s' to '%s' on reload: not applied, the "
+                snprintf(from, sizeof(from), "%s/%s/saved", prefix, knob_registry_runtime_dir(m->knobs));
+                r = knob_registry_move(m->knobs, now, &n, why, sizeof(why));
+                if (r < 0) {
+                        if (!m->root->is_host)
+                                snprintf(ropt, sizeof(ropt), " --root %s", m->root->path);
+                        log_warning("[daemon] runtime_dir changed from '%s' to '%s' on reload: not applied, %s. The "
                                     "running fragd keeps '%s' (its knob journal is there); restart fragd to use "
-                                    "'%s'. If fragd dies before that, run 'fragd --restore --set "
+                                    "'%s'. If fragd dies before that, run 'fragd --restore%s --set "
                                     "daemon.runtime_dir=%s'",
-                                    was, now, was, now, was);
+                                    was, now, why, was, now, ropt, was);
+                        snprintf(now, FRAGD_PATH_MAX, "%s", was);
+                } else if (r > 0)
+                        log_notice("[daemon] runtime_dir changed from '%s' to '%s' on reload: the knob journal "
+                                   "(%u knob%s) moved from '%s' to '%s/%s/saved', where 'fragd --restore' and the "
+                                   "next start look",
+                                   was, now, n, n == 1 ? "" : "s", from, prefix,
+                                   knob_registry_runtime_dir(m->knobs));
                 else
-                        log_warning("[daemon] state_dir changed from '%s' to '%s' on reload: not applied, the "
-                                    "running fragd keeps '%s' (its learned reserve is there); restart fragd to "
-                                    "use '%s'",
-                                    was, now, was, now);
-                snprintf(now, FRAGD_PATH_MAX, "%s", was);
+                        log_info("[daemon] runtime_dir changed from '%s' to '%s' on reload: in use now%s", was, now,
+                                 m->dry_run ? " (dry run: no knob journal)" : " (nothing to move)");
         }
+
+        now = m->cfg.daemon.state_dir;
+        was = old->daemon.state_dir;
+        if (strcmp(now, was) == 0)
+                return;
+        learned_store_name(m->root, was, from, sizeof(from));
+        learned_store_name(m->root, now, to, sizeof(to));
+        if (m->dry_run) {
+                log_info("[daemon] state_dir changed from '%s' to '%s' on reload: in use now (dry run: the learned "
+                         "reserve file is neither written nor moved)",
+                         was, now);
+                return;
+        }
+        if (!now[0]) {
+                char rel[FRAGD_PATH_MAX + 16];
+                bool left = learned_store_path(was, rel, sizeof(rel)) >= 0 &&
+                            faccessat(m->root->root_fd, rel, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+
+                log_info("[daemon] state_dir emptied on reload: the learned reserve is no longer kept across "
+                         "restarts%s%s%s",
+                         left ? "; '" : "", left ? from : "", left ? "' is left as it is" : "");
+                return;
+        }
+        r = learned_store_move(m->root, was, now, why, sizeof(why));
+        if (r < 0) {
+                log_warning("[daemon] state_dir changed from '%s' to '%s' on reload: not applied, %s. The running "
+                            "fragd keeps '%s' (its learned reserve is there); restart fragd to use '%s'",
+                            was, now, why, was, now);
+                snprintf(now, FRAGD_PATH_MAX, "%s", was);
+        } else if (r > 0)
+                log_notice("[daemon] state_dir changed from '%s' to '%s' on reload: the learned reserve file moved "
+                           "from '%s' to '%s'",
+                           was, now, from, to);
+        else
+                log_info("[daemon] state_dir changed from '%s' to '%s' on reload: in use now (no learned reserve "
+                         "file to move)",
+                         was, now);
 }
 
 static void config_applied(Manager *m)
@@ -646,7 +691,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
                 for (unsigned i = 0; i < errs->n; i++)
                         log_error("  %s", errs->msg[i]);
         } else {
-                config_keep_dirs(m, old);
+                config_move_dirs(m, old);
                 config_applied(m);
                 if (m->cfg.daemon.dry_run != was_dry)
                         log_warning("[daemon] dry_run changed: it takes effect at the next start");

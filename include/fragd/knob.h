@@ -177,6 +177,17 @@ const KnobOps *knob_registry_ops(const KnobRegistry *reg);
 void *knob_registry_ops_data(const KnobRegistry *reg);
 const Root *knob_registry_root(const KnobRegistry *reg);
 const char *knob_registry_runtime_dir(const KnobRegistry *reg); /* relative: "run/fragd" */
+/* Moves the registry to another runtime directory (runtime_dir changed on
+ * SIGHUP), so that a crash recovery reading the new configuration finds the
+ * journal: creates the directory below the root (0755), refuses when it
+ * already holds a knob journal (saved, saved.corrupt*) or the status of
+ * another running fragd, writes the current journal there (atomically,
+ * durably), and only then removes the old journal and status file and
+ * switches. Returns 1 when a journal moved (*ret_n knobs, ret_n may be
+ * NULL), 0 when there was none to move (or the directory is the same one);
+ * on failure -errno with the reason in ret_why, and nothing changed: the
+ * old directory and journal stay in use. A dry run moves no journal. */
+int knob_registry_move(KnobRegistry *reg, const char *runtime_dir, unsigned *ret_n, char *ret_why, size_t why_size);
 
 /* Sets a knob. Returns
  *   1          written and read back equal

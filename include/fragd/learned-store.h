@@ -76,6 +76,14 @@ int learned_store_write(const Root *root, const char *state_dir, const LearnedFi
 /* Removes it; 0 when there was none. */
 int learned_store_remove(const Root *root, const char *state_dir);
 
+/* Moves the file from state_dir `from` to state_dir `to` (state_dir changed
+ * on SIGHUP): refuses when `to` already holds one, writes the new file
+ * (atomically, durably; creates the directory 0755), and only then removes
+ * the old one. `from` may be empty (nothing kept so far): only the check.
+ * 1 when a file moved, 0 when there was none (or it is the same file); on
+ * failure -errno with the reason in ret_why, and the old file stays. */
+int learned_store_move(const Root *root, const char *from, const char *to, char *ret_why, size_t why_size);
+
 /* The file as messages name it: "/var/lib/fragd/learned", below --root
  * when there is one ("/srv/tree/var/lib/fragd/learned"); "?" when state_dir
  * is empty. */

@@ -167,43 +167,83 @@ else
 	bad "stop message: $(grep -iE "knob.*(back|left)" "$T/log" | tail -2)"
 fi
 
-# 3b. runtime_dir / state_dir changed on SIGHUP: refused (the journal stays
-# where a crash recovery looks), with both values and "restart" in the log
+# 3b. runtime_dir / state_dir changed on SIGHUP: the knob journal and the
+# learned file are carried over to the new directories, so that a crash
+# recovery reading the new configuration finds them
 fresh movedir
 orig=$(knob compaction_proactiveness)
+mkdir -p "$T/var/lib/fragd"
+echo "learned from an earlier run" >"$T/var/lib/fragd/learned" # ignored (malformed), kept until stop
 start
 wait_for 10 changed "$orig" || bad "movedir: no change"
+wait_for 5 test -s "$T/run/fragd/status" || bad "movedir: no status file"
 sed -i '/^\[daemon\]/a runtime_dir = /run/elsewhere\nstate_dir = /var/lib/elsewhere' "$T/etc/fragd/fragd.conf"
 kill -HUP "$pid"; sleep 1.5
-if grep -q "runtime_dir changed from '/run/fragd' to '/run/elsewhere' on reload: not applied.*restart" "$T/log" \
-	&& grep -q "state_dir changed from '/var/lib/fragd' to '/var/lib/elsewhere' on reload: not applied" "$T/log"; then
-	pass "SIGHUP changing runtime_dir/state_dir: refused, both values named"
+if grep -q "runtime_dir changed from '/run/fragd' to '/run/elsewhere' on reload: the knob journal (1 knob) moved from '$T/run/fragd/saved' to '$T/run/elsewhere/saved'" "$T/log"; then
+	pass "SIGHUP changing runtime_dir: the journal move is logged with both paths"
 else
 	bad "runtime_dir change on reload: $(grep -E "runtime_dir|reloaded" "$T/log" | tail -2)"
 fi
-[ -s "$T/run/fragd/saved" ] && [ ! -e "$T/run/elsewhere" ] && pass "journal stays in the old runtime_dir" \
-	|| bad "journal moved: $(ls "$T/run")"
-stop
-[ "$(knob compaction_proactiveness)" = "$orig" ] && pass "after the refused change a stop restores" || bad "movedir restore"
-
-# 3c. the kcompactd kick never writes compaction_proactiveness outside its
-# bounds: found at 90 with bounds 20..80 it is not rewritten at 90
-fresh kickbounds
-write_conf "[policy]" "reserve_thp = 20%" "kick_interval = 1s" '[knob "compaction_proactiveness"]' "min = 20" "max = 80"
-echo 90 >"$T/proc/sys/vm/compaction_proactiveness"
-touch -d '2001-01-01' "$T/proc/sys/vm/compaction_proactiveness"
-start --log-level debug
-sleep 4
-v=$(knob compaction_proactiveness)
-if [ "$v" = 90 ]; then untouched() { [ "$(stat -c %Y "$T/proc/sys/vm/compaction_proactiveness")" = "$(date -d 2001-01-01 +%s)" ]; }
-else untouched() { [ "$v" -ge 20 ] && [ "$v" -le 80 ]; }; fi
-if ! grep -q "rewrite compaction_proactiveness=90" "$T/log" && ! grep -q "compaction_proactiveness	90	90" "$T/run/fragd/saved" 2>/dev/null \
-	&& untouched; then
-	pass "no kick rewrites compaction_proactiveness=90 outside bounds 20..80"
+if grep -q "^vm.compaction_proactiveness	$orig	" "$T/run/elsewhere/saved" 2>/dev/null && [ ! -e "$T/run/fragd/saved" ]; then
+	pass "journal now in the new runtime_dir (original $orig), none left in the old one"
 else
-	bad "written outside its bounds: $(grep -m2 "proactiveness=90" "$T/log"; cat "$T/run/fragd/saved" 2>/dev/null)"
+	bad "journal not moved: $(ls "$T/run/fragd" "$T/run/elsewhere" 2>&1 | tr '\n' ' ')"
 fi
+if [ "$(cat "$T/var/lib/elsewhere/learned" 2>/dev/null)" = "learned from an earlier run" ] && [ ! -e "$T/var/lib/fragd/learned" ] \
+	&& grep -q "state_dir changed from '/var/lib/fragd' to '/var/lib/elsewhere' on reload: the learned reserve file moved from '$T/var/lib/fragd/learned' to '$T/var/lib/elsewhere/learned'" "$T/log"; then
+	pass "SIGHUP changing state_dir: the learned file moved (same bytes), logged"
+else
+	bad "learned file not moved: $(ls "$T/var/lib/fragd" "$T/var/lib/elsewhere" 2>&1 | tr '\n' ' ') $(grep state_dir "$T/log")"
+fi
+wait_for 5 test -s "$T/run/elsewhere/status" && [ ! -e "$T/run/fragd/status" ] \
+	&& out=$("$FRAGD" status --root "$T" 2>&1) && echo "$out" | grep -q "compaction_proactiveness" \
+	&& pass "fragd status reads the new runtime_dir" || bad "status after the move: $(ls "$T/run/fragd" "$T/run/elsewhere" 2>&1 | tr '\n' ' ')"
+changed "$orig" && pass "the move left the knob at fragd's value" || bad "the move changed the knob"
+kill -9 "$pid"; wait "$pid" 2>/dev/null; pid=
+out=$("$FRAGD" --restore --root "$T" 2>&1); rc=$?
+if [ $rc = 0 ] && [ "$(knob compaction_proactiveness)" = "$orig" ] && [ ! -e "$T/run/elsewhere/saved" ]; then
+	pass "kill -9 after the move: fragd --restore (new configuration) puts back $orig"
+else
+	bad "restore after the move rc=$rc knob=$(knob compaction_proactiveness) (want $orig): $out"
+fi
+
+# 3c. the new directories already hold a journal / learned file from
+# elsewhere, or cannot be created: refused, everything stays where it was
+fresh movebusy
+orig=$(knob compaction_proactiveness)
+mkdir -p "$T/run/elsewhere" "$T/var/lib/fragd" "$T/var/lib/elsewhere"
+printf 'fragd-saved 1\nvm.watermark_scale_factor\t10\t200\t1\n' >"$T/run/elsewhere/saved"
+cp "$T/run/elsewhere/saved" "$work/foreign"
+echo "ours" >"$T/var/lib/fragd/learned"
+echo "theirs" >"$T/var/lib/elsewhere/learned"
+start
+wait_for 10 changed "$orig" || bad "movebusy: no change"
+sed -i '/^\[daemon\]/a runtime_dir = /run/elsewhere\nstate_dir = /var/lib/elsewhere' "$T/etc/fragd/fragd.conf"
+kill -HUP "$pid"; sleep 1.5
+if grep -q "runtime_dir changed from '/run/fragd' to '/run/elsewhere' on reload: not applied, '$T/run/elsewhere/saved' already exists.*keeps '/run/fragd'.*restart.*fragd --restore --root $T --set daemon.runtime_dir=/run/fragd" "$T/log"; then
+	pass "SIGHUP to a runtime_dir holding another journal: refused, names it, gives the --restore command"
+else
+	bad "busy runtime_dir on reload: $(grep -E "runtime_dir|reloaded" "$T/log" | tail -2)"
+fi
+grep -q "^vm.compaction_proactiveness	$orig	" "$T/run/fragd/saved" && cmp -s "$work/foreign" "$T/run/elsewhere/saved" \
+	&& pass "refused: our journal stays in the old runtime_dir, the other one untouched" \
+	|| bad "refused move touched a journal: $(ls "$T/run/fragd" "$T/run/elsewhere" | tr '\n' ' ')"
+if grep -q "state_dir changed from '/var/lib/fragd' to '/var/lib/elsewhere' on reload: not applied, '$T/var/lib/elsewhere/learned' already exists" "$T/log" \
+	&& [ "$(cat "$T/var/lib/fragd/learned")" = ours ] && [ "$(cat "$T/var/lib/elsewhere/learned")" = theirs ]; then
+	pass "SIGHUP to a state_dir holding another learned file: refused, both files untouched"
+else
+	bad "busy state_dir on reload: $(grep state_dir "$T/log")"
+fi
+# a runtime_dir that cannot be a directory (a file in the way)
+: >"$T/run/blocker"
+sed -i 's|^runtime_dir = .*|runtime_dir = /run/blocker/fragd|' "$T/etc/fragd/fragd.conf"
+kill -HUP "$pid"; sleep 1.5
+grep -q "runtime_dir changed from '/run/fragd' to '/run/blocker/fragd' on reload: not applied, cannot create the directory '$T/run/blocker/fragd'" "$T/log" \
+	&& [ -s "$T/run/fragd/saved" ] && pass "a runtime_dir that cannot be created: refused, journal stays" \
+	|| bad "blocked runtime_dir: $(grep -E "runtime_dir" "$T/log" | tail -1)"
 stop
+[ "$(knob compaction_proactiveness)" = "$orig" ] && [ ! -e "$T/run/fragd/saved" ] && pass "after the refused changes a stop restores" \
+	|| bad "movebusy restore: $(knob compaction_proactiveness) (want $orig)"
 
 # 4. --dry-run writes nothing in the tree
 fresh dry

@@ -334,6 +334,90 @@ static void test_restore_all(void **state)
         assert_int_equal(knob_restore_all(c->reg, &n_failed), 0);
 }
 
+/* runtime_dir changed on SIGHUP: the journal follows, or nothing changes */
+static void test_move_runtime_dir(void **state)
+{
+        Ctx *c = *state;
+        char why[512] = "";
+        unsigned n = 99;
+
+        /* nothing owned: switched, nothing to write */
+        assert_int_equal(knob_registry_move(c->reg, "/run/a", &n, why, sizeof(why)), 0);
+        assert_int_equal(n, 0);
+        assert_string_equal(knob_registry_runtime_dir(c->reg), "run/a");
+        assert_false(tt_exists(&c->t, "run/a/saved"));
+
+        assert_int_equal(knob_set(c->reg, "vm.compaction_proactiveness", "40", 1), 1);
+        assert_int_equal(knob_set(c->reg, "vm.watermark_scale_factor", "200", 1), 1);
+        tt_write(&c->t, "run/a/status", "fragd-status 1\npid 1 0\n"); /* ours: removed with the move */
+        assert_int_equal(knob_registry_move(c->reg, "/run/deep/b/", &n, why, sizeof(why)), 1);
+        assert_int_equal(n, 2);
+        assert_string_equal(knob_registry_runtime_dir(c->reg), "run/deep/b");
+        assert_false(tt_exists(&c->t, "run/a/saved"));
+        assert_false(tt_exists(&c->t, "run/a/status"));
+        assert_non_null(strstr(tt_read(&c->t, "run/deep/b/saved"), "vm.compaction_proactiveness\t0\t40\t"));
+        assert_non_null(strstr(tt_read(&c->t, "run/deep/b/saved"), "vm.watermark_scale_factor\t10\t200\t"));
+        /* the same directory spelt differently: nothing moves */
+        assert_int_equal(knob_registry_move(c->reg, "/run//deep/b", &n, why, sizeof(why)), 0);
+        assert_string_equal(knob_registry_runtime_dir(c->reg), "run//deep/b"); /* as configured */
+        assert_true(tt_exists(&c->t, "run/deep/b/saved"));
+
+        /* a journal there already (another fragd, or left over): refused */
+        tt_mkdir(&c->t, "run/busy");
+        tt_write(&c->t, "run/busy/saved", "fragd-saved 1\n");
+        assert_int_equal(knob_registry_move(c->reg, "/run/busy", &n, why, sizeof(why)), -EEXIST);
+        assert_non_null(strstr(why, "/run/busy/saved' already exists"));
+        assert_string_equal(knob_registry_runtime_dir(c->reg), "run//deep/b");
+        assert_string_equal(tt_read(&c->t, "run/busy/saved"), "fragd-saved 1\n");
+        /* a journal moved aside by an earlier --restore */
+        tt_mkdir(&c->t, "run/aside");
+        tt_write(&c->t, "run/aside/saved.corrupt-20260101T000000Z", "x\n");
+        assert_int_equal(knob_registry_move(c->reg, "/run/aside", &n, why, sizeof(why)), -EEXIST);
+        assert_non_null(strstr(why, "saved.corrupt-20260101T000000Z' holds a knob journal"));
+        /* the status of another running fragd (pid 1 lives; starttime 0 = unknown) */
+        tt_mkdir(&c->t, "run/other");
+        tt_write(&c->t, "run/other/status", "fragd-status 1\npid 1 0\n");
+        assert_int_equal(knob_registry_move(c->reg, "/run/other", &n, why, sizeof(why)), -EBUSY);
+        /* not a directory, or not one fragd can use */
+        tt_write(&c->t, "run/file", "x");
+        assert_int_equal(knob_registry_move(c->reg, "/run/file/x", &n, why, sizeof(why)), -ENOTDIR);
+        assert_non_null(strstr(why, "cannot create the directory"));
+        assert_int_equal(knob_registry_move(c->reg, "/", &n, why, sizeof(why)), -EINVAL);
+        /* every refusal left the journal where it was, in use */
+        assert_string_equal(knob_registry_runtime_dir(c->reg), "run//deep/b");
+        assert_int_equal(knob_set(c->reg, "vm.compaction_proactiveness", "50", 2), 1);
+        assert_non_null(strstr(tt_read(&c->t, "run/deep/b/saved"), "vm.compaction_proactiveness\t0\t50\t"));
+
+        /* the restore empties the journal in the new place */
+        assert_int_equal(knob_restore_all(c->reg, NULL), 0);
+        assert_false(tt_exists(&c->t, "run/deep/b/saved"));
+        assert_string_equal(tt_read(&c->t, CP), "0\n");
+}
+
+/* a dry run writes no journal: a "saved" in its runtime_dir is an earlier
+ * fragd's, neither moved nor removed when runtime_dir changes */
+static void test_move_dry_run(void **state)
+{
+        _cleanup_(knob_registry_freep) KnobRegistry *reg = NULL;
+        char why[512] = "";
+        unsigned n = 99;
+        TestTree t;
+
+        tt_setup(&t);
+        tt_mkdir(&t, "run");
+        tt_mkdir(&t, "run/fragd");
+        tt_write(&t, SAVED, "fragd-saved 1\nvm.compaction_proactiveness\t0\t40\t1\n");
+        assert_int_equal(knob_registry_new(t.root, NULL, &knob_ops_dryrun, NULL, OWNERSHIP_RESPECT, &reg), 0);
+        assert_int_equal(knob_set(reg, "vm.compaction_proactiveness", "40", 1), 1);
+        assert_int_equal(knob_registry_move(reg, "/run/b", &n, why, sizeof(why)), 0);
+        assert_int_equal(n, 0);
+        assert_string_equal(knob_registry_runtime_dir(reg), "run/b");
+        assert_string_equal(tt_read(&t, SAVED), "fragd-saved 1\nvm.compaction_proactiveness\t0\t40\t1\n");
+        assert_false(tt_exists(&t, "run/b/saved"));
+        reg = knob_registry_free(reg);
+        tt_teardown(&t);
+}
+
 static void test_restore_failure_kept(void **state)
 {
         Ctx *c = *state;
@@ -867,6 +951,8 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_rewrite_reassert, setup_reassert, teardown),
                 cmocka_unit_test_setup_teardown(test_rewrite_errors, setup_fake, teardown),
                 cmocka_unit_test(test_rewrite_dry_run),
+                cmocka_unit_test_setup_teardown(test_move_runtime_dir, setup_real, teardown),
+                cmocka_unit_test(test_move_dry_run),
         };
 
         log_set_max_level(getenv("FRAGD_TEST_VERBOSE") ? LOG_DEBUG : LOG_WARNING);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <dirent.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "fragd/config.h"
@@ -296,6 +297,63 @@ static void test_read_corrupt_and_large(void **state)
         assert_int_equal(learned_store_read(t->root, "/state", &b, &err), -EFBIG);
 }
 
+static void test_move(void **state)
+{
+        Tmp *t = *state;
+        LearnedFile a = { .page_size = 4096, .hpage_order = 9, .machine_id = MID, .peak_bytes = 128ULL << 20,
+                          .peak_realtime_usec = 1767623290000000ULL }, b;
+        LearnedFileError err = { 0 };
+        char why[512] = "", path[256];
+
+        /* nothing kept yet: nothing moves */
+        assert_int_equal(learned_store_move(t->root, "/var/lib/fragd", "/var/lib/other", why, sizeof(why)), 0);
+        assert_int_equal(learned_store_move(t->root, "", "/var/lib/other", why, sizeof(why)), 0);
+
+        /* moved whole: the new file has the same content, the old one is gone */
+        assert_int_equal(learned_store_write(t->root, "/var/lib/fragd", &a), 0);
+        assert_int_equal(learned_store_move(t->root, "/var/lib/fragd", "/var/lib/other", why, sizeof(why)), 1);
+        assert_int_equal(learned_store_read(t->root, "/var/lib/fragd", &b, &err), -ENOENT);
+        assert_int_equal(learned_store_read(t->root, "/var/lib/other", &b, &err), 0);
+        assert_learned_equal(&a, &b);
+        assert_int_equal(entries(t, "var/lib/other"), 1);
+        /* the same directory spelt differently */
+        assert_int_equal(learned_store_move(t->root, "/var/lib/other", "/var/lib/other/", why, sizeof(why)), 0);
+        assert_int_equal(learned_store_read(t->root, "/var/lib/other", &b, &err), 0);
+
+        /* the target holds one already: refused, both stay as they were */
+        assert_int_equal(learned_store_write(t->root, "/var/lib/fragd", &a), 0);
+        assert_int_equal(learned_store_move(t->root, "/var/lib/fragd", "/var/lib/other", why, sizeof(why)), -EEXIST);
+        assert_non_null(strstr(why, "/var/lib/other/learned' already exists"));
+        assert_int_equal(learned_store_read(t->root, "/var/lib/fragd", &b, &err), 0);
+        assert_int_equal(learned_store_read(t->root, "/var/lib/other", &b, &err), 0);
+        /* a dangling symlink there counts too */
+        assert_int_equal(learned_store_remove(t->root, "/var/lib/other"), 0);
+        snprintf(path, sizeof(path), "%s/var/lib/other/learned", t->dir);
+        assert_int_equal(symlink("/nonexistent", path), 0);
+        assert_int_equal(learned_store_move(t->root, "/var/lib/fragd", "/var/lib/other", why, sizeof(why)), -EEXIST);
+        assert_int_equal(unlink(path), 0);
+
+        /* a directory that cannot be created: refused, the old file stays */
+        put(t, "blocker", "x");
+        assert_true(learned_store_move(t->root, "/var/lib/fragd", "/blocker/dir", why, sizeof(why)) < 0);
+        assert_non_null(strstr(why, "cannot "));
+        assert_int_equal(learned_store_read(t->root, "/var/lib/fragd", &b, &err), 0);
+        /* a file too large to be one: not moved */
+        {
+                char *big = malloc(LEARNED_FILE_MAX + 100);
+
+                assert_non_null(big);
+                memset(big, '#', LEARNED_FILE_MAX + 99);
+                big[LEARNED_FILE_MAX + 99] = '\0';
+                put(t, "var/lib/fragd/learned", big);
+                free(big);
+        }
+        assert_int_equal(learned_store_move(t->root, "/var/lib/fragd", "/var/lib/third", why, sizeof(why)), -EFBIG);
+        assert_non_null(strstr(why, "larger than"));
+        snprintf(path, sizeof(path), "%s/var/lib/third/learned", t->dir);
+        assert_true(access(path, F_OK) < 0);
+}
+
 static void test_machine_id(void **state)
 {
         Tmp *t = *state;
@@ -438,6 +496,7 @@ int main(void)
                 cmocka_unit_test(test_path),
                 cmocka_unit_test_setup_teardown(test_write_read_remove, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_read_corrupt_and_large, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_move, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_machine_id, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_load, setup, teardown),
         };
