@@ -237,7 +237,7 @@ int knob_journal_read(int root_fd, const char *rt, Journal *ret)
         r = journal_path(rt, "saved", path, sizeof(path));
         if (r < 0)
                 return r;
-        r = read_file_alloc_at(root_fd, path, &buf, &len);
+        r = read_file_alloc_at_full(root_fd, path, ROOT_OWN_FILE, &buf, &len);
         if (r < 0)
                 return r;
         return knob_journal_parse(buf, len, ret);
@@ -255,9 +255,8 @@ int knob_journal_write(int root_fd, const char *rt, const Journal *j)
         if (r < 0)
                 return r;
         if (j->n == 0) {
-                if (unlinkat(root_fd, path, 0) < 0 && errno != ENOENT)
-                        return negative_errno();
-                return 0;
+                r = unlink_file_at(root_fd, path);
+                return r == -ENOENT ? 0 : r;
         }
         own = malloc(sizeof(*own));
         if (!own)
