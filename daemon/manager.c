@@ -220,6 +220,7 @@ static void notify_status(Manager *m)
 
 static void metrics_export(Manager *m)
 {
+        char shown[2 * FRAGD_PATH_MAX];
         SnapshotBuilder *b;
 
         if (!m->cfg.daemon.textfile_dir[0])
@@ -238,9 +239,12 @@ static void metrics_export(Manager *m)
         b->s.health.dry_run = m->dry_run;
         memcpy(b->s.health.errors, m->errors, sizeof(m->errors));
         b->s.health.errors[HEALTH_ERR_EXPORT] = m->mw.n_failures;
+        /* textfile_dir is a path inside the root (--root): never the host's
+         * directory when fragd runs against a tree */
         if (m->textfile_fd < 0)
-                m->textfile_fd = metrics_dir_open(m->cfg.daemon.textfile_dir);
-        (void) metrics_writer_write(&m->mw, m->textfile_fd, m->cfg.daemon.textfile_dir, &b->s);
+                m->textfile_fd = metrics_dir_open(m->root->root_fd, m->cfg.daemon.textfile_dir);
+        snprintf(shown, sizeof(shown), "%s%s", m->root->is_host ? "" : m->root->path, m->cfg.daemon.textfile_dir);
+        (void) metrics_writer_write(&m->mw, m->textfile_fd, shown, &b->s);
         free(b);
 }
 
