@@ -525,7 +525,7 @@ static int psi_open(Manager *m)
 
         /* a trigger is written into the file: only ever into procfs (a --root
          * tree holds plain copies, which that write would overwrite) */
-        probe = openat(m->root->proc_fd, "pressure/memory", O_RDONLY | O_CLOEXEC);
+        probe = root_openat(m->root->proc_fd, "pressure/memory", O_RDONLY | O_CLOEXEC, 0, 0);
         if (probe < 0 || fstatfs(probe, &sfs) < 0 || sfs.f_type != PROC_SUPER_MAGIC) {
                 log_info("No PSI trigger: '%s/proc/pressure/memory' is %s; polling every %.1f s",
                          m->root->is_host ? "" : m->root->path, probe < 0 ? "missing" : "not on procfs",
@@ -688,6 +688,7 @@ int manager_new(const FragdArgs *args, Manager **ret, int *ret_exit)
                 *ret_exit = EXIT_PRECONDITION;
                 return -ENOENT;
         }
+        (void) knob_warn_escaping_links(m->root);
         if (!m->dry_run && m->root->is_host && geteuid() != 0) {
                 log_error("fragd must run as root to change kernel settings (/proc/sys/vm is writable by "
                           "uid 0 only). Use --dry-run to observe and decide without writing, or "

@@ -144,6 +144,8 @@ static int walk_openat(int dirfd, const char *path, int flags, mode_t mode, unsi
         p = rest;
         if (*p == '\0')
                 return -ENOENT;
+        if (*p == '/' && (how_flags & ROOT_BENEATH))
+                return -EXDEV; /* as RESOLVE_BENEATH */
         for (;;) {
                 char *comp, *next;
                 bool last;
@@ -260,18 +262,26 @@ int root_openat(int dirfd, const char *path, int flags, mode_t mode, unsigned ho
 {
         int r;
 
-        if (dirfd < 0)
-                return -EBADF;
-        if (!path || !*path)
-                return -ENOENT;
+        if (dirfd < 0) {
+                r = -EBADF;
+                goto done;
+        }
+        if (!path || !*path) {
+                r = -ENOENT;
+                goto done;
+        }
         if (!root_test_no_openat2 && openat2_state >= 0) {
                 r = try_openat2(dirfd, path, flags, mode, how_flags);
                 /* -EPERM also comes from a seccomp filter that does not know
                  * openat2 (older container runtimes): the walk decides */
                 if (r >= 0 || (r != -ENOSYS && r != -EPERM))
-                        return r;
+                        goto done;
         }
-        return walk_openat(dirfd, path, flags, mode, how_flags);
+        r = walk_openat(dirfd, path, flags, mode, how_flags);
+done:
+        if (r < 0)
+                errno = -r; /* for callers converted from openat() */
+        return r;
 }
 
 /* ---- reading ----------------------------------------------------------------- */
@@ -283,11 +293,21 @@ static int open_for_read(int dirfd, const char *path, unsigned how_flags)
 
         if (dirfd < 0)
                 return -ENOENT;
+        if (!path)
+                return -EINVAL;
         if (how_flags & ROOT_OWN_FILE)
                 flags |= O_NOFOLLOW | O_NONBLOCK;
-        fd = root_openat(dirfd, path, flags, 0, how_flags);
-        if (fd < 0)
-                return fd;
+        /* an absolute path is the caller's own host path (fragd -c FILE), as
+         * with openat(2); paths below a root are always relative */
+        if (path[0] == '/') {
+                fd = openat(dirfd, path, flags);
+                if (fd < 0)
+                        return negative_errno();
+        } else {
+                fd = root_openat(dirfd, path, flags, 0, how_flags);
+                if (fd < 0)
+                        return fd;
+        }
         if (how_flags & ROOT_OWN_FILE) {
                 struct stat st;
 

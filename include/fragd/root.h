@@ -34,7 +34,7 @@ Root *root_free(Root *r);
 /* openat() that never leaves dirfd: openat2(RESOLVE_IN_ROOT or
  * RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS) on 5.6+ kernels, else a walk one
  * component at a time (O_NOFOLLOW opens, symlinks read and resolved by fragd
- * the same way). Returns the fd or -errno. */
+ * the same way). Returns the fd or -errno (errno set too, as after openat). */
 int root_openat(int dirfd, const char *path, int flags, mode_t mode, unsigned how_flags);
 
 /* Tests only: take the fallbacks (no openat2, no O_TMPFILE) and choose the
@@ -44,7 +44,9 @@ extern bool root_test_no_tmpfile;
 extern uint64_t (*root_test_random)(void);
 
 /* Reads a whole small file relative to dirfd into buf (NUL-terminated).
- * Returns the length, -EFBIG when it did not fit, or -errno. */
+ * Returns the length, -EFBIG when it did not fit, or -errno. A relative path
+ * is resolved inside dirfd (root_openat(), how_flags: ROOT_*); an absolute
+ * one is the caller's host path (fragd -c FILE), opened as openat(2) does. */
 int read_file_at(int dirfd, const char *path, char *buf, size_t size);
 int read_file_at_full(int dirfd, const char *path, unsigned how_flags, char *buf, size_t size);
 
