@@ -150,7 +150,8 @@ unsigned knob_warn_escaping_links(const Root *root)
                 log_error("Knob %s: '%s/%s/%s' is a symlink that leads out of the root; fragd neither reads "
                           "nor writes it and leaves this knob alone. Make it a file inside the tree (or a "
                           "symlink to one, relative and below proc/ or sys/).",
-                          name, root->is_host ? "" : root->path, k.dirfd == root->sys_fd ? "sys" : "proc", k.path);
+                          name, root->is_host ? "" : root->path, k.dirfd == root->sys_fd ? "sys" : "proc",
+                          k.path);
                 n++;
         }
         return n;

@@ -243,7 +243,8 @@ static void metrics_export(Manager *m)
          * directory when fragd runs against a tree */
         if (m->textfile_fd < 0)
                 m->textfile_fd = metrics_dir_open(m->root->root_fd, m->cfg.daemon.textfile_dir);
-        snprintf(shown, sizeof(shown), "%s%s", m->root->is_host ? "" : m->root->path, m->cfg.daemon.textfile_dir);
+        snprintf(shown, sizeof(shown), "%s%s", m->root->is_host ? "" : m->root->path,
+                 m->cfg.daemon.textfile_dir);
         (void) metrics_writer_write(&m->mw, m->textfile_fd, shown, &b->s);
         free(b);
 }

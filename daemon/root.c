@@ -155,7 +155,8 @@ static int walk_openat(int dirfd, const char *path, int flags, mode_t mode, unsi
                         p++;
                 if (*p == '\0') {
                         /* the path ended in '/' or was "/": open the directory reached */
-                        r = openat(w.fds[w.depth], ".", flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW), mode);
+                        r = openat(w.fds[w.depth], ".", flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW),
+                                   mode);
                         r = r < 0 ? negative_errno() : r;
                         goto done;
                 }
@@ -172,7 +173,8 @@ static int walk_openat(int dirfd, const char *path, int flags, mode_t mode, unsi
 
                 if (strcmp(comp, ".") == 0) {
                         if (last) {
-                                r = openat(w.fds[w.depth], ".", flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW), mode);
+                                r = openat(w.fds[w.depth], ".", flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW),
+                                           mode);
                                 r = r < 0 ? negative_errno() : r;
                                 goto done;
                         }
@@ -189,7 +191,8 @@ static int walk_openat(int dirfd, const char *path, int flags, mode_t mode, unsi
                                 w.depth--;
                         }
                         if (last) {
-                                r = openat(w.fds[w.depth], ".", flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW), mode);
+                                r = openat(w.fds[w.depth], ".", flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW),
+                                           mode);
                                 r = r < 0 ? negative_errno() : r;
                                 goto done;
                         }
@@ -526,7 +529,8 @@ static uint64_t random_u64(void)
          * O_EXCL|O_NOFOLLOW protects anyway */
         struct timespec ts;
         (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return ((uint64_t) ts.tv_nsec << 32) ^ (uint64_t) ts.tv_sec ^ ((uint64_t) getpid() << 16) ^ (uintptr_t) &v;
+        return ((uint64_t) ts.tv_nsec << 32) ^ (uint64_t) ts.tv_sec ^ ((uint64_t) getpid() << 16) ^
+               (uintptr_t) &v;
 }
 
 static int tmp_name(const char *name, char *buf, size_t size)
@@ -554,8 +558,8 @@ static int write_all(int fd, const char *data, size_t len)
 
 /* An unnamed file in dfd (O_TMPFILE), linked in under a fresh random name.
  * -EOPNOTSUPP when the file system or kernel cannot do it. */
-static int create_tmpfile(int dfd, const char *name, const char *data, size_t len, unsigned mode, char *ret_tmp,
-                          size_t tmp_size)
+static int create_tmpfile(int dfd, const char *name, const char *data, size_t len, unsigned mode,
+                          char *ret_tmp, size_t tmp_size)
 {
         _cleanup_close_ int fd = -1;
         char proc[64];
@@ -600,8 +604,8 @@ static int create_tmpfile(int dfd, const char *name, const char *data, size_t le
 
 /* A new file under a fresh random name: O_CREAT|O_EXCL|O_NOFOLLOW never
  * opens what is already there, symlink or not. */
-static int create_named(int dfd, const char *name, const char *data, size_t len, unsigned mode, char *ret_tmp,
-                        size_t tmp_size)
+static int create_named(int dfd, const char *name, const char *data, size_t len, unsigned mode,
+                        char *ret_tmp, size_t tmp_size)
 {
         _cleanup_close_ int fd = -1;
         int r;
@@ -610,7 +614,8 @@ static int create_named(int dfd, const char *name, const char *data, size_t len,
                 r = tmp_name(name, ret_tmp, tmp_size);
                 if (r < 0)
                         return r;
-                fd = openat(dfd, ret_tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode);
+                fd = openat(dfd, ret_tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
+                            mode);
                 if (fd >= 0)
                         break;
                 if (errno != EEXIST || attempt >= 15)

@@ -510,7 +510,8 @@ int cgroup_watch_refresh(CgroupWatch *w, const CgroupRoot *cr, KvList *kv)
         if (w->state == CGROUP_ABSENT) {
                 if (r < 0)
                         return r == -ENOENT || r == -ENOTDIR ? CGROUP_UNCHANGED : r;
-                w->dir_fd = root_openat(cr->fd, *w->path ? w->path : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
+                w->dir_fd = root_openat(cr->fd, *w->path ? w->path : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                                        0, 0);
                 if (w->dir_fd < 0) {
                         r = negative_errno();
                         w->dir_fd = -1;

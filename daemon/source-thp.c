@@ -275,7 +275,8 @@ int thp_read(const Root *root, ThpInfo *ret)
 
         if (root->sys_fd < 0)
                 return -ENOENT;
-        fd = root_openat(root->sys_fd, "kernel/mm/transparent_hugepage", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
+        fd = root_openat(root->sys_fd, "kernel/mm/transparent_hugepage", O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                         0, 0);
         if (fd < 0)
                 return errno == ENOENT ? -EOPNOTSUPP : negative_errno();
 
@@ -362,7 +363,8 @@ int thp_refresh(const Root *root, ThpInfo *t)
 
         if (root->sys_fd < 0)
                 return -ENOENT;
-        fd = root_openat(root->sys_fd, "kernel/mm/transparent_hugepage", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
+        fd = root_openat(root->sys_fd, "kernel/mm/transparent_hugepage", O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                         0, 0);
         if (fd < 0)
                 return errno == ENOENT ? -EOPNOTSUPP : negative_errno();
         thp_mode_read_at(fd, "enabled", enabled, sizeof(enabled));

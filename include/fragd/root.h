@@ -52,7 +52,8 @@ int read_file_at_full(int dirfd, const char *path, unsigned how_flags, char *buf
 
 /* Reads a file of unknown size into a malloc'ed, NUL-terminated buffer. */
 int read_file_alloc_at(int dirfd, const char *path, char **ret_buf, size_t *ret_len);
-int read_file_alloc_at_full(int dirfd, const char *path, unsigned how_flags, char **ret_buf, size_t *ret_len);
+int read_file_alloc_at_full(int dirfd, const char *path, unsigned how_flags, char **ret_buf,
+                            size_t *ret_len);
 
 /* Writes value (no newline needed) to an existing file, as sysctl(8) does.
  * ROOT_BENEATH: a symlink out of dirfd is refused (-EXDEV). */

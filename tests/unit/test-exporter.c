@@ -747,7 +747,8 @@ static void test_write_atomic(void **state)
         DIR *d;
         struct dirent *de;
         unsigned n_files = 0;
-        int rootfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* the host's root, as fragd without --root */
+        /* the host's root, as fragd without --root */
+        int rootfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
         assert_true(rootfd >= 0);
         assert_non_null(mkdtemp(dir));

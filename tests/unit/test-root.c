@@ -248,7 +248,8 @@ static void test_parent_symlink_out_of_tree(void **state)
                         assert_int_equal(symlink(k == 0 ? e.outside : "../outside", link), 0);
                         print_message("mode %u, %s symlink\n", m, kinds[k]);
                         assert_true(write_file_atomic_at(e.tree_fd, "run/victim", "new\n", 4, 0644) < 0);
-                        assert_true(write_file_atomic_at(e.tree_fd, "run/fragd/saved", "new\n", 4, 0644) < 0);
+                        assert_true(write_file_atomic_at(e.tree_fd, "run/fragd/saved", "new\n", 4, 0644) <
+                                    0);
                         assert_victim_intact(&e);
                         /* reads do not follow it out either */
                         assert_true(read_file_at(e.tree_fd, "run/victim", buf, sizeof(buf)) < 0);
@@ -386,7 +387,8 @@ static void test_parents_created(void **state)
 
                 set_mode(m);
                 env_new(&e);
-                assert_int_equal(write_file_atomic_at(e.tree_fd, "/var/lib/fragd/learned", "a\n", 2, 0644), 0);
+                assert_int_equal(write_file_atomic_at(e.tree_fd, "/var/lib/fragd/learned", "a\n", 2, 0644),
+                                 0);
                 sub(path, sizeof(path), e.tree, "var/lib/fragd/learned");
                 assert_string_equal(slurp(path), "a\n");
                 sub(path, sizeof(path), e.tree, "var/lib/fragd");
@@ -445,17 +447,22 @@ static void test_resolution(void **state)
                 assert_true(fd >= 0);
                 assert_int_equal(read(fd, buf, sizeof(buf)), 8);
                 close(fd);
-                assert_int_equal(root_openat(e.tree_fd, "/b/file", O_RDONLY | O_CLOEXEC, 0, ROOT_BENEATH), -EXDEV);
+                assert_int_equal(root_openat(e.tree_fd, "/b/file", O_RDONLY | O_CLOEXEC, 0, ROOT_BENEATH),
+                                 -EXDEV);
                 assert_int_equal(read_file_at(e.tree_fd, "a/./../a/rel", buf, sizeof(buf)), 8);
                 /* beneath: refused */
-                assert_int_equal(read_file_at_full(e.tree_fd, "a/abs", ROOT_BENEATH, buf, sizeof(buf)), -EXDEV);
-                assert_int_equal(read_file_at_full(e.tree_fd, "a/up", ROOT_BENEATH, buf, sizeof(buf)), -EXDEV);
+                assert_int_equal(read_file_at_full(e.tree_fd, "a/abs", ROOT_BENEATH, buf, sizeof(buf)),
+                                 -EXDEV);
+                assert_int_equal(read_file_at_full(e.tree_fd, "a/up", ROOT_BENEATH, buf, sizeof(buf)),
+                                 -EXDEV);
                 assert_int_equal(read_file_at_full(e.tree_fd, "a/rel", ROOT_BENEATH, buf, sizeof(buf)), 8);
                 assert_int_equal(write_file_at(e.tree_fd, "a/abs", "x"), -EXDEV);
                 assert_int_equal(read_file_at(e.tree_fd, "a/loop", buf, sizeof(buf)), -ELOOP);
                 /* own files: no symlink at the name, no FIFO (and no hang on one) */
-                assert_int_equal(read_file_at_full(e.tree_fd, "a/rel", ROOT_OWN_FILE, buf, sizeof(buf)), -ELOOP);
-                assert_int_equal(read_file_at_full(e.tree_fd, "a/fifo", ROOT_OWN_FILE, buf, sizeof(buf)), -EBADFD);
+                assert_int_equal(read_file_at_full(e.tree_fd, "a/rel", ROOT_OWN_FILE, buf, sizeof(buf)),
+                                 -ELOOP);
+                assert_int_equal(read_file_at_full(e.tree_fd, "a/fifo", ROOT_OWN_FILE, buf, sizeof(buf)),
+                                 -EBADFD);
                 assert_int_equal(read_file_at_full(e.tree_fd, "b/file", ROOT_OWN_FILE, buf, sizeof(buf)), 8);
                 assert_int_equal(read_file_at(e.tree_fd, "missing/file", buf, sizeof(buf)), -ENOENT);
                 fd = root_openat(e.tree_fd, "a/", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
