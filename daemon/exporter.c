@@ -660,14 +660,11 @@ int metrics_render_alloc(const Snapshot *s, char **ret_buf, size_t *ret_len)
 
 /* ---- the textfile ---------------------------------------------------------- */
 
-int metrics_dir_open(const char *path)
+int metrics_dir_open(int root_fd, const char *path)
 {
-        int fd;
-
         if (!path || !*path)
                 return -EINVAL;
-        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        return fd < 0 ? negative_errno() : fd;
+        return root_openat(root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
 }
 
 int metrics_write(int dirfd, const char *dir_path_for_messages, const Snapshot *s)
@@ -700,12 +697,12 @@ int metrics_writer_write(MetricsWriter *w, int dirfd, const char *dir_path, cons
         return r;
 }
 
-int metrics_writer_write_path(MetricsWriter *w, const char *dir_path, const Snapshot *s)
+int metrics_writer_write_path(MetricsWriter *w, int root_fd, const char *dir_path, const Snapshot *s)
 {
         _cleanup_close_ int dfd = -1;
 
         if (!dir_path || !*dir_path)
                 return 0;
-        dfd = metrics_dir_open(dir_path);
+        dfd = metrics_dir_open(root_fd, dir_path);
         return metrics_writer_write(w, dfd, dir_path, s);
 }

@@ -17,6 +17,7 @@
 #include "fragd/knob.h"
 #include "fragd/log.h"
 #include "fragd/parse-util.h"
+#include "fragd/root.h"
 #include "knob-internal.h"
 
 #define JOURNAL_MAGIC "fragd-saved 1"
@@ -343,8 +344,8 @@ static int journal_path(const char *rt, const char *name, char *ret, size_t size
         return r < 0 || (size_t) r >= size ? -ENAMETOOLONG : 0;
 }
 
-/* At most JOURNAL_SIZE_MAX bytes of a regular file, not through a symlink,
- * never blocking (a FIFO planted there). */
+/* At most JOURNAL_SIZE_MAX bytes of a regular file inside the root, not
+ * through a symlink, never blocking (a FIFO planted there). */
 static int journal_read_bounded(int root_fd, const char *path, char **ret_buf, size_t *ret_len)
 {
         _cleanup_close_ int fd = -1;
@@ -352,7 +353,7 @@ static int journal_read_bounded(int root_fd, const char *path, char **ret_buf, s
         struct stat st;
         size_t len = 0;
 
-        fd = openat(root_fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+        fd = root_openat(root_fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK, 0, ROOT_OWN_FILE);
         if (fd < 0)
                 return negative_errno();
         if (fstat(fd, &st) < 0)
@@ -412,9 +413,8 @@ int knob_journal_write(int root_fd, const char *rt, const Journal *j)
         if (r < 0)
                 return r;
         if (j->n == 0) {
-                if (unlinkat(root_fd, path, 0) < 0 && errno != ENOENT)
-                        return negative_errno();
-                return 0;
+                r = unlink_file_at(root_fd, path);
+                return r == -ENOENT ? 0 : r;
         }
         own = malloc(sizeof(*own));
         if (!own)

@@ -5,10 +5,13 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fragd/knob.h"
+#include "fragd/log.h"
 #include "knob-internal.h"
 
 static const char *startswith_str(const char *s, const char *prefix)
@@ -122,4 +125,34 @@ const char *knob_lever_name(Lever l)
         if ((unsigned) l >= _LEVER_MAX)
                 return NULL;
         return names[l];
+}
+
+unsigned knob_warn_escaping_links(const Root *root)
+{
+        unsigned n = 0;
+
+        if (!root)
+                return 0;
+        for (Lever l = 0; l < _LEVER_MAX; l++) {
+                const char *name = knob_lever_name(l);
+                Knob k;
+                int fd;
+
+                if (!name || knob_init(&k, root, name, NULL) < 0 || k.dirfd < 0)
+                        continue;
+                fd = root_openat(k.dirfd, k.path, O_PATH | O_CLOEXEC, 0, ROOT_BENEATH);
+                if (fd >= 0) {
+                        close(fd);
+                        continue;
+                }
+                if (fd != -EXDEV)
+                        continue;
+                log_error("Knob %s: '%s/%s/%s' is a symlink that leads out of the root; fragd neither reads "
+                          "nor writes it and leaves this knob alone. Make it a file inside the tree (or a "
+                          "symlink to one, relative and below proc/ or sys/).",
+                          name, root->is_host ? "" : root->path, k.dirfd == root->sys_fd ? "sys" : "proc",
+                          k.path);
+                n++;
+        }
+        return n;
 }

@@ -18,12 +18,16 @@ static int real_read(const Knob *k, char *ret_buf, size_t n)
 {
         if (k->dirfd < 0)
                 return -ENOENT;
-        return read_file_at(k->dirfd, k->path, ret_buf, n);
+        /* ROOT_BENEATH: an absolute or escaping symlink in a --root tree is
+         * refused (-EXDEV), never followed to a host file */
+        return read_file_at_full(k->dirfd, k->path, ROOT_BENEATH, ret_buf, n);
 }
 
 /* One write(2) of "value\n", as sysctl(8) does. O_TRUNC: harmless on procfs
  * and sysfs, and needed when the knob is a plain file in a test tree. Never
- * O_CREAT: a knob that does not exist is an error (-ENOENT). EINTR is not
+ * O_CREAT: a knob that does not exist is an error (-ENOENT). Resolved
+ * below proc/ or sys/ of the root: a symlink that leads out of it is an error
+ * (-EXDEV), never followed. EINTR is not
  * retried: compact_memory is only interrupted by a fatal signal. */
 static int real_write(const Knob *k, const char *value)
 {
@@ -37,9 +41,9 @@ static int real_write(const Knob *k, const char *value)
         len = snprintf(buf, sizeof(buf), "%s\n", value);
         if (len < 0 || (size_t) len >= sizeof(buf))
                 return -EINVAL;
-        fd = openat(k->dirfd, k->path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
+        fd = root_openat(k->dirfd, k->path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0, ROOT_BENEATH);
         if (fd < 0)
-                return negative_errno();
+                return fd;
         n = write(fd, buf, (size_t) len);
         if (n < 0)
                 return negative_errno();

@@ -43,6 +43,8 @@ bool knob_error_is_permanent(int r)
         case -EINVAL:
         case -ENODEV:
         case -EOPNOTSUPP:
+        case -EXDEV: /* a symlink out of the root (ROOT_BENEATH) */
+        case -ELOOP:
                 return true;
         default:
                 return false;

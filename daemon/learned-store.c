@@ -259,7 +259,7 @@ int learned_store_read(const Root *root, const char *state_dir, LearnedFile *ret
         r = learned_store_path(state_dir, path, sizeof(path));
         if (r < 0)
                 return r;
-        r = read_file_at(root->root_fd, path, buf, sizeof(buf));
+        r = read_file_at_full(root->root_fd, path, ROOT_OWN_FILE, buf, sizeof(buf));
         if (r < 0)
                 return r;
         return learned_file_parse(buf, (size_t) r, ret, ret_err);
@@ -273,15 +273,17 @@ static int fsync_parent(int root_fd, const char *path)
         _cleanup_close_ int fd = -1;
 
         if (!slash)
-                fd = openat(root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                fd = root_openat(root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
         else {
                 if ((size_t) (slash - path) >= sizeof(dir))
                         return -ENAMETOOLONG;
                 memcpy(dir, path, (size_t) (slash - path));
                 dir[slash - path] = '\0';
-                fd = openat(root_fd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                fd = root_openat(root_fd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
         }
-        if (fd < 0 || fsync(fd) < 0)
+        if (fd < 0)
+                return fd;
+        if (fsync(fd) < 0)
                 return negative_errno();
         return 0;
 }
@@ -311,8 +313,9 @@ int learned_store_remove(const Root *root, const char *state_dir)
         r = learned_store_path(state_dir, path, sizeof(path));
         if (r < 0)
                 return r;
-        if (unlinkat(root->root_fd, path, 0) < 0)
-                return errno == ENOENT ? 0 : negative_errno();
+        r = unlink_file_at(root->root_fd, path);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
         return fsync_parent(root->root_fd, path);
 }
 

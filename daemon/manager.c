@@ -220,6 +220,7 @@ static void notify_status(Manager *m)
 
 static void metrics_export(Manager *m)
 {
+        char shown[2 * FRAGD_PATH_MAX];
         SnapshotBuilder *b;
 
         if (!m->cfg.daemon.textfile_dir[0])
@@ -238,9 +239,13 @@ static void metrics_export(Manager *m)
         b->s.health.dry_run = m->dry_run;
         memcpy(b->s.health.errors, m->errors, sizeof(m->errors));
         b->s.health.errors[HEALTH_ERR_EXPORT] = m->mw.n_failures;
+        /* textfile_dir is a path inside the root (--root): never the host's
+         * directory when fragd runs against a tree */
         if (m->textfile_fd < 0)
-                m->textfile_fd = metrics_dir_open(m->cfg.daemon.textfile_dir);
-        (void) metrics_writer_write(&m->mw, m->textfile_fd, m->cfg.daemon.textfile_dir, &b->s);
+                m->textfile_fd = metrics_dir_open(m->root->root_fd, m->cfg.daemon.textfile_dir);
+        snprintf(shown, sizeof(shown), "%s%s", m->root->is_host ? "" : m->root->path,
+                 m->cfg.daemon.textfile_dir);
+        (void) metrics_writer_write(&m->mw, m->textfile_fd, shown, &b->s);
         free(b);
 }
 
@@ -530,7 +535,7 @@ static int psi_open(Manager *m)
 
         /* a trigger is written into the file: only ever into procfs (a --root
          * tree holds plain copies, which that write would overwrite) */
-        probe = openat(m->root->proc_fd, "pressure/memory", O_RDONLY | O_CLOEXEC);
+        probe = root_openat(m->root->proc_fd, "pressure/memory", O_RDONLY | O_CLOEXEC, 0, 0);
         if (probe < 0 || fstatfs(probe, &sfs) < 0 || sfs.f_type != PROC_SUPER_MAGIC) {
                 log_info("No PSI trigger: '%s/proc/pressure/memory' is %s; polling every %.1f s",
                          m->root->is_host ? "" : m->root->path, probe < 0 ? "missing" : "not on procfs",
@@ -771,6 +776,7 @@ int manager_new(const FragdArgs *args, Manager **ret, int *ret_exit)
                 *ret_exit = EXIT_PRECONDITION;
                 return -ENOENT;
         }
+        (void) knob_warn_escaping_links(m->root);
         if (!m->dry_run && m->root->is_host && geteuid() != 0) {
                 log_error("fragd must run as root to change kernel settings (/proc/sys/vm is writable by "
                           "uid 0 only). Use --dry-run to observe and decide without writing, or "

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "fragd/config.h"
+#include "fragd/knob.h"
 #include "fragd/exporter.h"
 #include "fragd/learned-store.h"
 #include "fragd/log.h"
@@ -230,6 +231,7 @@ int run_once(const FragdArgs *a)
                 return EXIT_USAGE;
         }
         wl = workload_open(root, cfg);
+        (void) knob_warn_escaping_links(root);
 
         if (a->interval_usec) {
                 prev = calloc(1, sizeof(*prev));

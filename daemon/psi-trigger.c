@@ -11,6 +11,7 @@
 
 #include "fragd/macro.h"
 #include "fragd/psi-trigger.h"
+#include "fragd/root.h"
 
 int psi_trigger_adjust(const PsiTriggerSpec *in, bool privileged, PsiTriggerSpec *ret)
 {
@@ -69,7 +70,7 @@ int psi_trigger_open_at(int dirfd, const char *path, const PsiTriggerSpec *spec,
         len = psi_trigger_format(&eff, buf, sizeof(buf));
         if (len < 0)
                 return len;
-        fd = openat(dirfd, path, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        fd = root_openat(dirfd, path, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0, ROOT_BENEATH);
         if (fd < 0)
                 return negative_errno();
         do

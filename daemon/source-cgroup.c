@@ -143,7 +143,7 @@ int cgroup_root_open(const Root *root, CgroupRoot *ret)
                 if (!*found)
                         return -ENOENT;
         }
-        cr.fd = openat(root->root_fd, found, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        cr.fd = root_openat(root->root_fd, found, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
         if (cr.fd < 0)
                 return negative_errno();
         strcpy(cr.path, found);
@@ -347,7 +347,7 @@ static int scan_dir(int dfd, PidVec *v, unsigned depth)
 
                 if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
                         continue;
-                cfd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                cfd = root_openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
                 if (cfd < 0)
                         continue; /* raced with removal, or not a directory */
                 r = scan_dir(cfd, v, depth + 1);
@@ -370,7 +370,7 @@ int cgroup_scan_pids(const CgroupRoot *cr, const char *path, int32_t **ret_pids,
                 return -EINVAL;
         if (cr->fd < 0)
                 return -ENOENT;
-        dfd = openat(cr->fd, *path ? path : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        dfd = root_openat(cr->fd, *path ? path : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
         if (dfd < 0)
                 return negative_errno();
         r = scan_dir(dfd, &v, 0);
@@ -510,7 +510,8 @@ int cgroup_watch_refresh(CgroupWatch *w, const CgroupRoot *cr, KvList *kv)
         if (w->state == CGROUP_ABSENT) {
                 if (r < 0)
                         return r == -ENOENT || r == -ENOTDIR ? CGROUP_UNCHANGED : r;
-                w->dir_fd = openat(cr->fd, *w->path ? w->path : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                w->dir_fd = root_openat(cr->fd, *w->path ? w->path : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                                        0, 0);
                 if (w->dir_fd < 0) {
                         r = negative_errno();
                         w->dir_fd = -1;

@@ -38,7 +38,7 @@ int dmi_read(const Root *root, DmiInfo *ret)
         if (root->sys_fd < 0)
                 return -ENOENT;
         /* a symlink to devices/virtual/dmi/id on a real system: follow it */
-        fd = openat(root->sys_fd, "class/dmi/id", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        fd = root_openat(root->sys_fd, "class/dmi/id", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
         if (fd < 0)
                 return negative_errno();
         dmi_attr_read(fd, "sys_vendor", d.sys_vendor, sizeof(d.sys_vendor));

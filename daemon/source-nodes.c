@@ -218,7 +218,8 @@ int nodes_read(const Root *root, NodeTopo *ret)
         int r;
 
         if (root->sys_fd >= 0)
-                fd = openat(root->sys_fd, "devices/system/node", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                fd = root_openat(root->sys_fd, "devices/system/node", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
+                                 0);
         if (fd < 0) {
                 if (root->sys_fd >= 0 && errno != ENOENT)
                         return negative_errno();

@@ -176,7 +176,7 @@ int psi_read(const Root *root, const char *resource, PsiStats *ret)
         if (root->proc_fd < 0)
                 return -ENOENT;
         /* CONFIG_PSI=n, or psi=0 at boot: no /proc/pressure at all. */
-        dfd = openat(root->proc_fd, "pressure", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        dfd = root_openat(root->proc_fd, "pressure", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
         if (dfd < 0)
                 return errno == ENOENT ? -EOPNOTSUPP : negative_errno();
         r = psi_read_at(dfd, resource, ret);

@@ -85,7 +85,7 @@ int vm_sysctls_read(const Root *root, VmSysctls *ret)
 
         if (root->proc_fd < 0)
                 return -ENOENT;
-        dfd = openat(root->proc_fd, "sys/vm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        dfd = root_openat(root->proc_fd, "sys/vm", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
         if (dfd < 0)
                 return negative_errno();
         for (unsigned k = 0; k < _VM_KNOB_MAX; k++) {

@@ -124,7 +124,7 @@ static int opendir_at(int dirfd, const char *path, DIR **ret)
         int fd;
         DIR *d;
 
-        fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        fd = root_openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
         if (fd < 0)
                 return negative_errno();
         d = fdopendir(fd);
@@ -236,7 +236,7 @@ static int thp_sizes_read(int thp_fd, ThpInfo *t)
                 char name[32];
 
                 (void) snprintf(name, sizeof(name), "hugepages-%ukB", sizes[i]);
-                fd = openat(thp_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                fd = root_openat(thp_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
                 if (fd < 0)
                         continue; /* went away meanwhile */
                 memset(s, 0, sizeof(*s));
@@ -275,7 +275,8 @@ int thp_read(const Root *root, ThpInfo *ret)
 
         if (root->sys_fd < 0)
                 return -ENOENT;
-        fd = openat(root->sys_fd, "kernel/mm/transparent_hugepage", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        fd = root_openat(root->sys_fd, "kernel/mm/transparent_hugepage", O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                         0, 0);
         if (fd < 0)
                 return errno == ENOENT ? -EOPNOTSUPP : negative_errno();
 
@@ -362,7 +363,8 @@ int thp_refresh(const Root *root, ThpInfo *t)
 
         if (root->sys_fd < 0)
                 return -ENOENT;
-        fd = openat(root->sys_fd, "kernel/mm/transparent_hugepage", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        fd = root_openat(root->sys_fd, "kernel/mm/transparent_hugepage", O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                         0, 0);
         if (fd < 0)
                 return errno == ENOENT ? -EOPNOTSUPP : negative_errno();
         thp_mode_read_at(fd, "enabled", enabled, sizeof(enabled));
@@ -380,7 +382,7 @@ int thp_refresh(const Root *root, ThpInfo *t)
                 if (!a && !sh)
                         continue;
                 (void) snprintf(name, sizeof(name), "hugepages-%ukB", s->size_kb);
-                sfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                sfd = root_openat(fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
                 if (sfd < 0)
                         continue;
                 for (size_t j = 0; a && j < ELEMENTSOF(anon); j++)

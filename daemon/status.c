@@ -128,9 +128,8 @@ int knob_status_remove(const KnobRegistry *reg)
         r = snprintf(path, sizeof(path), "%s/status", knob_registry_runtime_dir(reg));
         if (r < 0 || (size_t) r >= sizeof(path))
                 return -ENAMETOOLONG;
-        if (unlinkat(knob_registry_root(reg)->root_fd, path, 0) < 0 && errno != ENOENT)
-                return negative_errno();
-        return 0;
+        r = unlink_file_at(knob_registry_root(reg)->root_fd, path);
+        return r == -ENOENT ? 0 : r;
 }
 
 /* ---- printing ------------------------------------------------------------ */
@@ -226,7 +225,7 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
         if (r < 0)
                 return r;
         snprintf(path, sizeof(path), "%s/status", rt);
-        r = read_file_alloc_at(root->root_fd, path, &buf, &len);
+        r = read_file_alloc_at_full(root->root_fd, path, ROOT_OWN_FILE, &buf, &len);
         if (r == -ENOENT) {
                 fprintf(out, "fragd is not running (no state in '%s%s%s').\n", root->path,
                         root->is_host ? "" : "/", path);

@@ -238,13 +238,16 @@ int metrics_render(const Snapshot *s, FILE *f);
 /* Same, into a malloc'ed NUL-terminated buffer. */
 int metrics_render_alloc(const Snapshot *s, char **ret_buf, size_t *ret_len);
 
-/* Opens the textfile directory (O_DIRECTORY); returns an fd or -errno. It is
- * not created: it belongs to node_exporter's package. */
-int metrics_dir_open(const char *path);
+/* Opens the textfile directory (O_DIRECTORY), path taken below root_fd (the
+ * Root's root_fd: "/" on a host, the --root tree otherwise; symlinks resolve
+ * inside it, root_openat()); returns an fd or -errno. It is not created: it
+ * belongs to node_exporter's package. */
+int metrics_dir_open(int root_fd, const char *path);
 
-/* Renders s and writes it to FRAGD_METRICS_FILE below dirfd atomically (temp
- * file "fragd.prom.tmp.<pid>" in the same directory, which the textfile
- * collector ignores, fsync, rename). Does not log. Returns 0 or -errno. */
+/* Renders s and writes it to FRAGD_METRICS_FILE below dirfd atomically
+ * (write_file_atomic_at(): a new file under a random name ".fragd.prom.<hex>.tmp"
+ * in the same directory, which the textfile collector ignores, fsync, rename,
+ * fsync of the directory). Does not log. Returns 0 or -errno. */
 int metrics_write(int dirfd, const char *dir_path_for_messages, const Snapshot *s);
 
 /* Per-daemon write state: a failure is logged once per change of state
@@ -266,4 +269,4 @@ int metrics_writer_write(MetricsWriter *w, int dirfd, const char *dir_path, cons
 /* The same, opening dir_path for this write only: a textfile directory that
  * is missing at start, or removed and recreated (package reinstall), is
  * picked up on the next tick. dir_path "" or NULL: the exporter is off, 0. */
-int metrics_writer_write_path(MetricsWriter *w, const char *dir_path, const Snapshot *s);
+int metrics_writer_write_path(MetricsWriter *w, int root_fd, const char *dir_path, const Snapshot *s);

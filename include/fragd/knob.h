@@ -138,6 +138,10 @@ extern const KnobOps knob_ops_fake;   /* tests: real I/O plus injected faults */
 int knob_init(Knob *k, const Root *root, const char *name, void *ops_data);
 /* "vm.compaction_proactiveness" for a policy lever. */
 const char *knob_lever_name(Lever l);
+/* Logs an error for each lever's knob file that is a symlink out of the root
+ * (absolute, or ".." above proc/ or sys/): fragd leaves those knobs alone.
+ * Returns how many. */
+unsigned knob_warn_escaping_links(const Root *root);
 /* Canonical form of a value read from a knob: whitespace trimmed and
  * collapsed; for CHOICE the bracketed word, or the single plain word.
  * -EBADMSG when it makes no sense, -ENAMETOOLONG when it does not fit. */

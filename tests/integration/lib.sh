@@ -38,9 +38,10 @@ fresh_tree() { # fresh_tree NAME FIXTURE-DIR...: T=$work/root.NAME, fixtures cop
 	mkdir -p "$T/etc/fragd" "$T/prom"
 }
 write_conf() { # write_conf [LINES...]: $T/etc/fragd/fragd.conf, a 1 s [daemon]
-	# writing $T/prom/fragd.prom, then LINES (more [daemon] keys, sections)
+	# writing $T/prom/fragd.prom (textfile_dir = /prom: a path inside --root),
+	# then LINES (more [daemon] keys, sections)
 	{
-		printf '[daemon]\ninterval = 1s\ntextfile_dir = %s\n' "$T/prom"
+		printf '[daemon]\ninterval = 1s\ntextfile_dir = /prom\n'
 		[ $# = 0 ] || printf '%s\n' "$@"
 	} >"$T/etc/fragd/fragd.conf"
 }

@@ -33,7 +33,10 @@ fail=0
 pass() { echo "PASS node-exporter: $*"; }
 failed() { echo "FAIL node-exporter: $*"; fail=1; }
 
-mkdir "$tmp/textfile"
+# the textfile directory lies inside the tree the daemon below runs against
+# (--root contains textfile_dir: it is /textfile there)
+mkdir -p "$tmp/root/textfile"
+ln -s root/textfile "$tmp/textfile"
 cp "$golden" "$tmp/textfile/fragd.prom"
 
 start() { # -> sets pid and port, returns 0 when /metrics answers
@@ -124,10 +127,9 @@ rm -f "$tmp/textfile/broken.prom"
 # exporter serves (against a copy of a fixture tree), and a scrape finds it
 if [ -n "${FRAGD:-}" ] && [ -x "$FRAGD" ]; then
 	rm -f "$tmp/textfile/fragd.prom"
-	mkdir "$tmp/root"
 	cp -r "$FRAGD_SRCDIR/tests/fixtures/vm-6.1-x86_64-2node-fragmented/." "$tmp/root/"
 	"$FRAGD" --root "$tmp/root" --page-size 4096 --set daemon.interval=1s \
-		--set "daemon.textfile_dir=$tmp/textfile" >"$tmp/fragd.log" 2>&1 &
+		--set "daemon.textfile_dir=/textfile" >"$tmp/fragd.log" 2>&1 &
 	fpid=$!
 	for _ in $(seq 50); do [ -s "$tmp/textfile/fragd.prom" ] && break; sleep 0.1; done
 	sleep 1.5 # a second tick: rates and efficiency families appear

@@ -82,7 +82,7 @@ stop; rc=$?
 # 6. without [cgroup] sections: no workload at all
 T2=$work/plain
 mkdir -p "$T2"; cp -r "$FIX/vm-6.1-x86_64-2node-fragmented/." "$T2/"
-"$FRAGD" --root "$T2" --page-size 4096 --dry-run --set daemon.interval=1s --set "daemon.textfile_dir=$T2" \
+"$FRAGD" --root "$T2" --page-size 4096 --dry-run --set daemon.interval=1s --set "daemon.textfile_dir=/" \
 	>"$T2/log" 2>&1 &
 pid=$!
 wait_for 10 test -s "$T2/fragd.prom"

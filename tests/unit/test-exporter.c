@@ -823,9 +823,12 @@ static void test_write_atomic(void **state)
         DIR *d;
         struct dirent *de;
         unsigned n_files = 0;
+        /* the host's root, as fragd without --root */
+        int rootfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
+        assert_true(rootfd >= 0);
         assert_non_null(mkdtemp(dir));
-        dfd = metrics_dir_open(dir);
+        dfd = metrics_dir_open(rootfd, dir);
         assert_true(dfd >= 0);
         assert_int_equal(metrics_writer_write(&w, dfd, dir, &c->s), 0);
         /* a second write replaces the file */
@@ -848,7 +851,7 @@ static void test_write_atomic(void **state)
         assert_int_equal(n_files, 1);
 
         /* failures: counted every time, never fatal; recovery resets state */
-        assert_int_equal(metrics_dir_open(NULL), -EINVAL);
+        assert_int_equal(metrics_dir_open(rootfd, NULL), -EINVAL);
         assert_int_equal(metrics_writer_write(&w, -ENOENT, "/nonexistent", &c->s), -ENOENT);
         assert_int_equal(metrics_writer_write(&w, -ENOENT, "/nonexistent", &c->s), -ENOENT);
         assert_int_equal(w.n_failures, 2);
@@ -861,20 +864,21 @@ static void test_write_atomic(void **state)
         assert_int_equal(unlink(path), 0);
         close(dfd);
         assert_int_equal(rmdir(dir), 0);
-        assert_int_equal(metrics_dir_open(dir), -ENOENT);
+        assert_int_equal(metrics_dir_open(rootfd, dir), -ENOENT);
 
         /* by path: a missing directory is an error each tick until it appears */
-        assert_int_equal(metrics_writer_write_path(&w, "", &c->s), 0);
-        assert_int_equal(metrics_writer_write_path(&w, dir, &c->s), -ENOENT);
+        assert_int_equal(metrics_writer_write_path(&w, rootfd, "", &c->s), 0);
+        assert_int_equal(metrics_writer_write_path(&w, rootfd, dir, &c->s), -ENOENT);
         assert_int_equal(w.n_failures, 3);
         assert_int_equal(mkdir(dir, 0755), 0);
-        assert_int_equal(metrics_writer_write_path(&w, dir, &c->s), 0);
+        assert_int_equal(metrics_writer_write_path(&w, rootfd, dir, &c->s), 0);
         free(got);
         got = slurp(path);
         assert_non_null(got);
         assert_string_equal(got, want);
         assert_int_equal(unlink(path), 0);
         assert_int_equal(rmdir(dir), 0);
+        close(rootfd);
         free(got);
         free(want);
         case_free(c);
