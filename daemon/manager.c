@@ -246,17 +246,6 @@ static void metrics_export(Manager *m)
 
 /* ---- one tick ---------------------------------------------------------------- */
 
-static void observation_keep_counters(Observation *dst, const Observation *src)
-{
-        /* what assess() needs of the previous reading: rates */
-        dst->now_usec = src->now_usec;
-        dst->page_size = src->page_size;
-        dst->have = src->have;
-        dst->vmstat = src->vmstat;
-        dst->psi_memory = src->psi_memory;
-        dst->thp = src->thp;
-}
-
 static void apply_decision(Manager *m, usec_t now)
 {
         Decision *d = m->d;
