@@ -265,8 +265,13 @@ int run_once(const FragdArgs *a)
         (void) machine_id_read(root, machine_id);
         learned_store_name(root, cfg->daemon.state_dir, learned_file, sizeof(learned_file));
         if (learned_store_load(root, cfg->daemon.state_dir, &cfg->policy, as->page_size, as->hpage_order, machine_id,
-                               cur->now_usec, now_realtime_usec(), &learned) == LEARNED_LOAD_OK)
+                               observation_mem_bytes(cur), cur->now_usec, now_realtime_usec(),
+                               &learned) == LEARNED_LOAD_OK)
                 policy_learned_seed(ps, &learned.restore);
+        if (learned.capped_from_bytes)
+                log_warning("The learned reserve file '%s' says a %" PRIu64 "-byte burst, more than this host's "
+                            "%" PRIu64 " bytes of memory: taken as the host's memory",
+                            learned_file, learned.capped_from_bytes, observation_mem_bytes(cur));
         levers_from_obs(cfg, cur, in);
         r = policy_decide(&cfg->policy, ps, as, in, cur->now_usec, d);
         if (r < 0) {
