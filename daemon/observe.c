@@ -120,6 +120,8 @@ static void reject(Observation *o, ObsSource s, int err)
         o->have &= ~OBS_MASK(s);
         o->rejected |= OBS_MASK(s);
         o->err[s] = err;
+        if (s == OBS_PAGETYPEINFO)
+                o->pagetype_usec = 0; /* the slot holds the rejected reading: not "the last one" */
 }
 
 /* pages of a zone as bytes; false when that overflows or passes the

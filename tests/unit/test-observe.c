@@ -282,6 +282,13 @@ static void test_check_node_ids(void **state)
 {
         Observation *o = fresh_2node();
 
+        o->pagetype.zones[0].node = 4096;
+        observation_check(o);
+        assert_false(o->have & OBS_MASK(OBS_PAGETYPEINFO));
+        assert_true(o->rejected & OBS_MASK(OBS_PAGETYPEINFO));
+        assert_int_equal(o->pagetype_usec, 0); /* not used as an older reading either */
+        assert_true(problem_has(o, "'/proc/pagetypeinfo': Node 4096", NULL));
+        o->have = OBS_ALL;
         o->zoneinfo.zones[o->zoneinfo.n_zones - 1].node = 99999;
         observation_check(o);
         assert_rejected(o, OBS_ZONEINFO, -ERANGE);
