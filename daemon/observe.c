@@ -70,6 +70,7 @@ int observation_read(const Root *root, unsigned mask, usec_t now_usec, Observati
                 return -EINVAL;
         o->now_usec = now_usec;
         o->page_size = root->page_size;
+        o->read_mask = mask;
         for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++) {
                 int r;
 
@@ -186,11 +187,17 @@ static uint64_t meminfo_total_pages(const Observation *o)
         return kb / (ps / 1024);
 }
 
+/* fresh: read with the rest of this observation */
+static bool nodes_fresh(const Observation *o)
+{
+        return (o->have & OBS_MASK(OBS_NODES)) && (o->read_mask & OBS_MASK(OBS_NODES));
+}
+
 static uint64_t node_total_pages(const Observation *o, int node)
 {
         uint64_t ps = o->page_size ? o->page_size : 4096;
 
-        if (!(o->have & OBS_MASK(OBS_NODES)))
+        if (!nodes_fresh(o))
                 return 0;
         for (unsigned i = 0; i < o->nodes.n_nodes && i < FRAGD_MAX_NODES; i++)
                 if (o->nodes.ids[i] == node)
@@ -303,6 +310,25 @@ static void buddyinfo_check(Observation *o)
                 reject(o, OBS_BUDDYINFO, -EBADMSG);
                 return;
         }
+        /* without zoneinfo to judge each zone: each node against its
+         * MemTotal in sysfs (the free pages are a part of it) */
+        if (!(o->have & OBS_MASK(OBS_ZONEINFO)))
+                for (unsigned i = 0; i < b->n_zones; i++) {
+                        uint64_t node_total = node_total_pages(o, b->zones[i].node), node_free = 0, pages;
+
+                        if (!node_total)
+                                continue;
+                        for (unsigned j = 0; j < b->n_zones; j++)
+                                if (b->zones[j].node == b->zones[i].node && buddy_free_pages(&b->zones[j], &pages))
+                                        node_free += pages;
+                        if (node_free > with_slack(node_total)) {
+                                problem(o, "'/proc/buddyinfo': %" PRIu64 " free pages on node %d, more than the "
+                                        "node's MemTotal in sysfs (%" PRIu64 " pages): reading rejected",
+                                        node_free, b->zones[i].node, node_total);
+                                reject(o, OBS_BUDDYINFO, -EBADMSG);
+                                return;
+                        }
+                }
         if ((o->have & OBS_MASK(OBS_PAGETYPEINFO)) && o->pagetype.n_orders > b->n_orders) {
                 problem(o, "'/proc/buddyinfo' has %u order columns, '/proc/pagetypeinfo' %u: its rows are cut "
                         "short (a truncated file?): reading rejected", b->n_orders, o->pagetype.n_orders);
@@ -321,7 +347,7 @@ static void buddyinfo_check(Observation *o)
                                 "shows populated (%" PRIu64 " present pages): a truncated file? That zone is "
                                 "not assessed", zz->node, zz->zone, zz->present);
                 }
-        if (o->have & OBS_MASK(OBS_NODES))
+        if (nodes_fresh(o))
                 for (unsigned i = 0; i < o->nodes.n_nodes && i < FRAGD_MAX_NODES; i++) {
                         if (buddy_has_node(b, o->nodes.ids[i]))
                                 continue;

@@ -388,6 +388,7 @@ typedef struct Observation {
          * (a populated zone or a node with memory missing from buddyinfo).
          * One sentence each, naming the file and the zone or node. */
         unsigned rejected;
+        unsigned read_mask; /* sources the last observation_read() tried */
         unsigned n_problems;
         char problems[OBS_PROBLEMS_MAX][OBS_PROBLEM_LEN];
         BuddyInfo buddy;
@@ -417,15 +418,19 @@ int observation_read(const Root *root, unsigned mask, usec_t now_usec, Observati
  *   - a node id of FRAGD_MAX_NUMNODES or more (buddyinfo, zoneinfo,
  *     pagetypeinfo);
  *   - a buddyinfo zone whose free pages overflow 64 bits, exceed
- *     FRAGD_MAX_PHYS_BYTES, the zone's present pages (zoneinfo) or MemTotal
- *     (meminfo);
+ *     FRAGD_MAX_PHYS_BYTES or the zone's present pages (zoneinfo; without
+ *     it, a node's free pages against its sysfs MemTotal), or all zones'
+ *     free pages MemTotal (meminfo);
  *   - a buddyinfo with fewer orders than pagetypeinfo (rows cut short);
  *   - a zoneinfo zone spanning more than FRAGD_MAX_PHYS_BYTES, or managing
  *     more than MemTotal (meminfo, else the node's MemTotal from sysfs),
  *     with 1/8 slack for memory hot-plugged between the two reads.
  * And notes, without rejecting, a populated zoneinfo zone or a node with
  * memory (sysfs) that buddyinfo does not list (a truncated file): those
- * zones are not assessed. Clears rejected and problems first. */
+ * zones are not assessed. Clears rejected and problems first. The sysfs
+ * node sizes are used only when read_mask has OBS_NODES (read with the
+ * rest): the daemon reads them once, and memory onlined later (lazily, or
+ * hot-plugged) would make them too small. */
 void observation_check(Observation *o);
 
 /* What the daemon keeps of the reading before the next one replaces it:

@@ -220,6 +220,23 @@ static void test_check_buddyinfo_overflow(void **state)
         observation_check(o);
         assert_rejected(o, OBS_BUDDYINFO, -EBADMSG);
         assert_true(problem_has(o, "more than MemTotal in '/proc/meminfo' (1003779 pages)", NULL));
+
+        /* without zoneinfo and meminfo: the node's MemTotal in sysfs */
+        o->have = OBS_ALL & ~(OBS_MASK(OBS_ZONEINFO) | OBS_MASK(OBS_MEMINFO));
+        o->buddy.zones[0].nr_free[10] = 1000; /* 4 GiB on node 0, which has 2 GiB */
+        observation_check(o);
+        assert_rejected(o, OBS_BUDDYINFO, -EBADMSG);
+        assert_true(problem_has(o, "free pages on node 0, more than the node's MemTotal in sysfs", NULL));
+        o->have = OBS_ALL & ~(OBS_MASK(OBS_ZONEINFO) | OBS_MASK(OBS_MEMINFO));
+        o->buddy.zones[0].nr_free[10] = 3;
+        observation_check(o);
+        assert_true(o->have & OBS_MASK(OBS_BUDDYINFO));
+        /* node sizes read at an earlier tick may be stale (memory onlined
+         * since): not used */
+        o->read_mask = OBS_PER_TICK;
+        o->buddy.zones[0].nr_free[10] = 1000;
+        observation_check(o);
+        assert_true(o->have & OBS_MASK(OBS_BUDDYINFO));
         free(o);
 }
 
