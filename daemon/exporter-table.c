@@ -48,7 +48,8 @@ const MetricFamily metric_families[_METRIC_MAX] = {
                 S_HEALTH, "1" },
         [M_SOURCE_UP] = {
                 "fragd_source_up", METRIC_GAUGE, "", L("source"),
-                "1 when the last read of a kernel source succeeded, 0 when it failed; "
+                "1 when the last read of a kernel source succeeded, 0 when it failed or its reading was "
+                "rejected as impossible (fragd then logs why, and decisions that need it are degraded); "
                 "absent for a source fragd has not tried to read.",
                 S_HEALTH, "one per kernel source fragd reads" },
 

@@ -399,7 +399,7 @@ void learned_store_name(const Root *root, const char *state_dir, char *buf, size
 
 LearnedLoadResult learned_store_load(const Root *root, const char *state_dir, const PolicyConfig *cfg,
                                      unsigned page_size, unsigned hpage_order, const char *machine_id,
-                                     usec_t now, usec_t now_realtime, LearnedLoad *ret)
+                                     uint64_t mem_bytes, usec_t now, usec_t now_realtime, LearnedLoad *ret)
 {
         LearnedFileError err = { 0 };
         LearnedLoad l = { 0 };
@@ -444,6 +444,10 @@ LearnedLoadResult learned_store_load(const Root *root, const char *state_dir, co
                 goto done;
         }
 
+        if (mem_bytes > 0 && l.file.peak_bytes > mem_bytes) {
+                l.capped_from_bytes = l.file.peak_bytes;
+                l.file.peak_bytes = mem_bytes;
+        }
         hp = hpage_order < 32 ? (uint64_t) page_size << hpage_order : 0;
         switch (policy_learned_restore(cfg, l.file.peak_bytes, l.age_usec, now, hp, &l.restore)) {
         case LEARNED_RESTORE_OK:

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fragd: command line, one-shot report, and the daemon entry point. */
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,8 @@ static void help(void)
                "  -c, --config FILE      main configuration file (default " FRAGD_SYSCONFDIR "/fragd/fragd.conf)\n"
                "      --set SEC.KEY=VAL  override one configuration value (repeatable)\n"
                "      --root DIR         read and write every file below DIR instead of / (tests, fixtures)\n"
-               "      --page-size BYTES  base page size of the tree under --root (default: this machine's)\n"
+               "      --page-size BYTES  base page size of the tree under --root, a power of two\n"
+               "                         from 4096 to 262144 (default: this machine's)\n"
                "  -n, --dry-run          decide and report, write nothing\n"
                "      --once             observe once, print the report and exit\n"
                "      --format FMT       report format: text (default), json, prom\n"
@@ -103,9 +105,20 @@ static int parse_args(int argc, char **argv, FragdArgs *a)
                         break;
                 case ARG_PAGE_SIZE: {
                         char *end;
-                        unsigned long v = strtoul(optarg, &end, 10);
-                        if (*end || v < 4096 || (v & (v - 1))) {
-                                fprintf(stderr, "fragd: --page-size: '%s' is not a power of two >= 4096\n", optarg);
+                        unsigned long long v;
+
+                        /* the base page sizes Linux supports: 4 KiB (x86,
+                         * arm64, ...) to 256 KiB (hexagon, powerpc 44x);
+                         * checked before the cast, so 2^32 + 4096 is not
+                         * taken as 4096 */
+                        errno = 0;
+                        v = strtoull(optarg, &end, 10);
+                        if (!*optarg || *end || errno || optarg[0] == '-' || v < 4096 || v > 262144 ||
+                            (v & (v - 1))) {
+                                fprintf(stderr,
+                                        "fragd: --page-size: '%s' is not a base page size: give a power of two "
+                                        "from 4096 to 262144 bytes (4 KiB to 256 KiB), e.g. 4096, 16384 or 65536\n",
+                                        optarg);
                                 return -EINVAL;
                         }
                         a->page_size = (unsigned) v;

@@ -26,6 +26,7 @@
 #include "fragd/manager.h"
 #include "fragd/metrics.h"
 #include "fragd/obs.h"
+#include "fragd/observe-log.h"
 #include "fragd/policy.h"
 #include "fragd/psi-trigger.h"
 #include "fragd/snapshot.h"
@@ -84,6 +85,7 @@ struct Manager {
         uint64_t n_ticks;
         bool ready;
         bool source_failing;
+        ObsLogState obs_log; /* sources missing and problems, as last logged */
 
         MetricsWriter mw;
         int textfile_fd;

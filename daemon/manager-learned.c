@@ -75,7 +75,12 @@ void manager_learned_restore(Manager *m, usec_t now)
         (void) machine_id_read(m->root, m->machine_id);
         file_name(m, name, sizeof(name));
         (void) learned_store_load(m->root, m->cfg.daemon.state_dir, pc, m->a->page_size, m->a->hpage_order,
-                                  m->machine_id, now, now_rt, &l);
+                                  m->machine_id, observation_mem_bytes(m->cur), now, now_rt, &l);
+        if (l.capped_from_bytes)
+                log_warning("The learned reserve file '%s' says a %s burst, more than this host's %s of "
+                            "memory: taken as %s (the file was written from a counter that jumped?)",
+                            name, bytes_text(l.capped_from_bytes).s, bytes_text(observation_mem_bytes(m->cur)).s,
+                            bytes_text(l.file.peak_bytes).s);
         (void) learned_load_explain(&l, why, sizeof(why));
         if (l.future_usec > 0)
                 log_notice("The learned reserve file '%s' has its burst %s in the future (was the clock set "

@@ -251,17 +251,6 @@ static void metrics_export(Manager *m)
 
 /* ---- one tick ---------------------------------------------------------------- */
 
-static void observation_keep_counters(Observation *dst, const Observation *src)
-{
-        /* what assess() needs of the previous reading: rates */
-        dst->now_usec = src->now_usec;
-        dst->page_size = src->page_size;
-        dst->have = src->have;
-        dst->vmstat = src->vmstat;
-        dst->psi_memory = src->psi_memory;
-        dst->thp = src->thp;
-}
-
 static void apply_decision(Manager *m, usec_t now)
 {
         Decision *d = m->d;
@@ -399,6 +388,7 @@ static int tick(Manager *m)
         if (m->have_prev || m->n_ticks > 0)
                 observation_keep_counters(m->prev, m->cur);
         r = observation_read(m->root, mask, now, m->cur);
+        (void) observe_log_transitions(&m->obs_log, m->cur, mask);
         for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++)
                 if ((mask & OBS_MASK(s)) && m->cur->err[s] < 0 && s != OBS_PAGETYPEINFO)
                         m->errors[HEALTH_ERR_SOURCE_READ]++;
@@ -431,6 +421,7 @@ static int tick(Manager *m)
         r = policy_decide(&m->cfg.policy, m->pstate, m->a, in, now, m->d);
         if (r < 0)
                 return log_error_errno(r, "The policy could not decide: %m");
+        (void) observe_log_assessment(m->a, &m->d->eval);
         apply_decision(m, now);
         policy_state_update(m->pstate, m->a, m->d, now);
         manager_learned_sync(m, now, false);

@@ -175,6 +175,24 @@ static int workload_reports(const Workload *w, char **ret_text, char **ret_json)
         return 0;
 }
 
+/* On stderr: what observation_check() rejected or found incomplete, and
+ * every source the decisions miss with what that disables. Returns the
+ * missing sources. */
+static unsigned warn_degraded(const Observation *o, unsigned mask)
+{
+        unsigned missing = observation_missing(o, mask);
+        char why[160];
+
+        for (unsigned i = 0; i < o->n_problems; i++)
+                log_warning("%s", o->problems[i]);
+        for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++)
+                if ((missing & OBS_MASK(s)) && s != OBS_BUDDYINFO)
+                        log_warning("Decisions degraded: %s: %s",
+                                    report_source_missing_why(o, (ObsSource) s, why, sizeof(why)),
+                                    obs_source_impact((ObsSource) s));
+        return missing;
+}
+
 int run_once(const FragdArgs *a)
 {
         _cleanup_(root_freep) Root *root = NULL;
@@ -198,7 +216,7 @@ int run_once(const FragdArgs *a)
         LeverInput in[_LEVER_MAX];
         ConfigLoadArgs ca;
         ReportInput ri = {};
-        unsigned n_rd = 0;
+        unsigned n_rd = 0, missing;
         int r;
 
         r = root_open(a->root, a->page_size, &root);
@@ -238,13 +256,16 @@ int run_once(const FragdArgs *a)
                 if (!prev)
                         return EXIT_FAILURE;
                 r = observation_read(root, OBS_PER_TICK, now_monotonic_usec(), prev);
-                if (r < 0)
+                if (r < 0) {
+                        (void) warn_degraded(prev, OBS_PER_TICK);
                         goto no_buddyinfo;
+                }
                 if (wl)
                         (void) workload_tick(wl, prev->now_usec, false, NULL);
                 sleep_usec(a->interval_usec);
         }
         r = observation_read(root, OBS_ALL, now_monotonic_usec(), cur);
+        missing = warn_degraded(cur, OBS_ALL);
         if (r < 0)
                 goto no_buddyinfo;
         r = assess(cur, prev, as);
@@ -267,8 +288,13 @@ int run_once(const FragdArgs *a)
         (void) machine_id_read(root, machine_id);
         learned_store_name(root, cfg->daemon.state_dir, learned_file, sizeof(learned_file));
         if (learned_store_load(root, cfg->daemon.state_dir, &cfg->policy, as->page_size, as->hpage_order, machine_id,
-                               cur->now_usec, now_realtime_usec(), &learned) == LEARNED_LOAD_OK)
+                               observation_mem_bytes(cur), cur->now_usec, now_realtime_usec(),
+                               &learned) == LEARNED_LOAD_OK)
                 policy_learned_seed(ps, &learned.restore);
+        if (learned.capped_from_bytes)
+                log_warning("The learned reserve file '%s' says a %" PRIu64 "-byte burst, more than this host's "
+                            "%" PRIu64 " bytes of memory: taken as the host's memory",
+                            learned_file, learned.capped_from_bytes, observation_mem_bytes(cur));
         levers_from_obs(cfg, cur, in);
         r = policy_decide(&cfg->policy, ps, as, in, cur->now_usec, d);
         if (r < 0) {
@@ -289,7 +315,9 @@ int run_once(const FragdArgs *a)
                         log_error_errno(r, "Cannot render the metrics: %m");
                         return EXIT_FAILURE;
                 }
-                return fflush(stdout) == 0 ? 0 : EXIT_FAILURE;
+                if (fflush(stdout) != 0)
+                        return EXIT_FAILURE;
+                return missing & OBS_DEGRADED_REQUIRED ? EXIT_PRECONDITION : 0;
         }
 
         decision_to_report(d, rd, &n_rd);
@@ -313,6 +341,7 @@ int run_once(const FragdArgs *a)
         ri.eval = &d->eval;
         ri.learned = &learned;
         ri.learned_file = learned_file;
+        ri.obs_mask = OBS_ALL;
         if (wl) {
                 r = workload_reports(wl, &cg_text, &cg_json);
                 if (r < 0) {
@@ -329,6 +358,13 @@ int run_once(const FragdArgs *a)
         if (r < 0 || fflush(stdout) != 0) {
                 log_error("Cannot write the report to standard output");
                 return EXIT_FAILURE;
+        }
+        /* the report is out, but no target was measured: say so in the
+         * exit status too (fragd.8 EXIT STATUS) */
+        if (missing & OBS_DEGRADED_REQUIRED) {
+                log_error("Exiting with status %d: without %s no reserve target can be measured",
+                          EXIT_PRECONDITION, obs_source_name(OBS_ZONEINFO));
+                return EXIT_PRECONDITION;
         }
         return 0;
 

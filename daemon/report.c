@@ -59,6 +59,44 @@ static uint64_t node_bytes(const ReportInput *in, const NodeMeasures *n)
         return pages_to_bytes(in, pages);
 }
 
+const char *report_source_missing_why(const Observation *o, ObsSource s, char *buf, size_t size)
+{
+        if (o->rejected & OBS_MASK(s))
+                snprintf(buf, size, "%s rejected as implausible", obs_source_name(s));
+        else if (o->err[s] < 0)
+                snprintf(buf, size, "%s unreadable (%s)", obs_source_name(s), strerror(-o->err[s]));
+        else
+                snprintf(buf, size, "%s not read", obs_source_name(s));
+        return buf;
+}
+
+static unsigned report_missing(const ReportInput *in)
+{
+        return observation_missing(in->cur, in->obs_mask ? in->obs_mask : OBS_ALL);
+}
+
+/* A node's size and targets are measured when zoneinfo described each of
+ * its zones: without it the node's memory is unknown (0), and a target
+ * taken from it would read "0 B: met". */
+static bool node_measured(const ReportInput *in, const NodeMeasures *n)
+{
+        if (n->n_zones == 0)
+                return false;
+        for (unsigned z = n->zone_first; z < n->zone_first + n->n_zones; z++)
+                if (!in->a->zones[z].have_zoneinfo)
+                        return false;
+        return true;
+}
+
+/* "zoneinfo unreadable (...)" or "no zoneinfo for this node" */
+static const char *unmeasured_why(const ReportInput *in, char *buf, size_t size)
+{
+        if (!(in->cur->have & OBS_MASK(OBS_ZONEINFO)))
+                return report_source_missing_why(in->cur, OBS_ZONEINFO, buf, size);
+        snprintf(buf, size, "zoneinfo does not list every zone of this node");
+        return buf;
+}
+
 static unsigned order_thp(const ReportInput *in)
 {
         if (in->policy && in->policy->order_thp)
@@ -168,16 +206,26 @@ static void text_node(FILE *f, const ReportInput *in, const NodeMeasures *n)
         uint64_t thp_b = ot < FRAGD_MAX_ORDERS ? pages_to_bytes(in, n->free_pages_ge[ot]) : 0;
         uint64_t large_b = ol < FRAGD_MAX_ORDERS ? pages_to_bytes(in, n->free_pages_ge[ol]) : 0;
 
-        fprintf(f, "\nNode %d: %s free of %s, fragmentation score %u/100\n", n->node,
-                format_bytes(b1, sizeof(b1), free_b), format_bytes(b2, sizeof(b2), node_bytes(in, n)),
-                n->frag_score);
+        char why[128];
+        bool measured = node_measured(in, n);
+
+        if (measured)
+                fprintf(f, "\nNode %d: %s free of %s, fragmentation score %u/100\n", n->node,
+                        format_bytes(b1, sizeof(b1), free_b), format_bytes(b2, sizeof(b2), node_bytes(in, n)),
+                        n->frag_score);
+        else
+                fprintf(f, "\nNode %d: %s free, node size not measured (%s), fragmentation score %u/100\n",
+                        n->node, format_bytes(b1, sizeof(b1), free_b), unmeasured_why(in, why, sizeof(why)),
+                        n->frag_score);
         for (unsigned z = n->zone_first; z < n->zone_first + n->n_zones; z++)
                 text_zone(f, in, &a->zones[z], a->n_orders);
 
         fprintf(f, "  reading:\n");
         fprintf(f, "    order-%u (THP): %s free in blocks >= order %u, %.0f%% of free memory usable",
                 ot, format_bytes(b1, sizeof(b1), thp_b), ot, free_b ? 100.0 * (double) thp_b / (double) free_b : 0.0);
-        if (in->policy) {
+        if (in->policy && !measured)
+                fprintf(f, "; target not measured: %s\n", unmeasured_why(in, why, sizeof(why)));
+        else if (in->policy) {
                 bool learned;
                 uint64_t t = thp_target(in, n, &learned);
 
@@ -192,7 +240,9 @@ static void text_node(FILE *f, const ReportInput *in, const NodeMeasures *n)
         fprintf(f, "    order-%u (large folios): %s free in blocks >= order %u, %.0f%% of free memory usable",
                 ol, format_bytes(b1, sizeof(b1), large_b), ol,
                 free_b ? 100.0 * (double) large_b / (double) free_b : 0.0);
-        if (in->policy) {
+        if (in->policy && !measured)
+                fprintf(f, "; target not measured: %s\n", unmeasured_why(in, why, sizeof(why)));
+        else if (in->policy) {
                 uint64_t t = report_reserve_bytes(&in->policy->reserve_large, node_bytes(in, n));
                 fprintf(f, "; target %s: %s\n", format_bytes(b3, sizeof(b3), t), large_b >= t ? "met" : "MISSED");
         } else
@@ -317,6 +367,23 @@ int report_text(FILE *f, const ReportInput *in)
         else
                 fprintf(f, "PSI memory: not available (%s; boot with psi=1)\n", strerror(-o->err[OBS_PSI_MEMORY]));
 
+        {
+                unsigned missing = report_missing(in);
+                char why[160];
+
+                if (missing)
+                        fprintf(f, "\nDEGRADED: decisions are made without these sources:\n");
+                for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++)
+                        if (missing & OBS_MASK(s))
+                                fprintf(f, "  %s: %s\n",
+                                        report_source_missing_why(o, (ObsSource) s, why, sizeof(why)),
+                                        obs_source_impact((ObsSource) s));
+                if (o->n_problems)
+                        fprintf(f, "%sReadings fragd does not trust:\n", missing ? "" : "\n");
+                for (unsigned i = 0; i < o->n_problems; i++)
+                        fprintf(f, "  %s\n", o->problems[i]);
+        }
+
         for (unsigned i = 0; i < a->n_nodes; i++)
                 text_node(f, in, &a->nodes[i]);
         if (a->rates.valid)
@@ -336,7 +403,9 @@ int report_text(FILE *f, const ReportInput *in)
                         if (o->err[s] == 0)
                                 continue;
                         missing++;
-                        if (s == OBS_PAGETYPEINFO && o->err[s] == -EACCES)
+                        if (o->rejected & OBS_MASK(s))
+                                fprintf(f, "\n  %s: rejected as implausible (see above)", obs_source_name(s));
+                        else if (s == OBS_PAGETYPEINFO && o->err[s] == -EACCES)
                                 fprintf(f, "\n  %s: skipped: needs root (pageblock mix not shown)",
                                         obs_source_name(s));
                         else
@@ -359,7 +428,9 @@ int report_text(FILE *f, const ReportInput *in)
 
         if (in->decisions_known) {
                 fprintf(f, "\nDecisions%s%s:\n", in->preset ? " of preset " : "", in->preset ? in->preset : "");
-                if (in->n_decisions == 0)
+                if (in->n_decisions == 0 && report_missing(in))
+                        fprintf(f, "  none: nothing to change on what was measured (degraded: see above)\n");
+                else if (in->n_decisions == 0)
                         fprintf(f, "  none: targets are met, nothing to change\n");
                 for (unsigned i = 0; i < in->n_decisions; i++)
                         fprintf(f, "  %s [%s]\n", in->decisions[i].explanation, in->decisions[i].reason);
@@ -549,16 +620,34 @@ int report_json(FILE *f, const ReportInput *in)
                 else
                         json_null(&w);
                 if (in->policy) {
+                        bool measured = node_measured(in, n);
+                        char why[128];
+
                         json_key(&w, "targets");
                         json_obj_begin(&w);
+                        /* not measured: the byte values are null, never "0 B: met" */
+                        json_key(&w, "measured"); json_bool(&w, measured);
+                        if (!measured) {
+                                json_key(&w, "not_measured_because");
+                                json_str(&w, unmeasured_why(in, why, sizeof(why)));
+                        }
                         json_key(&w, "order_thp"); json_u64(&w, order_thp(in));
                         json_key(&w, "reserve_thp_bytes");
-                        json_u64(&w, report_reserve_bytes(&in->policy->reserve_thp, node_bytes(in, n)));
-                        json_key(&w, "thp_target_bytes"); json_u64(&w, thp_target(in, n, &learned));
+                        if (measured)
+                                json_u64(&w, report_reserve_bytes(&in->policy->reserve_thp, node_bytes(in, n)));
+                        else
+                                json_null(&w);
+                        uint64_t thp_t = thp_target(in, n, &learned);
+
+                        json_key(&w, "thp_target_bytes");
+                        if (measured) json_u64(&w, thp_t); else json_null(&w);
                         json_key(&w, "thp_target_learned"); json_bool(&w, learned);
                         json_key(&w, "order_large"); json_u64(&w, order_large(in));
                         json_key(&w, "reserve_large_bytes");
-                        json_u64(&w, report_reserve_bytes(&in->policy->reserve_large, node_bytes(in, n)));
+                        if (measured)
+                                json_u64(&w, report_reserve_bytes(&in->policy->reserve_large, node_bytes(in, n)));
+                        else
+                                json_null(&w);
                         json_obj_end(&w);
                 }
                 json_key(&w, "zones");
@@ -638,12 +727,43 @@ int report_json(FILE *f, const ReportInput *in)
                 json_key(&w, obs_source_name(s));
                 if (o->have & OBS_MASK(s))
                         json_str(&w, "ok");
+                else if (o->rejected & OBS_MASK(s))
+                        json_str(&w, "rejected as implausible");
                 else if (o->err[s])
                         json_str(&w, strerror(-o->err[s]));
                 else
                         json_str(&w, "not read");
         }
         json_obj_end(&w);
+
+        /* degraded: true when a source the decisions use is missing; each
+         * with why and what its absence disables; problems: the readings
+         * rejected or incomplete (observation_check()) */
+        {
+                unsigned missing = report_missing(in);
+                char why[160];
+
+                json_key(&w, "degraded"); json_bool(&w, missing != 0);
+                json_key(&w, "missing_sources");
+                json_arr_begin(&w);
+                for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++) {
+                        if (!(missing & OBS_MASK(s)))
+                                continue;
+                        json_obj_begin(&w);
+                        json_key(&w, "source"); json_str(&w, obs_source_name(s));
+                        json_key(&w, "rejected"); json_bool(&w, (o->rejected & OBS_MASK(s)) != 0);
+                        json_key(&w, "error");
+                        json_str(&w, report_source_missing_why(o, (ObsSource) s, why, sizeof(why)));
+                        json_key(&w, "disables"); json_str(&w, obs_source_impact((ObsSource) s));
+                        json_obj_end(&w);
+                }
+                json_arr_end(&w);
+                json_key(&w, "problems");
+                json_arr_begin(&w);
+                for (unsigned i = 0; i < o->n_problems; i++)
+                        json_str(&w, o->problems[i]);
+                json_arr_end(&w);
+        }
 
         json_learned(&w, in);
 

@@ -124,6 +124,9 @@ static int zoneinfo_zone_finish(const ZoneInfoZone *zz, unsigned seen)
                 return -EBADMSG;
         if (zz->present > zz->spanned)
                 return -EBADMSG;
+        /* managed = present - reserved at boot (memblock, memmap): never more */
+        if ((zz->have & ZONE_HAVE_MANAGED) && zz->managed > zz->present)
+                return -EBADMSG;
         return 0;
 }
 

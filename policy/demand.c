@@ -26,6 +26,10 @@
  * does not tell; splitting it by free memory would leave the node that
  * actually serves it short by the other nodes' shares.
  *
+ * Nothing learned exceeds the host's memory (policy_mem_total_bytes()): a
+ * larger burst or remembered peak is cut to it and learned_capped_from_bytes
+ * says so (a counter that jumped is already a reset in the rates).
+ *
  * Across restarts (the daemon's state file): policy_learned_restore() takes
  * the peak and its real age and gives the state that decays exactly as if
  * fragd had kept running; the part of the age older than the monotonic
@@ -119,7 +123,7 @@ void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const
 {
         const PolicyHistory *h = &s->hist;
         uint64_t hp = a->hpage_order < 32 ? (uint64_t) a->page_size << a->hpage_order : 0;
-        uint64_t burst, prev;
+        uint64_t burst, prev, mem;
 
         if (a->rates.valid && hp > 0) {
                 double interval = a->rates.interval_sec;
@@ -145,6 +149,17 @@ void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const
                         burst = h->demand_bytes[r] > UINT64_MAX / 4 - burst ? UINT64_MAX / 4
                                                                             : burst + h->demand_bytes[r];
         }
+        /* nothing learned passes the host's memory (a counter that wrapped
+         * the rates did not catch, a peak from before a memory hot-remove) */
+        mem = policy_mem_total_bytes(a);
+        if (mem > 0 && burst > mem) {
+                e->learned_capped_from_bytes = burst;
+                burst = mem;
+                if (e->demand_bytes > mem)
+                        e->demand_bytes = mem;
+                if (e->demand_fallback_bytes > mem)
+                        e->demand_fallback_bytes = mem;
+        }
         e->burst_bytes = burst;
 
         if (!cfg->demand_learning)
@@ -163,6 +178,13 @@ void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const
                 e->learned_peak_bytes = s->learned_peak_bytes;
                 e->learned_peak_usec = s->learned_peak_usec;
                 e->learned_peak_before_usec = s->learned_peak_before_usec;
+                if (mem > 0 && e->learned_peak_bytes > mem) {
+                        if (!e->learned_capped_from_bytes)
+                                e->learned_capped_from_bytes = e->learned_peak_bytes;
+                        e->learned_peak_bytes = mem;
+                        if (e->learned_need_bytes > mem)
+                                e->learned_need_bytes = mem;
+                }
         }
 }
 

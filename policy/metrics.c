@@ -232,6 +232,59 @@ static double rate(uint64_t cur, uint64_t prev, double sec)
         return cur >= prev ? (double) (cur - prev) / sec : 0.0;
 }
 
+/* The host's memory in pages: MemTotal, else the zones' managed pages;
+ * 0 when neither was read. */
+static uint64_t host_pages(const Observation *o)
+{
+        uint64_t ps = o->page_size ? o->page_size : 4096, pages = 0;
+
+        if (o->have & OBS_MASK(OBS_MEMINFO)) {
+                uint64_t kb = kv_value(&o->meminfo, "MemTotal", 0);
+
+                if (kb)
+                        return kb / (ps / 1024 ? ps / 1024 : 1);
+        }
+        if (o->have & OBS_MASK(OBS_ZONEINFO))
+                for (unsigned i = 0; i < o->zoneinfo.n_zones; i++) {
+                        const ZoneInfoZone *z = &o->zoneinfo.zones[i];
+
+                        pages += (z->have & ZONE_HAVE_MANAGED) ? z->managed : z->present;
+                }
+        return pages;
+}
+
+/* A counter's rate over sec seconds, 0 when it went backwards or jumped
+ * further than possible (a reset, a wrap, a corrupt reading; the jump is
+ * recorded in r). pages_per_event > 0: each event takes that many pages,
+ * and more pages than the host's memory per second is impossible. */
+static double rate_checked(Rates *r, const char *name, uint64_t cur, uint64_t prev, double sec,
+                           uint64_t pages_per_event, uint64_t mem_pages)
+{
+        double d, limit = RATES_MAX_EVENTS_PER_SEC * (sec > 1.0 ? sec : 1.0);
+
+        if (cur >= prev) {
+                d = (double) (cur - prev);
+                if (pages_per_event > 0 && mem_pages > 0) {
+                        double mem_limit = (double) mem_pages / (double) pages_per_event * (sec > 1.0 ? sec : 1.0);
+
+                        limit = mem_limit < limit ? mem_limit : limit;
+                }
+                if (d <= limit)
+                        return d / sec;
+        }
+        if (r->n_resets++ == 0) {
+                size_t n = strlen(name);
+
+                if (n >= sizeof(r->reset_counter))
+                        n = sizeof(r->reset_counter) - 1;
+                memcpy(r->reset_counter, name, n);
+                r->reset_counter[n] = '\0';
+                r->reset_from = prev;
+                r->reset_to = cur;
+        }
+        return 0.0;
+}
+
 static double ratio_or_none(double part, double whole)
 {
         return whole > 0 ? part / whole : -1.0;
@@ -240,6 +293,7 @@ static double ratio_or_none(double part, double whole)
 static void rates(const Observation *c, const Observation *p, Rates *r)
 {
         const KvList *cv = &c->vmstat, *pv = &p->vmstat;
+        uint64_t mem, hp;
         double sec;
 
         memset(r, 0, sizeof(*r));
@@ -250,7 +304,10 @@ static void rates(const Observation *c, const Observation *p, Rates *r)
         sec = (double) (c->now_usec - p->now_usec) / (double) USEC_PER_SEC;
         r->valid = true;
         r->interval_sec = sec;
-#define V(name) rate(kv_value(cv, name, 0), kv_value(pv, name, 0), sec)
+        mem = host_pages(c);
+        hp = hpage_order_of(c) < 63 ? UINT64_C(1) << hpage_order_of(c) : 0;
+#define VP(name, pages) rate_checked(r, name, kv_value(cv, name, 0), kv_value(pv, name, 0), sec, pages, mem)
+#define V(name) VP(name, 0)
         r->compact_stall = V("compact_stall");
         r->compact_fail = V("compact_fail");
         r->compact_success = V("compact_success");
@@ -258,12 +315,13 @@ static void rates(const Observation *c, const Observation *p, Rates *r)
         r->compact_free_scanned = V("compact_free_scanned");
         r->compact_daemon_scanned = V("compact_daemon_migrate_scanned") + V("compact_daemon_free_scanned");
         r->compact_isolated = V("compact_isolated");
-        r->thp_fault_alloc = V("thp_fault_alloc");
-        r->thp_fault_fallback = V("thp_fault_fallback");
+        r->thp_fault_alloc = VP("thp_fault_alloc", hp);
+        r->thp_fault_fallback = VP("thp_fault_fallback", hp);
         r->allocstall = V("allocstall_dma") + V("allocstall_dma32") + V("allocstall_normal") +
                         V("allocstall_movable") + V("allocstall_device");
         r->pgscan_direct = V("pgscan_direct");
 #undef V
+#undef VP
         r->thp_fallback_ratio = ratio_or_none(r->thp_fault_fallback, r->thp_fault_alloc + r->thp_fault_fallback);
 
         if ((c->have & OBS_MASK(OBS_THP)) && (p->have & OBS_MASK(OBS_THP))) {
@@ -274,9 +332,12 @@ static void rates(const Observation *c, const Observation *p, Rates *r)
 
                         if (!ps)
                                 continue;
-                        a = rate(thp_stat(cs, "anon_fault_alloc"), thp_stat(ps, "anon_fault_alloc"), sec);
-                        f = rate(thp_stat(cs, "anon_fault_fallback"),
-                                 thp_stat(ps, "anon_fault_fallback"), sec);
+                        uint64_t pages = c->page_size ? (uint64_t) cs->size_kb * 1024 / c->page_size : 0;
+
+                        a = rate_checked(r, "anon_fault_alloc", thp_stat(cs, "anon_fault_alloc"),
+                                         thp_stat(ps, "anon_fault_alloc"), sec, pages, mem);
+                        f = rate_checked(r, "anon_fault_fallback", thp_stat(cs, "anon_fault_fallback"),
+                                         thp_stat(ps, "anon_fault_fallback"), sec, pages, mem);
                         r->mthp_size_kb[r->n_mthp] = cs->size_kb;
                         r->mthp_fallback_ratio[r->n_mthp] = ratio_or_none(f, a + f);
                         r->n_mthp++;

@@ -208,6 +208,8 @@ static int replay(Sim *s, const char *dir, char **names, size_t n, usec_t interv
                 memset(cur, 0, sizeof(*cur));
                 r = observation_read(root, OBS_ALL, t, cur);
                 root_free(root);
+                for (unsigned k = 0; k < cur->n_problems; k++)
+                        fprintf(stderr, "fragd-sim: '%s': %s\n", path, cur->problems[k]);
                 if (r < 0) {
                         fprintf(stderr, "fragd-sim: '%s': no buddyinfo (%s), skipped\n", path, strerror(-r));
                         continue;

@@ -116,18 +116,23 @@ typedef struct LearnedLoad {
         usec_t age_usec;        /* the burst's age by the wall clock, from NOT_APPLICABLE on */
         usec_t future_usec;     /* > 0: the burst was this far in the future (clock set back?), age 0 */
         LearnedRestore restore; /* OK */
+        /* > 0: the file's peak_bytes, larger than this host's memory, and
+         * the peak taken instead is mem_bytes (no burst faults more memory
+         * than the host has: a file written from a counter that jumped) */
+        uint64_t capped_from_bytes;
 } LearnedLoad;
 
 /* Reads <root>/<state_dir>/learned (never writes) and says what it gives
  * before the first decide at now (monotonic) and now_realtime: the file
  * parsed, checked against this host (page_size, hpage_order, machine_id,
- * which may be "" or NULL), aged by the wall clock and re-instated by
+ * which may be "" or NULL), its peak cut to mem_bytes (the host's memory;
+ * 0 = unknown, no cap), aged by the wall clock and re-instated by
  * policy_learned_restore(), or why not. Logs nothing: the daemon
  * (manager-learned.c) and fragd --once (once.c, report.c) say it each in
  * their way. Always fills *ret; returns ret->result. */
 LearnedLoadResult learned_store_load(const Root *root, const char *state_dir, const PolicyConfig *cfg,
                                      unsigned page_size, unsigned hpage_order, const char *machine_id,
-                                     usec_t now, usec_t now_realtime, LearnedLoad *ret);
+                                     uint64_t mem_bytes, usec_t now, usec_t now_realtime, LearnedLoad *ret);
 
 /* Stable name of a result, for JSON: "ok", "not_kept", "none", "other_version",
  * "malformed", "too_large", "unreadable", "not_applicable", "learning_off",

@@ -59,7 +59,21 @@ typedef struct Rates {
         double allocstall;               /* direct reclaim entries/s, all zones */
         double pgscan_direct;            /* pages/s */
         double psi_some, psi_full;       /* share of wall time stalled, 0..1 */
+        /* counters that went backwards or jumped by more than any kernel
+         * can count in the interval: taken as a reset, their rate is 0 for
+         * this interval. A jump is impossible when it exceeds
+         * RATES_MAX_EVENTS_PER_SEC per second, or, for THP fault counters,
+         * when the pages faulted exceed the host's memory (MemTotal, else
+         * the zones' managed pages) per second of the interval. The daemon
+         * logs them (policy/ does not log). */
+        unsigned n_resets;
+        char reset_counter[FRAGD_KV_NAME_MAX]; /* the first one: "thp_fault_alloc" */
+        uint64_t reset_from, reset_to;         /* its two readings */
 } Rates;
+
+/* More events of one kind per second than any kernel counter can count
+ * (2^40: a trillion). */
+#define RATES_MAX_EVENTS_PER_SEC 1099511627776.0
 
 /* A watched workload's stall in the last minute (taskstats delay accounting),
  * filled by the daemon after assess() from the workload module; the policy

@@ -112,7 +112,8 @@ typedef struct ZoneInfo {
  * -EBADMSG) and appear once per zone (else -EBADMSG). Each zone needs
  * "pages free", min, low, high, spanned and present (else -ENODATA; managed,
  * boost, promo, cma, nr_free_pages_blocks and start_pfn: are optional, see
- * have). min <= low <= high <= promo and present <= spanned, else -EBADMSG.
+ * have). min <= low <= high <= promo and managed <= present <= spanned, else
+ * -EBADMSG.
  * Lines before the first zone header, a repeated (node, zone) or a second
  * per-node block for a node: -EBADMSG. Overflow: -ERANGE. Past
  * FRAGD_MAX_ZONES zones or FRAGD_MAX_NODES nodes: -E2BIG. No zone: -ENODATA. */
@@ -365,11 +366,31 @@ typedef enum ObsSource {
          OBS_MASK(OBS_SYSCTL))
 #define OBS_ALL ((1u << _OBS_SOURCE_MAX) - 1)
 
+/* The kernel's upper bound on node ids (MAX_NUMNODES with NODES_SHIFT 10,
+ * the largest any architecture configures): a higher id is not a node. */
+#define FRAGD_MAX_NUMNODES 1024
+/* The largest physical address space Linux supports (52 bits: x86-64 with
+ * 5-level paging, arm64 with LPA): no zone, node or counter of pages can
+ * stand for more bytes. */
+#define FRAGD_MAX_PHYS_BYTES (UINT64_C(1) << 52)
+
+#define OBS_PROBLEMS_MAX 8
+#define OBS_PROBLEM_LEN 256
+
 typedef struct Observation {
         usec_t now_usec;    /* CLOCK_MONOTONIC of the reading, given by the caller */
         unsigned page_size; /* bytes */
         unsigned have;      /* OBS_MASK bits of sources read successfully */
         int err[_OBS_SOURCE_MAX]; /* 0 or -errno of the last attempt */
+        /* what observation_check() found in this reading: sources read but
+         * rejected as impossible (their have bit cleared, err -EBADMSG or
+         * -ERANGE, bit set in rejected) and readings that are incomplete
+         * (a populated zone or a node with memory missing from buddyinfo).
+         * One sentence each, naming the file and the zone or node. */
+        unsigned rejected;
+        unsigned read_mask; /* sources the last observation_read() tried */
+        unsigned n_problems;
+        char problems[OBS_PROBLEMS_MAX][OBS_PROBLEM_LEN];
         BuddyInfo buddy;
         ZoneInfo zoneinfo;
         PageTypeInfo pagetype; /* sparse: see pagetype_usec */
@@ -391,3 +412,42 @@ const char *obs_source_name(ObsSource s); /* "buddyinfo" */
  * in mask, returns 0 if o already holds a good buddyinfo, else its last
  * error, else -ENODATA. o must be zeroed before its first use. */
 int observation_read(const Root *root, unsigned mask, usec_t now_usec, Observation *o);
+
+/* Pure; observation_read() calls it after reading. Checks what no kernel
+ * can print, across sources, and rejects the source that says it:
+ *   - a node id of FRAGD_MAX_NUMNODES or more (buddyinfo, zoneinfo,
+ *     pagetypeinfo);
+ *   - a buddyinfo zone whose free pages overflow 64 bits, exceed
+ *     FRAGD_MAX_PHYS_BYTES or the zone's present pages (zoneinfo; without
+ *     it, a node's free pages against its sysfs MemTotal), or all zones'
+ *     free pages MemTotal (meminfo);
+ *   - a buddyinfo with fewer orders than pagetypeinfo (rows cut short);
+ *   - a zoneinfo zone spanning more than FRAGD_MAX_PHYS_BYTES, or managing
+ *     more than MemTotal (meminfo, else the node's MemTotal from sysfs),
+ *     with 1/8 slack for memory hot-plugged between the two reads.
+ * And notes, without rejecting, a populated zoneinfo zone or a node with
+ * memory (sysfs) that buddyinfo does not list (a truncated file): those
+ * zones are not assessed. Clears rejected and problems first. The sysfs
+ * node sizes are used only when read_mask has OBS_NODES (read with the
+ * rest): the daemon reads them once, and memory onlined later (lazily, or
+ * hot-plugged) would make them too small. */
+void observation_check(Observation *o);
+
+/* What the daemon keeps of the reading before the next one replaces it:
+ * what assess() and the exporter compare across two readings (the time,
+ * the counters, and buddyinfo for the blocks gained). */
+void observation_keep_counters(Observation *dst, const Observation *src);
+
+/* Sources whose absence makes decisions degraded, and what each one's
+ * absence disables ("reserve targets and watermarks: not measured"). A
+ * source counts as missing when it was asked for and not read, or read and
+ * rejected; a kernel without the feature (PSI or THP: -EOPNOTSUPP) and
+ * pagetypeinfo (root only, read rarely) do not count. OBS_DEGRADED_REQUIRED
+ * are those without which no target can be measured: fragd --once exits 3. */
+#define OBS_DEGRADED_REQUIRED (OBS_MASK(OBS_BUDDYINFO) | OBS_MASK(OBS_ZONEINFO))
+unsigned observation_missing(const Observation *o, unsigned mask);
+const char *obs_source_impact(ObsSource s);
+
+/* The host's memory in bytes: MemTotal (meminfo), else the zones' managed
+ * pages (zoneinfo); 0 when neither was read. */
+uint64_t observation_mem_bytes(const Observation *o);

@@ -188,6 +188,10 @@ typedef struct PolicyEval {
         usec_t learned_peak_usec;       /* when it was seen; 0 = never */
         usec_t learned_peak_before_usec; /* PolicyState.learned_peak_before_usec */
         usec_t learned_hold_usec;
+        /* > 0: the burst, or the remembered peak, was more than the host's
+         * memory (policy_mem_total_bytes()) and was cut to it: no burst
+         * can fault more than there is. The daemon logs it. */
+        uint64_t learned_capped_from_bytes;
         unsigned n_nodes;
         PolicyNodeEval nodes[FRAGD_MAX_NODES];
         /* the configuration bits policy_state_update() needs */

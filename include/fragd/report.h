@@ -49,7 +49,14 @@ typedef struct ReportInput {
          * or LEARNED_LOAD_NOT_KEPT: no line, "learned": null */
         const LearnedLoad *learned;
         const char *learned_file;  /* its name for messages (learned_store_name()) */
+        /* the sources that were asked for (observation_missing()): those
+         * not read make the report "degraded"; 0 means OBS_ALL */
+        unsigned obs_mask;
 } ReportInput;
+
+/* "zoneinfo unreadable (No such file or directory)", "zoneinfo rejected as
+ * implausible": why a source is missing, for messages. */
+const char *report_source_missing_why(const Observation *o, ObsSource s, char *buf, size_t size);
 
 int report_text(FILE *f, const ReportInput *in);
 int report_json(FILE *f, const ReportInput *in);

@@ -37,5 +37,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 assert(buddyinfo_find(&b, z->node, z->zone) == z);
         }
         (void) buddyinfo_find(&b, 0, "Normal");
+
+        /* the plausibility check on what parsed: a rejection always says why */
+        {
+                static Observation o;
+
+                memset(&o, 0, sizeof(o));
+                o.page_size = 4096;
+                o.have = OBS_MASK(OBS_BUDDYINFO);
+                o.buddy = b;
+                observation_check(&o);
+                assert(!(o.rejected & OBS_MASK(OBS_BUDDYINFO)) || (o.n_problems > 0 && !(o.have & 1u)));
+        }
         return 0;
 }

@@ -37,9 +37,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 assert(zoneinfo_find_node(&z, zz->node));
                 assert(zz->min <= zz->low && zz->low <= zz->high);
                 assert(zz->present <= zz->spanned);
+                assert(!(zz->have & ZONE_HAVE_MANAGED) || zz->managed <= zz->present);
         }
         for (unsigned i = 0; i < z.n_nodes; i++)
                 assert(zoneinfo_find_node(&z, z.nodes[i].node) == &z.nodes[i]);
         (void) zoneinfo_find(&z, 0, "Normal");
+
+        /* the plausibility check (against a 4 GiB MemTotal): a rejection
+         * always says why */
+        {
+                static Observation o;
+
+                memset(&o, 0, sizeof(o));
+                o.page_size = 4096;
+                o.have = OBS_MASK(OBS_ZONEINFO) | OBS_MASK(OBS_MEMINFO);
+                o.zoneinfo = z;
+                o.meminfo.n = 1;
+                strcpy(o.meminfo.e[0].name, "MemTotal");
+                o.meminfo.e[0].value = 4194304;
+                observation_check(&o);
+                assert(!(o.rejected & OBS_MASK(OBS_ZONEINFO)) ||
+                       (o.n_problems > 0 && !(o.have & OBS_MASK(OBS_ZONEINFO))));
+        }
         return 0;
 }

@@ -375,6 +375,42 @@ static void test_machine_id(void **state)
         assert_string_equal(id, "");
 }
 
+/* A file whose burst is more than the host's memory (written from a counter
+ * that jumped: issue 11 item 12) is taken as the host's memory, and says
+ * so; without a known memory size (0) nothing is cut. */
+static void test_load_capped_by_host_memory(void **state)
+{
+        Tmp *t = *state;
+        const usec_t now = 1000 * USEC_PER_SEC, rt = 1767623290000000ULL;
+        const uint64_t gib = 1ULL << 30;
+        static FragdConfig cfg;
+        char text[512], name[512];
+        LearnedLoad l;
+
+        config_defaults(&cfg);
+        snprintf(name, sizeof(name), "%s/state", t->dir);
+        assert_int_equal(mkdir(name, 0755), 0);
+        snprintf(text, sizeof(text), "version=1\npage_size=4096\nhpage_order=9\npeak_bytes=%llu\n"
+                 "peak_realtime_usec=%llu\n", (unsigned long long) (UINT64_MAX / 4),
+                 (unsigned long long) (rt - 60 * USEC_PER_SEC));
+        put(t, "state/learned", text);
+        assert_int_equal(learned_store_load(t->root, "/state", &cfg.policy, 4096, 9, NULL, 4 * gib, now, rt, &l),
+                         LEARNED_LOAD_OK);
+        assert_true(l.capped_from_bytes == UINT64_MAX / 4);
+        assert_true(l.file.peak_bytes == 4 * gib);
+        assert_true(l.restore.peak_bytes == 4 * gib);
+        assert_true(l.restore.need_bytes <= 4 * gib);
+        /* within the memory: as written */
+        snprintf(text, sizeof(text), "version=1\npage_size=4096\nhpage_order=9\npeak_bytes=%llu\n"
+                 "peak_realtime_usec=%llu\n", (unsigned long long) gib,
+                 (unsigned long long) (rt - 60 * USEC_PER_SEC));
+        put(t, "state/learned", text);
+        assert_int_equal(learned_store_load(t->root, "/state", &cfg.policy, 4096, 9, NULL, 4 * gib, now, rt, &l),
+                         LEARNED_LOAD_OK);
+        assert_int_equal(l.capped_from_bytes, 0);
+        assert_true(l.restore.peak_bytes == gib);
+}
+
 /* learned_store_load(): every result, on files in a temporary root */
 static void test_load(void **state)
 {
@@ -396,8 +432,8 @@ static void test_load(void **state)
         assert_string_equal(name, "/var/lib/fragd/learned");
         host = root_free(host);
 
-#define LOAD(md) learned_store_load(t->root, "/state", &cfg.policy, 4096, 9, md, now, rt, &l)
-        assert_int_equal(learned_store_load(t->root, "", &cfg.policy, 4096, 9, NULL, now, rt, &l),
+#define LOAD(md) learned_store_load(t->root, "/state", &cfg.policy, 4096, 9, md, 0, now, rt, &l)
+        assert_int_equal(learned_store_load(t->root, "", &cfg.policy, 4096, 9, NULL, 0, now, rt, &l),
                          LEARNED_LOAD_NOT_KEPT);
         assert_int_equal(LOAD(NULL), LEARNED_LOAD_NONE);
         assert_string_equal(learned_load_explain(&l, text, sizeof(text)), "");
@@ -499,6 +535,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_move, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_machine_id, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_load, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_load_capped_by_host_memory, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "parser-test-util.h"
@@ -163,6 +164,204 @@ static void test_missing_sources(void **state)
         free(o);
 }
 
+/* ---- observation_check(): issue 11 item 11 ------------------------------ */
+
+/* 2node-fresh read whole, then bent by each test and checked again */
+static Observation *fresh_2node(void)
+{
+        Root *root = fixture_root("vm-6.1-x86_64-2node-fresh");
+        Observation *o = obs_new();
+
+        assert_int_equal(observation_read(root, OBS_ALL, 1, o), 0);
+        root_free(root);
+        assert_int_equal(o->have, OBS_ALL);
+        assert_int_equal(o->n_problems, 0);
+        assert_int_equal(o->rejected, 0);
+        return o;
+}
+
+static bool problem_has(const Observation *o, const char *a, const char *b)
+{
+        for (unsigned i = 0; i < o->n_problems; i++)
+                if (strstr(o->problems[i], a) && (!b || strstr(o->problems[i], b)))
+                        return true;
+        return false;
+}
+
+static void assert_rejected(Observation *o, ObsSource s, int err)
+{
+        assert_false(o->have & OBS_MASK(s));
+        assert_true(o->rejected & OBS_MASK(s));
+        assert_int_equal(o->err[s], err);
+        assert_true(observation_missing(o, OBS_ALL) & OBS_MASK(s));
+}
+
+/* counts near 2^64 wrapped the byte totals (score 0/100) */
+static void test_check_buddyinfo_overflow(void **state)
+{
+        Observation *o = fresh_2node();
+
+        o->buddy.zones[0].nr_free[10] = UINT64_MAX;
+        observation_check(o);
+        assert_rejected(o, OBS_BUDDYINFO, -ERANGE);
+        assert_true(problem_has(o, "'/proc/buddyinfo': Node 0, zone DMA:", "reading rejected"));
+
+        /* no wrap, but more than the zone holds (present 3998 pages) */
+        o->have = OBS_ALL;
+        o->buddy.zones[0].nr_free[10] = 1000;
+        observation_check(o);
+        assert_rejected(o, OBS_BUDDYINFO, -EBADMSG);
+        assert_true(problem_has(o, "Node 0, zone DMA: 1024640 free pages",
+                                "more than the zone's 3998 present pages"));
+
+        /* without zoneinfo: more than MemTotal (4015116 kB) */
+        o->have = OBS_ALL & ~OBS_MASK(OBS_ZONEINFO);
+        o->buddy.zones[0].nr_free[10] = 2000;
+        observation_check(o);
+        assert_rejected(o, OBS_BUDDYINFO, -EBADMSG);
+        assert_true(problem_has(o, "more than MemTotal in '/proc/meminfo' (1003779 pages)", NULL));
+
+        /* without zoneinfo and meminfo: the node's MemTotal in sysfs */
+        o->have = OBS_ALL & ~(OBS_MASK(OBS_ZONEINFO) | OBS_MASK(OBS_MEMINFO));
+        o->buddy.zones[0].nr_free[10] = 1000; /* 4 GiB on node 0, which has 2 GiB */
+        observation_check(o);
+        assert_rejected(o, OBS_BUDDYINFO, -EBADMSG);
+        assert_true(problem_has(o, "free pages on node 0, more than the node's MemTotal in sysfs", NULL));
+        o->have = OBS_ALL & ~(OBS_MASK(OBS_ZONEINFO) | OBS_MASK(OBS_MEMINFO));
+        o->buddy.zones[0].nr_free[10] = 3;
+        observation_check(o);
+        assert_true(o->have & OBS_MASK(OBS_BUDDYINFO));
+        /* node sizes read at an earlier tick may be stale (memory onlined
+         * since): not used */
+        o->read_mask = OBS_PER_TICK;
+        o->buddy.zones[0].nr_free[10] = 1000;
+        observation_check(o);
+        assert_true(o->have & OBS_MASK(OBS_BUDDYINFO));
+        free(o);
+}
+
+/* a truncated buddyinfo dropped node 1 silently */
+static void test_check_buddyinfo_truncated(void **state)
+{
+        Observation *o = fresh_2node();
+
+        o->buddy.n_zones = 2; /* node 0's DMA and DMA32 only */
+        observation_check(o);
+        assert_true(o->have & OBS_MASK(OBS_BUDDYINFO)); /* node 0 is still assessed */
+        assert_int_equal(o->rejected, 0);
+        assert_true(problem_has(o, "no row for Node 1, zone DMA32", "truncated"));
+        assert_true(problem_has(o, "no row for Node 1, zone Normal", NULL));
+        assert_true(problem_has(o, "no row for node 1, which has memory", NULL));
+
+        /* rows cut short: fewer orders than pagetypeinfo */
+        o->buddy.n_zones = 4;
+        o->buddy.n_orders = 8;
+        for (unsigned i = 0; i < 4; i++)
+                o->buddy.zones[i].n_orders = 8;
+        observation_check(o);
+        assert_rejected(o, OBS_BUDDYINFO, -EBADMSG);
+        assert_true(problem_has(o, "'/proc/buddyinfo' has 8 order columns, '/proc/pagetypeinfo' 11", NULL));
+        free(o);
+}
+
+/* zoneinfo "managed 99999999999" gave a "target 7.5 TiB" */
+static void test_check_zoneinfo_sizes(void **state)
+{
+        Observation *o = fresh_2node();
+        ZoneInfoZone *z = (ZoneInfoZone *) zoneinfo_find(&o->zoneinfo, 0, "DMA32");
+
+        assert_non_null(z);
+        z->managed = z->present = z->spanned = 99999999999ULL;
+        observation_check(o);
+        assert_rejected(o, OBS_ZONEINFO, -EBADMSG);
+        assert_true(problem_has(o, "'/proc/zoneinfo': Node 0, zone DMA32 manages 99999999999 pages, more than "
+                                   "MemTotal", NULL));
+        /* buddyinfo is not judged by a rejected zoneinfo */
+        assert_true(o->have & OBS_MASK(OBS_BUDDYINFO));
+
+        /* without meminfo: the node's MemTotal from sysfs */
+        o->have = OBS_ALL & ~OBS_MASK(OBS_MEMINFO);
+        observation_check(o);
+        assert_rejected(o, OBS_ZONEINFO, -EBADMSG);
+        assert_true(problem_has(o, "the zones of Node 0 manage", "node's MemTotal in sysfs"));
+
+        /* without either: the 52-bit ceiling */
+        o->have = OBS_ALL & ~(OBS_MASK(OBS_MEMINFO) | OBS_MASK(OBS_NODES));
+        z->managed = z->present = z->spanned = UINT64_MAX / 2;
+        observation_check(o);
+        assert_rejected(o, OBS_ZONEINFO, -ERANGE);
+        assert_true(problem_has(o, "Node 0, zone DMA32 spans", "52-bit"));
+        free(o);
+}
+
+/* a zone on "Node 99999" was dropped silently */
+static void test_check_node_ids(void **state)
+{
+        Observation *o = fresh_2node();
+
+        o->pagetype.zones[0].node = 4096;
+        observation_check(o);
+        assert_false(o->have & OBS_MASK(OBS_PAGETYPEINFO));
+        assert_true(o->rejected & OBS_MASK(OBS_PAGETYPEINFO));
+        assert_int_equal(o->pagetype_usec, 0); /* not used as an older reading either */
+        assert_true(problem_has(o, "'/proc/pagetypeinfo': Node 4096", NULL));
+        o->have = OBS_ALL;
+        o->zoneinfo.zones[o->zoneinfo.n_zones - 1].node = 99999;
+        observation_check(o);
+        assert_rejected(o, OBS_ZONEINFO, -ERANGE);
+        assert_true(problem_has(o, "'/proc/zoneinfo': Node 99999, zone", "MAX_NUMNODES"));
+
+        o->have = OBS_ALL & ~OBS_MASK(OBS_ZONEINFO);
+        o->buddy.zones[3].node = 1024;
+        observation_check(o);
+        assert_rejected(o, OBS_BUDDYINFO, -ERANGE);
+        assert_true(problem_has(o, "'/proc/buddyinfo': Node 1024, zone Normal", NULL));
+        o->buddy.zones[3].node = 1023; /* the largest id a kernel can have */
+        o->have = OBS_ALL & ~OBS_MASK(OBS_ZONEINFO);
+        observation_check(o);
+        assert_true(o->have & OBS_MASK(OBS_BUDDYINFO));
+        free(o);
+}
+
+/* what is missing and what that disables (item 13) */
+static void test_missing_and_impact(void **state)
+{
+        Observation *o = fresh_2node();
+
+        assert_int_equal(observation_missing(o, OBS_ALL), 0);
+        o->have &= ~(OBS_MASK(OBS_ZONEINFO) | OBS_MASK(OBS_PAGETYPEINFO) | OBS_MASK(OBS_PSI_MEMORY));
+        o->err[OBS_ZONEINFO] = -ENOENT;
+        o->err[OBS_PAGETYPEINFO] = -EACCES; /* root only: not degraded */
+        o->err[OBS_PSI_MEMORY] = -EOPNOTSUPP; /* psi=0: not broken */
+        assert_int_equal(observation_missing(o, OBS_ALL), OBS_MASK(OBS_ZONEINFO));
+        assert_int_equal(observation_missing(o, OBS_ALL) & OBS_DEGRADED_REQUIRED, OBS_MASK(OBS_ZONEINFO));
+        assert_int_equal(observation_missing(o, OBS_MASK(OBS_BUDDYINFO)), 0); /* not asked */
+        o->err[OBS_PSI_MEMORY] = -EACCES;
+        assert_int_equal(observation_missing(o, OBS_ALL), OBS_MASK(OBS_ZONEINFO) | OBS_MASK(OBS_PSI_MEMORY));
+        for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++)
+                assert_non_null(obs_source_impact(s));
+        assert_non_null(strstr(obs_source_impact(OBS_ZONEINFO), "not measured"));
+        assert_true(observation_mem_bytes(o) == 4015116ULL * 1024);
+        free(o);
+}
+
+/* item 14: the daemon's previous reading must carry buddyinfo, or the
+ * exporter's blocks gained (compaction efficiency) compare with zeros */
+static void test_keep_counters(void **state)
+{
+        Observation *src = fresh_2node(), *dst = obs_new();
+
+        observation_keep_counters(dst, src);
+        assert_int_equal(dst->now_usec, src->now_usec);
+        assert_int_equal(dst->have, src->have);
+        assert_memory_equal(&dst->buddy, &src->buddy, sizeof(src->buddy));
+        assert_memory_equal(&dst->vmstat, &src->vmstat, sizeof(src->vmstat));
+        assert_memory_equal(&dst->thp, &src->thp, sizeof(src->thp));
+        assert_memory_equal(&dst->psi_memory, &src->psi_memory, sizeof(src->psi_memory));
+        free(src);
+        free(dst);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -171,6 +370,12 @@ int main(void)
                 cmocka_unit_test(test_mask),
                 cmocka_unit_test(test_thp_refresh),
                 cmocka_unit_test(test_missing_sources),
+                cmocka_unit_test(test_check_buddyinfo_overflow),
+                cmocka_unit_test(test_check_buddyinfo_truncated),
+                cmocka_unit_test(test_check_zoneinfo_sizes),
+                cmocka_unit_test(test_check_node_ids),
+                cmocka_unit_test(test_missing_and_impact),
+                cmocka_unit_test(test_keep_counters),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -323,6 +323,10 @@ static const ZiCase cases[] = {
         CASE("present-above-spanned",
              "Node 0, zone DMA\n pages free 5\n min 1\n low 2\n high 3\n spanned 10\n present 11\n",
              -EBADMSG),
+        /* issue 11: "managed 99999999999" gave a "target 7.5 TiB" */
+        CASE("managed-above-present",
+             "Node 0, zone DMA\n pages free 5\n min 1\n low 2\n high 3\n spanned 10\n present 10\n"
+             " managed 99999999999\n", -EBADMSG),
         CASE("stats-twice-same-node",
              "Node 0, zone DMA\n" STATS(1) "  pages free 5\n min 1\n low 2\n high 3\n spanned 10\n"
              " present 10\nNode 0, zone DMA32\n" STATS(2), -EBADMSG),

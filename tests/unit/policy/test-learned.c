@@ -279,6 +279,39 @@ static void test_cap_respected(void **state)
         free(s);
 }
 
+/* Nothing learned exceeds the host's memory (issue 11 item 12): a burst
+ * the rates let through (here 64 GiB of faults in one tick on a host of
+ * 2 x T_MANAGED pages) is cut to the memory and flagged for the daemon's
+ * log; so is a remembered peak (a restored one) larger than the host. */
+static void test_learned_capped_by_host_memory(void **state)
+{
+        TSim *s = sim_learning();
+        TWorld w = world_quiet(2);
+        uint64_t mem;
+
+        t_sim_tick(s, &w, 5);
+        mem = policy_mem_total_bytes(&s->a);
+        assert_true(mem > 0 && mem < 64 * 1024 * MIB);
+        burst(&w, 32768, 0); /* 64 GiB */
+        t_sim_tick(s, &w, 5);
+        assert_true(s->d.eval.burst_bytes == mem);
+        assert_true(s->d.eval.learned_peak_bytes == mem);
+        assert_true(s->d.eval.learned_need_bytes <= mem);
+        assert_true(s->d.eval.learned_capped_from_bytes > mem);
+        assert_true(s->state.learned_peak_bytes <= mem);
+        quiet(&w);
+        t_sim_tick(s, &w, 5);
+        assert_int_equal(s->d.eval.learned_capped_from_bytes, 0);
+
+        /* a remembered peak beyond the host (seeded as a restore would) */
+        s->state.learned_peak_bytes = UINT64_MAX / 4;
+        t_sim_tick(s, &w, 5);
+        assert_true(s->d.eval.learned_peak_bytes == mem);
+        assert_true(s->d.eval.learned_need_bytes <= mem);
+        assert_true(s->d.eval.learned_capped_from_bytes == UINT64_MAX / 4);
+        free(s);
+}
+
 /* Learning off: the burst is measured, the target is not moved. */
 static void test_learning_off(void **state)
 {
@@ -369,6 +402,7 @@ int main(void)
                 cmocka_unit_test(test_decays_and_levers_return),
                 cmocka_unit_test(test_cap_respected),
                 cmocka_unit_test(test_learning_off),
+                cmocka_unit_test(test_learned_capped_by_host_memory),
                 cmocka_unit_test(test_envelope_still_wins),
                 cmocka_unit_test(test_explain_learned),
         };

@@ -171,6 +171,69 @@ static void kv(KvList *l, const char *name, uint64_t v)
         l->e[l->n++].value = v;
 }
 
+/* A counter that jumps further than any kernel can count, or than the
+ * host's memory can serve, is a reset: rate 0 for the interval, recorded
+ * (issue 11 item 12: thp_fault_alloc to 2^64-1 was a "4096 PiB" burst). */
+static void test_rates_impossible_jump(void **state)
+{
+        (void) state;
+        Observation *p = obs_new(), *c = obs_new();
+        Assessment *a = malloc(sizeof(*a));
+        uint64_t f[11] = { 1 };
+
+        assert_non_null(a);
+        add_zone(p, 0, "Normal", f, 11, 1048576, 1, 2, 3, 0); /* 4 GiB */
+        add_zone(c, 0, "Normal", f, 11, 1048576, 1, 2, 3, 0);
+        p->have |= OBS_MASK(OBS_VMSTAT);
+        c->have |= OBS_MASK(OBS_VMSTAT);
+        p->now_usec = 5 * USEC_PER_SEC;
+        c->now_usec = 15 * USEC_PER_SEC;
+        kv(&p->vmstat, "thp_fault_alloc", 100);
+        kv(&c->vmstat, "thp_fault_alloc", UINT64_MAX);
+        kv(&p->vmstat, "thp_fault_fallback", 0);
+        kv(&c->vmstat, "thp_fault_fallback", 10);
+        kv(&p->vmstat, "compact_stall", 10);
+        kv(&c->vmstat, "compact_stall", 40);
+        assert_int_equal(assess(c, p, a), 0);
+        assert_true(a->rates.valid);
+        assert_float_equal(a->rates.thp_fault_alloc, 0.0, 1e-9);
+        assert_float_equal(a->rates.thp_fault_fallback, 1.0, 1e-9);
+        assert_float_equal(a->rates.compact_stall, 3.0, 1e-9);
+        assert_int_equal(a->rates.n_resets, 1);
+        assert_string_equal(a->rates.reset_counter, "thp_fault_alloc");
+        assert_true(a->rates.reset_to == UINT64_MAX);
+
+        /* 2049 faults x 2 MiB = 4 GiB + 2 MiB in 1 s: more than the host */
+        c->now_usec = 6 * USEC_PER_SEC;
+        c->vmstat.e[0].value = 100 + 2049;
+        assert_int_equal(assess(c, p, a), 0);
+        assert_float_equal(a->rates.thp_fault_alloc, 0.0, 1e-9);
+        assert_int_equal(a->rates.n_resets, 1);
+        /* 2048 faults (exactly the host's memory) in 1 s: possible */
+        c->vmstat.e[0].value = 100 + 2048;
+        assert_int_equal(assess(c, p, a), 0);
+        assert_float_equal(a->rates.thp_fault_alloc, 2048.0, 1e-9);
+        assert_int_equal(a->rates.n_resets, 0);
+
+        /* backwards (a per-cgroup counter reset, a new boot): a reset too */
+        c->vmstat.e[0].value = 5;
+        assert_int_equal(assess(c, p, a), 0);
+        assert_float_equal(a->rates.thp_fault_alloc, 0.0, 1e-9);
+        assert_int_equal(a->rates.n_resets, 1);
+        assert_true(a->rates.reset_from == 100 && a->rates.reset_to == 5);
+
+        /* a counter of events, not pages: 2^40 per second is the limit */
+        c->now_usec = 15 * USEC_PER_SEC;
+        c->vmstat.e[0].value = 100;
+        c->vmstat.e[2].value = UINT64_MAX / 2;
+        assert_int_equal(assess(c, p, a), 0);
+        assert_float_equal(a->rates.compact_stall, 0.0, 1e-9);
+        assert_string_equal(a->rates.reset_counter, "compact_stall");
+        free(p);
+        free(c);
+        free(a);
+}
+
 static void test_rates(void **state)
 {
         (void) state;
@@ -195,6 +258,10 @@ static void test_rates(void **state)
         kv(&c->vmstat, "compact_migrate_scanned", 500); /* went backwards: rate 0 */
         p->psi_memory.some.total_usec = 0;
         c->psi_memory.some.total_usec = 500000;
+        /* a 4 GiB host: 30 THP faults (60 MiB) in 10 s are possible; the
+         * 100-page zone alone could not have served them */
+        c->have |= OBS_MASK(OBS_MEMINFO);
+        kv(&c->meminfo, "MemTotal", 4194304);
         assert_int_equal(assess(c, p, a), 0);
         assert_true(a->rates.valid);
         /* (40-10)/10 s */
@@ -229,7 +296,9 @@ int main(void)
                 cmocka_unit_test(test_unusable_index), cmocka_unit_test(test_fragmentation_index),
                 cmocka_unit_test(test_extfrag),        cmocka_unit_test(test_score_wmark),
                 cmocka_unit_test(test_node_score),     cmocka_unit_test(test_nodes_grouped),
-                cmocka_unit_test(test_rates),          cmocka_unit_test(test_no_buddyinfo),
+                cmocka_unit_test(test_rates),
+                cmocka_unit_test(test_rates_impossible_jump),
+                cmocka_unit_test(test_no_buddyinfo),
         };
         return cmocka_run_group_tests_name("metrics", tests, NULL, NULL);
 }
