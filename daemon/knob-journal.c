@@ -568,6 +568,23 @@ static void journal_read_why(int r, char *ret, size_t size)
         }
 }
 
+/* true when <rt>/saved itself is a symlink (rt resolved inside the root);
+ * its target, for the message, in ret_target */
+static bool journal_is_symlink(int root_fd, const char *rt, char *ret_target, size_t size)
+{
+        _cleanup_close_ int dfd = -1;
+        ssize_t n;
+
+        dfd = root_openat(root_fd, rt, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
+        if (dfd < 0)
+                return false;
+        n = readlinkat(dfd, "saved", ret_target, size - 1);
+        if (n < 0)
+                return false;
+        ret_target[n] = '\0';
+        return true;
+}
+
 int knob_journal_recover(const Root *root, const char *rt, const KnobOps *ops, void *ops_data,
                          OwnershipMode mode, Journal *ret_kept, KnobRestoreStats *ret_stats)
 {
@@ -575,7 +592,7 @@ int knob_journal_recover(const Root *root, const char *rt, const KnobOps *ops, v
         _cleanup_free_ char *buf = NULL;
         KnobRestoreStats st = { 0 };
         const char *names[KNOB_MAX] = { NULL };
-        char path[FRAGD_PATH_MAX + 16], where[FRAGD_PATH_MAX * 2 + 16], why[160];
+        char path[FRAGD_PATH_MAX + 16], where[FRAGD_PATH_MAX * 2 + 16], why[160], target[PATH_MAX];
         size_t order[KNOB_MAX], len = 0;
         bool failed[KNOB_MAX] = { false };
         bool recomputed = false, whole = false;
@@ -595,6 +612,19 @@ int knob_journal_recover(const Root *root, const char *rt, const KnobOps *ops, v
         r = journal_read_bounded(root->root_fd, path, &buf, &len);
         if (r == -ENOENT)
                 return 0;
+        if (r == -ELOOP && journal_is_symlink(root->root_fd, rt, target, sizeof(target))) {
+                /* not fragd's file: neither followed, read, moved nor removed */
+                const char *prefix = root->is_host ? "" : root->path;
+
+                log_error("The knob journal %s is a symbolic link (to '%s'), not a file fragd wrote: fragd does "
+                          "not follow it, restores nothing from it and does not start while it is there. Inspect "
+                          "it (ls -l '%s/%s': who made it, where it points), remove the link (rm '%s/%s'), check "
+                          "by hand that the knobs fragd manages (under '%s/proc/sys/vm' and "
+                          "'%s/sys/kernel/mm/transparent_hugepage') hold their values from before fragd, then "
+                          "start fragd again",
+                          where, target, prefix, path, prefix, path, prefix, prefix);
+                return -ELOOP;
+        }
         if (r == -EFBIG || r == -ELOOP || r == -EBADFD) {
                 journal_read_why(r, why, sizeof(why));
                 whole = true;

@@ -787,6 +787,11 @@ int manager_new(const FragdArgs *args, Manager **ret, int *ret_exit)
                           m->cfg.daemon.runtime_dir);
                 return r;
         }
+        if (r == -ELOOP) {
+                log_error("fragd does not start: %s/saved is a symbolic link (see above)",
+                          m->cfg.daemon.runtime_dir);
+                return r;
+        }
         if (r < 0)
                 return log_error_errno(r, "Cannot set up the knobs: %m");
         r = compact_worker_new(m->knobs, &m->worker);
