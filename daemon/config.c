@@ -99,18 +99,51 @@ static const char *file_type_name(mode_t m)
  * --check-config), then only a regular file of at most CONFIG_FILE_MAX
  * bytes is read. Returns -ENOENT only for a name that does not exist; every
  * other failure writes what went wrong into why, and returns -errno. */
-int config_file_read_at(int dirfd, const char *rel, char **ret_buf, size_t *ret_len, char *why, size_t whysize)
+/* true when the last component of rel is a symbolic link, its directory
+ * resolved inside root_fd */
+static bool is_symlink_in_root(int root_fd, const char *rel)
+{
+        _cleanup_close_ int dfd = -1;
+        const char *slash = strrchr(rel, '/');
+        char dir[FRAGD_PATH_MAX * 2];
+        struct stat st;
+
+        if (!slash)
+                return fstatat(root_fd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+        if ((size_t) (slash - rel) >= sizeof(dir) || slash == rel)
+                return false;
+        memcpy(dir, rel, (size_t) (slash - rel));
+        dir[slash - rel] = '\0';
+        dfd = root_openat(root_fd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0);
+        return dfd >= 0 && fstatat(dfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+}
+
+/* in_root: rel is resolved inside dirfd as its root (root_openat(): an
+ * absolute symlink restarts at dirfd, ".." stops there); else as openat(2)
+ * does, for the user's own -c FILE */
+static int config_file_read(int dirfd, const char *rel, bool in_root, char **ret_buf, size_t *ret_len, char *why,
+                            size_t whysize)
 {
         _cleanup_close_ int fd = -1;
         _cleanup_free_ char *buf = NULL;
         struct stat st;
         size_t len = 0;
 
-        fd = openat(dirfd, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (in_root)
+                fd = root_openat(dirfd, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0, 0);
+        else
+                fd = openat(dirfd, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
         if (fd < 0) {
                 int r = negative_errno();
 
-                if (r == -ENOENT && fstatat(dirfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+                if (r == -ENOENT && in_root && is_symlink_in_root(dirfd, rel)) {
+                        snprintf(why, whysize,
+                                 "dangling symbolic link: its target does not exist (fragd resolves symbolic links "
+                                 "inside the root directory, --root)");
+                        return -ENOLINK;
+                }
+                if (r == -ENOENT && !in_root && fstatat(dirfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                    S_ISLNK(st.st_mode)) {
                         snprintf(why, whysize, "dangling symbolic link: its target does not exist");
                         return -ENOLINK;
                 }
@@ -167,17 +200,28 @@ int config_file_read_at(int dirfd, const char *rel, char **ret_buf, size_t *ret_
         return 0;
 }
 
+int config_file_read_at(int dirfd, const char *rel, char **ret_buf, size_t *ret_len, char *why, size_t whysize)
+{
+        return config_file_read(dirfd, rel, false, ret_buf, ret_len, why, whysize);
+}
+
+int config_file_read_in_root(int root_fd, const char *rel, char **ret_buf, size_t *ret_len, char *why,
+                             size_t whysize)
+{
+        return config_file_read(root_fd, rel, true, ret_buf, ret_len, why, whysize);
+}
+
 /* Reads one file into list. A missing file is fine unless must_exist; a
  * dangling symbolic link is not missing. */
-static int load_file(Loader *l, int dirfd, const char *rel, const char *display, ConfigOrigin origin,
-                     AssignList *list, FleetFile *fleet, bool must_exist)
+static int load_file(Loader *l, int dirfd, bool in_root, const char *rel, const char *display,
+                     ConfigOrigin origin, AssignList *list, FleetFile *fleet, bool must_exist)
 {
         _cleanup_free_ char *buf = NULL;
         char why[CONFIG_ERROR_MAX / 2];
         size_t len = 0;
         int r, f;
 
-        r = config_file_read_at(dirfd, rel, &buf, &len, why, sizeof(why));
+        r = config_file_read(dirfd, rel, in_root, &buf, &len, why, sizeof(why));
         if (r == -ENOENT && !must_exist)
                 return 0;
         if (r == -ENOMEM) {
@@ -209,7 +253,7 @@ static int cmp_str(const void *a, const void *b)
         return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
-/* *.conf in dir (absolute, opened under the root), sorted by name. */
+/* *.conf in dir (absolute, resolved inside the root), sorted by name. */
 static int list_dir(Loader *l, const char *dir, char ***ret, size_t *ret_n)
 {
         _cleanup_close_ int fd = -1;
@@ -221,10 +265,10 @@ static int list_dir(Loader *l, const char *dir, char ***ret, size_t *ret_n)
 
         *ret = NULL;
         *ret_n = 0;
-        fd = openat(l->args->root->root_fd, dir[0] == '/' ? dir + 1 : dir,
-                    O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+        fd = root_openat(l->args->root->root_fd, dir[0] == '/' ? dir + 1 : dir,
+                         O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC, 0, 0);
         if (fd < 0)
-                return errno == ENOENT ? 0 : negative_errno();
+                return fd == -ENOENT ? 0 : fd;
         d = fdopendir(fd);
         if (!d)
                 return negative_errno();
@@ -304,7 +348,7 @@ static void load_dir(Loader *l, const char *dir, ConfigOrigin origin, AssignList
                         FleetFile *ff = &(*ret_fleet)[(*ret_n_fleet)++];
                         unsigned before = l->n_errors;
 
-                        if (load_file(l, l->args->root->root_fd, rel, display, origin, &ff->list, ff, true) < 0)
+                        if (load_file(l, l->args->root->root_fd, true, rel, display, origin, &ff->list, ff, true) < 0)
                                 continue;
                         if (ff->kind == FLEET_MATCH_NONE && l->n_errors == before) {
                                 ConfigSource s = { .origin = origin, .file = ff->file };
@@ -312,7 +356,7 @@ static void load_dir(Loader *l, const char *dir, ConfigOrigin origin, AssignList
                                          "fleet file without [match] instance_type = ... or class = ...");
                         }
                 } else
-                        (void) load_file(l, l->args->root->root_fd, rel, display, origin, list, NULL, true);
+                        (void) load_file(l, l->args->root->root_fd, true, rel, display, origin, list, NULL, true);
         }
         names_free(names, n);
 }
@@ -540,10 +584,10 @@ int config_load(const ConfigLoadArgs *args, FragdConfig *ret, ConfigSources *ret
                 /* -c FILE is the user's path: relative to the working directory */
                 _cleanup_close_ int cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-                (void) load_file(l, cwd >= 0 ? cwd : AT_FDCWD, args->config_file, args->config_file, CONFIG_ORIGIN_FILE, &files,
+                (void) load_file(l, cwd >= 0 ? cwd : AT_FDCWD, false, args->config_file, args->config_file, CONFIG_ORIGIN_FILE, &files,
                                  NULL, true);
         } else
-                (void) load_file(l, args->root->root_fd, &CONF_FILE[1], CONF_FILE, CONFIG_ORIGIN_FILE, &files,
+                (void) load_file(l, args->root->root_fd, true, &CONF_FILE[1], CONF_FILE, CONFIG_ORIGIN_FILE, &files,
                                  NULL, false);
         if (args->root)
                 load_dir(l, CONF_DROPIN_DIR, CONFIG_ORIGIN_FILE, &files, NULL, NULL);

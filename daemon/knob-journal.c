@@ -431,44 +431,53 @@ int knob_journal_write(int root_fd, const char *rt, const Journal *j)
 /* ---- crash recovery ------------------------------------------------------- */
 
 /* Moves <rt>/saved to <rt>/saved.corrupt-<UTC time>[-N] without replacing
- * anything there and without following a symlink. */
+ * anything there and without following a symlink: rt is resolved inside the
+ * root (a runtime_dir reached through a symlink out of the tree is taken
+ * below the root, as the journal read was), and both names are in that one
+ * directory fd. */
 static int journal_move_aside(int root_fd, const char *rt, char *ret_to, size_t size)
 {
-        char from[FRAGD_PATH_MAX + 16], stamp[32];
+        _cleanup_close_ int dfd = -1;
+        char name[64], stamp[32];
         time_t now = time(NULL);
         struct tm tm;
 
-        if (journal_path(rt, "saved", from, sizeof(from)) < 0)
-                return -ENAMETOOLONG;
+        dfd = root_openat(root_fd, rt, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
+        if (dfd < 0)
+                return dfd;
         if (!gmtime_r(&now, &tm) || strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm) == 0)
                 snprintf(stamp, sizeof(stamp), "%lld", (long long) now);
         for (unsigned i = 0; i < 100; i++) {
                 int r;
 
                 if (i == 0)
-                        r = snprintf(ret_to, size, "%s/saved.corrupt-%s", rt, stamp);
+                        snprintf(name, sizeof(name), "saved.corrupt-%s", stamp);
                 else
-                        r = snprintf(ret_to, size, "%s/saved.corrupt-%s-%u", rt, stamp, i);
+                        snprintf(name, sizeof(name), "saved.corrupt-%s-%u", stamp, i);
+                r = snprintf(ret_to, size, "%s/%s", rt, name);
                 if (r < 0 || (size_t) r >= size)
                         return -ENAMETOOLONG;
-                if (renameat2(root_fd, from, root_fd, ret_to, RENAME_NOREPLACE) == 0)
-                        return 0;
+                if (renameat2(dfd, "saved", dfd, name, RENAME_NOREPLACE) == 0)
+                        goto moved;
                 if (errno == EEXIST)
                         continue;
                 if (errno != EINVAL && errno != ENOSYS)
                         return negative_errno();
                 /* no RENAME_NOREPLACE on this file system: a hard link
                  * never replaces a file and never follows a symlink */
-                if (linkat(root_fd, from, root_fd, ret_to, 0) < 0) {
+                if (linkat(dfd, "saved", dfd, name, 0) < 0) {
                         if (errno == EEXIST)
                                 continue;
                         return negative_errno();
                 }
-                if (unlinkat(root_fd, from, 0) < 0)
+                if (unlinkat(dfd, "saved", 0) < 0)
                         return negative_errno();
-                return 0;
+                goto moved;
         }
-        return -EEXIST;
+        return -EEXIST; /* 100 names taken */
+moved:
+        (void) fsync(dfd);
+        return 0;
 }
 
 int knob_journal_find_aside(int root_fd, const char *rt, char *ret, size_t size)
@@ -478,9 +487,9 @@ int knob_journal_find_aside(int root_fd, const char *rt, char *ret, size_t size)
         struct dirent *de;
         int found = 0;
 
-        fd = openat(root_fd, rt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        fd = root_openat(root_fd, rt, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
         if (fd < 0)
-                return errno == ENOENT || errno == ENOTDIR ? 0 : negative_errno();
+                return fd == -ENOENT || fd == -ENOTDIR ? 0 : fd;
         d = fdopendir(fd);
         if (!d)
                 return negative_errno();
@@ -559,6 +568,23 @@ static void journal_read_why(int r, char *ret, size_t size)
         }
 }
 
+/* true when <rt>/saved itself is a symlink (rt resolved inside the root);
+ * its target, for the message, in ret_target */
+static bool journal_is_symlink(int root_fd, const char *rt, char *ret_target, size_t size)
+{
+        _cleanup_close_ int dfd = -1;
+        ssize_t n;
+
+        dfd = root_openat(root_fd, rt, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
+        if (dfd < 0)
+                return false;
+        n = readlinkat(dfd, "saved", ret_target, size - 1);
+        if (n < 0)
+                return false;
+        ret_target[n] = '\0';
+        return true;
+}
+
 int knob_journal_recover(const Root *root, const char *rt, const KnobOps *ops, void *ops_data,
                          OwnershipMode mode, Journal *ret_kept, KnobRestoreStats *ret_stats)
 {
@@ -566,7 +592,7 @@ int knob_journal_recover(const Root *root, const char *rt, const KnobOps *ops, v
         _cleanup_free_ char *buf = NULL;
         KnobRestoreStats st = { 0 };
         const char *names[KNOB_MAX] = { NULL };
-        char path[FRAGD_PATH_MAX + 16], where[FRAGD_PATH_MAX * 2 + 16], why[160];
+        char path[FRAGD_PATH_MAX + 16], where[FRAGD_PATH_MAX * 2 + 16], why[160], target[PATH_MAX];
         size_t order[KNOB_MAX], len = 0;
         bool failed[KNOB_MAX] = { false };
         bool recomputed = false, whole = false;
@@ -586,6 +612,19 @@ int knob_journal_recover(const Root *root, const char *rt, const KnobOps *ops, v
         r = journal_read_bounded(root->root_fd, path, &buf, &len);
         if (r == -ENOENT)
                 return 0;
+        if (r == -ELOOP && journal_is_symlink(root->root_fd, rt, target, sizeof(target))) {
+                /* not fragd's file: neither followed, read, moved nor removed */
+                const char *prefix = root->is_host ? "" : root->path;
+
+                log_error("The knob journal %s is a symbolic link (to '%s'), not a file fragd wrote: fragd does "
+                          "not follow it, restores nothing from it and does not start while it is there. Inspect "
+                          "it (ls -l '%s/%s': who made it, where it points), remove the link (rm '%s/%s'), check "
+                          "by hand that the knobs fragd manages (under '%s/proc/sys/vm' and "
+                          "'%s/sys/kernel/mm/transparent_hugepage') hold their values from before fragd, then "
+                          "start fragd again",
+                          where, target, prefix, path, prefix, path, prefix, prefix);
+                return -ELOOP;
+        }
         if (r == -EFBIG || r == -ELOOP || r == -EBADFD) {
                 journal_read_why(r, why, sizeof(why));
                 whole = true;

@@ -521,35 +521,6 @@ const char *knob_registry_runtime_dir(const KnobRegistry *reg)
 
 /* ---- another runtime directory (SIGHUP) ------------------------------------ */
 
-/* Creates <root>/<rt> and its parents (0755), as the first journal write
- * does at start, and opens it. */
-static int runtime_dir_make(int root_fd, const char *rt, int *ret_fd)
-{
-        char buf[FRAGD_PATH_MAX];
-        _cleanup_close_ int fd = -1;
-
-        if (strlen(rt) >= sizeof(buf))
-                return -ENAMETOOLONG;
-        strcpy(buf, rt);
-        for (char *p = buf;; p++) {
-                char c = *p;
-
-                if (c != '/' && c != '\0')
-                        continue;
-                *p = '\0';
-                if (p > buf && mkdirat(root_fd, buf, 0755) < 0 && errno != EEXIST)
-                        return negative_errno();
-                *p = c;
-                if (c == '\0')
-                        break;
-        }
-        fd = openat(root_fd, rt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return negative_errno();
-        *ret_fd = TAKE_FD(fd);
-        return 0;
-}
-
 /* The "--root R" of a command line for messages, "" on the host. */
 static void root_option(const Root *root, char *ret, size_t size)
 {
@@ -630,12 +601,13 @@ int knob_registry_move(KnobRegistry *reg, const char *runtime_dir, unsigned *ret
                 *ret_n = 0;
         if (strcmp(rt, reg->rt) == 0)
                 return 0;
-        r = runtime_dir_make(root->root_fd, rt, &nfd);
+        /* created as the first journal write does at start, never outside the root */
+        r = root_mkdir_p_at(root->root_fd, rt, 0755, &nfd);
         if (r < 0) {
                 snprintf(ret_why, why_size, "cannot create the directory '%s/%s': %s", prefix, rt, strerror(-r));
                 return r;
         }
-        ofd = openat(root->root_fd, reg->rt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        ofd = root_openat(root->root_fd, reg->rt, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
         if (ofd >= 0 && fstat(ofd, &a) == 0 && fstat(nfd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
                 /* the same directory by another name: nothing moves */
                 strcpy(reg->rt, rt);
@@ -668,8 +640,8 @@ int knob_registry_move(KnobRegistry *reg, const char *runtime_dir, unsigned *ret
                 }
                 /* only now that the new journal is on disk: the old one */
                 snprintf(path, sizeof(path), "%s/saved", reg->rt);
-                if (unlinkat(root->root_fd, path, 0) < 0 && errno != ENOENT) {
-                        r = negative_errno();
+                r = unlink_file_at(root->root_fd, path);
+                if (r < 0 && r != -ENOENT) {
                         if (j->n > 0)
                                 (void) unlinkat(nfd, "saved", 0);
                         snprintf(ret_why, why_size, "cannot remove '%s/%s': %s", prefix, path, strerror(-r));
@@ -680,7 +652,7 @@ int knob_registry_move(KnobRegistry *reg, const char *runtime_dir, unsigned *ret
         }
         /* the next tick writes the status file in the new place */
         snprintf(path, sizeof(path), "%s/status", reg->rt);
-        (void) unlinkat(root->root_fd, path, 0);
+        (void) unlink_file_at(root->root_fd, path);
         strcpy(reg->rt, rt);
         if (reg->ops->dry_run)
                 return 0;

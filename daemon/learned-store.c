@@ -265,7 +265,8 @@ int learned_store_read(const Root *root, const char *state_dir, LearnedFile *ret
         return learned_file_parse(buf, (size_t) r, ret, ret_err);
 }
 
-/* The rename is durable only once the directory is on disk too. */
+/* An unlink is durable only once the directory is on disk too
+ * (write_file_atomic_at() does this itself after its rename). */
 static int fsync_parent(int root_fd, const char *path)
 {
         char dir[512];
@@ -299,10 +300,8 @@ int learned_store_write(const Root *root, const char *state_dir, const LearnedFi
         n = learned_file_format(f, buf, sizeof(buf));
         if (n < 0)
                 return n;
-        r = write_file_atomic_at(root->root_fd, path, buf, (size_t) n, 0644);
-        if (r < 0)
-                return r;
-        return fsync_parent(root->root_fd, path);
+        /* the rename and the directory are on disk when this returns */
+        return write_file_atomic_at(root->root_fd, path, buf, (size_t) n, 0644);
 }
 
 int learned_store_remove(const Root *root, const char *state_dir)
@@ -362,20 +361,16 @@ int learned_store_move(const Root *root, const char *from, const char *to, char 
                          n == -EFBIG ? "larger than the format allows" : strerror(-n));
                 return n;
         }
+        /* durable when it returns: file, rename and directory */
         r = write_file_atomic_at(root->root_fd, dst, buf, (size_t) n, 0644);
-        if (r >= 0) {
-                r = fsync_parent(root->root_fd, dst);
-                if (r < 0)
-                        (void) unlinkat(root->root_fd, dst, 0);
-        }
         if (r < 0) {
                 snprintf(ret_why, why_size, "cannot write '%s': %s", dst_name, strerror(-r));
                 return r;
         }
         /* only now that the new file is on disk: the old one */
-        if (unlinkat(root->root_fd, src, 0) < 0 && errno != ENOENT) {
-                r = negative_errno();
-                (void) unlinkat(root->root_fd, dst, 0);
+        r = unlink_file_at(root->root_fd, src);
+        if (r < 0 && r != -ENOENT) {
+                (void) unlink_file_at(root->root_fd, dst);
                 snprintf(ret_why, why_size, "cannot remove '%s': %s", src_name, strerror(-r));
                 return r;
         }

@@ -85,6 +85,7 @@ struct Manager {
         uint64_t n_ticks;
         bool ready;
         bool source_failing;
+        unsigned held_unmeasured; /* Assessment.unmeasured of the last decision: said once */
         ObsLogState obs_log; /* sources missing and problems, as last logged */
 
         MetricsWriter mw;

@@ -394,13 +394,14 @@ static int tick(Manager *m)
                         m->errors[HEALTH_ERR_SOURCE_READ]++;
         if (r < 0) {
                 if (!m->source_failing)
-                        log_error_errno(r, "Cannot read buddyinfo: %m; skipping decisions until it is back");
+                        log_error_errno(r, "Decisions held: buddyinfo unreadable (%m): every knob stays where it "
+                                        "is (no raise, no lowering, no kcompactd kick) until it is back");
                 m->source_failing = true;
                 m->have_prev = false;
                 return r;
         }
         if (m->source_failing)
-                log_info("buddyinfo readable again");
+                log_info("buddyinfo readable again: decisions resume");
         m->source_failing = false;
         if ((mask & OBS_MASK(OBS_PAGETYPEINFO)) && m->cur->err[OBS_PAGETYPEINFO] < 0 && m->n_ticks == 0)
                 log_info("pagetypeinfo not read (%s): pageblock mix not tracked",
@@ -422,6 +423,16 @@ static int tick(Manager *m)
         if (r < 0)
                 return log_error_errno(r, "The policy could not decide: %m");
         (void) observe_log_assessment(m->a, &m->d->eval);
+        if (m->d->eval.unmeasured != m->held_unmeasured) {
+                if (m->d->eval.unmeasured)
+                        log_warning("Decisions held: %s unreadable: every knob stays where it is (no raise, no "
+                                    "lowering, no kcompactd kick) until it is back",
+                                    (m->d->eval.unmeasured & OBS_MASK(OBS_ZONEINFO)) ? "zoneinfo" : "buddyinfo");
+                else
+                        log_info("Decisions resumed: %s is back, the targets are measured again",
+                                 (m->held_unmeasured & OBS_MASK(OBS_ZONEINFO)) ? "zoneinfo" : "buddyinfo");
+                m->held_unmeasured = m->d->eval.unmeasured;
+        }
         apply_decision(m, now);
         policy_state_update(m->pstate, m->a, m->d, now);
         manager_learned_sync(m, now, false);
@@ -784,6 +795,11 @@ int manager_new(const FragdArgs *args, Manager **ret, int *ret_exit)
         }
         if (r == -EBADMSG) {
                 log_error("fragd does not start: a knob journal in %s could not be fully read (see above)",
+                          m->cfg.daemon.runtime_dir);
+                return r;
+        }
+        if (r == -ELOOP) {
+                log_error("fragd does not start: %s/saved is a symbolic link (see above)",
                           m->cfg.daemon.runtime_dir);
                 return r;
         }

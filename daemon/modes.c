@@ -87,6 +87,10 @@ int run_restore(const FragdArgs *a)
                 log_error("A running fragd owns %s/saved: stop it (it restores on stop) instead", rt);
                 return EXIT_FAILURE;
         }
+        if (r == -ELOOP) {
+                log_error("Nothing restored: %s/saved is a symbolic link (see above)", rt);
+                return EXIT_FAILURE;
+        }
         if (r < 0 && r != -EBADMSG) {
                 log_error_errno(r, "Cannot restore from %s/saved: %m", rt);
                 return EXIT_FAILURE;

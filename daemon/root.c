@@ -464,22 +464,27 @@ static int split_path(const char *path, char *dir, size_t dir_size, const char *
         return 0;
 }
 
-/* Opens directory DIR below dirfd (resolved in it), creating what is missing
- * with mode 0755. A component fragd creates is opened back with
- * O_NOFOLLOW|O_DIRECTORY: a symlink raced in at that name is refused. */
-static int open_parents_at(int dirfd, const char *dir)
+int root_mkdir_p_at(int dirfd, const char *path, unsigned mode, int *ret_fd)
 {
         char buf[PATH_MAX];
         _cleanup_close_ int cur = -1;
         char *p, *comp;
         int fd;
 
-        fd = root_openat(dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
-        if (fd != -ENOENT)
-                return fd;
-        if (strlen(dir) >= sizeof(buf))
+        if (dirfd < 0)
+                return -EBADF;
+        if (!path || !*path)
+                return -EINVAL;
+        fd = root_openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
+        if (fd != -ENOENT) {
+                if (fd < 0)
+                        return fd;
+                *ret_fd = fd;
+                return 0;
+        }
+        if (strlen(path) >= sizeof(buf))
                 return -ENAMETOOLONG;
-        strcpy(buf, dir);
+        strcpy(buf, path);
         for (p = buf;;) {
                 char *slash;
 
@@ -499,7 +504,7 @@ static int open_parents_at(int dirfd, const char *dir)
                          * itself is missing (or a dangling symlink, which
                          * mkdirat refuses with EEXIST and the open below with
                          * ELOOP/ENOTDIR) */
-                        if (mkdirat(pfd, comp, 0755) < 0 && errno != EEXIST)
+                        if (mkdirat(pfd, comp, (mode_t) mode) < 0 && errno != EEXIST)
                                 return negative_errno();
                         fd = openat(pfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                         if (fd < 0)
@@ -514,7 +519,10 @@ static int open_parents_at(int dirfd, const char *dir)
                 *slash = '/';
                 p = slash + 1;
         }
-        return cur >= 0 ? TAKE_FD(cur) : -EINVAL;
+        if (cur < 0)
+                return -EINVAL;
+        *ret_fd = TAKE_FD(cur);
+        return 0;
 }
 
 static uint64_t random_u64(void)
@@ -642,9 +650,9 @@ int write_file_atomic_at(int dirfd, const char *path, const char *data, size_t l
         r = split_path(path, dir, sizeof(dir), &name);
         if (r < 0)
                 return r;
-        dfd = open_parents_at(dirfd, dir);
-        if (dfd < 0)
-                return dfd;
+        r = root_mkdir_p_at(dirfd, dir, 0755, &dfd);
+        if (r < 0)
+                return r;
         r = create_tmpfile(dfd, name, data, len, mode, tmp, sizeof(tmp));
         if (r == -EOPNOTSUPP)
                 r = create_named(dfd, name, data, len, mode, tmp, sizeof(tmp));

@@ -634,6 +634,25 @@ int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assess
         memcpy(ret->levers, in, sizeof(ret->levers));
 
         policy_evaluate(cfg, s, a, now, &ret->eval);
+        if (a->unmeasured) {
+                /* targets of 0 would read as met and decay every lever
+                 * toward its baseline on no evidence: hold them all */
+                ret->eval.unmeasured = a->unmeasured;
+                for (unsigned l = 0; l < _LEVER_MAX && ret->n_held < POLICY_MAX_HELD; l++) {
+                        if (!cfg->lever[l].enabled || !in[l].available)
+                                continue;
+                        ret->held[ret->n_held++] = (PolicyHeldItem) {
+                                .lever = (Lever) l,
+                                .current = in[l].current,
+                                .wanted = in[l].current,
+                                .allowed = in[l].current,
+                                .reason = POLICY_REASON_NONE,
+                                .hold = POLICY_HOLD_UNMEASURED,
+                                .num = { .node = -1, .unmeasured = a->unmeasured },
+                        };
+                }
+                return 0;
+        }
         ret->eval.targets_met = policy_targets_met(cfg, a, &ret->eval);
         c.psi_high = policy_psi_over_ceiling(cfg, &ret->eval);
         policy_gather_wants(cfg, a, &ret->eval, now, &c.frag, &c.mem, &c.stall, &c.fallback);

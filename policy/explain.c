@@ -37,6 +37,7 @@ static const char *const hold_names[_POLICY_HOLD_MAX] = {
         [POLICY_HOLD_PSI] = "psi",
         [POLICY_HOLD_SAFETY] = "safety",
         [POLICY_HOLD_CLAMPED] = "clamped",
+        [POLICY_HOLD_UNMEASURED] = "unmeasured",
 };
 
 static const char *const hold_words[_POLICY_HOLD_MAX] = {
@@ -49,6 +50,7 @@ static const char *const hold_words[_POLICY_HOLD_MAX] = {
         [POLICY_HOLD_PSI] = "memory pressure is above the ceiling",
         [POLICY_HOLD_SAFETY] = "the safety envelope allows no more",
         [POLICY_HOLD_CLAMPED] = "the kernel or someone else kept a lower value",
+        [POLICY_HOLD_UNMEASURED] = "its measure is missing",
 };
 
 /* The config engineer's names.c has lever_name(); the pure tests must not
@@ -416,6 +418,17 @@ int decision_explain_held(const PolicyHeldItem *h, char *buf, size_t size)
 
         if (size > 0)
                 buf[0] = '\0';
+        if (h->hold == POLICY_HOLD_UNMEASURED) {
+                out(&o, "keep %s at %s: decisions held, %s%s%s unreadable (no raise, no lowering, no kick until "
+                    "it is back)",
+                    lever_label(h->lever), value_str(h->lever, h->current).s,
+                    (h->num.unmeasured & OBS_MASK(OBS_ZONEINFO)) ? "zoneinfo" : "",
+                    (h->num.unmeasured & OBS_MASK(OBS_ZONEINFO)) && (h->num.unmeasured & OBS_MASK(OBS_BUDDYINFO))
+                            ? " and "
+                            : "",
+                    (h->num.unmeasured & OBS_MASK(OBS_BUDDYINFO)) ? "buddyinfo" : "");
+                return finish(&o);
+        }
         out(&o, "keep %s at %s (wanted %s for %s): %s; ", lever_label(h->lever), value_str(h->lever, h->current).s,
             value_str(h->lever, h->wanted).s, policy_reason_name(h->reason),
             (unsigned) h->hold < _POLICY_HOLD_MAX ? hold_words[h->hold] : "?");

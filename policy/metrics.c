@@ -362,6 +362,9 @@ int assess(const Observation *cur, const Observation *prev, Assessment *ret)
         memset(a, 0, offsetof(Assessment, zones));
         a->n_zones = a->n_nodes = 0;
         a->n_workloads = 0; /* the daemon fills these after assess() */
+        /* every target is a share of a node's size (zoneinfo): without it
+         * none is measured, and the policy holds */
+        a->unmeasured = (cur->have & OBS_MASK(OBS_ZONEINFO)) ? 0 : OBS_MASK(OBS_ZONEINFO);
         a->now_usec = cur->now_usec;
         a->page_size = cur->page_size;
         a->n_orders = MIN(b->n_orders, (unsigned) FRAGD_MAX_ORDERS);

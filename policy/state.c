@@ -248,11 +248,12 @@ void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d,
                 t->episode = false;
         }
 
-        /* compaction work spent during the last interval */
+        /* compaction work spent during the last interval (not judged
+         * against targets that were not measured) */
         for (unsigned l = 0; l < _LEVER_MAX; l++) {
                 LeverTrack *t = &s->lever[l];
 
-                if (!t->episode)
+                if (!t->episode || e->unmeasured)
                         continue;
                 t->ep_scanned_pages += (uint64_t) ((double) e->scan_pages_per_sec * dt_sec);
                 episode_evaluate(t, (Lever) l, e, now);

@@ -222,6 +222,11 @@ typedef struct ConfigLoadArgs {
  * for every failure writes what went wrong ("is a FIFO, not a regular
  * file...") into why. */
 int config_file_read_at(int dirfd, const char *rel, char **ret_buf, size_t *ret_len, char *why, size_t whysize);
+/* The same for a file below --root (fragd.conf, fragd.conf.d, fleet_dir):
+ * rel resolved inside root_fd (root_openat()), an absolute symbolic link
+ * taken below the root, never on the host. */
+int config_file_read_in_root(int root_fd, const char *rel, char **ret_buf, size_t *ret_len, char *why,
+                             size_t whysize);
 
 /* Built-in defaults: the database preset, no cgroups. Cannot fail. */
 void config_defaults(FragdConfig *ret);

@@ -106,6 +106,12 @@ typedef struct Assessment {
         Rates rates;
         unsigned n_workloads;         /* filled by the daemon, 0 elsewhere */
         WorkloadStall workloads[ASSESSMENT_MAX_WORKLOADS];
+        /* OBS_MASK bits of the sources the targets are measured from that
+         * this reading lacks, missing or rejected: OBS_ZONEINFO (node sizes:
+         * every target is a share of them), OBS_BUDDYINFO. Non-zero:
+         * policy_decide() holds every lever where it is (POLICY_HOLD_UNMEASURED):
+         * no raise, no lowering, no kick. */
+        unsigned unmeasured;
 } Assessment;
 
 /* Kernel formulas, exposed for tests and for the report. */

@@ -67,6 +67,8 @@ typedef enum PolicyHold {
         POLICY_HOLD_PSI,               /* "psi": pressure above the ceiling, no raise */
         POLICY_HOLD_SAFETY,            /* "safety": the envelope caps the raise */
         POLICY_HOLD_CLAMPED,           /* "clamped": the kernel or someone kept a lower value */
+        POLICY_HOLD_UNMEASURED,        /* "unmeasured": a source the targets need is missing
+                                        * (Assessment.unmeasured, in num.unmeasured) */
         _POLICY_HOLD_MAX,
 } PolicyHold;
 
@@ -115,6 +117,7 @@ typedef struct PolicyNumbers {
         uint64_t config_target_bytes;  /* reserve_thp alone */
         usec_t learned_age_usec;       /* since the burst */
         usec_t learned_hold_usec;      /* demand_hold */
+        unsigned unmeasured;           /* POLICY_HOLD_UNMEASURED: Assessment.unmeasured */
 } PolicyNumbers;
 
 typedef enum DecisionKind {
@@ -170,6 +173,9 @@ typedef struct PolicyEval {
         unsigned page_size;
         unsigned order[2];           /* resolved order_large, order_thp */
         bool targets_met;            /* every objective met with the hysteresis margin */
+        /* Assessment.unmeasured: the targets were not measured, every lever
+         * is held (neither met nor missed) */
+        unsigned unmeasured;
         bool targets_missed;         /* some objective missed or predicted to be */
         bool want_raise[_LEVER_MAX]; /* some objective asks this lever to go up */
         uint32_t psi_some_permyriad, psi_full_permyriad;

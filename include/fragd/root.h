@@ -59,6 +59,14 @@ int read_file_alloc_at_full(int dirfd, const char *path, unsigned how_flags, cha
  * ROOT_BENEATH: a symlink out of dirfd is refused (-EXDEV). */
 int write_file_at(int dirfd, const char *path, const char *value);
 
+/* Opens directory PATH below dirfd, creating the components that are missing
+ * (mkdirat, MODE less the umask) and opening each one it creates back with
+ * O_NOFOLLOW|O_DIRECTORY: a symlink raced in at that name is refused.
+ * Components that exist are resolved inside dirfd as root_openat() does (an
+ * absolute symlink restarts at dirfd), so nothing is created outside it.
+ * On success *ret_fd is an O_DIRECTORY fd of PATH. */
+int root_mkdir_p_at(int dirfd, const char *path, unsigned mode, int *ret_fd);
+
 /* Writes a file atomically, path resolved with dirfd as the root: a new file
  * in the same directory (O_TMPFILE linked in under a random name, or a random
  * name created with O_CREAT|O_EXCL|O_NOFOLLOW where O_TMPFILE is not

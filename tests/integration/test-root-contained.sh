@@ -109,12 +109,22 @@ mkdir -p "$T/run/fragd" "$T/var/lib/fragd"
 for f in saved status learned prom; do victim "$f"; victim "$f.tmp"; done
 ln -s "$outside/saved" "$T/run/fragd/saved"
 before=$(victims_state)
-# a journal that is a symlink is not read (nor restored from): the daemon
-# refuses to start and names it
+# a journal that is a symlink is not read (nor restored from, nor moved):
+# the daemon and --restore refuse, name it and say what to do
 out=$(timeout -s KILL 10 "$FRAGD" --root "$T" --page-size 4096 2>&1); rc=$?
-[ $rc != 0 ] && echo "$out" | grep -q "knob journal '$T/run/fragd/saved'.*symbolic links" \
-	&& [ "$(victims_state)" = "$before" ] && pass "links: a symlinked journal is refused, named, not followed" \
+[ $rc != 0 ] && echo "$out" | grep -q "knob journal '$T/run/fragd/saved' is a symbolic link (to '$outside/saved')" \
+	&& [ "$(victims_state)" = "$before" ] && [ -L "$T/run/fragd/saved" ] \
+	&& pass "links: a symlinked journal is refused, named, not followed" \
 	|| bad "links: symlinked journal: exit $rc: $out"
+for what in "Inspect it (ls -l '$T/run/fragd/saved'" "remove the link (rm '$T/run/fragd/saved')" \
+	"check by hand that the knobs fragd manages (under '$T/proc/sys/vm'" "then start fragd again" \
+	"fragd does not start: /run/fragd/saved is a symbolic link"; do
+	echo "$out" | grep -qF "$what" || bad "links: symlinked journal: the message lacks \"$what\": $out"
+done
+out=$(timeout -s KILL 10 "$FRAGD" --root "$T" --restore 2>&1); rc=$?
+[ $rc != 0 ] && echo "$out" | grep -qF "remove the link (rm '$T/run/fragd/saved')" && [ -L "$T/run/fragd/saved" ] \
+	&& [ "$(victims_state)" = "$before" ] && pass "links: --restore refuses a symlinked journal and says what to do" \
+	|| bad "links: --restore with a symlinked journal: exit $rc: $out"
 rm "$T/run/fragd/saved"
 ln -s "$outside/status" "$T/run/fragd/status"
 ln -s "$outside/learned" "$T/var/lib/fragd/learned"

@@ -124,6 +124,34 @@ stop
 check "daemon: zoneinfo gone: one warning" test "$(grep -c "<4>.*Decisions degraded: zoneinfo unreadable\|Decisions degraded: zoneinfo unreadable" "$T/log")" = 1
 check "daemon: zoneinfo back: one info line" test "$(grep -c "zoneinfo readable again" "$T/log")" = 1
 
+# the daemon holds every knob while zoneinfo is gone (targets not measured):
+# a raised compaction_proactiveness is not decayed toward its baseline (with
+# decay_after = 0, dwell = 0 the old code lowered it within a tick or two),
+# said once; resumed when zoneinfo is back
+fresh_tree hold "$FIX"
+write_conf "[policy]" "reserve_thp = 20%" "decay_after = 0" \
+	'[knob "compaction_proactiveness"]' "dwell = 0" "reversal_cooldown = 0"
+pro() { cat "$T/proc/sys/vm/compaction_proactiveness"; }
+start_daemon "$T/log"
+wait_for 15 grep -q "running" "$T/log" || bad "daemon did not start: $(tail -3 "$T/log")"
+wait_for 10 test "$(pro)" -gt 0 || bad "hold: compaction_proactiveness never raised: $(tail -3 "$T/log")"
+sleep 2
+mv "$T/proc/zoneinfo" "$T/zoneinfo.away"
+wait_for 5 grep -q "Decisions held: zoneinfo unreadable" "$T/log"
+raised=$(pro)
+sleep 4
+held=$(pro)
+mv "$T/zoneinfo.away" "$T/proc/zoneinfo"
+wait_for 10 grep -q "Decisions resumed: zoneinfo is back" "$T/log"
+stop
+check "daemon: zoneinfo gone: compaction_proactiveness held at $raised (read $held after 4 s)" \
+	test "$held" = "$raised" -a "$raised" -gt 0
+check "daemon: zoneinfo gone: 'Decisions held: zoneinfo unreadable' said once" \
+	test "$(grep -c "Decisions held: zoneinfo unreadable" "$T/log")" = 1
+check "daemon: zoneinfo back: 'Decisions resumed' said once" \
+	test "$(grep -c "Decisions resumed: zoneinfo is back" "$T/log")" = 1
+check "daemon: the knob is restored on stop" test "$(pro)" = 0
+
 # ---- item 12: counters that jump, learned files beyond the host --------------
 fresh_tree jump "$FIX"
 write_conf

@@ -673,7 +673,8 @@ static void test_config_files_never_block(void **state)
         assert_non_null(tl_error(l, "/etc/fragd/fragd.conf.d/20-dangling.conf: dangling symbolic link", NULL));
         assert_non_null(tl_error(l, "/etc/fragd/fragd.conf.d/30-loop.conf: symbolic link loop", NULL));
         assert_non_null(tl_error(l, "/etc/fragd/fragd.conf.d/40-dir.conf: is a directory", NULL));
-        assert_non_null(tl_error(l, "/etc/fragd/fragd.conf.d/50-null.conf: is a character device", NULL));
+        /* "/dev/null" is <root>/dev/null: missing in this tree */
+        assert_non_null(tl_error(l, "/etc/fragd/fragd.conf.d/50-null.conf: dangling symbolic link", NULL));
         free(l);
 
         /* a dangling fragd.conf is not "no fragd.conf" (a fresh tree: no drop-ins) */
@@ -702,6 +703,79 @@ static void test_config_files_never_block(void **state)
                 free(l);
         }
         alarm(0);
+        tr_free(t);
+}
+
+/* Under --root, fragd.conf, fragd.conf.d and fleet_dir resolve inside the
+ * root: an absolute symlink there pointing at a host file outside the tree
+ * is taken below the root (dangling when missing there), never read from the
+ * host. (On the old code the host files were read: interval 7s, dry_run.) */
+static void test_config_symlinks_stay_in_root(void **state)
+{
+        TestRoot *t = tr_new();
+        char host[] = "/tmp/fragd-config-host.XXXXXX", hp[256], p[1024], rel[256];
+        TestLoad *l;
+        FILE *f;
+
+        (void) state;
+        assert_non_null(mkdtemp(host));
+        snprintf(hp, sizeof(hp), "%s/host.conf", host);
+        f = fopen(hp, "we");
+        assert_non_null(f);
+        fputs("[daemon]\ninterval = 7s\ndry_run = yes\n", f);
+        assert_int_equal(fclose(f), 0);
+
+        /* a drop-in, a fleet file and fragd.conf: absolute links to the host file */
+        tr_write(t, "etc/fragd/fragd.conf.d/00-first.conf", "[daemon]\ninterval = 3s\n");
+        tr_path(t, "etc/fragd/fragd.conf.d/10-host.conf", p, sizeof(p));
+        assert_int_equal(symlink(hp, p), 0);
+        tr_path(t, "etc/fragd/fleet.d/host.conf", p, sizeof(p));
+        assert_int_equal(symlink(hp, p), 0);
+        tr_path(t, "etc/fragd/fragd.conf", p, sizeof(p));
+        assert_int_equal(symlink(hp, p), 0);
+        l = tl_load_root(t, NULL, NULL, 0);
+        tl_dump_errors(l);
+        assert_int_equal(l->r, -EINVAL);
+        assert_true(l->cfg.daemon.interval_usec != 7 * USEC_PER_SEC);
+        assert_false(l->cfg.daemon.dry_run);
+        assert_non_null(tl_error(l, "/etc/fragd/fragd.conf: dangling symbolic link", "inside the root"));
+        assert_non_null(tl_error(l, "/etc/fragd/fragd.conf.d/10-host.conf: dangling symbolic link", "--root"));
+        assert_non_null(tl_error(l, "/etc/fragd/fleet.d/host.conf: dangling symbolic link", NULL));
+        free(l);
+
+        /* the same absolute path inside the tree is the file read */
+        snprintf(rel, sizeof(rel), "%s/host.conf", host + 1);
+        tr_write(t, rel, "[daemon]\ninterval = 5s\n");
+        tr_unlink(t, "etc/fragd/fleet.d/host.conf");
+        l = tl_load_root(t, NULL, NULL, 0);
+        tl_dump_errors(l);
+        assert_int_equal(l->r, 0);
+        assert_int_equal(l->cfg.daemon.interval_usec, 5 * USEC_PER_SEC);
+        assert_false(l->cfg.daemon.dry_run);
+        free(l);
+
+        /* the drop-in directory itself an absolute symlink to a host directory */
+        tr_unlink(t, "etc/fragd/fragd.conf.d/00-first.conf");
+        tr_unlink(t, "etc/fragd/fragd.conf.d/10-host.conf");
+        tr_unlink(t, "etc/fragd/fragd.conf");
+        tr_path(t, "etc/fragd/fragd.conf.d", p, sizeof(p));
+        assert_int_equal(rmdir(p), 0);
+        assert_int_equal(symlink(host, p), 0);
+        snprintf(hp, sizeof(hp), "%s/20-host.conf", host);
+        f = fopen(hp, "we");
+        assert_non_null(f);
+        fputs("[daemon]\ninterval = 7s\n", f);
+        assert_int_equal(fclose(f), 0);
+        l = tl_load_root(t, NULL, NULL, 0);
+        tl_dump_errors(l);
+        assert_int_equal(l->r, 0);
+        assert_true(l->cfg.daemon.interval_usec != 7 * USEC_PER_SEC);
+        free(l);
+
+        assert_int_equal(unlink(hp), 0);
+        snprintf(hp, sizeof(hp), "%s/host.conf", host);
+        assert_int_equal(unlink(hp), 0);
+        assert_int_equal(rmdir(host), 0);
         tr_free(t);
 }
 
@@ -992,6 +1066,7 @@ int main(void)
                 cmocka_unit_test(test_cgroups),
                 cmocka_unit_test(test_reload_is_atomic),
                 cmocka_unit_test(test_config_files_never_block),
+                cmocka_unit_test(test_config_symlinks_stay_in_root),
                 cmocka_unit_test(test_reload_fifo_keeps_config),
                 cmocka_unit_test(test_dirs_validated_at_load),
                 cmocka_unit_test(test_text_dir_relative),

@@ -500,6 +500,74 @@ static void test_corrupt_journal(void **state)
         assert_null(aside_name(t));
 }
 
+/* A runtime_dir whose path goes through a symlink out of the tree: the
+ * journal read inside the root is the one moved aside, inside the root; the
+ * host's file of the same name is neither renamed nor read. */
+static void test_corrupt_journal_aside_contained(void **state)
+{
+        TestTree *t = *state;
+        KnobRestoreStats st;
+        char outside[] = "/tmp/fragd-test-out.XXXXXX", p[512], in[512];
+        struct stat sb;
+
+        assert_non_null(mkdtemp(outside));
+        snprintf(p, sizeof(p), "%s/fragd", outside);
+        assert_int_equal(mkdir(p, 0755), 0);
+        snprintf(p, sizeof(p), "%s/fragd/saved", outside);
+        {
+                FILE *f = fopen(p, "we");
+
+                assert_non_null(f);
+                fputs("garbage on the host\n", f);
+                assert_int_equal(fclose(f), 0);
+        }
+        /* <root>/run -> /tmp/fragd-test-out.X, which inside the root is
+         * <root>/tmp/fragd-test-out.X: a corrupt journal there too */
+        snprintf(in, sizeof(in), "%s/tmp", t->dir);
+        (void) mkdir(in, 0755);
+        snprintf(in, sizeof(in), "%s%s", t->dir, outside);
+        assert_int_equal(mkdir(in, 0755), 0);
+        snprintf(in, sizeof(in), "%s%s/fragd", t->dir, outside);
+        assert_int_equal(mkdir(in, 0755), 0);
+        {
+                char rel[64];
+
+                snprintf(rel, sizeof(rel), "%s/fragd/saved", outside + 1);
+                tt_write(t, rel, "garbage in the tree\n");
+        }
+        snprintf(in, sizeof(in), "%s%s/fragd/saved", t->dir, outside);
+        assert_int_equal(symlinkat(outside, t->root->root_fd, "run"), 0);
+
+        assert_int_equal(knob_restore_from_journal(t->root, NULL, NULL, OWNERSHIP_RESPECT, &st), -EBADMSG);
+        assert_true(st.corrupt);
+        assert_non_null(strstr(st.aside, "run/fragd/saved.corrupt-"));
+        /* the host's file: where it was, as it was, nothing next to it */
+        assert_int_equal(stat(p, &sb), 0);
+        {
+                char buf[64] = "";
+                FILE *f = fopen(p, "re");
+
+                assert_non_null(f);
+                assert_non_null(fgets(buf, sizeof(buf), f));
+                fclose(f);
+                assert_string_equal(buf, "garbage on the host\n");
+        }
+        assert_int_equal(unlink(p), 0);
+        snprintf(p, sizeof(p), "%s/fragd", outside);
+        assert_int_equal(rmdir(p), 0); /* no saved.corrupt-* outside */
+        assert_int_equal(rmdir(outside), 0);
+        /* the one in the tree was moved aside, in the tree */
+        assert_int_equal(stat(in, &sb), -1);
+        {
+                char buf[64];
+
+                assert_int_equal(read_file_at(t->root->root_fd, st.aside, buf, sizeof(buf)), 20);
+                assert_string_equal(buf, "garbage in the tree\n");
+        }
+        assert_int_equal(unlink_file_at(t->root->root_fd, st.aside), 0);
+        assert_int_equal(unlinkat(t->root->root_fd, "run", 0), 0);
+}
+
 /* A 70 MB journal: not read whole, moved aside at once, nothing lost. */
 static void test_oversized_journal(void **state)
 {
@@ -543,9 +611,12 @@ static void test_oversized_journal(void **state)
 
         /* a symlink or a FIFO at 'saved' is not followed, not read (no hang) */
         assert_int_equal(symlinkat("../../proc/sys/vm/compaction_proactiveness", t->root->root_fd, SAVED), 0);
-        assert_int_equal(knob_restore_from_journal(t->root, NULL, NULL, OWNERSHIP_RESPECT, &st), -EBADMSG);
+        assert_int_equal(knob_restore_from_journal(t->root, NULL, NULL, OWNERSHIP_RESPECT, &st), -ELOOP);
         assert_string_equal(tt_read(t, CP), "0\n");
-        remove_aside(t);
+        /* not fragd's file: left where it is for the operator (not moved aside) */
+        assert_null(aside_name(t));
+        assert_int_equal(knob_registry_new(t->root, NULL, NULL, NULL, OWNERSHIP_RESPECT, &reg), -ELOOP);
+        assert_int_equal(unlinkat(t->root->root_fd, SAVED, 0), 0);
         assert_int_equal(mkfifoat(t->root->root_fd, SAVED, 0600), 0);
         assert_int_equal(knob_restore_from_journal(t->root, NULL, NULL, OWNERSHIP_RESPECT, &st), -EBADMSG);
         remove_aside(t);
@@ -609,6 +680,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_crash_recovery_failure_adopted, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_sigkill_child, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_corrupt_journal, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_corrupt_journal_aside_contained, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_oversized_journal, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_dry_run_leaves_journal, setup, teardown),
         };

@@ -394,6 +394,37 @@ static void test_move_runtime_dir(void **state)
         assert_string_equal(tt_read(&c->t, CP), "0\n");
 }
 
+/* runtime_dir changed on SIGHUP to a path whose parent is a symlink out of
+ * the tree: nothing is created outside it (resolved inside the root, or
+ * refused), and the journal stays usable */
+static void test_move_runtime_dir_symlink_out(void **state)
+{
+        Ctx *c = *state;
+        char outside[] = "/tmp/fragd-test-out.XXXXXX", link[256], probe[320], why[512] = "";
+        unsigned n = 99;
+        struct stat st;
+        int r;
+
+        assert_non_null(mkdtemp(outside));
+        assert_int_equal(knob_set(c->reg, "vm.compaction_proactiveness", "40", 1), 1);
+        snprintf(link, sizeof(link), "%s/run/out", c->t.dir);
+        assert_int_equal(symlink(outside, link), 0);
+        r = knob_registry_move(c->reg, "/run/out/fragd", &n, why, sizeof(why));
+        snprintf(probe, sizeof(probe), "%s/fragd", outside);
+        assert_int_equal(lstat(probe, &st), -1); /* before root_mkdir_p_at(): created outside */
+        assert_int_equal(errno, ENOENT);
+        if (r < 0) {
+                /* refused: the journal stays where it was */
+                assert_non_null(strstr(why, "cannot create the directory"));
+                assert_string_equal(knob_registry_runtime_dir(c->reg), "run/fragd");
+                assert_true(tt_exists(&c->t, SAVED));
+        }
+        assert_int_equal(knob_restore_all(c->reg, NULL), 0);
+        assert_string_equal(tt_read(&c->t, CP), "0\n");
+        assert_int_equal(lstat(probe, &st), -1);
+        assert_int_equal(rmdir(outside), 0); /* still empty */
+}
+
 /* a dry run writes no journal: a "saved" in its runtime_dir is an earlier
  * fragd's, neither moved nor removed when runtime_dir changes */
 static void test_move_dry_run(void **state)
@@ -952,6 +983,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_rewrite_errors, setup_fake, teardown),
                 cmocka_unit_test(test_rewrite_dry_run),
                 cmocka_unit_test_setup_teardown(test_move_runtime_dir, setup_real, teardown),
+                cmocka_unit_test_setup_teardown(test_move_runtime_dir_symlink_out, setup_real, teardown),
                 cmocka_unit_test(test_move_dry_run),
         };
 

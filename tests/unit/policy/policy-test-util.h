@@ -82,6 +82,7 @@ typedef struct TWorld {
         double thp_alloc_per_sec, thp_fallback_per_sec; /* THP faults (the learned reserve's demand) */
         unsigned n_workloads; /* copied into the Assessment as the daemon fills it */
         WorkloadStall workloads[4];
+        unsigned unmeasured; /* Assessment.unmeasured: OBS_MASK bits of missing sources */
 } TWorld;
 
 /* A node in good shape: 2 GiB free, most of it in large blocks. */
@@ -164,6 +165,7 @@ static inline void t_assess(const TWorld *w, usec_t now, Assessment *a)
         a->rates.psi_full = w->psi_full / 10000.0;
         a->n_workloads = MIN(w->n_workloads, 4u);
         memcpy(a->workloads, w->workloads, sizeof(w->workloads));
+        a->unmeasured = w->unmeasured;
 }
 
 /* A watched workload's last minute, as daemon/workload.c reports it. */
