@@ -128,6 +128,7 @@ fuzz:
 -include tests/vm/vm.mk
 -include bench/bench.mk
 -include install.mk
+-include tests/lint/lint.mk
 
 clean:
 	rm -rf build build-san-*
