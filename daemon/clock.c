@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <time.h>
 
-#include "fragd/main-internal.h"
+#include "fragd/clock.h"
 
 usec_t now_monotonic_usec(void)
 {

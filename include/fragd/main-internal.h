@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "fragd/clock.h"
 #include "fragd/macro.h"
 
 enum {
@@ -42,9 +43,6 @@ typedef struct FragdArgs {
         bool quiet_if_clean; /* --restore: say nothing when there is nothing to do */
         const char *dropin_unit, *dropin_mode; /* thp-dropin UNIT MODE */
 } FragdArgs;
-
-usec_t now_monotonic_usec(void);
-usec_t now_realtime_usec(void);
 
 int run_once(const FragdArgs *a);
 int run_status(const FragdArgs *a);
