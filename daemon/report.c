@@ -8,38 +8,6 @@
 #include "fragd/json.h"
 #include "fragd/report.h"
 
-const char *format_bytes(char *buf, size_t size, uint64_t bytes)
-{
-        static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-        double v = (double) bytes;
-        unsigned u = 0;
-
-        while (v >= 1024.0 && u + 1 < ELEMENTSOF(units)) {
-                v /= 1024.0;
-                u++;
-        }
-        if (u == 0)
-                snprintf(buf, size, "%" PRIu64 " B", bytes);
-        else
-                snprintf(buf, size, v < 10 ? "%.1f %s" : "%.0f %s", v, units[u]);
-        return buf;
-}
-
-const char *format_duration(char *buf, size_t size, usec_t usec)
-{
-        unsigned long long sec = usec / USEC_PER_SEC;
-
-        if (sec < 120)
-                snprintf(buf, size, "%llu s", sec);
-        else if (sec < 7200)
-                snprintf(buf, size, "%llu min", sec / 60);
-        else if (sec < 2 * 86400)
-                snprintf(buf, size, "%llu h", sec / 3600);
-        else
-                snprintf(buf, size, "%llu d", sec / 86400);
-        return buf;
-}
-
 uint64_t report_reserve_bytes(const SizeSpec *s, uint64_t node_bytes)
 {
         if (s->bytes)

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "fragd/format.h"
 #include "fragd/learned-store.h"
 #include "fragd/metrics.h"
 #include "fragd/policy-config.h"
@@ -61,9 +62,5 @@ const char *report_source_missing_why(const Observation *o, ObsSource s, char *b
 int report_text(FILE *f, const ReportInput *in);
 int report_json(FILE *f, const ReportInput *in);
 
-/* "1.5 GiB", "512 KiB", "0 B" */
-const char *format_bytes(char *buf, size_t size, uint64_t bytes);
-/* An age or a span for a sentence: "45 s", "26 min", "6 h", "3 d" */
-const char *format_duration(char *buf, size_t size, usec_t usec);
 /* Per-node reserve target in bytes from a SizeSpec and the node's memory. */
 uint64_t report_reserve_bytes(const SizeSpec *s, uint64_t node_bytes);
