@@ -6,6 +6,7 @@
  * relative to one of these descriptors, never through a global path string. */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
