@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/report.h"
+#include "core/format.h"
 #include "core/parse-util.h"
 #include "core/text.h"
 #include "service/learned-store.h"

@@ -8,7 +8,7 @@
  * the observe preset read it but never write it. The file's format and I/O
  * are in learned-store.c; docs/policy.md "Learned reserve". */
 
-#include "cli/report.h"
+#include "core/format.h"
 #include "service/learned-store.h"
 #include "service/manager-internal.h"
 
