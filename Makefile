@@ -3,7 +3,7 @@
 #
 # Sources are found by directory, so a module is added by adding its files:
 #   policy/*.c              -> libpolicy.a (pure: links nothing else)
-#   daemon/*.c but main.c   -> libfragd.a
+#   daemon/*/*.c            -> libfragd.a (daemon/main.c: the fragd binary)
 #   tests/unit/policy/test-*.c  link libpolicy.a only (enforces purity)
 #   tests/unit/test-*.c         link libfragd.a + libpolicy.a
 #   tests/fuzz/fuzz-*.c         one fuzzer per parser; corpus in tests/corpus/<name>/,
@@ -33,13 +33,13 @@ ifneq ($(SANITIZE),)
 CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
 endif
-CPPFLAGS += -Iinclude -D_GNU_SOURCE -DFRAGD_VERSION='"$(VERSION)"' \
+CPPFLAGS += -Iinclude -Idaemon -D_GNU_SOURCE -DFRAGD_VERSION='"$(VERSION)"' \
 	-DFRAGD_SYSCONFDIR='"$(SYSCONFDIR)"' -MMD -MP $(shell $(PKG_CONFIG) --cflags $(DEPS))
 LDLIBS += $(shell $(PKG_CONFIG) --libs $(DEPS)) -lm -pthread
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka)
 
 POLICY_SRC := $(sort $(wildcard policy/*.c))
-DAEMON_SRC := $(sort $(filter-out daemon/main.c,$(wildcard daemon/*.c)))
+DAEMON_SRC := $(sort $(wildcard daemon/*/*.c))
 POLICY_OBJ := $(POLICY_SRC:%.c=$(BUILDDIR)/%.o)
 DAEMON_OBJ := $(DAEMON_SRC:%.c=$(BUILDDIR)/%.o)
 PURE_TESTS := $(patsubst tests/unit/policy/%.c,$(BUILDDIR)/tests/%,$(sort $(wildcard tests/unit/policy/test-*.c)))
@@ -128,6 +128,7 @@ fuzz:
 -include tests/vm/vm.mk
 -include bench/bench.mk
 -include install.mk
+-include tests/lint/lint.mk
 
 clean:
 	rm -rf build build-san-*

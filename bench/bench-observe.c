@@ -15,9 +15,9 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "core/root.h"
 #include "fragd/metrics.h"
 #include "fragd/obs.h"
-#include "fragd/root.h"
 
 static usec_t clock_usec(clockid_t c)
 {

@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include "core/root.h"
 
 #define MIB (1024UL * 1024UL)
 #define CHUNK (64 * MIB)

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fragd/log.h"
-#include "fragd/main-internal.h"
+#include "cli/main-internal.h"
+#include "cli/report.h"
+#include "core/log.h"
+#include "core/root.h"
 #include "fragd/metrics.h"
 #include "fragd/obs.h"
-#include "fragd/report.h"
-#include "fragd/root.h"
 
 static void help(void)
 {

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fragd/exporter.h"
+#include "output/exporter.h"
 
 int main(int argc, char **argv)
 {

@@ -34,11 +34,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/root.h"
 #include "fragd/metrics.h"
 #include "fragd/obs.h"
 #include "fragd/policy-config.h"
 #include "fragd/policy.h"
-#include "fragd/root.h"
 
 #define MAX_SNAPSHOTS 100000
 

@@ -13,7 +13,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "fragd/missing-thp.h"
+#include "core/missing-thp.h"
 
 enum {
         EXIT_PRCTL = 2,   /* the kernel refused the mode */

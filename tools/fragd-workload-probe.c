@@ -14,8 +14,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "fragd/log.h"
-#include "fragd/workload.h"
+#include "core/log.h"
+#include "workload/workload.h"
 
 static usec_t now_usec(void)
 {

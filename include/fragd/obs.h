@@ -17,7 +17,9 @@
 #include <stdint.h>
 
 #include "fragd/macro.h"
-#include "fragd/root.h"
+
+/* daemon/core/root.h: the readers below take one */
+typedef struct Root Root;
 
 #define FRAGD_MAX_ORDERS 16       /* NR_PAGE_ORDERS: 11 on x86-64, 14 on arm64 64K */
 #define FRAGD_MAX_ZONES 128       /* (node, zone) pairs */

@@ -3,7 +3,7 @@
 
 /* What the policy is asked to achieve and the bounds it must keep. Filled by
  * presets (policy/presets.c), then overridden by configuration layers
- * (daemon/config.c). Pure data. */
+ * (daemon/config/config.c). Pure data. */
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/root.h"
 #include "fragd/obs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fragd/learned-store.h"
+#include "service/learned-store.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fragd/proc-events.h"
+#include "workload/proc-events.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

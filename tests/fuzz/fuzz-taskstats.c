@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "fragd/taskstats.h"
+#include "workload/taskstats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/root.h"
 #include "fragd/macro.h"
-#include "fragd/root.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

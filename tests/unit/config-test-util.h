@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fragd/config.h"
-#include "fragd/root.h"
-#include "../../daemon/config-internal.h"
+#include "config/config-internal.h"
+#include "config/config.h"
+#include "core/root.h"
 
 typedef struct TestRoot {
         char dir[64];

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/root.h"
 #include "fragd/macro.h"
-#include "fragd/root.h"
 
 static inline const char *fixture_srcdir(void)
 {

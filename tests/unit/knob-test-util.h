@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fragd/knob.h"
-#include "fragd/root.h"
+#include "core/root.h"
+#include "knobs/knob.h"
 
 #define FIXTURE "tests/fixtures/vm-6.1-x86_64-2node-fragmented"
 

@@ -24,9 +24,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/root.h"
 #include "fixture-root.h"
 #include "fragd/macro.h"
-#include "fragd/root.h"
 
 /* tests/fixtures/<fixture>/<rel> read whole into a malloc'ed buffer (not
  * NUL-terminated, *ret_len bytes). read_file_alloc_at() wants a real

@@ -19,10 +19,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fragd/cgroup.h"
-#include "fragd/psi-trigger.h"
-#include "fragd/root.h"
+#include "core/root.h"
 #include "parser-test-util.h"
+#include "sources/cgroup.h"
+#include "sources/psi-trigger.h"
 
 static void test_mountinfo(void **state)
 {

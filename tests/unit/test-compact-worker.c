@@ -11,10 +11,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "fragd/compact-worker.h"
-#include "fragd/knob.h"
-#include "fragd/log.h"
+#include "core/log.h"
 #include "knob-test-util.h"
+#include "knobs/compact-worker.h"
+#include "knobs/knob.h"
 
 #define NODE0 "sys/devices/system/node/node0/compact"
 #define NODE1 "sys/devices/system/node/node1/compact"

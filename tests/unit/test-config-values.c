@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "fragd/config.h"
+#include "config/config.h"
 
 #define MS USEC_PER_MSEC
 #define S USEC_PER_SEC

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "config-test-util.h"
-#include "fragd/text.h"
+#include "core/text.h"
 
 #define SRC(l, sec, key, sub) tl_source((l), (sec), (key), (sub), (char[320]) { 0 }, 320)
 

@@ -27,11 +27,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fragd/exporter.h"
-#include "fragd/json.h"
-#include "fragd/text.h"
+#include "core/json.h"
+#include "core/root.h"
+#include "core/text.h"
 #include "fragd/metrics.h"
-#include "fragd/root.h"
+#include "output/exporter.h"
 
 #define NOW_USEC (5000 * USEC_PER_SEC)
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* instance_probe() against fixture roots: DMI and node topology read under
  * the Root. PENDING: needs dmi_read(), nodes_read() and meminfo_read() from
- * daemon/source-dmi.c / source-nodes.c (another branch). Once they are on
+ * daemon/sources/source-dmi.c / source-nodes.c (another branch). Once they are on
  * main: git mv daemon/pending/config-probe.c daemon/ and this file to
  * tests/unit/. */
 

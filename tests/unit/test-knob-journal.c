@@ -12,10 +12,10 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "fragd/knob.h"
-#include "fragd/log.h"
-#include "../../daemon/knob-internal.h"
+#include "core/log.h"
 #include "knob-test-util.h"
+#include "knobs/knob-internal.h"
+#include "knobs/knob.h"
 
 #define CP "proc/sys/vm/compaction_proactiveness"
 #define WSF "proc/sys/vm/watermark_scale_factor"

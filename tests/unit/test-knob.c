@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "fragd/knob.h"
-#include "fragd/log.h"
+#include "core/log.h"
 #include "knob-test-util.h"
+#include "knobs/knob.h"
 
 #define CP "proc/sys/vm/compaction_proactiveness"
 #define WSF "proc/sys/vm/watermark_scale_factor"

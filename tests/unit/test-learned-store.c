@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The learned reserve's state file (daemon/learned-store.c): the parser
+/* The learned reserve's state file (daemon/service/learned-store.c): the parser
  * table (malformed input is refused with its line and reason), format ->
  * parse round trip, whether a file applies to this host, the path below
  * the root, the atomic write / read / remove in a temporary root, and what
@@ -19,8 +19,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "fragd/config.h"
-#include "fragd/learned-store.h"
+#include "config/config.h"
+#include "service/learned-store.h"
 
 #define GOOD "version=1\npage_size=4096\nhpage_order=9\npeak_bytes=536870912\npeak_realtime_usec=1767623290000000\n"
 #define MID "0123456789abcdef0123456789abcdef"

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fragd/log.h"
+#include "core/log.h"
 
 static void env_of(int fd, char *buf, size_t size)
 {

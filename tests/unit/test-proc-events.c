@@ -17,7 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fragd/proc-events.h"
+#include "core/root.h"
+#include "workload/proc-events.h"
 
 static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
 static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }

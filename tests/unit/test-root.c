@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* daemon/root.c: nothing fragd writes or reads leaves its root, and no file
+/* daemon/core/root.c: nothing fragd writes or reads leaves its root, and no file
  * it creates is opened through a symlink (issue 11, items 1 and 2).
  *
  * Each test builds a tree (what --root names) and an "outside" directory
@@ -9,7 +9,7 @@
  * and without O_TMPFILE).
  *
  * The tests above "needs the new API" use only functions that existed before
- * issue 11: compiled with -DTEST_ROOT_OLD_API against the old daemon/root.c
+ * issue 11: compiled with -DTEST_ROOT_OLD_API against the old daemon/core/root.c
  * all of them but test_symlink_at_target (a guard: the old rename already
  * replaced a symlink at the target) fail; that is how they were checked. */
 
@@ -27,9 +27,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "fragd/knob.h"
-#include "fragd/learned-store.h"
-#include "fragd/root.h"
+#include "core/root.h"
+#include "knobs/knob.h"
+#include "service/learned-store.h"
 
 #define VICTIM "precious: not fragd's\n"
 

@@ -19,8 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fragd/thp-cgroup.h"
 #include "parser-test-util.h"
+#include "workload/thp-cgroup.h"
 
 #define MiB (1ULL << 20)
 

@@ -10,10 +10,10 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "fragd/knob.h"
-#include "fragd/log.h"
-#include "fragd/status.h"
+#include "core/log.h"
 #include "knob-test-util.h"
+#include "knobs/knob.h"
+#include "output/status.h"
 
 #define STATUS "run/fragd/status"
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fragd/taskstats.h"
+#include "workload/taskstats.h"
 
 /* offsets in struct taskstats (include/uapi/linux/taskstats.h) */
 enum {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The pure conversions of daemon/workload-view.c: CgroupWorkloadView ->
+/* The pure conversions of daemon/output/workload-view.c: CgroupWorkloadView ->
  * Assessment.workloads[] (only cgroups whose last minute is known, capped),
  * -> the exporter's CgroupView, -> the status text. */
 
@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-#include "fragd/workload-view.h"
+#include "output/workload-view.h"
 
 static CgroupWorkloadView view(const char *path, uint64_t compact_ms, uint64_t budget_ms)
 {

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fragd/workload.h"
+#include "workload/workload.h"
 
 #define MiB (1ULL << 20)
 #define S USEC_PER_SEC

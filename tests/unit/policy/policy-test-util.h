@@ -168,7 +168,7 @@ static inline void t_assess(const TWorld *w, usec_t now, Assessment *a)
         a->unmeasured = w->unmeasured;
 }
 
-/* A watched workload's last minute, as daemon/workload.c reports it. */
+/* A watched workload's last minute, as daemon/workload/workload.c reports it. */
 static inline WorkloadStall t_workload(const char *name, uint64_t compact_ms, uint64_t reclaim_ms,
                                        uint64_t budget_ms)
 {

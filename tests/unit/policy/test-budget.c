@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "core/root.h"
 #include "fragd/budget.h"
 
 #define S USEC_PER_SEC

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "core/root.h"
 #include "policy-test-util.h"
 
 #define S USEC_PER_SEC

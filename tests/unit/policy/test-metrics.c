@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "core/root.h"
 #include "fragd/metrics.h"
 
 /* nr_free = {4, 2, 0, 1}: free pages 4 + 2*2 + 0 + 1*8 = 16, 7 blocks. */

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include "core/root.h"
 #include "policy-test-util.h"
 
 #define S USEC_PER_SEC

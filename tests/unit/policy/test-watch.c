@@ -3,7 +3,7 @@
  * compaction or reclaim, or a watched workload's stall is activity;
  * policy_state_update() records it, and policy_watch_closely() holds for
  * active_hold after the last one. The daemon ticks every active_interval
- * meanwhile (daemon/manager.c), so a burst that drains the reserve is seen
+ * meanwhile (daemon/service/manager.c), so a burst that drains the reserve is seen
  * before the next one. */
 
 #include <setjmp.h>

@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fragd --once: observe this host, assess, decide, print; writes nothing.
+ * The policy starts from what the daemon would start from: the learned
+ * reserve of an earlier run (<state_dir>/learned, read as the daemon's first
+ * tick reads it, never written) seeds the state before the decide, and the
+ * report says what it gave or why it was ignored.
+ * With watched cgroups ([cgroup "..."]) the workload module reads them too
+ * (one tick, or one at each reading with --interval) and the report has a
+ * cgroup section (text) or a "cgroups" array (json). */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/main-internal.h"
+#include "cli/report.h"
+#include "config/config.h"
+#include "core/log.h"
+#include "core/root.h"
+#include "fragd/metrics.h"
+#include "fragd/obs.h"
+#include "fragd/policy.h"
+#include "knobs/knob.h"
+#include "output/exporter.h"
+#include "output/snapshot.h"
+#include "output/workload-view.h"
+#include "service/learned-store.h"
+#include "workload/workload.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(Root *, root_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Workload *, workload_free);
+
+static void sleep_usec(usec_t u)
+{
+        struct timespec ts = { (time_t) (u / USEC_PER_SEC), (long) (u % USEC_PER_SEC) * 1000 };
+
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
+
+/* What the policy sees of each lever on a host fragd does not run on: the
+ * current value is the kernel's own (the baseline). */
+static void levers_from_obs(const FragdConfig *cfg, const Observation *o, LeverInput in[_LEVER_MAX])
+{
+        static const int vm[_LEVER_MAX] = {
+                [LEVER_COMPACTION_PROACTIVENESS] = VM_COMPACTION_PROACTIVENESS,
+                [LEVER_WATERMARK_SCALE_FACTOR] = VM_WATERMARK_SCALE_FACTOR,
+                [LEVER_MIN_FREE_KBYTES] = VM_MIN_FREE_KBYTES,
+                [LEVER_WATERMARK_BOOST_FACTOR] = VM_WATERMARK_BOOST_FACTOR,
+                [LEVER_EXTFRAG_THRESHOLD] = VM_EXTFRAG_THRESHOLD,
+                [LEVER_THP_DEFRAG] = -1,
+        };
+
+        for (unsigned l = 0; l < _LEVER_MAX; l++) {
+                int64_t v;
+                int r;
+
+                in[l] = (LeverInput) {};
+                if (!cfg->policy.lever[l].enabled)
+                        continue;
+                if (vm[l] < 0) {
+                        if (!(o->have & OBS_MASK(OBS_THP)) || (r = thp_defrag_from_name(o->thp.defrag)) < 0)
+                                continue;
+                        v = r;
+                } else {
+                        if (!(o->have & OBS_MASK(OBS_SYSCTL)) || !o->vm.present[vm[l]])
+                                continue;
+                        v = o->vm.value[vm[l]];
+                }
+                in[l] = (LeverInput) { .available = true, .current = v, .baseline = v };
+        }
+}
+
+static void decision_to_report(const Decision *d, ReportDecision *rd, unsigned *n)
+{
+        *n = 0;
+        for (unsigned i = 0; i < d->n_items && *n < POLICY_MAX_ITEMS; i++) {
+                const DecisionItem *it = &d->items[i];
+                ReportDecision *r = &rd[(*n)++];
+
+                memset(r, 0, sizeof(*r));
+                r->node = it->kind == DECISION_COMPACT_NODE ? it->node : -1;
+                r->reason = policy_reason_name(it->reason);
+                (void) decision_explain(it, r->explanation, sizeof(r->explanation));
+                if (it->kind == DECISION_COMPACT_NODE) {
+                        r->knob = "compact";
+                        continue;
+                }
+                /* a kcompactd kick: the lever's knob, from == to */
+                r->knob = lever_name(it->lever);
+                if (it->lever == LEVER_THP_DEFRAG) {
+                        snprintf(r->from, sizeof(r->from), "%s", thp_defrag_name((ThpDefragMode) it->from));
+                        snprintf(r->to, sizeof(r->to), "%s", thp_defrag_name((ThpDefragMode) it->to));
+                } else {
+                        snprintf(r->from, sizeof(r->from), "%" PRId64, it->from);
+                        snprintf(r->to, sizeof(r->to), "%" PRId64, it->to);
+                }
+        }
+}
+
+static Workload *workload_open(const Root *root, FragdConfig *cfg)
+{
+        WorkloadOptions opt = WORKLOAD_OPTIONS_DEFAULT;
+        Workload *w = NULL;
+        int r;
+
+        if (!workload_configured(cfg))
+                return NULL;
+        /* no event loop: no PSI triggers; and nothing is written (no collapse).
+         * The triggers are the only use of these values in --once. */
+        cfg->daemon.psi_trigger_threshold_usec = 0;
+        for (unsigned i = 0; i < cfg->n_cgroups; i++)
+                cfg->cgroups[i].psi_trigger_threshold_usec = 0;
+        opt.dry_run = true;
+        r = workload_new(root, cfg, &opt, &w);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot read the watched cgroups (%m); reporting without them");
+                return NULL;
+        }
+        return w;
+}
+
+static unsigned workload_views(const Workload *w, CgroupWorkloadView *views)
+{
+        unsigned n = 0;
+
+        for (unsigned i = 0; i < workload_n_cgroups(w) && n < FRAGD_MAX_CGROUPS; i++)
+                if (workload_view(w, i, &views[n]) >= 0)
+                        n++;
+        return n;
+}
+
+/* workload_report() and workload_report_json() (one object per line) as
+ * malloc'ed strings, the latter made into one JSON array. */
+static int workload_reports(const Workload *w, char **ret_text, char **ret_json)
+{
+        _cleanup_free_ char *text = NULL, *lines = NULL, *json = NULL;
+        size_t text_len = 0, lines_len = 0, j = 0;
+        bool first = true;
+        FILE *f;
+
+        f = open_memstream(&text, &text_len);
+        if (!f)
+                return -ENOMEM;
+        (void) workload_report(w, f);
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        f = open_memstream(&lines, &lines_len);
+        if (!f)
+                return -ENOMEM;
+        (void) workload_report_json(w, f);
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        json = malloc(lines_len + 3);
+        if (!json)
+                return -ENOMEM;
+        json[j++] = '[';
+        for (const char *p = lines; *p;) {
+                size_t l = strcspn(p, "\n");
+
+                if (l > 0) {
+                        if (!first)
+                                json[j++] = ',';
+                        memcpy(json + j, p, l);
+                        j += l;
+                        first = false;
+                }
+                p += l + (p[l] == '\n');
+        }
+        json[j++] = ']';
+        json[j] = '\0';
+        *ret_text = TAKE_PTR(text);
+        *ret_json = TAKE_PTR(json);
+        return 0;
+}
+
+/* On stderr: what observation_check() rejected or found incomplete, and
+ * every source the decisions miss with what that disables. Returns the
+ * missing sources. */
+static unsigned warn_degraded(const Observation *o, unsigned mask)
+{
+        unsigned missing = observation_missing(o, mask);
+        char why[160];
+
+        for (unsigned i = 0; i < o->n_problems; i++)
+                log_warning("%s", o->problems[i]);
+        for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++)
+                if ((missing & OBS_MASK(s)) && s != OBS_BUDDYINFO)
+                        log_warning("Decisions degraded: %s: %s",
+                                    report_source_missing_why(o, (ObsSource) s, why, sizeof(why)),
+                                    obs_source_impact((ObsSource) s));
+        return missing;
+}
+
+int run_once(const FragdArgs *a)
+{
+        _cleanup_(root_freep) Root *root = NULL;
+        _cleanup_free_ Observation *cur = NULL, *prev = NULL;
+        _cleanup_free_ Assessment *as = NULL;
+        _cleanup_free_ FragdConfig *cfg = NULL;
+        _cleanup_free_ ConfigSources *src = NULL;
+        _cleanup_free_ ConfigErrors *errs = NULL;
+        _cleanup_free_ PolicyState *ps = NULL;
+        _cleanup_free_ Decision *d = NULL;
+        _cleanup_free_ ReportDecision *rd = NULL;
+        _cleanup_free_ SnapshotBuilder *sb = NULL;
+        _cleanup_(workload_freep) Workload *wl = NULL;
+        _cleanup_free_ CgroupWorkloadView *views = NULL;
+        _cleanup_free_ char *cg_text = NULL, *cg_json = NULL;
+        unsigned n_views = 0;
+        InstanceProbe probe = {};
+        LearnedLoad learned;
+        char machine_id[MACHINE_ID_LEN + 1], learned_file[FRAGD_PATH_MAX * 2];
+        ReportInstance inst = {};
+        LeverInput in[_LEVER_MAX];
+        ConfigLoadArgs ca;
+        ReportInput ri = {};
+        unsigned n_rd = 0, missing;
+        int r;
+
+        r = root_open(a->root, a->page_size, &root);
+        if (r < 0) {
+                log_error_errno(r, "Cannot open root directory '%s': %m", a->root);
+                return EXIT_FAILURE;
+        }
+        cur = calloc(1, sizeof(*cur));
+        as = calloc(1, sizeof(*as));
+        cfg = calloc(1, sizeof(*cfg));
+        src = calloc(1, sizeof(*src));
+        errs = calloc(1, sizeof(*errs));
+        ps = calloc(1, sizeof(*ps));
+        d = calloc(1, sizeof(*d));
+        rd = calloc(POLICY_MAX_ITEMS, sizeof(*rd));
+        if (!cur || !as || !cfg || !src || !errs || !ps || !d || !rd) {
+                log_error("Out of memory");
+                return EXIT_FAILURE;
+        }
+
+        (void) instance_probe(root, NULL, &probe);
+        ca = (ConfigLoadArgs) {
+                .root = root, .config_file = a->config_file, .set = a->sets, .n_set = a->n_sets, .probe = &probe,
+        };
+        r = config_load(&ca, cfg, src, errs);
+        if (r < 0) {
+                log_error("Invalid configuration (see 'fragd --check-config'):");
+                for (unsigned i = 0; i < errs->n; i++)
+                        log_error("  %s", errs->msg[i]);
+                return EXIT_USAGE;
+        }
+        wl = workload_open(root, cfg);
+        (void) knob_warn_escaping_links(root);
+
+        if (a->interval_usec) {
+                prev = calloc(1, sizeof(*prev));
+                if (!prev)
+                        return EXIT_FAILURE;
+                r = observation_read(root, OBS_PER_TICK, now_monotonic_usec(), prev);
+                if (r < 0) {
+                        (void) warn_degraded(prev, OBS_PER_TICK);
+                        goto no_buddyinfo;
+                }
+                if (wl)
+                        (void) workload_tick(wl, prev->now_usec, false, NULL);
+                sleep_usec(a->interval_usec);
+        }
+        r = observation_read(root, OBS_ALL, now_monotonic_usec(), cur);
+        missing = warn_degraded(cur, OBS_ALL);
+        if (r < 0)
+                goto no_buddyinfo;
+        r = assess(cur, prev, as);
+        if (r < 0) {
+                log_error_errno(r, "Cannot assess the observation: %m");
+                return EXIT_FAILURE;
+        }
+        if (wl) {
+                /* as the daemon: the workloads' last minute goes to the policy */
+                views = calloc(FRAGD_MAX_CGROUPS, sizeof(*views));
+                if (!views)
+                        return EXIT_FAILURE;
+                (void) workload_tick(wl, cur->now_usec, false, NULL);
+                n_views = workload_views(wl, views);
+                as->n_workloads = workload_stalls_fill(views, n_views, as->workloads, ASSESSMENT_MAX_WORKLOADS);
+        }
+
+        policy_state_init(ps);
+        /* as the daemon's first tick: the learned reserve of an earlier run */
+        (void) machine_id_read(root, machine_id);
+        learned_store_name(root, cfg->daemon.state_dir, learned_file, sizeof(learned_file));
+        if (learned_store_load(root, cfg->daemon.state_dir, &cfg->policy, as->page_size, as->hpage_order, machine_id,
+                               observation_mem_bytes(cur), cur->now_usec, now_realtime_usec(),
+                               &learned) == LEARNED_LOAD_OK)
+                policy_learned_seed(ps, &learned.restore);
+        if (learned.capped_from_bytes)
+                log_warning("The learned reserve file '%s' says a %" PRIu64 "-byte burst, more than this host's "
+                            "%" PRIu64 " bytes of memory: taken as the host's memory",
+                            learned_file, learned.capped_from_bytes, observation_mem_bytes(cur));
+        levers_from_obs(cfg, cur, in);
+        r = policy_decide(&cfg->policy, ps, as, in, cur->now_usec, d);
+        if (r < 0) {
+                log_error_errno(r, "The policy could not decide: %m");
+                return EXIT_FAILURE;
+        }
+
+        if (strcmp(a->format, "prom") == 0) {
+                sb = malloc(sizeof(*sb));
+                if (!sb)
+                        return EXIT_FAILURE;
+                snapshot_build(sb, cfg, cur, prev, as, d, NULL);
+                for (unsigned i = 0; i < n_views && i < SNAPSHOT_MAX_CGROUPS; i++)
+                        cgroup_view_fill(&views[i], &sb->cgroups[sb->s.n_cgroups++]);
+                sb->s.health.dry_run = true;
+                r = metrics_render(&sb->s, stdout);
+                if (r < 0) {
+                        log_error_errno(r, "Cannot render the metrics: %m");
+                        return EXIT_FAILURE;
+                }
+                if (fflush(stdout) != 0)
+                        return EXIT_FAILURE;
+                return missing & OBS_DEGRADED_REQUIRED ? EXIT_PRECONDITION : 0;
+        }
+
+        decision_to_report(d, rd, &n_rd);
+        if (src->instance.source) {
+                inst.name = src->instance.name;
+                inst.source = src->instance.source;
+                inst.fleet_file = src->instance.fleet_file[0] ? src->instance.fleet_file : NULL;
+                ri.instance = &inst;
+        }
+        ri.root_path = root->path;
+        ri.version = FRAGD_VERSION;
+        ri.cur = cur;
+        ri.prev = prev;
+        ri.a = as;
+        ri.policy = &cfg->policy;
+        ri.decisions = rd;
+        ri.n_decisions = n_rd;
+        ri.decisions_known = true;
+        ri.dry_run = true;
+        ri.preset = preset_name(cfg->policy.preset);
+        ri.eval = &d->eval;
+        ri.learned = &learned;
+        ri.learned_file = learned_file;
+        ri.obs_mask = OBS_ALL;
+        if (wl) {
+                r = workload_reports(wl, &cg_text, &cg_json);
+                if (r < 0) {
+                        log_error_errno(r, "Cannot render the cgroup report: %m");
+                        return EXIT_FAILURE;
+                }
+                ri.cgroups_text = cg_text;
+                ri.cgroups_json = cg_json;
+        }
+        if (strcmp(a->format, "json") == 0)
+                r = report_json(stdout, &ri);
+        else
+                r = report_text(stdout, &ri);
+        if (r < 0 || fflush(stdout) != 0) {
+                log_error("Cannot write the report to standard output");
+                return EXIT_FAILURE;
+        }
+        /* the report is out, but no target was measured: say so in the
+         * exit status too (fragd.8 EXIT STATUS) */
+        if (missing & OBS_DEGRADED_REQUIRED) {
+                log_error("Exiting with status %d: without %s no reserve target can be measured",
+                          EXIT_PRECONDITION, obs_source_name(OBS_ZONEINFO));
+                return EXIT_PRECONDITION;
+        }
+        return 0;
+
+no_buddyinfo:
+        log_error_errno(r, "Cannot read '%s/proc/buddyinfo': %m. fragd needs it to see free memory by order.",
+                        strcmp(root->path, "/") == 0 ? "" : root->path);
+        return EXIT_PRECONDITION;
+}

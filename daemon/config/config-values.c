@@ -1,0 +1,531 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Value parsers and formatters for fragd.conf: one per kind of value, shared
+ * by every key. Numbers are parsed as exact decimals (no floating point, no
+ * locale), so "0.05" is exactly 500 permyriad and "1.5s" exactly 1500000
+ * usec; a value finer than its unit's resolution is refused, not rounded. */
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config/config.h"
+
+typedef unsigned __int128 u128;
+
+#define MAX_INT_DIGITS 20  /* UINT64_MAX has 20; overflow is checked too */
+#define MAX_FRAC_DIGITS 18 /* 10^18 fits in uint64_t */
+
+/* A decimal number as written: int_part.frac, frac has frac_digits digits. */
+typedef struct Decimal {
+        uint64_t int_part;
+        uint64_t frac;
+        unsigned frac_digits;
+} Decimal;
+
+static uint64_t pow10_u64(unsigned n)
+{
+        uint64_t r = 1;
+
+        while (n--)
+                r *= 10;
+        return r;
+}
+
+static const char *skip_blanks(const char *p)
+{
+        while (*p == ' ' || *p == '\t')
+                p++;
+        return p;
+}
+
+/* Digits, optionally '.' and more digits. At least one digit before '.'. */
+static int decimal_parse(const char **p, Decimal *ret)
+{
+        const char *s = *p;
+        Decimal d = { 0 };
+        unsigned n = 0;
+
+        if (!isdigit((unsigned char) *s))
+                return -EBADMSG;
+        for (; isdigit((unsigned char) *s); s++) {
+                /* leading zeros do not count against the digit limit */
+                if (d.int_part != 0 || *s != '0')
+                        n++;
+                if (n > MAX_INT_DIGITS)
+                        return -ERANGE;
+                u128 v = (u128) d.int_part * 10 + (unsigned) (*s - '0');
+                if (v > UINT64_MAX)
+                        return -ERANGE;
+                d.int_part = (uint64_t) v;
+        }
+        if (*s == '.') {
+                s++;
+                if (!isdigit((unsigned char) *s))
+                        return -EBADMSG;
+                for (; isdigit((unsigned char) *s); s++) {
+                        if (d.frac_digits >= MAX_FRAC_DIGITS) {
+                                /* trailing zeros past the limit change nothing */
+                                if (*s != '0')
+                                        return -EDOM;
+                                continue;
+                        }
+                        d.frac = d.frac * 10 + (unsigned) (*s - '0');
+                        d.frac_digits++;
+                }
+        }
+        *p = s;
+        *ret = d;
+        return 0;
+}
+
+/* d * mult / div, exactly: -EDOM when not a whole number, -ERANGE when it
+ * does not fit in uint64_t. */
+static int decimal_scale(const Decimal *d, uint64_t mult, uint64_t div, uint64_t *ret)
+{
+        u128 den = (u128) pow10_u64(d->frac_digits) * div;
+        u128 num = (u128) d->int_part * pow10_u64(d->frac_digits) + d->frac;
+
+        if (mult != 0 && num > ((u128) -1) / mult)
+                return -ERANGE;
+        num *= mult;
+        if (num % den != 0)
+                return -EDOM;
+        num /= den;
+        if (num > UINT64_MAX)
+                return -ERANGE;
+        *ret = (uint64_t) num;
+        return 0;
+}
+
+int config_parse_bool(const char *s, bool *ret)
+{
+        static const char *const yes[] = { "yes", "true", "on", "1" };
+        static const char *const no[] = { "no", "false", "off", "0" };
+
+        if (!s)
+                return -EBADMSG;
+        for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
+                if (strcasecmp(s, yes[i]) == 0) {
+                        *ret = true;
+                        return 0;
+                }
+                if (strcasecmp(s, no[i]) == 0) {
+                        *ret = false;
+                        return 0;
+                }
+        }
+        return -EBADMSG;
+}
+
+static const struct {
+        const char *name;
+        usec_t usec;
+} duration_units[] = {
+        { "us", 1 },
+        { "usec", 1 },
+        { "ms", USEC_PER_MSEC },
+        { "msec", USEC_PER_MSEC },
+        { "s", USEC_PER_SEC },
+        { "sec", USEC_PER_SEC },
+        { "m", USEC_PER_MINUTE },
+        { "min", USEC_PER_MINUTE },
+        { "h", 60 * USEC_PER_MINUTE },
+        { "hour", 60 * USEC_PER_MINUTE },
+        { "d", 24 * 60 * USEC_PER_MINUTE },
+        { "day", 24 * 60 * USEC_PER_MINUTE },
+};
+
+int config_parse_duration(const char *s, usec_t *ret)
+{
+        const char *p;
+        usec_t total = 0;
+        unsigned n = 0;
+
+        if (!s)
+                return -EBADMSG;
+        p = skip_blanks(s);
+        if (strcmp(p, "0") == 0) {
+                *ret = 0;
+                return 0;
+        }
+        while (*p) {
+                Decimal d;
+                const char *u;
+                size_t ulen;
+                usec_t unit = 0, v;
+                int r;
+
+                r = decimal_parse(&p, &d);
+                if (r < 0)
+                        return r;
+                p = skip_blanks(p);
+                for (u = p; isalpha((unsigned char) *p); p++)
+                        ;
+                ulen = (size_t) (p - u);
+                if (ulen == 0)
+                        return -EBADMSG; /* a unit is required */
+                for (size_t i = 0; i < ELEMENTSOF(duration_units); i++)
+                        if (strlen(duration_units[i].name) == ulen &&
+                            strncmp(duration_units[i].name, u, ulen) == 0)
+                                unit = duration_units[i].usec;
+                if (unit == 0)
+                        return -EBADMSG;
+                r = decimal_scale(&d, unit, 1, &v);
+                if (r < 0)
+                        return r;
+                if (total > UINT64_MAX - v)
+                        return -ERANGE;
+                total += v;
+                n++;
+                p = skip_blanks(p);
+        }
+        if (n == 0)
+                return -EBADMSG;
+        *ret = total;
+        return 0;
+}
+
+static const struct {
+        const char *name;
+        uint64_t bytes;
+} size_units[] = {
+        { "B", 1 },
+        { "K", 1ULL << 10 }, { "KiB", 1ULL << 10 },
+        { "M", 1ULL << 20 }, { "MiB", 1ULL << 20 },
+        { "G", 1ULL << 30 }, { "GiB", 1ULL << 30 },
+        { "T", 1ULL << 40 }, { "TiB", 1ULL << 40 },
+        { "P", 1ULL << 50 }, { "PiB", 1ULL << 50 },
+};
+
+/* Bytes, or with allow_percent a share in permyriad. */
+static int parse_size_internal(const char *s, bool allow_percent, SizeSpec *ret)
+{
+        const char *p;
+        Decimal d;
+        uint64_t v;
+        int r;
+
+        if (!s)
+                return -EBADMSG;
+        p = skip_blanks(s);
+        r = decimal_parse(&p, &d);
+        if (r < 0)
+                return r;
+        p = skip_blanks(p);
+        if (*p == '%') {
+                if (!allow_percent || *skip_blanks(p + 1))
+                        return -EBADMSG;
+                r = decimal_scale(&d, 100, 1, &v);
+                if (r < 0)
+                        return r;
+                if (v > 10000)
+                        return -ERANGE;
+                *ret = (SizeSpec) { .bytes = 0, .permyriad = (uint32_t) v };
+                return 0;
+        }
+        if (*p == '\0') {
+                r = decimal_scale(&d, 1, 1, &v);
+                if (r < 0)
+                        return r;
+                *ret = (SizeSpec) { .bytes = v };
+                return 0;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(size_units); i++)
+                if (strcmp(p, size_units[i].name) == 0) {
+                        r = decimal_scale(&d, size_units[i].bytes, 1, &v);
+                        if (r < 0)
+                                return r;
+                        *ret = (SizeSpec) { .bytes = v };
+                        return 0;
+                }
+        return -EBADMSG; /* includes "kB", "MB": ambiguous, refused */
+}
+
+int config_parse_size(const char *s, SizeSpec *ret)
+{
+        return parse_size_internal(s, true, ret);
+}
+
+int config_parse_bytes(const char *s, uint64_t *ret)
+{
+        SizeSpec sz;
+        int r = parse_size_internal(s, false, &sz);
+
+        if (r < 0)
+                return r;
+        *ret = sz.bytes;
+        return 0;
+}
+
+int config_parse_ratio(const char *s, uint32_t *ret_permyriad)
+{
+        const char *p;
+        Decimal d;
+        uint64_t v;
+        int r;
+
+        if (!s)
+                return -EBADMSG;
+        p = skip_blanks(s);
+        r = decimal_parse(&p, &d);
+        if (r < 0)
+                return r;
+        p = skip_blanks(p);
+        if (*p == '%') {
+                if (*skip_blanks(p + 1))
+                        return -EBADMSG;
+                r = decimal_scale(&d, 100, 1, &v);
+        } else if (*p == '\0')
+                r = decimal_scale(&d, 10000, 1, &v);
+        else
+                return -EBADMSG;
+        if (r < 0)
+                return r;
+        if (v > 10000)
+                return -ERANGE;
+        *ret_permyriad = (uint32_t) v;
+        return 0;
+}
+
+/* A plain decimal, as a double (strtod after our own syntax check, so no
+ * hex, exponents, "inf" or "nan"). Returns the end. */
+static int parse_double(const char *s, const char **ret_end, double *ret)
+{
+        const char *p = skip_blanks(s), *start = p;
+        char buf[64];
+        Decimal d;
+        int r;
+
+        r = decimal_parse(&p, &d);
+        if (r < 0 && r != -EDOM)
+                return r;
+        if (r == -EDOM) /* too many digits for exact: fine for a double */
+                while (isdigit((unsigned char) *p))
+                        p++;
+        if ((size_t) (p - start) >= sizeof(buf))
+                return -ERANGE;
+        memcpy(buf, start, (size_t) (p - start));
+        buf[p - start] = '\0';
+        *ret = strtod(buf, NULL);
+        *ret_end = p;
+        return 0;
+}
+
+int config_parse_rate(const char *s, double *ret_per_sec)
+{
+        static const struct {
+                const char *name;
+                double sec;
+        } per[] = {
+                { "", 1 }, { "/s", 1 }, { "/sec", 1 }, { "/min", 60 }, { "/m", 60 }, { "/h", 3600 },
+        };
+        const char *p;
+        double v;
+        int r;
+
+        if (!s)
+                return -EBADMSG;
+        r = parse_double(s, &p, &v);
+        if (r < 0)
+                return r;
+        p = skip_blanks(p);
+        for (size_t i = 0; i < ELEMENTSOF(per); i++)
+                if (strcmp(p, per[i].name) == 0) {
+                        *ret_per_sec = v / per[i].sec;
+                        return 0;
+                }
+        return -EBADMSG;
+}
+
+int config_parse_number(const char *s, double *ret)
+{
+        const char *p;
+        double v;
+        int r;
+
+        if (!s)
+                return -EBADMSG;
+        r = parse_double(s, &p, &v);
+        if (r < 0)
+                return r;
+        if (*skip_blanks(p))
+                return -EBADMSG;
+        *ret = v;
+        return 0;
+}
+
+int config_parse_uint(const char *s, uint64_t *ret)
+{
+        const char *p;
+        Decimal d;
+        int r;
+
+        if (!s)
+                return -EBADMSG;
+        p = skip_blanks(s);
+        r = decimal_parse(&p, &d);
+        if (r < 0)
+                return r;
+        if (d.frac_digits > 0 || *skip_blanks(p))
+                return -EBADMSG;
+        *ret = d.int_part;
+        return 0;
+}
+
+int config_parse_int(const char *s, int64_t *ret)
+{
+        const char *p;
+        bool neg = false;
+        uint64_t u;
+        int r;
+
+        if (!s)
+                return -EBADMSG;
+        p = skip_blanks(s);
+        if (*p == '-') {
+                neg = true;
+                p++;
+        }
+        r = config_parse_uint(p, &u);
+        if (r < 0)
+                return r;
+        if (neg) {
+                if (u > (uint64_t) INT64_MAX + 1)
+                        return -ERANGE;
+                *ret = u == (uint64_t) INT64_MAX + 1 ? INT64_MIN : -(int64_t) u;
+        } else {
+                if (u > INT64_MAX)
+                        return -ERANGE;
+                *ret = (int64_t) u;
+        }
+        return 0;
+}
+
+char *config_format_duration(char *buf, size_t size, usec_t u)
+{
+        /* largest unit that divides evenly: exact, and reads back the same */
+        static const struct {
+                const char *name;
+                usec_t usec;
+        } units[] = {
+                { "d", 24 * 60 * USEC_PER_MINUTE },
+                { "h", 60 * USEC_PER_MINUTE },
+                { "min", USEC_PER_MINUTE },
+                { "s", USEC_PER_SEC },
+                { "ms", USEC_PER_MSEC },
+                { "us", 1 },
+        };
+
+        if (u == 0) {
+                snprintf(buf, size, "0");
+                return buf;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(units); i++)
+                if (u % units[i].usec == 0) {
+                        snprintf(buf, size, "%llu%s", (unsigned long long) (u / units[i].usec), units[i].name);
+                        break;
+                }
+        return buf;
+}
+
+char *config_format_bytes(char *buf, size_t size, uint64_t b)
+{
+        static const char *const names[] = { "PiB", "TiB", "GiB", "MiB", "KiB" };
+
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                uint64_t unit = 1ULL << (10 * (ELEMENTSOF(names) - i));
+
+                if (b != 0 && b % unit == 0) {
+                        snprintf(buf, size, "%llu%s", (unsigned long long) (b / unit), names[i]);
+                        return buf;
+                }
+        }
+        snprintf(buf, size, "%llu", (unsigned long long) b);
+        return buf;
+}
+
+char *config_format_ratio(char *buf, size_t size, uint32_t permyriad)
+{
+        unsigned whole = permyriad / 100, frac = permyriad % 100;
+
+        if (frac == 0)
+                snprintf(buf, size, "%u%%", whole);
+        else if (frac % 10 == 0)
+                snprintf(buf, size, "%u.%u%%", whole, frac / 10);
+        else
+                snprintf(buf, size, "%u.%02u%%", whole, frac);
+        return buf;
+}
+
+char *config_format_size(char *buf, size_t size, SizeSpec s)
+{
+        if (s.bytes == 0 && s.permyriad != 0)
+                return config_format_ratio(buf, size, s.permyriad);
+        return config_format_bytes(buf, size, s.bytes);
+}
+
+/* Shortest %g form that reads back to the same double. */
+static char *format_double(char *buf, size_t size, double v)
+{
+        for (int prec = 6; prec <= 17; prec++) {
+                snprintf(buf, size, "%.*g", prec, v);
+                if (strtod(buf, NULL) == v)
+                        break;
+        }
+        /* %g may print an exponent ("1e+06"): print as a plain decimal then */
+        if (strpbrk(buf, "eE")) {
+                snprintf(buf, size, "%.6f", v);
+                /* trim trailing zeros, keep at least one digit after '.' */
+                char *e = buf + strlen(buf) - 1;
+                while (e > buf && *e == '0' && e[-1] != '.')
+                        *e-- = '\0';
+        }
+        return buf;
+}
+
+char *config_format_rate(char *buf, size_t size, double per_sec)
+{
+        char tmp[48];
+
+        snprintf(buf, size, "%s/s", format_double(tmp, sizeof(tmp), per_sec));
+        return buf;
+}
+
+char *config_format_number(char *buf, size_t size, double v)
+{
+        return format_double(buf, size, v);
+}
+
+unsigned config_edit_distance(const char *a, const char *b, unsigned cap)
+{
+        unsigned row[65];
+        size_t la = strlen(a), lb = strlen(b);
+
+        if (la > 64 || lb > 64)
+                return cap + 1;
+        if ((la > lb ? la - lb : lb - la) > cap)
+                return cap + 1;
+        for (size_t j = 0; j <= lb; j++)
+                row[j] = (unsigned) j;
+        for (size_t i = 1; i <= la; i++) {
+                unsigned diag = row[0], best;
+
+                row[0] = (unsigned) i;
+                best = row[0];
+                for (size_t j = 1; j <= lb; j++) {
+                        unsigned up = row[j];
+                        unsigned v = diag + (a[i - 1] != b[j - 1]);
+
+                        v = MIN(v, up + 1);
+                        v = MIN(v, row[j - 1] + 1);
+                        row[j] = v;
+                        diag = up;
+                        best = MIN(best, v);
+                }
+                if (best > cap)
+                        return cap + 1;
+        }
+        return MIN(row[lb], cap + 1);
+}

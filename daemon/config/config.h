@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* fragd.conf: layered INI configuration (daemon/config/config.c, daemon/config/fleet.c).
+ * Layers, lowest first: preset -> fleet file -> /etc/fragd/fragd.conf ->
+ * /etc/fragd/fragd.conf.d/NAME.conf (sorted) -> command line (--set). Every
+ * effective value remembers where it came from.
+ *
+ * The preset rule: `preset =` is an ordinary [policy] key (the highest layer
+ * that sets it wins), but it does not act in place. The policy starts from
+ * the effective preset's values, then every [policy] and [knob] key set
+ * explicitly in any layer is applied on top, lowest layer first. So a
+ * higher layer's `preset = thp-max` re-bases every value nobody set, and a
+ * value set explicitly anywhere (even in the lower fleet file) still wins
+ * over the preset. To let the preset decide a value again, do not set it. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/root.h"
+#include "fragd/macro.h"
+#include "fragd/obs.h"
+#include "fragd/policy-config.h"
+
+#define FRAGD_MAX_CGROUPS 16
+#define FRAGD_PATH_MAX 256
+
+typedef enum OwnershipMode {
+        OWNERSHIP_RESPECT,  /* a knob changed under fragd is yielded until restart */
+        OWNERSHIP_REASSERT, /* fragd writes its value again */
+} OwnershipMode;
+
+typedef enum CgroupThp {
+        CGROUP_THP_INHERIT, /* no opinion: observe only */
+        CGROUP_THP_ALWAYS,  /* wants huge pages: collapse in calm periods if collapse=yes */
+        CGROUP_THP_MADVISE, /* only where the workload asks (launcher / MemoryTHP=) */
+        CGROUP_THP_NEVER,   /* must not have THP (launcher / MemoryTHP=) */
+} CgroupThp;
+
+typedef struct CgroupConfig {
+        char path[FRAGD_PATH_MAX];   /* relative to the cgroup2 root */
+        bool watch;
+        CgroupThp thp;
+        bool collapse;
+        usec_t stall_budget_usec;    /* direct compaction+reclaim per minute */
+        usec_t collapse_cpu_budget_usec; /* per minute */
+        uint64_t collapse_max_bytes_per_tick;
+        uint32_t psi_trigger_threshold_usec, psi_trigger_window_usec;
+} CgroupConfig;
+
+typedef struct DaemonConfig {
+        usec_t interval_usec;
+        usec_t active_interval_usec;       /* while watching closely; 0 = off */
+        usec_t active_hold_usec;           /* how long after the last activity */
+        bool dry_run;
+        char textfile_dir[FRAGD_PATH_MAX]; /* "" disables the exporter */
+        int log_level;                     /* LOG_* */
+        OwnershipMode ownership;
+        usec_t pagetypeinfo_interval_usec; /* 0 = never read it */
+        uint32_t psi_trigger_threshold_usec, psi_trigger_window_usec;
+        char runtime_dir[FRAGD_PATH_MAX];  /* /run/fragd */
+        char state_dir[FRAGD_PATH_MAX];    /* /var/lib/fragd: the learned reserve; "" = keep none */
+        bool enable_delayacct;             /* opt-in: set kernel.task_delayacct=1 */
+} DaemonConfig;
+
+typedef struct FleetConfig {
+        char instance_type[128]; /* "auto" or a name */
+        char fleet_dir[FRAGD_PATH_MAX];
+} FleetConfig;
+
+typedef struct FragdConfig {
+        DaemonConfig daemon;
+        PolicyConfig policy;
+        FleetConfig fleet;
+        unsigned n_cgroups;
+        CgroupConfig cgroups[FRAGD_MAX_CGROUPS];
+} FragdConfig;
+
+/* ---- value parsers (daemon/config/config-values.c) ------------------------------
+ * One parser per kind of value, shared by every key. Return 0, -EBADMSG when
+ * malformed, -ERANGE when too large or more precise than the unit allows.
+ * Out-params are written only on success. */
+
+/* yes/no, true/false, on/off, 1/0 (any case) */
+int config_parse_bool(const char *s, bool *ret);
+/* "500ms", "5s", "2min", "1h", "1h30min", "1.5s"; units us ms s min h d (and
+ * usec msec sec m hour day). A bare number is an error except "0". */
+int config_parse_duration(const char *s, usec_t *ret);
+/* "64MiB", "64M", "1.5GiB", "4096" (bytes), "2%" or "0.05%" of node memory.
+ * Units B K/KiB M/MiB G/GiB T/TiB P/PiB, all powers of 1024; "kB", "MB"
+ * are rejected as ambiguous. Percent has 0.01% resolution, at most 100%. */
+int config_parse_size(const char *s, SizeSpec *ret);
+/* Like config_parse_size without '%'. */
+int config_parse_bytes(const char *s, uint64_t *ret);
+/* "0.05" or "5%" -> 500 permyriad; 0..1, resolution 0.0001 (0.01%). */
+int config_parse_ratio(const char *s, uint32_t *ret_permyriad);
+/* "0.5", "0.5/s", "30/min", "2/h" -> events per second. */
+int config_parse_rate(const char *s, double *ret_per_sec);
+/* Plain non-negative decimal: "16384", "0.25". */
+int config_parse_number(const char *s, double *ret);
+/* Decimal integers: optional '-' for the signed one. */
+int config_parse_uint(const char *s, uint64_t *ret);
+int config_parse_int(const char *s, int64_t *ret);
+
+/* Formatters produce text the parsers read back to the same value. They
+ * return buf. */
+char *config_format_duration(char *buf, size_t size, usec_t u);  /* "2min", "1500ms", "0" */
+char *config_format_bytes(char *buf, size_t size, uint64_t b);   /* "64MiB", "1000" */
+char *config_format_size(char *buf, size_t size, SizeSpec s);    /* "2%" or as bytes */
+char *config_format_ratio(char *buf, size_t size, uint32_t permyriad); /* "0.05%" */
+char *config_format_rate(char *buf, size_t size, double per_sec); /* "0.5/s" */
+char *config_format_number(char *buf, size_t size, double v);    /* "16384", "0.25" */
+
+/* Levenshtein distance, capped: returns cap + 1 when larger. */
+unsigned config_edit_distance(const char *a, const char *b, unsigned cap);
+
+/* ---- instance type and fleet defaults (daemon/config/fleet.c, config-probe.c) -- */
+
+/* What detection found. Shown by `fragd --once`, `fragd status` and
+ * `fragd --check-config`. */
+typedef struct InstanceInfo {
+        char name[128];        /* "r7g.4xlarge", or the sizing class; "" if unknown */
+        const char *source;    /* "config", "dmi", "sizing"; NULL if unknown */
+        char class_name[64];   /* sizing class, always computed when memory is known */
+        char fleet_file[FRAGD_PATH_MAX]; /* fleet file that applied, "" when none */
+        char fleet_match[160]; /* the [match] line that won: "instance_type = r7g.*" */
+} InstanceInfo;
+
+/* Raw facts detection works from. Filled by instance_probe() on a real host
+ * or a fixture root, or by hand in tests. */
+typedef struct InstanceProbe {
+        bool have_dmi;
+        DmiInfo dmi;
+        uint64_t mem_total_kb; /* all nodes; 0 = unknown */
+        unsigned n_cpus;       /* online CPUs; 0 = unknown */
+        char arch[32];         /* "x86_64", "arm64" (uname machine, aarch64 -> arm64) */
+        unsigned page_size;    /* bytes */
+} InstanceProbe;
+
+/* Reads DMI and node topology under root (dmi_read, nodes_read, and
+ * meminfo_read when the node topology has no memory sizes). arch NULL means
+ * this machine's (uname); give one for fixture roots from other machines.
+ * Missing pieces stay zero: never fails for lack of DMI or topology.
+ * daemon/config/config-probe.c. */
+int instance_probe(const Root *root, const char *arch, InstanceProbe *ret);
+
+/* The sizing class: "mem-<G>g-<C>c-<arch>" plus "-<P>k" when pages are not
+ * 4 KiB. G is MemTotal rounded up to a power of two GiB (MemTotal is a few
+ * percent below the installed memory, so 128 GiB machines report ~125 GiB);
+ * C is the online CPU count rounded up to a power of two; "-<C>c" is left
+ * out when the CPU count is unknown. -ENODATA when memory is unknown. */
+int instance_class(const InstanceProbe *p, char *buf, size_t size);
+
+/* The instance type, in order: configured (anything but "auto" or ""), DMI
+ * where the cloud puts a type there, else the sizing class. Pure. */
+void instance_identify(const InstanceProbe *p, const char *configured, InstanceInfo *ret);
+
+/* How specific a fleet [match] is for this instance: 0 = no match; higher
+ * wins. instance_type exact > instance_type glob (longer literal prefix
+ * first) > class exact > class glob. Pure. */
+typedef enum FleetMatchKind {
+        FLEET_MATCH_NONE,
+        FLEET_MATCH_INSTANCE_TYPE,
+        FLEET_MATCH_CLASS,
+} FleetMatchKind;
+unsigned fleet_match_score(FleetMatchKind kind, const char *pattern, const InstanceInfo *inst);
+
+/* ---- loading ------------------------------------------------------------ */
+
+typedef enum ConfigOrigin {
+        CONFIG_ORIGIN_DEFAULT, /* built-in default (daemon, fleet, cgroup keys) */
+        CONFIG_ORIGIN_PRESET,  /* the effective preset (policy and knob keys) */
+        CONFIG_ORIGIN_FLEET,   /* the matched fleet file */
+        CONFIG_ORIGIN_FILE,    /* fragd.conf (or -c FILE), fragd.conf.d/ */
+        CONFIG_ORIGIN_CMDLINE, /* --set */
+} ConfigOrigin;
+
+typedef struct ConfigSource {
+        ConfigOrigin origin;
+        uint16_t file; /* FLEET, FILE: index into ConfigSources.files */
+        uint32_t line; /* FLEET, FILE: 1-based line; CMDLINE: 1-based --set index */
+} ConfigSource;
+
+#define CONFIG_MAX_FILES 64
+#define CONFIG_MAX_SLOTS 512
+#define CONFIG_MAX_ERRORS 64
+#define CONFIG_ERROR_MAX 512
+
+typedef struct ConfigSources {
+        Preset preset;     /* the effective preset, for "preset NAME" */
+        unsigned n_files;  /* every file read, fleet files included */
+        char files[CONFIG_MAX_FILES][FRAGD_PATH_MAX];
+        ConfigSource slot[CONFIG_MAX_SLOTS]; /* one per key (per lever, per cgroup) */
+        ConfigSource cgroup[FRAGD_MAX_CGROUPS]; /* where each [cgroup] first appeared */
+        InstanceInfo instance;
+} ConfigSources;
+
+typedef struct ConfigErrors {
+        unsigned n;         /* messages kept */
+        unsigned n_dropped; /* more than CONFIG_MAX_ERRORS */
+        char msg[CONFIG_MAX_ERRORS][CONFIG_ERROR_MAX];
+} ConfigErrors;
+
+typedef struct ConfigLoadArgs {
+        const Root *root;         /* /etc/fragd and the fleet dir are opened below it;
+                                   * NULL: no files at all (config_text only) */
+        const char *config_text;  /* parsed instead of the main file (tests, fuzzing);
+                                   * named config_file, or "<text>", in messages */
+        size_t config_text_len;
+        const char *config_file;  /* -c FILE (relative to the working directory):
+                                   * replaces /etc/fragd/fragd.conf; fragd.conf.d/ still applies */
+        const char *const *set;   /* --set "section.key=value", in command-line order */
+        size_t n_set;
+        const InstanceProbe *probe; /* NULL: no detection (no DMI, no sizing class) */
+} ConfigLoadArgs;
+
+/* Reads a configuration file (fragd.conf, a drop-in, a fleet file) relative
+ * to dirfd whole into a malloc'ed NUL-terminated buffer, without ever
+ * blocking: opened O_NONBLOCK, only a regular file of at most 1 MiB is read
+ * (a FIFO, a device, a directory are refused). Returns -ENOENT when the name
+ * does not exist (a dangling symbolic link is -ENOLINK, a loop -ELOOP), and
+ * for every failure writes what went wrong ("is a FIFO, not a regular
+ * file...") into why. */
+int config_file_read_at(int dirfd, const char *rel, char **ret_buf, size_t *ret_len, char *why, size_t whysize);
+/* The same for a file below --root (fragd.conf, fragd.conf.d, fleet_dir):
+ * rel resolved inside root_fd (root_openat()), an absolute symbolic link
+ * taken below the root, never on the host. */
+int config_file_read_in_root(int root_fd, const char *rel, char **ret_buf, size_t *ret_len, char *why,
+                             size_t whysize);
+
+/* Built-in defaults: the database preset, no cgroups. Cannot fail. */
+void config_defaults(FragdConfig *ret);
+
+/* Builds a complete new configuration from every layer. On success writes
+ * *ret and *ret_sources (either may be NULL) and returns 0. On any error
+ * returns -EINVAL with every problem in *errs and writes neither, so a
+ * reload keeps the configuration in force. -ENOMEM on allocation failure.
+ * errs may be NULL. */
+int config_load(const ConfigLoadArgs *args, FragdConfig *ret, ConfigSources *ret_sources, ConfigErrors *errs);
+
+/* Reload: config_load() into temporaries, swap into *cfg / *sources only on
+ * success. */
+int config_reload(const ConfigLoadArgs *args, FragdConfig *cfg, ConfigSources *sources, ConfigErrors *errs);
+
+/* Every effective value as fragd.conf text (valid input again), each line
+ * followed by "; <source>", then the detected instance. */
+void config_print(FILE *f, const FragdConfig *c, const ConfigSources *s);
+/* "/etc/fragd/fragd.conf:12", "preset database", "default", "command line",
+ * "fleet /etc/fragd/fleet.d/r7g.conf:8". Returns buf. */
+char *config_source_format(const ConfigSources *s, ConfigSource src, char *buf, size_t size);
+void config_errors_print(FILE *f, const ConfigErrors *errs);
+void config_instance_print(FILE *f, const InstanceInfo *i);
+
+/* fragd --check-config: load, print every value (to out) or every error
+ * (to err). Returns 0 when valid, -EINVAL when not (main() exits 2:
+ * configuration error), or another -errno (exit 1). */
+int config_check_main(const ConfigLoadArgs *args, FILE *out, FILE *err);

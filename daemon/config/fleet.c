@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Instance identification and fleet-file matching. Pure: works on an
+ * InstanceProbe (filled by config-probe.c or by a test); the fleet directory
+ * itself is read by config.c, which owns the INI parsing. */
+
+#include <ctype.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config/config-internal.h"
+
+/* DMI strings as the kernel prints them can carry trailing blanks. */
+static void trimmed(const char *in, char *out, size_t size)
+{
+        size_t len;
+
+        while (*in == ' ' || *in == '\t')
+                in++;
+        snprintf(out, size, "%s", in);
+        len = strlen(out);
+        while (len > 0 && isspace((unsigned char) out[len - 1]))
+                out[--len] = '\0';
+}
+
+/* Where a cloud writes the instance type into DMI. Returns true and the
+ * type in buf when it does.
+ *
+ *  - Amazon EC2, Nitro (every current family): sys_vendor "Amazon EC2",
+ *    product_name is the instance type ("r7g.4xlarge", "m7i.metal-24xl").
+ *    Older Xen-based instances say "Xen" / "HVM domU" and carry no type:
+ *    they fall through to the sizing class.
+ *  - Google Compute Engine: sys_vendor "Google", product_name "Google
+ *    Compute Engine". The machine type is only in the metadata server, which
+ *    fragd does not query: falls through.
+ *  - Microsoft Azure: sys_vendor "Microsoft Corporation", product_name
+ *    "Virtual Machine". The VM size is only in IMDS: falls through.
+ *  - Others seen (QEMU/KVM "Standard PC (...)", OpenStack "OpenStack Nova",
+ *    Alibaba "Alibaba Cloud ECS", DigitalOcean "Droplet", Hetzner
+ *    "vServer") carry no type: fall through.
+ * Set instance_type= in [fleet] where DMI has no type and the sizing class
+ * is not specific enough. */
+static bool dmi_instance_type(const DmiInfo *dmi, char *buf, size_t size)
+{
+        char vendor[sizeof(dmi->sys_vendor)], product[sizeof(dmi->product_name)];
+
+        trimmed(dmi->sys_vendor, vendor, sizeof(vendor));
+        trimmed(dmi->product_name, product, sizeof(product));
+
+        if (strcmp(vendor, "Amazon EC2") == 0) {
+                /* "family.size": refuse anything else rather than match
+                 * fleet files against a marketing string */
+                const char *dot = strchr(product, '.');
+
+                if (!dot || dot == product || !dot[1] || !config_instance_name_valid(product))
+                        return false;
+                snprintf(buf, size, "%s", product);
+                return true;
+        }
+        return false;
+}
+
+static uint64_t round_up_pow2(uint64_t v)
+{
+        uint64_t p = 1;
+
+        while (p < v && p < (1ULL << 62))
+                p <<= 1;
+        return p;
+}
+
+int instance_class(const InstanceProbe *p, char *buf, size_t size)
+{
+        char cpus[24] = "", pages[16] = "";
+        uint64_t gib;
+
+        if (!p || p->mem_total_kb == 0)
+                return -ENODATA;
+        /* round up: MemTotal excludes firmware and kernel reservations, so a
+         * 128 GiB machine reports ~125 GiB; rounding up maps it back */
+        gib = round_up_pow2((p->mem_total_kb + (1ULL << 20) - 1) >> 20);
+        if (p->n_cpus > 0)
+                snprintf(cpus, sizeof(cpus), "-%lluc", (unsigned long long) round_up_pow2(p->n_cpus));
+        if (p->page_size != 0 && p->page_size != 4096)
+                snprintf(pages, sizeof(pages), "-%uk", p->page_size / 1024);
+        snprintf(buf, size, "mem-%llug%s-%s%s", (unsigned long long) gib, cpus, p->arch[0] ? p->arch : "unknown",
+                 pages);
+        return 0;
+}
+
+void instance_identify(const InstanceProbe *p, const char *configured, InstanceInfo *ret)
+{
+        InstanceInfo i = { 0 };
+
+        if (p)
+                (void) instance_class(p, i.class_name, sizeof(i.class_name));
+
+        if (configured && configured[0] && strcmp(configured, "auto") != 0) {
+                snprintf(i.name, sizeof(i.name), "%s", configured);
+                i.source = "config";
+        } else if (p && p->have_dmi && dmi_instance_type(&p->dmi, i.name, sizeof(i.name)))
+                i.source = "dmi";
+        else if (i.class_name[0]) {
+                snprintf(i.name, sizeof(i.name), "%s", i.class_name);
+                i.source = "sizing";
+        }
+        *ret = i;
+}
+
+/* Score bands; the literal prefix (< CONFIG_INSTANCE_TYPE_MAX) orders globs
+ * within a band. */
+#define SCORE_TYPE_EXACT 4000u
+#define SCORE_TYPE_GLOB 3000u
+#define SCORE_CLASS_EXACT 2000u
+#define SCORE_CLASS_GLOB 1000u
+
+unsigned fleet_match_score(FleetMatchKind kind, const char *pattern, const InstanceInfo *inst)
+{
+        const char *subject;
+        size_t prefix;
+
+        if (!pattern || !inst)
+                return 0;
+        if (kind == FLEET_MATCH_INSTANCE_TYPE)
+                /* a sizing class is not an instance type */
+                subject = inst->source && strcmp(inst->source, "sizing") != 0 ? inst->name : "";
+        else if (kind == FLEET_MATCH_CLASS)
+                subject = inst->class_name;
+        else
+                return 0;
+        if (!subject[0])
+                return 0;
+
+        prefix = strcspn(pattern, "*?[");
+        if (pattern[prefix] == '\0')
+                return strcmp(pattern, subject) == 0
+                               ? (kind == FLEET_MATCH_INSTANCE_TYPE ? SCORE_TYPE_EXACT : SCORE_CLASS_EXACT)
+                               : 0;
+        if (fnmatch(pattern, subject, 0) != 0)
+                return 0;
+        return (kind == FLEET_MATCH_INSTANCE_TYPE ? SCORE_TYPE_GLOB : SCORE_CLASS_GLOB) +
+               (unsigned) MIN(prefix, (size_t) 999);
+}

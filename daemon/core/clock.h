@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* The daemon's two clocks (daemon/core/clock.c). policy/ never reads a clock:
+ * time comes in as `now`. */
+
+#include "fragd/macro.h"
+
+usec_t now_monotonic_usec(void);
+usec_t now_realtime_usec(void);

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* UTF-8 and directory-name checks shared by the configuration loader, the
+ * knob journal, the JSON writer and the exporter. See daemon/core/text.h. */
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/text.h"
+
+size_t utf8_sequence_len(const char *s, const char *end)
+{
+        const unsigned char *p = (const unsigned char *) s;
+        size_t avail = end ? (size_t) (end - s) : SIZE_MAX;
+        size_t n;
+        uint32_t cp, min;
+
+        if (avail == 0)
+                return 0;
+        if (p[0] < 0x80)
+                return 1;
+        if (p[0] >= 0xC2 && p[0] <= 0xDF)
+                n = 2, cp = p[0] & 0x1F, min = 0x80;
+        else if (p[0] >= 0xE0 && p[0] <= 0xEF)
+                n = 3, cp = p[0] & 0x0F, min = 0x800;
+        else if (p[0] >= 0xF0 && p[0] <= 0xF4)
+                n = 4, cp = p[0] & 0x07, min = 0x10000;
+        else
+                return 0; /* continuation byte, C0/C1 overlong lead, F5..FF */
+        if (n > avail)
+                return 0;
+        for (size_t i = 1; i < n; i++) {
+                /* also stops at the NUL of a NUL-terminated string */
+                if ((p[i] & 0xC0) != 0x80)
+                        return 0;
+                cp = (cp << 6) | (p[i] & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+                return 0;
+        return n;
+}
+
+bool utf8_valid(const char *s)
+{
+        while (*s) {
+                size_t n = utf8_sequence_len(s, NULL);
+
+                if (n == 0)
+                        return false;
+                s += n;
+        }
+        return true;
+}
+
+bool text_printable(const char *s, const char **ret_why)
+{
+        const char *why = NULL;
+
+        for (const char *p = s; *p; p++)
+                if ((unsigned char) *p < 0x20 || *p == 0x7F) {
+                        why = "contains a control character";
+                        break;
+                }
+        if (!why && !utf8_valid(s))
+                why = "is not valid UTF-8";
+        if (why && ret_why)
+                *ret_why = why;
+        return !why;
+}
+
+int text_dir_relative(const char *path, char *ret, size_t size, const char **ret_why)
+{
+        const char *why = NULL, *p, *c;
+        size_t n;
+        int r = -EINVAL;
+
+        if (!path || !path[0])
+                why = "is empty";
+        else if (strlen(path) > TEXT_DIR_LEN_MAX)
+                why = "is longer than 255 bytes", r = -ENAMETOOLONG;
+        else if (path[0] != '/')
+                why = "is not an absolute path";
+        else
+                (void) text_printable(path, &why);
+        if (why)
+                goto fail;
+
+        for (p = path; *p == '/'; p++)
+                ;
+        n = strlen(p);
+        while (n > 0 && p[n - 1] == '/')
+                n--;
+        if (n == 0) {
+                why = "is the root directory: fragd would keep its files among the system's top-level "
+                      "directories";
+                goto fail;
+        }
+        /* every component; "." would name the root again, ".." leave it */
+        for (c = p; c < p + n;) {
+                size_t len = strcspn(c, "/");
+
+                if (len > (size_t) (p + n - c))
+                        len = (size_t) (p + n - c);
+                if ((len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.')) {
+                        why = "has a '.' or '..' component: write the plain absolute path";
+                        goto fail;
+                }
+                c += len;
+                while (c < p + n && *c == '/')
+                        c++;
+        }
+        if (ret) {
+                if (n + 1 > size) {
+                        why = "is too long", r = -ENAMETOOLONG;
+                        goto fail;
+                }
+                memcpy(ret, p, n);
+                ret[n] = '\0';
+        }
+        return 0;
+fail:
+        if (ret_why)
+                *ret_why = why;
+        return r;
+}

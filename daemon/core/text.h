@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* Checks on text that comes from the operator and goes out again: into file
+ * names under the root, JSON reports and Prometheus label values
+ * (daemon/core/text.c). Pure: no I/O, no logging. */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Length of the well-formed UTF-8 sequence at s (1..4), or 0 when s[0..]
+ * does not start one: a stray continuation byte, an overlong form, a
+ * surrogate, a code point above U+10FFFF, a sequence cut short (by the NUL
+ * or by end). end NULL means NUL-terminated. */
+size_t utf8_sequence_len(const char *s, const char *end);
+
+/* Valid UTF-8 throughout (NUL-terminated). */
+bool utf8_valid(const char *s);
+
+/* Valid UTF-8 without C0 control characters or DEL. On failure *ret_why (may
+ * be NULL) is a short static phrase: "is not valid UTF-8", "contains a
+ * control character". */
+bool text_printable(const char *s, const char **ret_why);
+
+/* The longest directory path fragd keeps files in, in bytes. */
+#define TEXT_DIR_LEN_MAX 255
+
+/* A directory fragd keeps its own files in (runtime_dir, state_dir,
+ * textfile_dir) and reads config from (fleet_dir): absolute, not the root
+ * itself, no "." or ".." component, printable UTF-8 (text_printable), at most
+ * TEXT_DIR_LEN_MAX bytes. Every such path is opened below the root (--root),
+ * so on success the path relative to it (leading and trailing '/' dropped)
+ * is written to ret when ret is not NULL. Returns -EINVAL (-ENAMETOOLONG when
+ * too long, or when it does not fit in size) and sets *ret_why (may be NULL)
+ * to a phrase that completes "runtime_dir '/x' ...". The configuration
+ * loader and the knob journal (knob_runtime_dir_relative) both use it, so
+ * what --check-config accepts is exactly what the daemon can use. */
+int text_dir_relative(const char *path, char *ret, size_t size, const char **ret_why);

@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The metric family table: the single source of truth for what fragd exports.
+ * daemon/output/exporter.c renders samples against it; metrics_doc_render() turns it
+ * into docs/metrics.md (tools/fragd-metrics-doc), and test-exporter checks
+ * that the checked-in docs equal that output. */
+
+#include <stdio.h>
+
+#include "output/exporter.h"
+
+#define L(...) { __VA_ARGS__, NULL }
+#define NOLABELS { NULL }
+
+#define S_HEALTH "fragd itself"
+#define S_KNOBS "Knobs and actions"
+#define S_FREE "Free memory and fragmentation"
+#define S_COMPACT "Compaction and reclaim"
+#define S_THP "Transparent huge pages"
+#define S_PSI "Memory pressure"
+#define S_CGROUP "Watched cgroups"
+
+const MetricFamily metric_families[_METRIC_MAX] = {
+        [M_BUILD_INFO] = {
+                "fragd_build_info", METRIC_GAUGE, "", L("version"),
+                "fragd build information; the value is always 1.",
+                S_HEALTH, "1" },
+        [M_LAST_TICK_TIMESTAMP] = {
+                "fragd_last_tick_timestamp_seconds", METRIC_GAUGE, "seconds", NOLABELS,
+                "Wall-clock time (Unix seconds) at the end of the last completed tick.",
+                S_HEALTH, "1" },
+        [M_TICK_DURATION] = {
+                "fragd_tick_duration_seconds", METRIC_GAUGE, "seconds", NOLABELS,
+                "Time the last tick took, from reading the sources to acting on the decision.",
+                S_HEALTH, "1" },
+        [M_TICK_INTERVAL] = {
+                "fragd_tick_interval_seconds", METRIC_GAUGE, "seconds", NOLABELS,
+                "Time until the next timer tick: [daemon] interval, or active_interval while fragd watches "
+                "closely (THP faults, direct compaction or reclaim, or memory pressure within active_hold).",
+                S_HEALTH, "1" },
+        [M_ERRORS] = {
+                "fragd_errors_total", METRIC_COUNTER, "", L("kind"),
+                "Errors since start by kind: source_read (a kernel file could not be read or parsed), "
+                "knob_write (a knob write or its read-back failed), export (fragd.prom could not be written).",
+                S_HEALTH, "3" },
+        [M_DRY_RUN] = {
+                "fragd_dry_run", METRIC_GAUGE, "", NOLABELS,
+                "1 when fragd decides and reports but writes no knob (--dry-run or preset observe).",
+                S_HEALTH, "1" },
+        [M_SOURCE_UP] = {
+                "fragd_source_up", METRIC_GAUGE, "", L("source"),
+                "1 when the last read of a kernel source succeeded, 0 when it failed or its reading was "
+                "rejected as impossible (fragd then logs why, and decisions that need it are degraded); "
+                "absent for a source fragd has not tried to read.",
+                S_HEALTH, "one per kernel source fragd reads" },
+
+        [M_KNOB_VALUE] = {
+                "fragd_knob_value", METRIC_GAUGE, "", L("knob"),
+                "Current value of a knob fragd steers, in the knob's own unit as in /proc/sys "
+                "(min_free_kbytes in KiB, *_factor in 1/10000; thp_defrag: 0 never, 1 defer, "
+                "2 defer+madvise, 3 madvise, 4 always).",
+                S_KNOBS, "steered knobs (6 by default)" },
+        [M_KNOB_ORIGINAL] = {
+                "fragd_knob_original_value", METRIC_GAUGE, "", L("knob"),
+                "Value the knob had before fragd first changed it; restored on stop. "
+                "Absent until fragd has saved it.",
+                S_KNOBS, "steered knobs" },
+        [M_KNOB_MIN] = {
+                "fragd_knob_min_value", METRIC_GAUGE, "", L("knob"),
+                "Lowest value fragd may write to the knob (configured bound).",
+                S_KNOBS, "steered knobs" },
+        [M_KNOB_MAX] = {
+                "fragd_knob_max_value", METRIC_GAUGE, "", L("knob"),
+                "Highest value fragd may write to the knob (configured bound).",
+                S_KNOBS, "steered knobs" },
+        [M_KNOB_OWNED] = {
+                "fragd_knob_owned", METRIC_GAUGE, "", L("knob"),
+                "1 while fragd owns the knob: it changed the value and will restore the original.",
+                S_KNOBS, "steered knobs" },
+        [M_KNOB_DISABLED] = {
+                "fragd_knob_disabled", METRIC_GAUGE, "", L("knob"),
+                "1 when fragd stopped steering the knob (permanent write error, or another writer changed it).",
+                S_KNOBS, "steered knobs" },
+        [M_ACTIONS] = {
+                "fragd_actions_total", METRIC_COUNTER, "", L("knob", "direction", "reason"),
+                "Actions fragd decided since start by knob, direction (up, down, oneshot) and reason code; "
+                "in dry-run mode they are decided and reported but not written.",
+                S_KNOBS, "(knob, direction, reason) seen so far, at most 64" },
+
+        [M_ZONE_FREE] = {
+                "fragd_zone_free_bytes", METRIC_GAUGE, "bytes", L("node", "zone", "order"),
+                "Free memory in buddy blocks of exactly this order (/proc/buddyinfo count x 2^order pages). "
+                "Summed over order it is the zone's buddy free memory, per-CPU lists excluded.",
+                S_FREE, "populated zones x orders" },
+        [M_ZONE_MANAGED] = {
+                "fragd_zone_managed_bytes", METRIC_GAUGE, "bytes", L("node", "zone"),
+                "Memory managed by the buddy allocator in the zone (/proc/zoneinfo managed).",
+                S_FREE, "populated zones" },
+        [M_NODE_HIGH_ORDER_FREE] = {
+                "fragd_node_high_order_free_bytes", METRIC_GAUGE, "bytes", L("node", "order"),
+                "Free memory on the node in buddy blocks of at least this order, at each configured "
+                "target order: what allocations of that order can be served from without compaction.",
+                S_FREE, "nodes x target orders" },
+        [M_NODE_RESERVE_TARGET] = {
+                "fragd_node_reserve_target_bytes", METRIC_GAUGE, "bytes", L("node", "order"),
+                "The policy's reserve target: free memory wanted on the node in blocks of at least this order.",
+                S_FREE, "nodes x target orders" },
+        [M_ZONE_UNUSABLE] = {
+                "fragd_zone_unusable_free_ratio", METRIC_GAUGE, "ratio", L("node", "zone", "order"),
+                "Share of the zone's free memory in blocks smaller than this order, at each target order "
+                "(the kernel's unusable free space index, debugfs extfrag/unusable_index).",
+                S_FREE, "populated zones x target orders" },
+        [M_ZONE_FRAG_INDEX] = {
+                "fragd_zone_fragmentation_index_ratio", METRIC_GAUGE, "ratio", L("node", "zone", "order"),
+                "The kernel's fragmentation index at each target order (debugfs extfrag/extfrag_index): "
+                "near 0 an allocation of the order would fail for lack of memory, near 1 for fragmentation; "
+                "-1 when a free block of the order exists.",
+                S_FREE, "populated zones x target orders" },
+        [M_NODE_SCORE] = {
+                "fragd_node_fragmentation_score_ratio", METRIC_GAUGE, "ratio", L("node"),
+                "The kernel's proactive-compaction fragmentation score of the node (fragmentation_score_node(), "
+                "0..100 scaled to 0..1): present-weighted share of free memory in blocks below the THP order.",
+                S_FREE, "nodes" },
+        [M_SCORE_THRESHOLD] = {
+                "fragd_fragmentation_score_threshold_ratio", METRIC_GAUGE, "ratio", L("threshold"),
+                "Score thresholds in force from vm.compaction_proactiveness: kcompactd starts proactive "
+                "compaction above high and stops below low.",
+                S_FREE, "2" },
+        [M_ZONE_WATERMARK] = {
+                "fragd_zone_watermark_bytes", METRIC_GAUGE, "bytes", L("node", "zone", "level"),
+                "Zone watermarks min, low and high without the boost (/proc/zoneinfo minus boost).",
+                S_FREE, "populated zones x 3" },
+        [M_ZONE_WATERMARK_BOOST] = {
+                "fragd_zone_watermark_boost_bytes", METRIC_GAUGE, "bytes", L("node", "zone"),
+                "Watermark boost the kernel currently adds to every watermark of the zone after fragmenting "
+                "fallbacks.",
+                S_FREE, "populated zones" },
+        [M_ZONE_PAGEBLOCKS] = {
+                "fragd_zone_pageblocks", METRIC_GAUGE, "", L("node", "zone", "migratetype"),
+                "Pageblocks by migratetype from the last /proc/pagetypeinfo read, which fragd makes rarely "
+                "(see fragd_pagetypeinfo_age_seconds).",
+                S_FREE, "populated zones x migratetypes (at most 6)" },
+        [M_NODE_NONMOVABLE_BLOCKS] = {
+                "fragd_node_nonmovable_pageblocks_ratio", METRIC_GAUGE, "ratio", L("node"),
+                "Share of the node's pageblocks that are not Movable (Unmovable, Reclaimable and others): "
+                "pageblock pollution, from the last /proc/pagetypeinfo read.",
+                S_FREE, "nodes" },
+        [M_PAGETYPEINFO_AGE] = {
+                "fragd_pagetypeinfo_age_seconds", METRIC_GAUGE, "seconds", NOLABELS,
+                "Age of the /proc/pagetypeinfo reading behind the pageblock metrics at this tick.",
+                S_FREE, "1" },
+
+        [M_COMPACT_STALLS] = {
+                "fragd_compaction_direct_stalls_total", METRIC_COUNTER, "", NOLABELS,
+                "Allocations that entered direct compaction, any order (vmstat compact_stall).",
+                S_COMPACT, "1" },
+        [M_COMPACT_OUTCOMES] = {
+                "fragd_compaction_direct_outcomes_total", METRIC_COUNTER, "", L("result"),
+                "Direct compaction attempts that did (success) or did not (fail) produce a page "
+                "(vmstat compact_success, compact_fail).",
+                S_COMPACT, "2" },
+        [M_COMPACT_SCANNED] = {
+                "fragd_compaction_scanned_pages_total", METRIC_COUNTER, "", L("scanner"),
+                "Pages scanned by the compaction migrate and free scanners, all compaction: direct, kcompactd, "
+                "proactive and manual (vmstat compact_migrate_scanned, compact_free_scanned).",
+                S_COMPACT, "2" },
+        [M_KCOMPACTD_SCANNED] = {
+                "fragd_kcompactd_scanned_pages_total", METRIC_COUNTER, "", L("scanner"),
+                "Pages scanned by kcompactd alone, reactive and proactive "
+                "(vmstat compact_daemon_migrate_scanned, compact_daemon_free_scanned).",
+                S_COMPACT, "2" },
+        [M_COMPACT_ISOLATED] = {
+                "fragd_compaction_isolated_pages_total", METRIC_COUNTER, "", NOLABELS,
+                "Pages isolated by both compaction scanners (vmstat compact_isolated).",
+                S_COMPACT, "1" },
+        [M_KCOMPACTD_WAKEUPS] = {
+                "fragd_kcompactd_wakeups_total", METRIC_COUNTER, "", NOLABELS,
+                "Reactive kcompactd runs (vmstat compact_daemon_wake); proactive rounds are not counted.",
+                S_COMPACT, "1" },
+        [M_COMPACT_EFFICIENCY] = {
+                "fragd_compaction_scanned_pages_per_block_gained", METRIC_GAUGE, "", NOLABELS,
+                "Compaction cost over the last tick: pages scanned by both scanners divided by the gain in "
+                "free blocks of the THP order (blocks of higher order count as 2^(order-THP order)), summed "
+                "over all zones; +Inf when pages were scanned but nothing was gained. Absent when nothing "
+                "was scanned.",
+                S_COMPACT, "0 or 1" },
+        [M_RECLAIM_STALLS] = {
+                "fragd_reclaim_direct_stalls_total", METRIC_COUNTER, "", NOLABELS,
+                "Entries into global direct reclaim (sum of vmstat allocstall_*); memcg reclaim excluded.",
+                S_COMPACT, "1" },
+
+        [M_THP_FAULT_ALLOC] = {
+                "fragd_thp_fault_alloc_total", METRIC_COUNTER, "", L("size"),
+                "Anonymous page faults served with a huge page of this size (mTHP stats anon_fault_alloc; "
+                "vmstat thp_fault_alloc for the PMD size on kernels without mTHP).",
+                S_THP, "THP sizes (1 before 6.8, 9 on x86-64 6.8+)" },
+        [M_THP_FAULT_FALLBACK] = {
+                "fragd_thp_fault_fallback_total", METRIC_COUNTER, "", L("size"),
+                "Anonymous faults that wanted a huge page of this size and fell back to a smaller one "
+                "(anon_fault_fallback; vmstat thp_fault_fallback).",
+                S_THP, "THP sizes" },
+        [M_THP_FAULT_FALLBACK_CHARGE] = {
+                "fragd_thp_fault_fallback_charge_total", METRIC_COUNTER, "", L("size"),
+                "Of those fallbacks, the ones caused by a memcg charge failure rather than allocation "
+                "(anon_fault_fallback_charge; vmstat thp_fault_fallback_charge).",
+                S_THP, "THP sizes" },
+        [M_THP_SHMEM_ALLOC] = {
+                "fragd_thp_shmem_alloc_total", METRIC_COUNTER, "", L("size"),
+                "shmem/tmpfs huge pages of this size allocated (mTHP stats shmem_alloc, 6.8+).",
+                S_THP, "mTHP sizes" },
+        [M_THP_SHMEM_FALLBACK] = {
+                "fragd_thp_shmem_fallback_total", METRIC_COUNTER, "", L("size"),
+                "shmem/tmpfs huge page allocations of this size that fell back (mTHP stats shmem_fallback, 6.8+).",
+                S_THP, "mTHP sizes" },
+        [M_THP_COLLAPSE_ALLOC] = {
+                "fragd_thp_collapse_alloc_total", METRIC_COUNTER, "", NOLABELS,
+                "Huge pages allocated for collapse by khugepaged and MADV_COLLAPSE (vmstat thp_collapse_alloc).",
+                S_THP, "1" },
+        [M_THP_COLLAPSE_ALLOC_FAILED] = {
+                "fragd_thp_collapse_alloc_failed_total", METRIC_COUNTER, "", NOLABELS,
+                "Huge page allocations for collapse that failed (vmstat thp_collapse_alloc_failed).",
+                S_THP, "1" },
+
+        [M_PSI_STALLED] = {
+                "fragd_memory_pressure_stalled_seconds_total", METRIC_COUNTER, "seconds", L("kind"),
+                "System memory pressure (/proc/pressure/memory total): some = time at least one task was "
+                "stalled on memory, full = time all non-idle tasks were.",
+                S_PSI, "2" },
+        [M_PSI_AVG10] = {
+                "fragd_memory_pressure_avg10_ratio", METRIC_GAUGE, "ratio", L("kind"),
+                "System memory pressure averaged by the kernel over 10 s (avg10 / 100).",
+                S_PSI, "2" },
+
+        [M_CGROUP_PRESENT] = {
+                "fragd_cgroup_present", METRIC_GAUGE, "", L("cgroup"),
+                "1 when the watched cgroup exists, 0 when it is configured but absent.",
+                S_CGROUP, "watched cgroups" },
+        [M_CGROUP_PSI_STALLED] = {
+                "fragd_cgroup_memory_pressure_stalled_seconds_total", METRIC_COUNTER, "seconds", L("cgroup", "kind"),
+                "Memory pressure of the watched cgroup (memory.pressure total), some and full.",
+                S_CGROUP, "watched cgroups x 2" },
+        [M_CGROUP_THP] = {
+                "fragd_cgroup_thp_bytes", METRIC_GAUGE, "bytes", L("cgroup", "kind"),
+                "Memory of the watched cgroup in transparent huge pages by kind: anon, file, shmem "
+                "(memory.stat anon_thp, file_thp, shmem_thp).",
+                S_CGROUP, "watched cgroups x 3" },
+        [M_CGROUP_DELAY] = {
+                "fragd_cgroup_delay_seconds_total", METRIC_COUNTER, "seconds", L("cgroup", "kind"),
+                "Time the watched cgroup's tasks spent in direct compaction, direct reclaim and thrashing "
+                "(taskstats delay accounting, kind = compact, reclaim, thrashing).",
+                S_CGROUP, "watched cgroups x 3" },
+        [M_CGROUP_DELAYS] = {
+                "fragd_cgroup_delays_total", METRIC_COUNTER, "", L("cgroup", "kind"),
+                "Number of those delays (taskstats delay counts, kind = compact, reclaim, thrashing).",
+                S_CGROUP, "watched cgroups x 3" },
+        [M_CGROUP_THP_MECHANISM] = {
+                "fragd_cgroup_thp_mechanism", METRIC_GAUGE, "", L("cgroup", "mechanism"),
+                "THP mechanism in effect for the watched cgroup (value 1): none, madv_collapse, memory_thp "
+                "or prctl_launcher.",
+                S_CGROUP, "watched cgroups" },
+};
+
+const char *metric_type_name(MetricType t)
+{
+        return t == METRIC_COUNTER ? "counter" : "gauge";
+}
+
+static void doc_family(FILE *f, const MetricFamily *m)
+{
+        fprintf(f, "| `%s` | %s | ", m->name, metric_type_name(m->type));
+        for (unsigned i = 0; m->labels[i]; i++)
+                fprintf(f, "%s`%s`", i ? ", " : "", m->labels[i]);
+        fprintf(f, " | %s | %s |\n", m->series, m->help);
+}
+
+int metrics_doc_render(FILE *f)
+{
+        const char *section = NULL;
+
+        fputs("<!-- Generated by tools/fragd-metrics-doc from daemon/output/exporter-table.c; do not edit.\n"
+              "     Regenerate: build/fragd-metrics-doc > docs/metrics.md -->\n"
+              "# fragd metrics reference\n"
+              "\n"
+              "fragd writes the Prometheus text format every `interval` (and after a tick that\n"
+              "changed a knob), and once more at exit, to\n"
+              "`<textfile_dir>/" FRAGD_METRICS_FILE "` (default `" FRAGD_TEXTFILE_DIR_DEFAULT "`, the Debian\n"
+              "node_exporter textfile directory) for node_exporter's textfile collector. The file is\n"
+              "written as `" FRAGD_METRICS_FILE ".tmp.<pid>` in the same directory, fsync'ed and\n"
+              "renamed, so node_exporter never reads half a file, and after a power loss the file is\n"
+              "the last complete one rather than empty. A failed write is logged once\n"
+              "per change of state, counted in `fragd_errors_total{kind=\"export\"}` and otherwise ignored.\n"
+              "`fragd --once --format prom` prints the same exposition to stdout.\n"
+              "\n"
+              "Conventions: every name starts with `fragd_`; values are in base units (bytes,\n"
+              "seconds, ratios 0..1) except knob values, which are in the knob's own unit;\n"
+              "counters end in `_total`; every family has HELP and TYPE; no sample carries a\n"
+              "timestamp (node_exporter's `node_textfile_mtime_seconds{file=\"" FRAGD_METRICS_FILE "\"}` tells\n"
+              "when the file was last written). A family without data on this kernel or host is\n"
+              "left out rather than exported as zero.\n"
+              "\n"
+              "Labels take values from bounded sets only: `node` and `zone` from the kernel's\n"
+              "topology, `order` from 0 to the kernel's largest order, `knob`, `reason`,\n"
+              "`direction`, `kind`, `level`, `result`, `scanner`, `source`, `threshold` and\n"
+              "`mechanism` from fixed lists in fragd, `migratetype` from the kernel's list,\n"
+              "`size` from the kernel's THP sizes, `cgroup` from the configured `[cgroup \"...\"]`\n"
+              "sections only (never discovered).\n"
+              "\n"
+              "## Cardinality\n"
+              "\n", f);
+        fprintf(f,
+                "With default settings (6 steered knobs, target orders 4 and the THP order, no\n"
+                "watched cgroups) the 2-node test fixture `vm-6.1-x86_64-2node-compacted`\n"
+                "(4 populated zones, 11 orders, 5 migratetypes, no mTHP) exports **%d series**;\n"
+                "`tests/unit/test-exporter.c` counts them. A 2-node host with default settings\n"
+                "stays at or below **%d series**: with Z populated zones, O orders, T target\n"
+                "orders (2), M migratetypes (at most 6), K knobs (6), A action counters (at most\n"
+                "%d) and S THP sizes, the count is at most\n"
+                "%d + 6K + A + Z(O + 2T + 5 + M) + 2(2T + 2) + 5S,\n"
+                "which is %d for Z = 6, O = 14, M = 6, S = 9, A = %d (the test renders a\n"
+                "synthetic snapshot of that size and checks the count), or %d with the 12 THP\n"
+                "sizes of arm64 with 64 KiB pages. Each watched cgroup adds %d series; watched\n"
+                "cgroups are capped at %d.\n"
+                "\n",
+                METRICS_SERIES_2NODE_FIXTURE, METRICS_SERIES_2NODE_BUDGET, SNAPSHOT_MAX_ACTIONS,
+                METRICS_SERIES_FIXED, METRICS_SERIES_2NODE_WORST, SNAPSHOT_MAX_ACTIONS,
+                METRICS_SERIES_2NODE_WORST + 5 * 3, METRICS_SERIES_PER_CGROUP,
+                SNAPSHOT_MAX_CGROUPS);
+        for (unsigned i = 0; i < _METRIC_MAX; i++) {
+                const MetricFamily *m = &metric_families[i];
+
+                if (!section || section != m->section) {
+                        section = m->section;
+                        fprintf(f, "## %s\n\n| name | type | labels | series | help |\n|---|---|---|---|---|\n",
+                                section);
+                }
+                doc_family(f, m);
+                if (i + 1 == _METRIC_MAX || metric_families[i + 1].section != section)
+                        fputc('\n', f);
+        }
+        fputs("## Derived values\n"
+              "\n"
+              "- **Compaction efficiency** (`fragd_compaction_scanned_pages_per_block_gained`):\n"
+              "  between two ticks, (Δ`compact_migrate_scanned` + Δ`compact_free_scanned`) divided\n"
+              "  by Δ(Σ over zones of Σ_{k ≥ h} nr_free[k]·2^(k−h)), h = the THP order. Lower is\n"
+              "  better; a rising value means compaction costs more per huge page it yields. Over a\n"
+              "  longer window use `rate(fragd_compaction_scanned_pages_total[…])` against\n"
+              "  `deriv()` of `fragd_node_high_order_free_bytes`.\n"
+              "- **Fragmentation index** follows `__fragmentation_index()`: with F free pages,\n"
+              "  B free blocks and no block of the order free, 1 − (1 + F/2^o)/B; −1 when a\n"
+              "  block of the order is free; 0 when the zone has no free memory.\n"
+              "- **Unusable free index** follows `unusable_free_index()`: (F − S·2^o)/F, S the\n"
+              "  number of free 2^o-page blocks; 1 when the zone has no free memory.\n"
+              "\n"
+              "Alert and recording rules using these metrics: `monitoring/fragd.rules.yml`;\n"
+              "dashboard: `monitoring/grafana-dashboard.json`.\n",
+              f);
+        return ferror(f) ? -EIO : 0;
+}

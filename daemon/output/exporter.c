@@ -1,0 +1,708 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Prometheus text exposition of a Snapshot, and the atomic textfile write.
+ * metrics_render() is pure: it reads only the Snapshot and writes only to the
+ * stream. Families come out in metric_families[] order; inside a family,
+ * samples follow the order of the Observation/Assessment and of the views
+ * (actions are sorted), so equal Snapshots give byte-identical output. */
+
+#include <assert.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/root.h"
+#include "core/text.h"
+#include "output/exporter.h"
+
+typedef struct Out {
+        FILE *f;
+        int cur;                 /* family whose header was written last, -1 none */
+        bool opened[_METRIC_MAX];
+} Out;
+
+const char *action_direction_name(ActionDirection d)
+{
+        static const char *const names[_ACTION_DIRECTION_MAX] = {
+                [ACTION_UP] = "up",
+                [ACTION_DOWN] = "down",
+                [ACTION_ONESHOT] = "oneshot",
+        };
+        return (unsigned) d < _ACTION_DIRECTION_MAX ? names[d] : NULL;
+}
+
+const char *health_error_name(HealthError e)
+{
+        static const char *const names[_HEALTH_ERR_MAX] = {
+                [HEALTH_ERR_SOURCE_READ] = "source_read",
+                [HEALTH_ERR_KNOB_WRITE] = "knob_write",
+                [HEALTH_ERR_EXPORT] = "export",
+        };
+        return (unsigned) e < _HEALTH_ERR_MAX ? names[e] : NULL;
+}
+
+/* ---- formatting ---------------------------------------------------------- */
+
+/* Shortest decimal that reads back as the same double; integers without
+ * exponent up to 2^53; NaN and infinities as Prometheus spells them. */
+static void format_double(double v, char *buf, size_t size)
+{
+        if (isnan(v)) {
+                snprintf(buf, size, "NaN");
+                return;
+        }
+        if (isinf(v)) {
+                snprintf(buf, size, v > 0 ? "+Inf" : "-Inf");
+                return;
+        }
+        if (v == 0) {
+                snprintf(buf, size, "0"); /* also for -0 */
+                return;
+        }
+        if (v == floor(v) && fabs(v) <= 9007199254740992.0) {
+                snprintf(buf, size, "%.0f", v);
+                return;
+        }
+        for (int prec = 1; prec <= 17; prec++) {
+                snprintf(buf, size, "%.*g", prec, v);
+                if (strtod(buf, NULL) == v)
+                        return;
+        }
+}
+
+/* A label value as the exposition format wants it: UTF-8 with '\\', '"'
+ * and newline escaped. A byte that does not start a well-formed UTF-8
+ * sequence is written as U+FFFD: node_exporter rejects the whole file on
+ * one invalid byte (node_textfile_scrape_error 1, every fragd metric gone). */
+static void put_label_value(FILE *f, const char *s)
+{
+        while (*s) {
+                size_t n;
+
+                if (*s == '\\')
+                        fputs("\\\\", f);
+                else if (*s == '"')
+                        fputs("\\\"", f);
+                else if (*s == '\n')
+                        fputs("\\n", f);
+                else if ((n = utf8_sequence_len(s, NULL)) == 0)
+                        fputs("\xEF\xBF\xBD", f);
+                else {
+                        fwrite(s, 1, n, f);
+                        s += n;
+                        continue;
+                }
+                s++;
+        }
+}
+
+static void put_help(FILE *f, const char *s)
+{
+        for (; *s; s++) {
+                if (*s == '\\')
+                        fputs("\\\\", f);
+                else if (*s == '\n')
+                        fputs("\\n", f);
+                else
+                        fputc(*s, f);
+        }
+}
+
+/* One sample; the label values follow in the table's order, as const char *. */
+static void emitv(Out *o, MetricId id, const char *value, va_list ap)
+{
+        const MetricFamily *m = &metric_families[id];
+
+        if (o->cur != (int) id) {
+                /* a family's samples must be contiguous: a second opening is a bug here */
+                assert(!o->opened[id]);
+                o->opened[id] = true;
+                o->cur = (int) id;
+                fprintf(o->f, "# HELP %s ", m->name);
+                put_help(o->f, m->help);
+                fprintf(o->f, "\n# TYPE %s %s\n", m->name, metric_type_name(m->type));
+        }
+        fputs(m->name, o->f);
+        for (unsigned i = 0; m->labels[i]; i++) {
+                const char *v = va_arg(ap, const char *);
+
+                fprintf(o->f, "%s%s=\"", i ? "," : "{", m->labels[i]);
+                put_label_value(o->f, v ? v : "");
+                fputc('"', o->f);
+                if (!m->labels[i + 1])
+                        fputc('}', o->f);
+        }
+        fprintf(o->f, " %s\n", value);
+}
+
+static void emit_u64(Out *o, MetricId id, uint64_t v, ...)
+{
+        char buf[32];
+        va_list ap;
+
+        snprintf(buf, sizeof(buf), "%" PRIu64, v);
+        va_start(ap, v);
+        emitv(o, id, buf, ap);
+        va_end(ap);
+}
+
+static void emit_i64(Out *o, MetricId id, int64_t v, ...)
+{
+        char buf[32];
+        va_list ap;
+
+        snprintf(buf, sizeof(buf), "%" PRId64, v);
+        va_start(ap, v);
+        emitv(o, id, buf, ap);
+        va_end(ap);
+}
+
+static void emit_double(Out *o, MetricId id, double v, ...)
+{
+        char buf[40];
+        va_list ap;
+
+        format_double(v, buf, sizeof(buf));
+        va_start(ap, v);
+        emitv(o, id, buf, ap);
+        va_end(ap);
+}
+
+static double usec_to_sec(uint64_t usec)
+{
+        return (double) usec / (double) USEC_PER_SEC;
+}
+
+/* ---- lookups on the Observation -------------------------------------------- */
+
+static bool vm_get(const Observation *obs, const char *name, uint64_t *ret)
+{
+        return (obs->have & OBS_MASK(OBS_VMSTAT)) && kv_get(&obs->vmstat, name, ret) == 0;
+}
+
+/* thp_size_stat() cannot tell a missing stat from a default: look it up. */
+static bool thp_stat_get(const ThpSize *sz, const char *name, uint64_t *ret)
+{
+        for (unsigned i = 0; i < sz->n_stats && i < FRAGD_MAX_THP_STATS; i++)
+                if (strcmp(sz->stats[i].name, name) == 0) {
+                        *ret = sz->stats[i].value;
+                        return true;
+                }
+        return false;
+}
+
+/* Free memory in units of 2^order pages: blocks of a higher order count as
+ * 2^(k-order) such blocks (what fragmentation_index() calls "suitable"). */
+static uint64_t buddy_blocks_at_least(const BuddyInfo *b, unsigned order)
+{
+        uint64_t n = 0;
+
+        for (unsigned z = 0; z < b->n_zones && z < FRAGD_MAX_ZONES; z++) {
+                const BuddyZone *bz = &b->zones[z];
+
+                for (unsigned k = order; k < bz->n_orders && k < FRAGD_MAX_ORDERS; k++)
+                        n += bz->nr_free[k] << (k - order);
+        }
+        return n;
+}
+
+/* ---- validation ----------------------------------------------------------- */
+
+static int validate(const Snapshot *s)
+{
+        if (!s || !s->obs || !s->assessment)
+                return -EINVAL;
+        if (s->n_knobs > SNAPSHOT_MAX_KNOBS || s->n_actions > SNAPSHOT_MAX_ACTIONS ||
+            s->n_target_orders > SNAPSHOT_MAX_TARGET_ORDERS || s->n_targets > SNAPSHOT_MAX_TARGETS ||
+            s->n_cgroups > SNAPSHOT_MAX_CGROUPS)
+                return -E2BIG;
+        if ((s->n_knobs && !s->knobs) || (s->n_actions && !s->actions) || (s->n_targets && !s->targets) ||
+            (s->n_cgroups && !s->cgroups))
+                return -EINVAL;
+        if (s->assessment->n_zones > FRAGD_MAX_ZONES || s->assessment->n_nodes > FRAGD_MAX_NODES ||
+            s->assessment->n_orders > FRAGD_MAX_ORDERS)
+                return -EINVAL;
+
+        for (unsigned i = 0; i < s->n_knobs; i++) {
+                if (!s->knobs[i].name)
+                        return -EINVAL;
+                for (unsigned j = 0; j < i; j++)
+                        if (strcmp(s->knobs[i].name, s->knobs[j].name) == 0)
+                                return -EINVAL;
+        }
+        for (unsigned i = 0; i < s->n_actions; i++) {
+                const ActionCounter *a = &s->actions[i];
+
+                if (!a->knob || !a->reason || !action_direction_name(a->direction))
+                        return -EINVAL;
+                for (unsigned j = 0; j < i; j++) {
+                        const ActionCounter *b = &s->actions[j];
+
+                        if (a->direction == b->direction && strcmp(a->knob, b->knob) == 0 &&
+                            strcmp(a->reason, b->reason) == 0)
+                                return -EINVAL;
+                }
+        }
+        for (unsigned i = 0; i < s->n_targets; i++)
+                for (unsigned j = 0; j < i; j++)
+                        if (s->targets[i].node == s->targets[j].node && s->targets[i].order == s->targets[j].order)
+                                return -EINVAL;
+        for (unsigned i = 0; i < s->n_cgroups; i++) {
+                if (!s->cgroups[i].name)
+                        return -EINVAL;
+                for (unsigned j = 0; j < i; j++)
+                        if (strcmp(s->cgroups[i].name, s->cgroups[j].name) == 0)
+                                return -EINVAL;
+        }
+        return 0;
+}
+
+/* Configured target orders, ascending, without duplicates, below n_orders. */
+static unsigned target_orders(const Snapshot *s, unsigned *ret)
+{
+        unsigned n = 0;
+
+        for (unsigned i = 0; i < s->n_target_orders; i++) {
+                unsigned o = s->target_orders[i], j;
+
+                if (o >= s->assessment->n_orders)
+                        continue;
+                for (j = 0; j < n && ret[j] < o; j++)
+                        ;
+                if (j < n && ret[j] == o)
+                        continue;
+                memmove(ret + j + 1, ret + j, (n - j) * sizeof(*ret));
+                ret[j] = o;
+                n++;
+        }
+        return n;
+}
+
+/* ---- sections ------------------------------------------------------------- */
+
+static void render_health(Out *o, const Snapshot *s)
+{
+        const HealthView *h = &s->health;
+
+        emit_u64(o, M_BUILD_INFO, 1, s->version ? s->version : FRAGD_VERSION);
+        if (h->last_tick_realtime_usec > 0)
+                emit_double(o, M_LAST_TICK_TIMESTAMP, usec_to_sec(h->last_tick_realtime_usec));
+        if (h->last_tick_realtime_usec > 0)
+                emit_double(o, M_TICK_DURATION, usec_to_sec(h->tick_duration_usec));
+        if (h->tick_interval_usec > 0)
+                emit_double(o, M_TICK_INTERVAL, usec_to_sec(h->tick_interval_usec));
+        for (unsigned e = 0; e < _HEALTH_ERR_MAX; e++)
+                emit_u64(o, M_ERRORS, h->errors[e], health_error_name(e));
+        emit_u64(o, M_DRY_RUN, h->dry_run);
+        for (unsigned src = 0; src < _OBS_SOURCE_MAX; src++) {
+                if (s->obs->have & OBS_MASK(src))
+                        emit_u64(o, M_SOURCE_UP, 1, obs_source_name(src));
+                else if (s->obs->err[src] < 0)
+                        emit_u64(o, M_SOURCE_UP, 0, obs_source_name(src));
+        }
+}
+
+static int action_cmp(const ActionCounter *a, const ActionCounter *b)
+{
+        int c = strcmp(a->knob, b->knob);
+
+        if (c == 0)
+                c = (int) a->direction - (int) b->direction;
+        if (c == 0)
+                c = strcmp(a->reason, b->reason);
+        return c;
+}
+
+static void render_knobs(Out *o, const Snapshot *s)
+{
+        unsigned idx[SNAPSHOT_MAX_ACTIONS];
+
+        for (unsigned i = 0; i < s->n_knobs; i++)
+                if (s->knobs[i].has_current)
+                        emit_i64(o, M_KNOB_VALUE, s->knobs[i].current, s->knobs[i].name);
+        for (unsigned i = 0; i < s->n_knobs; i++)
+                if (s->knobs[i].has_original)
+                        emit_i64(o, M_KNOB_ORIGINAL, s->knobs[i].original, s->knobs[i].name);
+        for (unsigned i = 0; i < s->n_knobs; i++)
+                emit_i64(o, M_KNOB_MIN, s->knobs[i].min, s->knobs[i].name);
+        for (unsigned i = 0; i < s->n_knobs; i++)
+                emit_i64(o, M_KNOB_MAX, s->knobs[i].max, s->knobs[i].name);
+        for (unsigned i = 0; i < s->n_knobs; i++)
+                emit_u64(o, M_KNOB_OWNED, s->knobs[i].owned, s->knobs[i].name);
+        for (unsigned i = 0; i < s->n_knobs; i++)
+                emit_u64(o, M_KNOB_DISABLED, s->knobs[i].disabled, s->knobs[i].name);
+
+        /* insertion sort of indices: at most SNAPSHOT_MAX_ACTIONS entries */
+        for (unsigned i = 0; i < s->n_actions; i++) {
+                unsigned j = i;
+
+                while (j > 0 && action_cmp(&s->actions[idx[j - 1]], &s->actions[i]) > 0) {
+                        idx[j] = idx[j - 1];
+                        j--;
+                }
+                idx[j] = i;
+        }
+        for (unsigned i = 0; i < s->n_actions; i++) {
+                const ActionCounter *a = &s->actions[idx[i]];
+
+                emit_u64(o, M_ACTIONS, a->count, a->knob, action_direction_name(a->direction), a->reason);
+        }
+}
+
+static void render_free(Out *o, const Snapshot *s)
+{
+        const Observation *obs = s->obs;
+        const Assessment *a = s->assessment;
+        uint64_t ps = a->page_size ? a->page_size : obs->page_size;
+        unsigned orders[SNAPSHOT_MAX_TARGET_ORDERS];
+        unsigned n_orders = target_orders(s, orders);
+        char nb[16], kb[16];
+
+        if (obs->have & OBS_MASK(OBS_BUDDYINFO))
+                for (unsigned z = 0; z < obs->buddy.n_zones && z < FRAGD_MAX_ZONES; z++) {
+                        const BuddyZone *bz = &obs->buddy.zones[z];
+
+                        snprintf(nb, sizeof(nb), "%d", bz->node);
+                        for (unsigned k = 0; k < bz->n_orders && k < FRAGD_MAX_ORDERS; k++) {
+                                snprintf(kb, sizeof(kb), "%u", k);
+                                emit_u64(o, M_ZONE_FREE, (bz->nr_free[k] << k) * ps, nb, bz->zone, kb);
+                        }
+                }
+        for (unsigned z = 0; z < a->n_zones; z++) {
+                const ZoneMeasures *zm = &a->zones[z];
+
+                if (!zm->have_zoneinfo)
+                        continue;
+                snprintf(nb, sizeof(nb), "%d", zm->node);
+                emit_u64(o, M_ZONE_MANAGED, zm->managed * ps, nb, zm->zone);
+        }
+        for (unsigned n = 0; n < a->n_nodes; n++) {
+                snprintf(nb, sizeof(nb), "%d", a->nodes[n].node);
+                for (unsigned i = 0; i < n_orders; i++) {
+                        snprintf(kb, sizeof(kb), "%u", orders[i]);
+                        emit_u64(o, M_NODE_HIGH_ORDER_FREE, a->nodes[n].free_pages_ge[orders[i]] * ps, nb, kb);
+                }
+        }
+        for (unsigned t = 0; t < s->n_targets; t++) {
+                snprintf(nb, sizeof(nb), "%d", s->targets[t].node);
+                snprintf(kb, sizeof(kb), "%u", s->targets[t].order);
+                emit_u64(o, M_NODE_RESERVE_TARGET, s->targets[t].bytes, nb, kb);
+        }
+        for (unsigned z = 0; z < a->n_zones; z++) {
+                snprintf(nb, sizeof(nb), "%d", a->zones[z].node);
+                for (unsigned i = 0; i < n_orders; i++) {
+                        snprintf(kb, sizeof(kb), "%u", orders[i]);
+                        emit_double(o, M_ZONE_UNUSABLE, a->zones[z].unusable_permille[orders[i]] / 1000.0, nb,
+                                    a->zones[z].zone, kb);
+                }
+        }
+        for (unsigned z = 0; z < a->n_zones; z++) {
+                snprintf(nb, sizeof(nb), "%d", a->zones[z].node);
+                for (unsigned i = 0; i < n_orders; i++) {
+                        snprintf(kb, sizeof(kb), "%u", orders[i]);
+                        emit_double(o, M_ZONE_FRAG_INDEX, a->zones[z].frag_index_permille[orders[i]] / 1000.0,
+                                    nb, a->zones[z].zone, kb);
+                }
+        }
+        for (unsigned n = 0; n < a->n_nodes; n++) {
+                snprintf(nb, sizeof(nb), "%d", a->nodes[n].node);
+                emit_double(o, M_NODE_SCORE, a->nodes[n].frag_score / 100.0, nb);
+        }
+        if (a->proactiveness >= 0) {
+                emit_double(o, M_SCORE_THRESHOLD, a->score_wmark_low / 100.0, "low");
+                emit_double(o, M_SCORE_THRESHOLD, a->score_wmark_high / 100.0, "high");
+        }
+        for (unsigned z = 0; z < a->n_zones; z++) {
+                const ZoneMeasures *zm = &a->zones[z];
+
+                if (!zm->have_zoneinfo)
+                        continue;
+                snprintf(nb, sizeof(nb), "%d", zm->node);
+                emit_u64(o, M_ZONE_WATERMARK, zm->wmark_min * ps, nb, zm->zone, "min");
+                emit_u64(o, M_ZONE_WATERMARK, zm->wmark_low * ps, nb, zm->zone, "low");
+                emit_u64(o, M_ZONE_WATERMARK, zm->wmark_high * ps, nb, zm->zone, "high");
+        }
+        for (unsigned z = 0; z < a->n_zones; z++) {
+                const ZoneMeasures *zm = &a->zones[z];
+
+                if (!zm->have_zoneinfo)
+                        continue;
+                snprintf(nb, sizeof(nb), "%d", zm->node);
+                emit_u64(o, M_ZONE_WATERMARK_BOOST, zm->boost * ps, nb, zm->zone);
+        }
+
+        /* sparse pagetypeinfo: whatever the last read gave, with its age */
+        if (obs->pagetype_usec > 0) {
+                const PageTypeInfo *p = &obs->pagetype;
+
+                for (unsigned z = 0; z < p->n_zones && z < FRAGD_MAX_ZONES; z++) {
+                        if (!p->zones[z].have_blocks)
+                                continue;
+                        snprintf(nb, sizeof(nb), "%d", p->zones[z].node);
+                        for (unsigned t = 0; t < p->n_types && t < FRAGD_MAX_MIGRATETYPES; t++)
+                                emit_u64(o, M_ZONE_PAGEBLOCKS, p->zones[z].blocks[t], nb, p->zones[z].zone,
+                                         p->types[t]);
+                }
+                for (unsigned n = 0; n < a->n_nodes; n++) {
+                        if (a->nodes[n].polluted_blocks_permille < 0)
+                                continue;
+                        snprintf(nb, sizeof(nb), "%d", a->nodes[n].node);
+                        emit_double(o, M_NODE_NONMOVABLE_BLOCKS, a->nodes[n].polluted_blocks_permille / 1000.0,
+                                    nb);
+                }
+                emit_double(o, M_PAGETYPEINFO_AGE,
+                            obs->now_usec > obs->pagetype_usec ? usec_to_sec(obs->now_usec - obs->pagetype_usec)
+                                                               : 0.0);
+        }
+}
+
+/* Pages scanned per THP-order block gained since the previous tick. false
+ * when undefined (no previous reading, counters went backwards, nothing
+ * scanned). */
+static bool compaction_efficiency(const Snapshot *s, double *ret)
+{
+        const Observation *cur = s->obs, *prev = s->prev_obs;
+        unsigned h = s->assessment->hpage_order;
+        uint64_t cm, cf, pm, pf, scanned, bc, bp;
+
+        if (!prev || !(prev->have & OBS_MASK(OBS_BUDDYINFO)) || !(cur->have & OBS_MASK(OBS_BUDDYINFO)))
+                return false;
+        if (!vm_get(cur, "compact_migrate_scanned", &cm) || !vm_get(cur, "compact_free_scanned", &cf) ||
+            !vm_get(prev, "compact_migrate_scanned", &pm) || !vm_get(prev, "compact_free_scanned", &pf))
+                return false;
+        if (cm < pm || cf < pf || h >= FRAGD_MAX_ORDERS)
+                return false;
+        scanned = (cm - pm) + (cf - pf);
+        if (scanned == 0)
+                return false;
+        bc = buddy_blocks_at_least(&cur->buddy, h);
+        bp = buddy_blocks_at_least(&prev->buddy, h);
+        *ret = bc > bp ? (double) scanned / (double) (bc - bp) : INFINITY;
+        return true;
+}
+
+static void render_compaction(Out *o, const Snapshot *s)
+{
+        const Observation *obs = s->obs;
+        uint64_t v, sum = 0;
+        bool any = false;
+        double eff;
+
+        if (vm_get(obs, "compact_stall", &v))
+                emit_u64(o, M_COMPACT_STALLS, v);
+        if (vm_get(obs, "compact_success", &v))
+                emit_u64(o, M_COMPACT_OUTCOMES, v, "success");
+        if (vm_get(obs, "compact_fail", &v))
+                emit_u64(o, M_COMPACT_OUTCOMES, v, "fail");
+        if (vm_get(obs, "compact_migrate_scanned", &v))
+                emit_u64(o, M_COMPACT_SCANNED, v, "migrate");
+        if (vm_get(obs, "compact_free_scanned", &v))
+                emit_u64(o, M_COMPACT_SCANNED, v, "free");
+        if (vm_get(obs, "compact_daemon_migrate_scanned", &v))
+                emit_u64(o, M_KCOMPACTD_SCANNED, v, "migrate");
+        if (vm_get(obs, "compact_daemon_free_scanned", &v))
+                emit_u64(o, M_KCOMPACTD_SCANNED, v, "free");
+        if (vm_get(obs, "compact_isolated", &v))
+                emit_u64(o, M_COMPACT_ISOLATED, v);
+        if (vm_get(obs, "compact_daemon_wake", &v))
+                emit_u64(o, M_KCOMPACTD_WAKEUPS, v);
+        if (compaction_efficiency(s, &eff))
+                emit_double(o, M_COMPACT_EFFICIENCY, eff);
+        if (obs->have & OBS_MASK(OBS_VMSTAT))
+                for (unsigned i = 0; i < obs->vmstat.n && i < FRAGD_MAX_KV; i++)
+                        if (strncmp(obs->vmstat.e[i].name, "allocstall_", strlen("allocstall_")) == 0) {
+                                sum += obs->vmstat.e[i].value;
+                                any = true;
+                        }
+        if (any)
+                emit_u64(o, M_RECLAIM_STALLS, sum);
+}
+
+static void render_thp(Out *o, const Snapshot *s)
+{
+        static const struct {
+                MetricId id;
+                const char *mthp;  /* per-size stats file */
+                const char *vmstat; /* PMD-size fallback, NULL = none */
+        } fams[] = {
+                { M_THP_FAULT_ALLOC, "anon_fault_alloc", "thp_fault_alloc" },
+                { M_THP_FAULT_FALLBACK, "anon_fault_fallback", "thp_fault_fallback" },
+                { M_THP_FAULT_FALLBACK_CHARGE, "anon_fault_fallback_charge", "thp_fault_fallback_charge" },
+                { M_THP_SHMEM_ALLOC, "shmem_alloc", NULL },
+                { M_THP_SHMEM_FALLBACK, "shmem_fallback", NULL },
+        };
+        const Observation *obs = s->obs;
+        const ThpInfo *t = &obs->thp;
+        bool mthp = (obs->have & OBS_MASK(OBS_THP)) && t->n_sizes > 0;
+        char sb[24];
+        uint64_t v;
+
+        if (!mthp) {
+                uint64_t pmd = t->hpage_pmd_size;
+
+                if (!(obs->have & OBS_MASK(OBS_THP)) || pmd == 0)
+                        pmd = (uint64_t) (s->assessment->page_size ? s->assessment->page_size : obs->page_size)
+                              << s->assessment->hpage_order;
+                snprintf(sb, sizeof(sb), "%" PRIu64 "kB", pmd / 1024);
+        }
+        for (unsigned f = 0; f < ELEMENTSOF(fams); f++) {
+                if (mthp) {
+                        for (unsigned i = 0; i < t->n_sizes && i < FRAGD_MAX_THP_SIZES; i++) {
+                                if (!thp_stat_get(&t->sizes[i], fams[f].mthp, &v))
+                                        continue;
+                                snprintf(sb, sizeof(sb), "%ukB", t->sizes[i].size_kb);
+                                emit_u64(o, fams[f].id, v, sb);
+                        }
+                } else if (fams[f].vmstat && vm_get(obs, fams[f].vmstat, &v))
+                        emit_u64(o, fams[f].id, v, sb);
+        }
+        if (vm_get(obs, "thp_collapse_alloc", &v))
+                emit_u64(o, M_THP_COLLAPSE_ALLOC, v);
+        if (vm_get(obs, "thp_collapse_alloc_failed", &v))
+                emit_u64(o, M_THP_COLLAPSE_ALLOC_FAILED, v);
+}
+
+static void render_psi(Out *o, const Snapshot *s)
+{
+        const PsiStats *p = &s->obs->psi_memory;
+
+        if (!(s->obs->have & OBS_MASK(OBS_PSI_MEMORY)))
+                return;
+        if (p->some.present)
+                emit_double(o, M_PSI_STALLED, usec_to_sec(p->some.total_usec), "some");
+        if (p->full.present)
+                emit_double(o, M_PSI_STALLED, usec_to_sec(p->full.total_usec), "full");
+        if (p->some.present)
+                emit_double(o, M_PSI_AVG10, p->some.avg10_permyriad / 10000.0, "some");
+        if (p->full.present)
+                emit_double(o, M_PSI_AVG10, p->full.avg10_permyriad / 10000.0, "full");
+}
+
+static void render_cgroups(Out *o, const Snapshot *s)
+{
+        const CgroupView *cg = s->cgroups;
+        unsigned n = s->n_cgroups;
+
+        for (unsigned i = 0; i < n; i++)
+                emit_u64(o, M_CGROUP_PRESENT, cg[i].present, cg[i].name);
+        for (unsigned i = 0; i < n; i++)
+                if (cg[i].have_psi) {
+                        emit_double(o, M_CGROUP_PSI_STALLED, usec_to_sec(cg[i].psi_some_usec), cg[i].name, "some");
+                        emit_double(o, M_CGROUP_PSI_STALLED, usec_to_sec(cg[i].psi_full_usec), cg[i].name, "full");
+                }
+        for (unsigned i = 0; i < n; i++)
+                if (cg[i].have_thp) {
+                        emit_u64(o, M_CGROUP_THP, cg[i].anon_thp_bytes, cg[i].name, "anon");
+                        emit_u64(o, M_CGROUP_THP, cg[i].file_thp_bytes, cg[i].name, "file");
+                        emit_u64(o, M_CGROUP_THP, cg[i].shmem_thp_bytes, cg[i].name, "shmem");
+                }
+        for (unsigned i = 0; i < n; i++)
+                if (cg[i].have_delay) {
+                        emit_double(o, M_CGROUP_DELAY, cg[i].compact_delay_ns / 1e9, cg[i].name, "compact");
+                        emit_double(o, M_CGROUP_DELAY, cg[i].reclaim_delay_ns / 1e9, cg[i].name, "reclaim");
+                        emit_double(o, M_CGROUP_DELAY, cg[i].thrashing_delay_ns / 1e9, cg[i].name, "thrashing");
+                }
+        for (unsigned i = 0; i < n; i++)
+                if (cg[i].have_delay) {
+                        emit_u64(o, M_CGROUP_DELAYS, cg[i].compact_count, cg[i].name, "compact");
+                        emit_u64(o, M_CGROUP_DELAYS, cg[i].reclaim_count, cg[i].name, "reclaim");
+                        emit_u64(o, M_CGROUP_DELAYS, cg[i].thrashing_count, cg[i].name, "thrashing");
+                }
+        for (unsigned i = 0; i < n; i++)
+                if (cg[i].mechanism)
+                        emit_u64(o, M_CGROUP_THP_MECHANISM, 1, cg[i].name, cg[i].mechanism);
+}
+
+int metrics_render(const Snapshot *s, FILE *f)
+{
+        Out o = { .f = f, .cur = -1 };
+        int r;
+
+        r = validate(s);
+        if (r < 0)
+                return r;
+        render_health(&o, s);
+        render_knobs(&o, s);
+        render_free(&o, s);
+        render_compaction(&o, s);
+        render_thp(&o, s);
+        render_psi(&o, s);
+        render_cgroups(&o, s);
+        if (fflush(f) != 0 || ferror(f))
+                return -EIO;
+        return 0;
+}
+
+int metrics_render_alloc(const Snapshot *s, char **ret_buf, size_t *ret_len)
+{
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f;
+        int r;
+
+        f = open_memstream(&buf, &len);
+        if (!f)
+                return negative_errno();
+        r = metrics_render(s, f);
+        if (fclose(f) != 0 && r >= 0)
+                r = -EIO;
+        if (r < 0) {
+                free(buf);
+                return r;
+        }
+        *ret_buf = buf;
+        if (ret_len)
+                *ret_len = len;
+        return 0;
+}
+
+/* ---- the textfile ---------------------------------------------------------- */
+
+int metrics_dir_open(int root_fd, const char *path)
+{
+        if (!path || !*path)
+                return -EINVAL;
+        return root_openat(root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
+}
+
+int metrics_write(int dirfd, const char *dir_path_for_messages, const Snapshot *s)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        int r;
+
+        if (dirfd < 0)
+                return dirfd < -1 ? dirfd : -EBADF;
+        r = metrics_render_alloc(s, &buf, &len);
+        if (r < 0)
+                return r;
+        return write_file_atomic_at(dirfd, FRAGD_METRICS_FILE, buf, len, 0644);
+}
+
+int metrics_writer_write(MetricsWriter *w, int dirfd, const char *dir_path, const Snapshot *s)
+{
+        int r = metrics_write(dirfd, dir_path, s);
+
+        w->n_writes++;
+        if (r < 0) {
+                w->n_failures++;
+                if (r != w->last_r)
+                        log_warning_errno(r, "Failed to write metrics to '%s/%s': %m, ignoring",
+                                          dir_path ? dir_path : "?", FRAGD_METRICS_FILE);
+        } else if (w->last_r < 0)
+                log_info("Metrics written to '%s/%s' again", dir_path ? dir_path : "?", FRAGD_METRICS_FILE);
+        w->last_r = r;
+        return r;
+}
+
+int metrics_writer_write_path(MetricsWriter *w, int root_fd, const char *dir_path, const Snapshot *s)
+{
+        _cleanup_close_ int dfd = -1;
+
+        if (!dir_path || !*dir_path)
+                return 0;
+        dfd = metrics_dir_open(root_fd, dir_path);
+        return metrics_writer_write(w, dfd, dir_path, s);
+}

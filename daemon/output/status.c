@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The state file for `fragd status`; format in daemon/output/status.h. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "core/parse-util.h"
+#include "knobs/knob-internal.h"
+#include "knobs/knob.h"
+#include "output/status.h"
+
+#define STATUS_MAGIC "fragd-status 1"
+
+static void put_clean(FILE *f, const char *s, size_t max)
+{
+        for (size_t i = 0; s[i] && i < max; i++) {
+                unsigned char c = (unsigned char) s[i];
+
+                fputc(c < 0x20 || c == 0x7f ? ' ' : (int) c, f);
+        }
+}
+
+static const char *errno_name(int err)
+{
+        const char *n = strerrorname_np(abs(err));
+
+        return n ?: "EUNKNOWN";
+}
+
+static void put_field(FILE *f, const char *s)
+{
+        fputc('\t', f);
+        put_clean(f, s && *s ? s : "-", 256);
+}
+
+int status_write(const KnobRegistry *reg, const char *const *decisions, size_t n_decisions,
+                 const StatusCgroup *cgroups, size_t n_cgroups)
+{
+        return status_write_info(reg, NULL, 0, decisions, n_decisions, cgroups, n_cgroups);
+}
+
+int status_write_info(const KnobRegistry *reg, const char *const *info, size_t n_info,
+                      const char *const *decisions, size_t n_decisions, const StatusCgroup *cgroups,
+                      size_t n_cgroups)
+{
+        const Root *root = knob_registry_root(reg);
+        _cleanup_free_ char *buf = NULL;
+        char path[FRAGD_PATH_MAX + 16];
+        size_t len = 0, first;
+        pid_t pid = getpid();
+        FILE *f;
+        int r;
+
+        r = snprintf(path, sizeof(path), "%s/status", knob_registry_runtime_dir(reg));
+        if (r < 0 || (size_t) r >= sizeof(path))
+                return -ENAMETOOLONG;
+        f = open_memstream(&buf, &len);
+        if (!f)
+                return -ENOMEM;
+        fprintf(f, "%s\npid %d %" PRIu64 "\nupdated %" PRIu64 "\nownership %s\nops %s\n", STATUS_MAGIC, (int) pid,
+                pid_starttime(pid), knob_now_realtime_usec(),
+                knob_registry_ownership(reg) == OWNERSHIP_REASSERT ? "reassert" : "respect",
+                knob_registry_ops(reg)->name);
+        for (size_t i = 0; i < n_info; i++) {
+                fputs("info\t", f);
+                for (const char *c = info[i]; *c; c++)
+                        fputc((unsigned char) *c < 0x20 ? ' ' : *c, f);
+                fputc('\n', f);
+        }
+        for (size_t i = 0; i < knob_count(reg); i++) {
+                KnobInfo ki;
+
+                if (knob_info(reg, i, &ki) < 0)
+                        continue;
+                if (ki.owned)
+                        fprintf(f, "owned\t%s\t%s\t%s\t%" PRIu64 "\n", ki.name, ki.original, ki.last_written,
+                                ki.first_touch_usec);
+                else if (ki.yielded)
+                        fprintf(f, "yielded\t%s\t%s\t%s\t%" PRIu64 "\n", ki.name, ki.original, ki.external,
+                                ki.first_touch_usec);
+                if (ki.disabled)
+                        fprintf(f, "disabled\t%s\t%s\t%s\n", ki.name, errno_name(ki.disabled_error),
+                                strerror(abs(ki.disabled_error)));
+        }
+        for (size_t i = 0; i < n_cgroups && i < STATUS_CGROUPS_MAX; i++) {
+                const StatusCgroup *c = &cgroups[i];
+
+                fputs("cgroup", f);
+                put_field(f, c->path && c->path[0] ? c->path : "/");
+                put_field(f, c->present ? "present" : "absent");
+                put_field(f, c->mechanism);
+                put_field(f, c->effect);
+                put_field(f, c->stall);
+                fputc('\n', f);
+        }
+        first = n_decisions > STATUS_DECISIONS_MAX ? n_decisions - STATUS_DECISIONS_MAX : 0;
+        for (size_t i = first; i < n_decisions; i++) {
+                if (!decisions[i])
+                        continue;
+                fputs("decision\t", f);
+                put_clean(f, decisions[i], 512);
+                fputc('\n', f);
+        }
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        r = write_file_atomic_at(root->root_fd, path, buf, len, 0644);
+        if (r < 0)
+                return log_debug_errno(r, "Failed to write '%s/%s': %m", root->path, path);
+        return 0;
+}
+
+int knob_status_write(const KnobRegistry *reg, const char *const *decisions, size_t n_decisions)
+{
+        return status_write(reg, decisions, n_decisions, NULL, 0);
+}
+
+int knob_status_remove(const KnobRegistry *reg)
+{
+        char path[FRAGD_PATH_MAX + 16];
+        int r;
+
+        r = snprintf(path, sizeof(path), "%s/status", knob_registry_runtime_dir(reg));
+        if (r < 0 || (size_t) r >= sizeof(path))
+                return -ENAMETOOLONG;
+        r = unlink_file_at(knob_registry_root(reg)->root_fd, path);
+        return r == -ENOENT ? 0 : r;
+}
+
+/* ---- printing ------------------------------------------------------------ */
+
+/* fragd is not running: are knobs it changed still changed? Prints them from
+ * the knob journal (original, what fragd wrote, the value now) and what to
+ * do. -EUCLEAN when there is something to restore or a journal fragd could
+ * not read, else 0. */
+static int print_left_changed(const Root *root, const char *rt, FILE *out)
+{
+        _cleanup_free_ Journal *j = calloc(1, sizeof(*j));
+        char aside[FRAGD_PATH_MAX + 48];
+        const char *prefix = root->is_host ? "" : root->path;
+        int r, ret = 0;
+
+        if (!j)
+                return -ENOMEM;
+        r = knob_journal_read(root->root_fd, rt, j);
+        if (r >= 0 && j->pid > 0 && pid_is_alive(j->pid, j->starttime))
+                return 0; /* its owner lives: not left behind */
+        if (r >= 0 && j->n > 0) {
+                fprintf(out, "\nKnobs fragd changed and did not restore (journal '%s/%s/saved', pid %d):\n", prefix,
+                        rt, (int) j->pid);
+                fprintf(out, "  %-36s %-14s %-14s %s\n", "KNOB", "ORIGINAL", "FRAGD WROTE", "NOW");
+                for (unsigned i = 0; i < j->n; i++) {
+                        char now[KNOB_VALUE_MAX] = "?";
+                        Knob k;
+
+                        if (knob_init(&k, root, j->e[i].name, NULL) < 0 ||
+                            knob_read_normalized(&knob_ops_real, &k, now, sizeof(now)) < 0)
+                                snprintf(now, sizeof(now), "(unreadable)");
+                        fprintf(out, "  %-36s %-14s %-14s %s\n", j->e[i].name, j->e[i].original,
+                                j->e[i].last_written, now);
+                }
+                ret = -EUCLEAN;
+        }
+        if ((r >= 0 && j->n_invalid > 0) || (r < 0 && r != -ENOENT)) {
+                fprintf(out, "\nThe knob journal '%s/%s/saved' cannot be fully read (%s): knobs may be left "
+                        "changed.\n",
+                        prefix, rt, r < 0 ? strerror(-r) : "malformed lines");
+                ret = -EUCLEAN;
+        }
+        if (knob_journal_find_aside(root->root_fd, rt, aside, sizeof(aside)) > 0) {
+                fprintf(out, "\n'%s/%s' holds a journal fragd could not read: the knobs it names may still "
+                        "have fragd's values. Put them back by hand, then remove the file (fragd does not start "
+                        "while it exists).\n",
+                        prefix, aside);
+                ret = -EUCLEAN;
+        }
+        if (ret < 0 && r != -ENOENT)
+                fprintf(out, "Run 'fragd --restore%s%s' to put back what the journal holds.\n",
+                        root->is_host ? "" : " --root ", prefix);
+        return ret;
+}
+
+static void fmt_time(uint64_t usec, char *buf, size_t size)
+{
+        time_t t = (time_t) (usec / USEC_PER_SEC);
+        struct tm tm;
+
+        if (usec == 0 || !localtime_r(&t, &tm) || strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+                snprintf(buf, size, "-");
+}
+
+/* Splits a line at tabs into up to max fields (NUL-terminating in place). */
+static size_t split_tabs(char *line, char **fields, size_t max)
+{
+        size_t n = 0;
+
+        while (n < max) {
+                char *tab = strchr(line, '\t');
+
+                fields[n++] = line;
+                if (!tab)
+                        break;
+                *tab = '\0';
+                line = tab + 1;
+        }
+        return n;
+}
+
+int status_print(const Root *root, const char *runtime_dir, FILE *out)
+{
+        _cleanup_free_ char *buf = NULL;
+        char rt[FRAGD_PATH_MAX], path[FRAGD_PATH_MAX + 16], when[32];
+        unsigned long long pid = 0, starttime = 0, updated = 0;
+        char ownership[16] = "?", ops[16] = "?";
+        size_t len;
+        unsigned n_owned = 0, n_yielded = 0, n_disabled = 0, n_cgroups = 0, n_decisions = 0;
+        int r;
+
+        r = knob_runtime_dir_relative(runtime_dir, rt, sizeof(rt));
+        if (r < 0)
+                return r;
+        snprintf(path, sizeof(path), "%s/status", rt);
+        r = read_file_alloc_at_full(root->root_fd, path, ROOT_OWN_FILE, &buf, &len);
+        if (r == -ENOENT) {
+                fprintf(out, "fragd is not running (no state in '%s%s%s').\n", root->path,
+                        root->is_host ? "" : "/", path);
+                r = print_left_changed(root, rt, out);
+                return r < 0 ? r : -ENOENT;
+        }
+        if (r < 0) {
+                fprintf(out, "fragd status: cannot read '%s/%s': %s\n", root->path, path, strerror(-r));
+                return r;
+        }
+        if (strlen(buf) != len || strncmp(buf, STATUS_MAGIC "\n", strlen(STATUS_MAGIC) + 1) != 0) {
+                fprintf(out, "fragd status: '%s/%s' is not a fragd status file.\n", root->path, path);
+                return -EBADMSG;
+        }
+
+        /* first pass: the header lines and the counts */
+        for (char *p = buf; p && *p;) {
+                char *nl = strchr(p, '\n');
+
+                if (nl)
+                        *nl = '\0';
+                if (sscanf(p, "pid %llu %llu", &pid, &starttime) >= 1 ||
+                    sscanf(p, "updated %llu", &updated) == 1 || sscanf(p, "ownership %15s", ownership) == 1 ||
+                    sscanf(p, "ops %15s", ops) == 1)
+                        ;
+                else if (strncmp(p, "owned\t", 6) == 0)
+                        n_owned++;
+                else if (strncmp(p, "yielded\t", 8) == 0)
+                        n_yielded++;
+                else if (strncmp(p, "disabled\t", 9) == 0)
+                        n_disabled++;
+                else if (strncmp(p, "cgroup\t", 7) == 0)
+                        n_cgroups++;
+                else if (strncmp(p, "decision\t", 9) == 0)
+                        n_decisions++;
+                if (nl)
+                        *nl = '\n';
+                p = nl ? nl + 1 : NULL;
+        }
+        fmt_time(updated, when, sizeof(when));
+        if (pid == 0 || pid > INT32_MAX || !pid_is_alive((pid_t) pid, starttime)) {
+                fprintf(out, "fragd is not running (stale state left by pid %llu, last updated %s: it did not "
+                        "stop cleanly).\n",
+                        pid, when);
+                r = print_left_changed(root, rt, out);
+                return r < 0 ? r : -ESRCH;
+        }
+        fprintf(out, "fragd is running (pid %llu), state updated %s.\n", pid, when);
+        fprintf(out, "Ownership: %s. Writes: %s.\n", ownership,
+                strcmp(ops, "dryrun") == 0 ? "dry run (nothing is written)" : ops);
+        for (char *p = buf; p && *p;) {
+                char *nl = strchr(p, '\n');
+
+                if (strncmp(p, "info\t", 5) == 0)
+                        fprintf(out, "%.*s\n", (int) ((nl ? nl : p + strlen(p)) - p - 5), p + 5);
+                p = nl ? nl + 1 : NULL;
+        }
+
+        /* second pass: the tables (only the lines kept whole) */
+        {
+                static const struct {
+                        const char *tag;
+                        const char *title;
+                } sections[] = {
+                        { "owned", "Owned knobs (restored on stop):" },
+                        { "yielded", "Yielded knobs (changed by someone else; left alone until restart):" },
+                        { "disabled", "Disabled knobs:" },
+                        { "cgroup", "Watched cgroups (THP mechanism in effect, stalls):" },
+                        { "decision", "Recent decisions (newest last):" },
+                };
+                unsigned counts[] = { n_owned, n_yielded, n_disabled, n_cgroups, n_decisions };
+
+                for (size_t s = 0; s < ELEMENTSOF(sections); s++) {
+                        char *p = buf;
+                        size_t taglen = strlen(sections[s].tag);
+
+                        if (counts[s] == 0) {
+                                if (s == 0)
+                                        fprintf(out, "\nOwned knobs: none (every knob has its original value).\n");
+                                continue;
+                        }
+                        fprintf(out, "\n%s\n", sections[s].title);
+                        if (s == 0)
+                                fprintf(out, "  %-36s %-14s %-14s %s\n", "KNOB", "ORIGINAL", "CURRENT", "SINCE");
+                        else if (s == 1)
+                                fprintf(out, "  %-36s %-14s %-14s %s\n", "KNOB", "ORIGINAL", "NOW", "SINCE");
+                        while (p && *p) {
+                                char *nl = strchr(p, '\n'), *f[8];
+                                char copy[1024];
+                                size_t n;
+
+                                if (nl)
+                                        *nl = '\0';
+                                if (strncmp(p, sections[s].tag, taglen) == 0 && p[taglen] == '\t') {
+                                        snprintf(copy, sizeof(copy), "%s", p + taglen + 1);
+                                        n = split_tabs(copy, f, ELEMENTSOF(f));
+                                        if (s <= 1 && n >= 4) {
+                                                char since[32];
+
+                                                fmt_time(strtoull(f[3], NULL, 10), since, sizeof(since));
+                                                fprintf(out, "  %-36s %-14s %-14s %s\n", f[0], f[1], f[2], since);
+                                        } else if (s == 2 && n >= 3)
+                                                fprintf(out, "  %-36s %s (%s)\n", f[0], f[2], f[1]);
+                                        else if (s == 3 && n >= 5) {
+                                                if (strcmp(f[1], "present") == 0)
+                                                        fprintf(out, "  %s: present, THP via %s (%s)\n    %s\n",
+                                                                f[0], f[2], f[3], f[4]);
+                                                else
+                                                        fprintf(out, "  %s: %s\n", f[0], f[1]);
+                                        } else if (s == 4)
+                                                fprintf(out, "  %s\n", f[0]);
+                                }
+                                if (nl)
+                                        *nl = '\n';
+                                p = nl ? nl + 1 : NULL;
+                        }
+                }
+        }
+        return 0;
+}

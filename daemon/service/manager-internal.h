@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* The daemon's state, shared by manager.c (event loop, tick, outputs,
+ * configuration) and manager-workload.c (watched cgroups). Private to them. */
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <string.h>
+#include <linux/magic.h>
+#include <sys/epoll.h>
+#include <sys/vfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+
+#include "config/config.h"
+#include "core/log.h"
+#include "fragd/metrics.h"
+#include "fragd/obs.h"
+#include "fragd/policy.h"
+#include "knobs/compact-worker.h"
+#include "knobs/knob.h"
+#include "output/exporter.h"
+#include "output/snapshot.h"
+#include "output/status.h"
+#include "output/workload-view.h"
+#include "service/learned-store.h"
+#include "service/manager.h"
+#include "service/observe-log.h"
+#include "sources/psi-trigger.h"
+#include "workload/taskstats.h"
+#include "workload/workload.h"
+
+#define RECENT_MAX 32
+#define RECENT_LEN 400
+#define MIN_TICK_GAP_USEC (1 * USEC_PER_SEC) /* PSI events never tick faster */
+
+typedef struct WorkloadPsiSlot {
+        Manager *manager;
+        unsigned index;          /* the workload's cgroup index */
+        sd_event_source *source; /* on workload_psi_fd(w, index), or NULL */
+} WorkloadPsiSlot;
+
+struct Manager {
+        FragdArgs args;
+        Root *root;
+        FragdConfig cfg;
+        ConfigSources *sources;
+        InstanceProbe probe;
+        bool dry_run;
+
+        sd_event *event;
+        sd_event_source *timer, *psi_source, *worker_source;
+        sd_event_source *sig_term, *sig_int, *sig_hup;
+        int psi_fd;
+
+        KnobRegistry *knobs;
+        CompactWorker *worker;
+
+        Workload *workload;      /* NULL: no watched cgroup */
+        WorkloadPsiSlot wl_psi[FRAGD_MAX_CGROUPS];
+        sd_event_source *wl_taskstats_source, *wl_proc_events_source, *wl_collapse_source;
+        unsigned n_wl_views;     /* this tick's views; paths point into workload */
+        CgroupWorkloadView wl_views[FRAGD_MAX_CGROUPS];
+        uint32_t wl_over_budget; /* bit i: cgroup i over its stall budget (for logging changes) */
+
+        Observation *cur, *prev;
+        bool have_prev;
+        Assessment *a;
+        PolicyState *pstate;
+        Decision *d;
+        bool have_baseline[_LEVER_MAX];
+        int64_t baseline[_LEVER_MAX];
+
+        usec_t last_tick_usec, last_pagetype_usec, last_thp_full_usec;
+        usec_t last_pressure_usec;   /* the last PSI event (system or cgroup) */
+        usec_t last_output_usec;     /* textfile, status file, sd_notify STATUS */
+        bool outputs_due;            /* a change since: write them at this tick */
+        usec_t tick_interval_usec;   /* the timer's current interval */
+        bool watching;               /* on active_interval (manager_next_interval()) */
+        uint64_t n_ticks;
+        bool ready;
+        bool source_failing;
+        unsigned held_unmeasured; /* Assessment.unmeasured of the last decision: said once */
+        ObsLogState obs_log; /* sources missing and problems, as last logged */
+
+        MetricsWriter mw;
+        int textfile_fd;
+        ActionCounter actions[SNAPSHOT_MAX_ACTIONS];
+        unsigned n_actions;
+        uint64_t errors[_HEALTH_ERR_MAX];
+        usec_t tick_duration_usec;
+
+        /* the learned reserve's state file (manager-learned.c): what it
+         * holds as PolicyState's peak, bytes, monotonic time, age before it */
+        bool learned_restored;       /* the first tick looked at the file */
+        uint64_t learned_synced_bytes;
+        usec_t learned_synced_usec, learned_synced_before_usec;
+        usec_t learned_write_usec;   /* the last write or removal; 0 = none */
+        bool learned_write_failing;
+        char machine_id[MACHINE_ID_LEN + 1]; /* "" = unknown */
+
+        char recent[RECENT_MAX][RECENT_LEN];
+        unsigned n_recent, recent_head;
+        char last_action[RECENT_LEN];
+};
+
+int manager_tick_on_pressure(Manager *m);
+int manager_workload_start(Manager *m);
+void manager_workload_stop(Manager *m);
+void manager_workload_assess(Manager *m, usec_t now);
+bool manager_workload_config_changed(const FragdConfig *a, const FragdConfig *b);
+void manager_delayacct_apply(Manager *m, usec_t now);
+/* manager-learned.c: once, at the first tick before the first decide */
+void manager_learned_restore(Manager *m, usec_t now);
+/* after policy_state_update(), and with stopping at the end */
+void manager_learned_sync(Manager *m, usec_t now, bool stopping);
+/* the status file's line; false when nothing is learned */
+bool manager_learned_status(const Manager *m, usec_t now, char *buf, size_t size);

@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The daemon's watched cgroups: per-cgroup PSI trigger sources, taskstats,
+ * proc connector and collapse-worker sources, the per-tick workload step that
+ * fills Assessment.workloads, and the opt-in delay accounting. Split from
+ * manager.c. */
+
+#include "service/manager-internal.h"
+
+/* ---- workloads ----------------------------------------------------------------------- */
+
+static const char *workload_path(const Manager *m, unsigned i)
+{
+        const char *p = i < m->n_wl_views ? m->wl_views[i].path : NULL;
+
+        return !p ? "?" : *p ? p : "/";
+}
+
+/* Drops the event source first, then lets the workload close the fd. */
+static void workload_psi_drop(Manager *m, unsigned i)
+{
+        m->wl_psi[i].source = sd_event_source_disable_unref(m->wl_psi[i].source);
+        workload_release_psi(m->workload, i);
+}
+
+static int on_workload_psi(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        WorkloadPsiSlot *slot = userdata;
+        Manager *m = slot->manager;
+        int r;
+
+        r = workload_on_psi(m->workload, slot->index, revents);
+        if (r == -ENODEV) {
+                /* the cgroup is gone: the next tick's refresh picks it up again */
+                workload_psi_drop(m, slot->index);
+                return 0;
+        }
+        if (r <= 0)
+                return 0;
+        log_debug("memory pressure event in cgroup '%s'", workload_path(m, slot->index));
+        return manager_tick_on_pressure(m);
+}
+
+static void workload_psi_add(Manager *m, unsigned i)
+{
+        WorkloadPsiSlot *slot = &m->wl_psi[i];
+        int fd = workload_psi_fd(m->workload, i), r;
+
+        if (fd < 0)
+                return;
+        slot->source = sd_event_source_disable_unref(slot->source);
+        r = sd_event_add_io(m->event, &slot->source, fd, EPOLLPRI, on_workload_psi, slot);
+        if (r < 0) {
+                slot->source = NULL;
+                log_warning_errno(r, "Cannot watch the PSI trigger of cgroup '%s' (%m); its pressure is read "
+                                  "every tick instead", workload_path(m, i));
+        }
+}
+
+static int on_workload_taskstats(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        Manager *m = userdata;
+        int r = workload_on_taskstats(m->workload);
+
+        if (r < 0 && r != -EAGAIN && r != -EINTR) {
+                log_warning_errno(r, "The taskstats exit listener failed (%m); exited processes are found by "
+                                  "queries from now on");
+                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+        }
+        return 0;
+}
+
+static int on_workload_proc_events(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        Manager *m = userdata;
+        int r = workload_on_proc_events(m->workload);
+
+        if (r < 0 && r != -EAGAIN && r != -EINTR) {
+                log_warning_errno(r, "The proc connector failed (%m); membership comes from cgroup.procs scans "
+                                  "from now on");
+                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+        }
+        return 0;
+}
+
+static int on_workload_collapse(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        Manager *m = userdata;
+
+        (void) workload_on_collapse(m->workload);
+        return 0;
+}
+
+static void workload_add_io(Manager *m, sd_event_source **ret, int fd, sd_event_io_handler_t cb, const char *what)
+{
+        int r;
+
+        if (fd < 0)
+                return;
+        r = sd_event_add_io(m->event, ret, fd, EPOLLIN, cb, m);
+        if (r < 0) {
+                *ret = NULL;
+                log_warning_errno(r, "Cannot watch the %s: %m, ignoring", what);
+        }
+}
+
+/* Every source on the workload's fds, then the workload (and its fds). */
+void manager_workload_stop(Manager *m)
+{
+        if (!m->workload)
+                return;
+        for (unsigned i = 0; i < ELEMENTSOF(m->wl_psi); i++)
+                m->wl_psi[i].source = sd_event_source_disable_unref(m->wl_psi[i].source);
+        m->wl_taskstats_source = sd_event_source_disable_unref(m->wl_taskstats_source);
+        m->wl_proc_events_source = sd_event_source_disable_unref(m->wl_proc_events_source);
+        m->wl_collapse_source = sd_event_source_disable_unref(m->wl_collapse_source);
+        m->workload = workload_free(m->workload);
+        m->n_wl_views = 0;
+        m->wl_over_budget = 0;
+}
+
+int manager_workload_start(Manager *m)
+{
+        WorkloadOptions opt = WORKLOAD_OPTIONS_DEFAULT;
+        _cleanup_free_ FragdConfig *wcfg = NULL;
+        WorkloadGlobalView g;
+        int r;
+
+        if (!workload_configured(&m->cfg))
+                return 0;
+        wcfg = malloc(sizeof(*wcfg));
+        if (!wcfg)
+                return log_error_errno(-ENOMEM, "Cannot set up the watched cgroups: %m");
+        *wcfg = m->cfg;
+        if (!m->root->is_host) {
+                /* a trigger is written into memory.pressure: only ever into a
+                 * real cgroup2 file, never into the plain copies of a --root
+                 * tree (as psi_open() for /proc/pressure/memory) */
+                wcfg->daemon.psi_trigger_threshold_usec = 0;
+                for (unsigned i = 0; i < wcfg->n_cgroups; i++)
+                        wcfg->cgroups[i].psi_trigger_threshold_usec = 0;
+        }
+        /* collapse goes through pidfd_open() of host pids: never for the
+         * pids of a --root tree */
+        opt.dry_run = m->dry_run || !m->root->is_host;
+        r = workload_new(m->root, wcfg, &opt, &m->workload);
+        if (r < 0)
+                return log_warning_errno(r, "Cannot set up the watched cgroups (%m); running without them");
+        for (unsigned i = 0; i < ELEMENTSOF(m->wl_psi); i++)
+                m->wl_psi[i] = (WorkloadPsiSlot) { .manager = m, .index = i };
+        /* per-cgroup PSI sources come with the first tick (psi_appeared) */
+        workload_add_io(m, &m->wl_taskstats_source, workload_taskstats_fd(m->workload), on_workload_taskstats,
+                        "taskstats exit listener");
+        workload_add_io(m, &m->wl_proc_events_source, workload_proc_events_fd(m->workload),
+                        on_workload_proc_events, "proc connector");
+        workload_add_io(m, &m->wl_collapse_source, workload_collapse_fd(m->workload), on_workload_collapse,
+                        "collapse worker");
+        workload_global_view(m->workload, &g);
+        log_info("Watching %u cgroup(s); stall attribution: %s", workload_n_cgroups(m->workload),
+                 workload_attribution_name(g.attribution));
+        return 0;
+}
+
+static void workload_log_budget(Manager *m, uint32_t over)
+{
+        for (unsigned i = 0; i < m->n_wl_views; i++) {
+                const CgroupWorkloadView *v = &m->wl_views[i];
+                bool now_over = over & (1u << i), was_over = m->wl_over_budget & (1u << i);
+
+                if (now_over && !was_over)
+                        log_notice("cgroup '%s' is over its stall budget: %" PRIu64 " ms direct compaction and "
+                                   "reclaim in the last minute (budget %" PRIu64 " ms)", workload_path(m, i),
+                                   v->minute.budgeted_usec / USEC_PER_MSEC, v->minute.budget_usec / USEC_PER_MSEC);
+                else if (!now_over && was_over)
+                        log_info("cgroup '%s' is back within its stall budget", workload_path(m, i));
+        }
+        m->wl_over_budget = over;
+}
+
+/* Per tick, after assess() and before policy_decide(): the workload's own
+ * tick, its PSI sources, this tick's views and Assessment.workloads[]. */
+void manager_workload_assess(Manager *m, usec_t now)
+{
+        WorkloadTickResult res = {};
+        bool host_calm;
+        unsigned n;
+        int r;
+
+        if (!m->workload)
+                return;
+        /* calm: low pressure now, and the reserve met at the last decision */
+        host_calm = m->n_ticks > 0 && m->d->eval.targets_met &&
+                    m->a->psi_some_avg10_permyriad < m->cfg.policy.calm_psi_some_permyriad;
+        r = workload_tick(m->workload, now, host_calm, &res);
+        if (r < 0)
+                log_debug_errno(r, "Workload tick failed: %m");
+        n = MIN(workload_n_cgroups(m->workload), (unsigned) FRAGD_MAX_CGROUPS);
+        for (unsigned i = 0; i < n; i++) {
+                if (res.psi_vanished & (1u << i))
+                        workload_psi_drop(m, i);
+                if (res.psi_appeared & (1u << i))
+                        workload_psi_add(m, i);
+        }
+        m->n_wl_views = 0;
+        for (unsigned i = 0; i < n; i++)
+                if (workload_view(m->workload, i, &m->wl_views[m->n_wl_views]) >= 0)
+                        m->n_wl_views++;
+        m->a->n_workloads = workload_stalls_fill(m->wl_views, m->n_wl_views, m->a->workloads,
+                                                 ASSESSMENT_MAX_WORKLOADS);
+        workload_log_budget(m, res.over_budget);
+}
+
+static bool cgroup_config_equal(const CgroupConfig *a, const CgroupConfig *b)
+{
+        return strcmp(a->path, b->path) == 0 && a->watch == b->watch && a->thp == b->thp &&
+               a->collapse == b->collapse && a->stall_budget_usec == b->stall_budget_usec &&
+               a->collapse_cpu_budget_usec == b->collapse_cpu_budget_usec &&
+               a->collapse_max_bytes_per_tick == b->collapse_max_bytes_per_tick &&
+               a->psi_trigger_threshold_usec == b->psi_trigger_threshold_usec &&
+               a->psi_trigger_window_usec == b->psi_trigger_window_usec;
+}
+
+/* Does a reload change what workload_new() was given? */
+bool manager_workload_config_changed(const FragdConfig *a, const FragdConfig *b)
+{
+        if (a->n_cgroups != b->n_cgroups || a->daemon.enable_delayacct != b->daemon.enable_delayacct ||
+            a->daemon.psi_trigger_threshold_usec != b->daemon.psi_trigger_threshold_usec ||
+            a->daemon.psi_trigger_window_usec != b->daemon.psi_trigger_window_usec)
+                return true;
+        for (unsigned i = 0; i < a->n_cgroups; i++)
+                if (!cgroup_config_equal(&a->cgroups[i], &b->cgroups[i]))
+                        return true;
+        return false;
+}
+
+/* enable_delayacct=yes and kernel.task_delayacct=0: turn it on through the
+ * knob registry (journaled, restored on stop). With enable_delayacct=no the
+ * workload says once that attribution is unavailable and how to get it. */
+void manager_delayacct_apply(Manager *m, usec_t now)
+{
+        int v, r;
+
+        if (!m->cfg.daemon.enable_delayacct)
+                return;
+        r = delayacct_read(m->root, &v);
+        if (r == -ENOENT) {
+                log_info("enable_delayacct=yes, but there is no kernel.task_delayacct (kernels before 5.14 "
+                         "collect delays when booted with delayacct)");
+                return;
+        }
+        if (r < 0 || v != 0)
+                return;
+        r = knob_set(m->knobs, "kernel.task_delayacct", "1", now);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot set kernel.task_delayacct=1 (%m): per-cgroup stall attribution "
+                                  "stays unavailable");
+                return;
+        }
+        log_info("%skernel.task_delayacct 0 -> 1 (enable_delayacct=yes; restored on stop): delays are "
+                 "collected from now on, tasks started before now are not covered", m->dry_run ? "dry run: " : "");
+}

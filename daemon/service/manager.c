@@ -1,0 +1,882 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The daemon. Each tick runs sources -> assess -> workloads -> policy ->
+ * knobs -> outputs; a tick comes from the interval timer or, sooner, from the
+ * PSI trigger on /proc/pressure/memory or on a watched cgroup's
+ * memory.pressure. Signals: SIGTERM/SIGINT restore and exit, SIGHUP reloads
+ * the configuration (all of it or none).
+ *
+ * Workloads (daemon/workload/workload.h) exist only when a [cgroup "..."]
+ * section is watched: a host without one opens no netlink socket. The
+ * Workload owns every fd (per-cgroup PSI triggers, taskstats, proc
+ * connector, collapse worker); the manager owns the sd-event sources on
+ * them and always drops a source before the Workload closes its fd
+ * (workload_release_psi(), workload_free()). That wiring is in
+ * manager-workload.c; the shared state is in manager-internal.h.
+ *
+ * The learned THP reserve outlives the process in <state_dir>/learned:
+ * manager-learned.c re-instates it in the first tick (before the first
+ * decide), writes it after a state update that changed it, and at stop. */
+
+#include "service/manager-internal.h"
+
+Manager *manager_free(Manager *m);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
+
+Manager *manager_free(Manager *m)
+{
+        if (!m)
+                return NULL;
+        manager_workload_stop(m); /* its sources, then its fds */
+        sd_event_source_disable_unref(m->timer);
+        sd_event_source_disable_unref(m->psi_source);
+        sd_event_source_disable_unref(m->worker_source);
+        sd_event_source_disable_unref(m->sig_term);
+        sd_event_source_disable_unref(m->sig_int);
+        sd_event_source_disable_unref(m->sig_hup);
+        closep(&m->psi_fd);
+        closep(&m->textfile_fd);
+        compact_worker_free(m->worker);
+        knob_registry_free(m->knobs);
+        sd_event_unref(m->event);
+        root_free(m->root);
+        free(m->sources);
+        free(m->cur);
+        free(m->prev);
+        free(m->a);
+        free(m->pstate);
+        free(m->d);
+        free(m);
+        return NULL;
+}
+
+/* ---- levers <-> knobs ------------------------------------------------------ */
+
+static int lever_read(Manager *m, Lever l, int64_t *ret)
+{
+        const char *name = knob_lever_name(l);
+        char buf[KNOB_VALUE_MAX];
+        int r;
+
+        if (l != LEVER_THP_DEFRAG)
+                return knob_get_int(m->knobs, name, ret);
+        r = knob_get(m->knobs, name, buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        r = thp_defrag_from_name(buf);
+        if (r < 0)
+                return -EBADMSG;
+        *ret = r;
+        return 0;
+}
+
+static int lever_write(Manager *m, Lever l, int64_t v, usec_t now)
+{
+        const char *name = knob_lever_name(l);
+
+        if (l == LEVER_THP_DEFRAG) {
+                const char *s = thp_defrag_name((ThpDefragMode) v);
+                return s ? knob_set(m->knobs, name, s, now) : -EINVAL;
+        }
+        return knob_set_int(m->knobs, name, v, now);
+}
+
+static void lever_value_str(Lever l, int64_t v, char *buf, size_t n)
+{
+        const char *s;
+
+        if (l == LEVER_THP_DEFRAG && (s = thp_defrag_name((ThpDefragMode) v)))
+                snprintf(buf, n, "%s", s);
+        else
+                snprintf(buf, n, "%" PRId64, v);
+}
+
+static void levers_input(Manager *m, LeverInput in[_LEVER_MAX])
+{
+        for (unsigned l = 0; l < _LEVER_MAX; l++) {
+                const char *name = knob_lever_name((Lever) l);
+                KnobInfo info;
+                int64_t v;
+
+                in[l] = (LeverInput) {};
+                if (!m->cfg.policy.lever[l].enabled || knob_is_disabled(m->knobs, name))
+                        continue;
+                if (knob_find_info(m->knobs, name, &info) >= 0 && info.yielded)
+                        continue;
+                if (lever_read(m, (Lever) l, &v) < 0)
+                        continue;
+                if (!m->have_baseline[l]) {
+                        /* the kernel's own value: what we found, or what a
+                         * journal from an earlier fragd says was there */
+                        int64_t orig;
+                        char *end;
+
+                        m->baseline[l] = v;
+                        if (knob_find_info(m->knobs, name, &info) >= 0 && info.owned && info.original[0]) {
+                                if (l == LEVER_THP_DEFRAG) {
+                                        int r = thp_defrag_from_name(info.original);
+                                        if (r >= 0)
+                                                m->baseline[l] = r;
+                                } else if ((orig = strtoll(info.original, &end, 10)), *end == '\0')
+                                        m->baseline[l] = orig;
+                        }
+                        m->have_baseline[l] = true;
+                }
+                in[l].available = true;
+                in[l].current = v;
+                in[l].baseline = m->baseline[l];
+        }
+}
+
+/* ---- outputs ---------------------------------------------------------------- */
+
+static void action_count(Manager *m, const char *knob, ActionDirection dir, const char *reason)
+{
+        for (unsigned i = 0; i < m->n_actions; i++)
+                if (m->actions[i].direction == dir && strcmp(m->actions[i].knob, knob) == 0 &&
+                    strcmp(m->actions[i].reason, reason) == 0) {
+                        m->actions[i].count++;
+                        return;
+                }
+        if (m->n_actions < SNAPSHOT_MAX_ACTIONS)
+                m->actions[m->n_actions++] = (ActionCounter) { knob, dir, reason, 1 };
+}
+
+static void recent_add(Manager *m, const char *line)
+{
+        char ts[32];
+        time_t t = time(NULL);
+        struct tm tm;
+        char *slot = m->recent[(m->recent_head + m->n_recent) % RECENT_MAX];
+
+        strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", localtime_r(&t, &tm));
+        snprintf(slot, RECENT_LEN, "%s %s", ts, line);
+        m->outputs_due = true; /* a change shows in the textfile and status at once */
+        if (m->n_recent < RECENT_MAX)
+                m->n_recent++;
+        else
+                m->recent_head = (m->recent_head + 1) % RECENT_MAX;
+        snprintf(m->last_action, sizeof(m->last_action), "%s", line);
+}
+
+static void manager_status_write(Manager *m)
+{
+        const char *lines[RECENT_MAX];
+        StatusCgroup cg[FRAGD_MAX_CGROUPS];
+        char stall[FRAGD_MAX_CGROUPS][192];
+        unsigned n = 0;
+        int r;
+
+        for (unsigned i = 0; i < m->n_recent; i++)
+                lines[n++] = m->recent[(m->recent_head + i) % RECENT_MAX];
+        for (unsigned i = 0; i < m->n_wl_views; i++) {
+                const CgroupWorkloadView *v = &m->wl_views[i];
+
+                cg[i] = (StatusCgroup) {
+                        .path = v->path,
+                        .present = v->present,
+                        .mechanism = v->thp.mechanism_name,
+                        .effect = thp_effect_name(v->thp.effect),
+                        .stall = workload_stall_text(v, stall[i], sizeof(stall[i])),
+                };
+        }
+        {
+                const InstanceInfo *ii = &m->sources->instance;
+                char i0[128 + FRAGD_PATH_MAX + 64], i1[200], i2[200];
+                const char *info[3] = { i0, i1, i2 };
+                size_t n_info = 2;
+
+                snprintf(i0, sizeof(i0), "Instance: %s (from %s)%s%s", ii->name[0] ? ii->name : "unknown",
+                         ii->source ? ii->source : "nothing", ii->fleet_file[0] ? ", fleet file " : ", no fleet file",
+                         ii->fleet_file);
+                snprintf(i1, sizeof(i1), "Preset: %s; tick every %.1f s%s%s", preset_name(m->cfg.policy.preset),
+                         (double) m->cfg.daemon.interval_usec / USEC_PER_SEC,
+                         m->psi_fd >= 0 ? " and on memory pressure" : "",
+                         m->watching ? " (now every active_interval: recent THP faults, stalls or pressure)" : "");
+                if (manager_learned_status(m, now_monotonic_usec(), i2, sizeof(i2)))
+                        n_info++;
+                r = status_write_info(m->knobs, info, n_info, lines, n, cg, m->n_wl_views);
+        }
+        if (r < 0)
+                log_debug_errno(r, "Cannot write the status file: %m");
+}
+
+static void notify_status(Manager *m)
+{
+        char buf[512];
+        size_t o = 0;
+
+        o += (size_t) snprintf(buf + o, sizeof(buf) - o, "STATUS=%s", m->dry_run ? "dry run; " : "");
+        for (unsigned i = 0; i < m->a->n_nodes && o < 200; i++)
+                o += (size_t) snprintf(buf + o, sizeof(buf) - o, "node%d score %u; ", m->a->nodes[i].node,
+                                       m->a->nodes[i].frag_score);
+        for (unsigned l = 0; l < 2 && o < 300; l++)
+                if (m->d->levers[l].available)
+                        o += (size_t) snprintf(buf + o, sizeof(buf) - o, "%s=%" PRId64 "; ", lever_name((Lever) l),
+                                               m->d->levers[l].current);
+        snprintf(buf + o, sizeof(buf) - MIN(o, sizeof(buf)), "last: %.150s",
+                 m->last_action[0] ? m->last_action : "no change");
+        (void) sd_notify(0, buf);
+}
+
+static void metrics_export(Manager *m)
+{
+        char shown[2 * FRAGD_PATH_MAX];
+        SnapshotBuilder *b;
+
+        if (!m->cfg.daemon.textfile_dir[0])
+                return;
+        b = malloc(sizeof(*b));
+        if (!b)
+                return;
+        snapshot_build(b, &m->cfg, m->cur, m->have_prev ? m->prev : NULL, m->a, m->d, m->knobs);
+        for (unsigned i = 0; i < m->n_wl_views && i < SNAPSHOT_MAX_CGROUPS; i++)
+                cgroup_view_fill(&m->wl_views[i], &b->cgroups[b->s.n_cgroups++]);
+        b->s.n_actions = m->n_actions;
+        b->s.actions = m->actions;
+        b->s.health.last_tick_realtime_usec = now_realtime_usec();
+        b->s.health.tick_duration_usec = m->tick_duration_usec;
+        b->s.health.tick_interval_usec = m->tick_interval_usec;
+        b->s.health.dry_run = m->dry_run;
+        memcpy(b->s.health.errors, m->errors, sizeof(m->errors));
+        b->s.health.errors[HEALTH_ERR_EXPORT] = m->mw.n_failures;
+        /* textfile_dir is a path inside the root (--root): never the host's
+         * directory when fragd runs against a tree */
+        if (m->textfile_fd < 0)
+                m->textfile_fd = metrics_dir_open(m->root->root_fd, m->cfg.daemon.textfile_dir);
+        snprintf(shown, sizeof(shown), "%s%s", m->root->is_host ? "" : m->root->path,
+                 m->cfg.daemon.textfile_dir);
+        (void) metrics_writer_write(&m->mw, m->textfile_fd, shown, &b->s);
+        free(b);
+}
+
+/* ---- one tick ---------------------------------------------------------------- */
+
+static void apply_decision(Manager *m, usec_t now)
+{
+        Decision *d = m->d;
+        char text[RECENT_LEN], from[32], to[32];
+
+        for (unsigned i = 0; i < d->n_items; i++) {
+                DecisionItem *it = &d->items[i];
+                const char *reason = policy_reason_name(it->reason);
+                int r;
+
+                (void) decision_explain(it, text, sizeof(text));
+                if (!d->apply) {
+                        if (it->kind == DECISION_KICK_KCOMPACTD)
+                                log_debug("observe preset, not applied: %s", text);
+                        else
+                                log_info("observe preset, not applied: %s", text);
+                        continue;
+                }
+                if (it->kind == DECISION_KICK_KCOMPACTD) {
+                        /* can come every tick: debug only, counted in the
+                         * action metrics */
+                        r = knob_rewrite_within(m->knobs, knob_lever_name(it->lever),
+                                                m->cfg.policy.lever[it->lever].min,
+                                                MAX(m->cfg.policy.lever[it->lever].min,
+                                                    m->cfg.policy.lever[it->lever].max),
+                                                now);
+                        if (r >= 0) {
+                                decision_mark_applied(d, i, it->to);
+                                action_count(m, lever_name(it->lever), ACTION_ONESHOT, reason);
+                                log_debug("%s%s", m->dry_run ? "dry run: " : "", text);
+                        } else if (r == -ESTALE)
+                                log_notice("%s was changed by someone else: fragd leaves it alone until restart "
+                                           "(ownership=respect)", lever_name(it->lever));
+                        else if (r == -EDOM)
+                                log_debug("Not kicking kcompactd: %s is outside its bounds %" PRId64 "..%" PRId64
+                                          " and a kick would write it again",
+                                          lever_name(it->lever), m->cfg.policy.lever[it->lever].min,
+                                          m->cfg.policy.lever[it->lever].max);
+                        else if (r != -ECANCELED) {
+                                m->errors[HEALTH_ERR_KNOB_WRITE]++;
+                                log_debug_errno(r, "Rewriting %s failed: %m", lever_name(it->lever));
+                        }
+                        continue;
+                }
+                if (it->kind == DECISION_COMPACT_NODE) {
+                        r = compact_worker_submit(m->worker, it->node);
+                        if (r < 0) {
+                                log_debug_errno(r, "Node %d compaction not started: %m", it->node);
+                                continue;
+                        }
+                        decision_mark_applied(d, i, it->to);
+                        action_count(m, "compact", ACTION_ONESHOT, reason);
+                        log_info("%s%s", m->dry_run ? "dry run: " : "", text);
+                        recent_add(m, text);
+                        continue;
+                }
+                r = lever_write(m, it->lever, it->to, now);
+                lever_value_str(it->lever, it->from, from, sizeof(from));
+                lever_value_str(it->lever, it->to, to, sizeof(to));
+                if (r >= 0) {
+                        decision_mark_applied(d, i, it->to);
+                        action_count(m, lever_name(it->lever), it->to > it->from ? ACTION_UP : ACTION_DOWN, reason);
+                        log_info("%s%s", m->dry_run ? "dry run: " : "", text);
+                        recent_add(m, text);
+                } else if (r == -ERANGE) {
+                        int64_t rb;
+
+                        m->errors[HEALTH_ERR_KNOB_WRITE]++;
+                        if (lever_read(m, it->lever, &rb) >= 0) {
+                                char kept[32];
+
+                                decision_mark_applied(d, i, rb);
+                                lever_value_str(it->lever, rb, kept, sizeof(kept));
+                                log_warning("%s: wrote %s but the kernel holds %s", lever_name(it->lever), to, kept);
+                        }
+                } else if (r == -ESTALE) {
+                        log_notice("%s was changed by someone else: fragd leaves it alone until restart "
+                                   "(ownership=respect)", lever_name(it->lever));
+                } else if (r != -ECANCELED) {
+                        m->errors[HEALTH_ERR_KNOB_WRITE]++;
+                        log_debug_errno(r, "Setting %s %s -> %s failed: %m", lever_name(it->lever), from, to);
+                }
+        }
+        for (unsigned i = 0; i < d->n_held; i++) {
+                (void) decision_explain_held(&d->held[i], text, sizeof(text));
+                log_debug("held: %s", text);
+        }
+}
+
+/* The timer's next interval: active_interval while fragd watches closely
+ * (THP faults, direct compaction or reclaim, a watched workload's stall, or
+ * a PSI event within active_hold: a burst can drain the reserve between two
+ * ticks of the long interval), [daemon] interval otherwise. */
+static usec_t next_interval(Manager *m, usec_t now)
+{
+        const DaemonConfig *dc = &m->cfg.daemon;
+        bool watch = dc->active_interval_usec > 0 && dc->active_interval_usec < dc->interval_usec &&
+                     (policy_watch_closely(m->pstate, now, dc->active_hold_usec) ||
+                      (m->last_pressure_usec > 0 && now - m->last_pressure_usec < dc->active_hold_usec));
+
+        if (watch != m->watching) {
+                m->watching = watch;
+                if (watch)
+                        log_debug("Watching closely: tick every %.1f s until %.0f s after the last THP fault, "
+                                  "stall or memory pressure",
+                                  (double) dc->active_interval_usec / USEC_PER_SEC,
+                                  (double) dc->active_hold_usec / USEC_PER_SEC);
+                else
+                        log_debug("Quiet for %.0f s: tick every %.1f s", (double) dc->active_hold_usec / USEC_PER_SEC,
+                                  (double) dc->interval_usec / USEC_PER_SEC);
+        }
+        return watch ? dc->active_interval_usec : dc->interval_usec;
+}
+
+static int tick(Manager *m)
+{
+        usec_t now = now_monotonic_usec();
+        unsigned mask = OBS_PER_TICK;
+        LeverInput in[_LEVER_MAX];
+        int r;
+
+        m->last_tick_usec = now;
+        if (m->cfg.daemon.pagetypeinfo_interval_usec &&
+            (!m->last_pagetype_usec || now - m->last_pagetype_usec >= m->cfg.daemon.pagetypeinfo_interval_usec)) {
+                mask |= OBS_MASK(OBS_PAGETYPEINFO);
+                m->last_pagetype_usec = now;
+        }
+        if (!m->last_thp_full_usec || now - m->last_thp_full_usec >= 10 * USEC_PER_MINUTE) {
+                mask |= OBS_MASK(OBS_THP_FULL);
+                m->last_thp_full_usec = now;
+        }
+        if (m->n_ticks == 0)
+                mask |= OBS_MASK(OBS_NODES);
+
+        if (m->have_prev || m->n_ticks > 0)
+                observation_keep_counters(m->prev, m->cur);
+        r = observation_read(m->root, mask, now, m->cur);
+        (void) observe_log_transitions(&m->obs_log, m->cur, mask);
+        for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++)
+                if ((mask & OBS_MASK(s)) && m->cur->err[s] < 0 && s != OBS_PAGETYPEINFO)
+                        m->errors[HEALTH_ERR_SOURCE_READ]++;
+        if (r < 0) {
+                if (!m->source_failing)
+                        log_error_errno(r, "Decisions held: buddyinfo unreadable (%m): every knob stays where it "
+                                        "is (no raise, no lowering, no kcompactd kick) until it is back");
+                m->source_failing = true;
+                m->have_prev = false;
+                return r;
+        }
+        if (m->source_failing)
+                log_info("buddyinfo readable again: decisions resume");
+        m->source_failing = false;
+        if ((mask & OBS_MASK(OBS_PAGETYPEINFO)) && m->cur->err[OBS_PAGETYPEINFO] < 0 && m->n_ticks == 0)
+                log_info("pagetypeinfo not read (%s): pageblock mix not tracked",
+                         strerror(-m->cur->err[OBS_PAGETYPEINFO]));
+
+        r = knob_check_external(m->knobs, now);
+        if (r < 0)
+                log_warning_errno(r, "Cannot update the knob journal: %m");
+
+        r = assess(m->cur, m->have_prev ? m->prev : NULL, m->a);
+        if (r < 0)
+                return log_error_errno(r, "Cannot assess the observation: %m");
+        manager_workload_assess(m, now);
+
+        if (!m->learned_restored)
+                manager_learned_restore(m, now); /* needs the page size and huge page order */
+        levers_input(m, in);
+        r = policy_decide(&m->cfg.policy, m->pstate, m->a, in, now, m->d);
+        if (r < 0)
+                return log_error_errno(r, "The policy could not decide: %m");
+        (void) observe_log_assessment(m->a, &m->d->eval);
+        if (m->d->eval.unmeasured != m->held_unmeasured) {
+                if (m->d->eval.unmeasured)
+                        log_warning("Decisions held: %s unreadable: every knob stays where it is (no raise, no "
+                                    "lowering, no kcompactd kick) until it is back",
+                                    (m->d->eval.unmeasured & OBS_MASK(OBS_ZONEINFO)) ? "zoneinfo" : "buddyinfo");
+                else
+                        log_info("Decisions resumed: %s is back, the targets are measured again",
+                                 (m->held_unmeasured & OBS_MASK(OBS_ZONEINFO)) ? "zoneinfo" : "buddyinfo");
+                m->held_unmeasured = m->d->eval.unmeasured;
+        }
+        apply_decision(m, now);
+        policy_state_update(m->pstate, m->a, m->d, now);
+        manager_learned_sync(m, now, false);
+
+        m->have_prev = true;
+        m->n_ticks++;
+        m->tick_duration_usec = now_monotonic_usec() - now;
+        m->tick_interval_usec = next_interval(m, now);
+        log_debug("tick %" PRIu64 ": %u decisions, %u held, %" PRIu64 " us, next in %.1f s", m->n_ticks,
+                  m->d->n_items, m->d->n_held, m->tick_duration_usec,
+                  (double) m->tick_interval_usec / USEC_PER_SEC);
+        /* the outputs follow [daemon] interval, not the closer watch (a
+         * textfile fsync a second is not what a scrape every 15 s needs),
+         * except when a knob changed: that shows at once */
+        if (!m->last_output_usec || m->outputs_due ||
+            now - m->last_output_usec + m->cfg.daemon.interval_usec / 10 >= m->cfg.daemon.interval_usec) {
+                m->last_output_usec = now;
+                m->outputs_due = false;
+                metrics_export(m);
+                manager_status_write(m);
+                notify_status(m);
+        }
+        if (!m->ready) {
+                (void) sd_notify(0, "READY=1");
+                m->ready = true;
+                char fast[128] = "";
+
+                if (m->cfg.daemon.active_interval_usec > 0 &&
+                    m->cfg.daemon.active_interval_usec < m->cfg.daemon.interval_usec)
+                        snprintf(fast, sizeof(fast), " (every %.1f s for %.0f s after THP faults or stalls)",
+                                 (double) m->cfg.daemon.active_interval_usec / USEC_PER_SEC,
+                                 (double) m->cfg.daemon.active_hold_usec / USEC_PER_SEC);
+                log_info("fragd %s running%s: tick every %.1f s%s, %s", FRAGD_VERSION,
+                         m->dry_run ? " in dry-run mode (nothing is written)" : "",
+                         (double) m->cfg.daemon.interval_usec / USEC_PER_SEC, fast,
+                         m->psi_fd >= 0 ? "and on memory pressure (PSI trigger)" : "no PSI trigger");
+        }
+        return 0;
+}
+
+static int arm_timer(Manager *m, usec_t delay)
+{
+        int r = sd_event_source_set_time_relative(m->timer, delay);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(m->timer, SD_EVENT_ONESHOT);
+        return r;
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        Manager *m = userdata;
+
+        (void) tick(m);
+        return arm_timer(m, m->tick_interval_usec ? m->tick_interval_usec : m->cfg.daemon.interval_usec);
+}
+
+static void psi_close(Manager *m)
+{
+        m->psi_source = sd_event_source_disable_unref(m->psi_source);
+        closep(&m->psi_fd);
+        m->psi_fd = -1;
+}
+
+/* A pressure event (system or cgroup): tick now, but never closer than
+ * MIN_TICK_GAP_USEC to the last tick. */
+int manager_tick_on_pressure(Manager *m)
+{
+        usec_t now = now_monotonic_usec();
+
+        m->last_pressure_usec = now;
+        if (now - m->last_tick_usec >= MIN_TICK_GAP_USEC) {
+                (void) tick(m);
+                return arm_timer(m, m->tick_interval_usec ? m->tick_interval_usec : m->cfg.daemon.interval_usec);
+        }
+        return arm_timer(m, m->last_tick_usec + MIN_TICK_GAP_USEC - now);
+}
+
+static int on_psi(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        Manager *m = userdata;
+
+        if (revents & EPOLLERR) {
+                log_warning("The PSI trigger on /proc/pressure/memory was dropped by the kernel; "
+                            "polling every interval from now on");
+                psi_close(m);
+                return 0;
+        }
+        log_debug("memory pressure event");
+        return manager_tick_on_pressure(m);
+}
+
+static int psi_open(Manager *m)
+{
+        PsiTriggerSpec spec = {
+                .full = false,
+                .threshold_usec = m->cfg.daemon.psi_trigger_threshold_usec,
+                .window_usec = m->cfg.daemon.psi_trigger_window_usec,
+        }, eff;
+        _cleanup_close_ int probe = -1;
+        struct statfs sfs;
+        int fd, r;
+
+        /* a trigger is written into the file: only ever into procfs (a --root
+         * tree holds plain copies, which that write would overwrite) */
+        probe = root_openat(m->root->proc_fd, "pressure/memory", O_RDONLY | O_CLOEXEC, 0, 0);
+        if (probe < 0 || fstatfs(probe, &sfs) < 0 || sfs.f_type != PROC_SUPER_MAGIC) {
+                log_info("No PSI trigger: '%s/proc/pressure/memory' is %s; polling every %.1f s",
+                         m->root->is_host ? "" : m->root->path, probe < 0 ? "missing" : "not on procfs",
+                         (double) m->cfg.daemon.interval_usec / USEC_PER_SEC);
+                return -EOPNOTSUPP;
+        }
+        fd = psi_trigger_open_at(m->root->proc_fd, "pressure/memory", &spec, &eff);
+        if (fd < 0) {
+                log_warning_errno(fd, "No PSI trigger on /proc/pressure/memory (%m): fragd polls every %.1f s%s",
+                                  (double) m->cfg.daemon.interval_usec / USEC_PER_SEC,
+                                  fd == -ENOENT || fd == -EOPNOTSUPP ? "; boot with psi=1 to enable PSI" : "");
+                return fd;
+        }
+        m->psi_fd = fd;
+        r = sd_event_add_io(m->event, &m->psi_source, fd, EPOLLPRI, on_psi, m);
+        if (r < 0) {
+                psi_close(m);
+                return log_warning_errno(r, "Cannot watch the PSI trigger: %m");
+        }
+        log_debug("PSI trigger: some %" PRIu32 " us in %" PRIu32 " us", eff.threshold_usec, eff.window_usec);
+        return 0;
+}
+
+static int on_worker(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        Manager *m = userdata;
+        CompactResult res;
+
+        while (compact_worker_result(m->worker, &res) >= 0) {
+                (void) knob_note_result(m->knobs, res.knob, res.error, now_monotonic_usec());
+                if (res.error < 0) {
+                        m->errors[HEALTH_ERR_KNOB_WRITE]++;
+                        log_warning_errno(res.error, "Compaction through '%s' failed: %m", res.knob);
+                } else
+                        log_info("%s done in %" PRIu64 " ms", res.knob, res.duration_usec / USEC_PER_MSEC);
+        }
+        return 0;
+}
+
+/* ---- configuration -------------------------------------------------------------- */
+
+static void config_args(const Manager *m, ConfigLoadArgs *a)
+{
+        *a = (ConfigLoadArgs) {
+                .root = m->root,
+                .config_file = m->args.config_file,
+                .set = m->args.sets,
+                .n_set = m->args.n_sets,
+                .probe = &m->probe,
+        };
+}
+
+/* runtime_dir holds the knob journal this process keeps, state_dir the
+ * learned reserve. A crash recovery (fragd --restore, the next start) reads
+ * them where the configuration file says: a change on reload carries the
+ * journal (and the learned file) over to the new directory. When that cannot
+ * be done safely, the running daemon keeps the old one until a restart. */
+static void config_move_dirs(Manager *m, const FragdConfig *old)
+{
+        char *now, why[FRAGD_PATH_MAX * 2 + 256], from[FRAGD_PATH_MAX * 2], to[FRAGD_PATH_MAX * 2];
+        const char *was, *prefix = m->root->is_host ? "" : m->root->path;
+        unsigned n = 0;
+        int r;
+
+        now = m->cfg.daemon.runtime_dir;
+        was = old->daemon.runtime_dir;
+        if (strcmp(now, was) != 0) {
+                char ropt[FRAGD_PATH_MAX + 16] = "";
+
+                snprintf(from, sizeof(from), "%s/%s/saved", prefix, knob_registry_runtime_dir(m->knobs));
+                r = knob_registry_move(m->knobs, now, &n, why, sizeof(why));
+                if (r < 0) {
+                        if (!m->root->is_host)
+                                snprintf(ropt, sizeof(ropt), " --root %s", m->root->path);
+                        log_warning("[daemon] runtime_dir changed from '%s' to '%s' on reload: not applied, %s. The "
+                                    "running fragd keeps '%s' (its knob journal is there); restart fragd to use "
+                                    "'%s'. If fragd dies before that, run 'fragd --restore%s --set "
+                                    "daemon.runtime_dir=%s'",
+                                    was, now, why, was, now, ropt, was);
+                        snprintf(now, FRAGD_PATH_MAX, "%s", was);
+                } else if (r > 0)
+                        log_notice("[daemon] runtime_dir changed from '%s' to '%s' on reload: the knob journal "
+                                   "(%u knob%s) moved from '%s' to '%s/%s/saved', where 'fragd --restore' and the "
+                                   "next start look",
+                                   was, now, n, n == 1 ? "" : "s", from, prefix,
+                                   knob_registry_runtime_dir(m->knobs));
+                else
+                        log_info("[daemon] runtime_dir changed from '%s' to '%s' on reload: in use now%s", was, now,
+                                 m->dry_run ? " (dry run: no knob journal)" : " (nothing to move)");
+        }
+
+        now = m->cfg.daemon.state_dir;
+        was = old->daemon.state_dir;
+        if (strcmp(now, was) == 0)
+                return;
+        learned_store_name(m->root, was, from, sizeof(from));
+        learned_store_name(m->root, now, to, sizeof(to));
+        if (m->dry_run) {
+                log_info("[daemon] state_dir changed from '%s' to '%s' on reload: in use now (dry run: the learned "
+                         "reserve file is neither written nor moved)",
+                         was, now);
+                return;
+        }
+        if (!now[0]) {
+                char rel[FRAGD_PATH_MAX + 16];
+                bool left = learned_store_path(was, rel, sizeof(rel)) >= 0 &&
+                            faccessat(m->root->root_fd, rel, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+
+                log_info("[daemon] state_dir emptied on reload: the learned reserve is no longer kept across "
+                         "restarts%s%s%s",
+                         left ? "; '" : "", left ? from : "", left ? "' is left as it is" : "");
+                return;
+        }
+        r = learned_store_move(m->root, was, now, why, sizeof(why));
+        if (r < 0) {
+                log_warning("[daemon] state_dir changed from '%s' to '%s' on reload: not applied, %s. The running "
+                            "fragd keeps '%s' (its learned reserve is there); restart fragd to use '%s'",
+                            was, now, why, was, now);
+                snprintf(now, FRAGD_PATH_MAX, "%s", was);
+        } else if (r > 0)
+                log_notice("[daemon] state_dir changed from '%s' to '%s' on reload: the learned reserve file moved "
+                           "from '%s' to '%s'",
+                           was, now, from, to);
+        else
+                log_info("[daemon] state_dir changed from '%s' to '%s' on reload: in use now (no learned reserve "
+                         "file to move)",
+                         was, now);
+}
+
+static void config_applied(Manager *m)
+{
+        if (!m->args.log_level_set)
+                log_set_max_level(m->cfg.daemon.log_level);
+        knob_registry_set_ownership(m->knobs, m->cfg.daemon.ownership);
+        closep(&m->textfile_fd);
+        m->textfile_fd = -1;
+}
+
+static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        Manager *m = userdata;
+        _cleanup_free_ ConfigErrors *errs = calloc(1, sizeof(*errs));
+        _cleanup_free_ FragdConfig *old = malloc(sizeof(*old));
+        ConfigLoadArgs a;
+        bool was_dry = m->cfg.daemon.dry_run;
+        char buf[64];
+        int r;
+
+        if (!errs || !old)
+                return 0;
+        *old = m->cfg;
+        snprintf(buf, sizeof(buf), "RELOADING=1\nMONOTONIC_USEC=%" PRIu64, now_monotonic_usec());
+        (void) sd_notify(0, buf);
+        config_args(m, &a);
+        r = config_reload(&a, &m->cfg, m->sources, errs);
+        if (r < 0) {
+                log_error("Configuration reload failed, the previous configuration stays in force:");
+                for (unsigned i = 0; i < errs->n; i++)
+                        log_error("  %s", errs->msg[i]);
+        } else {
+                config_move_dirs(m, old);
+                config_applied(m);
+                if (m->cfg.daemon.dry_run != was_dry)
+                        log_warning("[daemon] dry_run changed: it takes effect at the next start");
+                if (manager_workload_config_changed(old, &m->cfg)) {
+                        /* the stall history of the watched cgroups starts again */
+                        manager_workload_stop(m);
+                        if (!old->daemon.enable_delayacct)
+                                manager_delayacct_apply(m, now_monotonic_usec());
+                        (void) manager_workload_start(m);
+                }
+                log_info("Configuration reloaded (preset %s)", preset_name(m->cfg.policy.preset));
+                (void) arm_timer(m, m->cfg.daemon.interval_usec);
+        }
+        (void) sd_notify(0, "READY=1");
+        return 0;
+}
+
+static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        Manager *m = userdata;
+
+        log_info("Received %s, restoring knobs and exiting", strsignal((int) si->ssi_signo));
+        (void) sd_notify(0, "STOPPING=1");
+        return sd_event_exit(m->event, 0);
+}
+
+/* ---- life cycle -------------------------------------------------------------------- */
+
+int manager_new(const FragdArgs *args, Manager **ret, int *ret_exit)
+{
+        _cleanup_(manager_freep) Manager *m = NULL;
+        _cleanup_free_ ConfigErrors *errs = NULL;
+        ConfigLoadArgs ca;
+        sigset_t ss;
+        int r;
+
+        *ret_exit = EXIT_FAILURE;
+        m = calloc(1, sizeof(*m));
+        if (!m)
+                return -ENOMEM;
+        m->args = *args;
+        m->psi_fd = m->textfile_fd = -1;
+        m->mw = (MetricsWriter) METRICS_WRITER_INIT;
+        m->sources = calloc(1, sizeof(*m->sources));
+        m->cur = calloc(1, sizeof(*m->cur));
+        m->prev = calloc(1, sizeof(*m->prev));
+        m->a = calloc(1, sizeof(*m->a));
+        m->pstate = calloc(1, sizeof(*m->pstate));
+        m->d = calloc(1, sizeof(*m->d));
+        errs = calloc(1, sizeof(*errs));
+        if (!m->sources || !m->cur || !m->prev || !m->a || !m->pstate || !m->d || !errs)
+                return -ENOMEM;
+        policy_state_init(m->pstate);
+
+        r = root_open(args->root, args->page_size, &m->root);
+        if (r < 0)
+                return log_error_errno(r, "Cannot open root directory '%s': %m", args->root);
+
+        (void) instance_probe(m->root, NULL, &m->probe);
+        config_args(m, &ca);
+        r = config_load(&ca, &m->cfg, m->sources, errs);
+        if (r < 0) {
+                log_error("Invalid configuration:");
+                for (unsigned i = 0; i < errs->n; i++)
+                        log_error("  %s", errs->msg[i]);
+                *ret_exit = EXIT_USAGE;
+                return r;
+        }
+        if (!args->log_level_set)
+                log_set_max_level(m->cfg.daemon.log_level);
+        m->dry_run = args->dry_run || m->cfg.daemon.dry_run || m->cfg.policy.preset == PRESET_OBSERVE;
+
+        /* preconditions */
+        if (m->root->proc_fd < 0 || faccessat(m->root->proc_fd, "buddyinfo", R_OK, 0) < 0) {
+                log_error("Cannot read '%s/proc/buddyinfo': fragd needs it to see free memory by order",
+                          m->root->is_host ? "" : m->root->path);
+                *ret_exit = EXIT_PRECONDITION;
+                return -ENOENT;
+        }
+        (void) knob_warn_escaping_links(m->root);
+        if (!m->dry_run && m->root->is_host && geteuid() != 0) {
+                log_error("fragd must run as root to change kernel settings (/proc/sys/vm is writable by "
+                          "uid 0 only). Use --dry-run to observe and decide without writing, or "
+                          "'fragd --once' for a report.");
+                *ret_exit = EXIT_PRECONDITION;
+                return -EPERM;
+        }
+
+        r = knob_registry_new(m->root, m->cfg.daemon.runtime_dir, m->dry_run ? &knob_ops_dryrun : &knob_ops_real,
+                              NULL, m->cfg.daemon.ownership, &m->knobs);
+        if (r == -EBUSY) {
+                log_error("Another fragd is running (it owns %s/saved)", m->cfg.daemon.runtime_dir);
+                return r;
+        }
+        if (r == -EBADMSG) {
+                log_error("fragd does not start: a knob journal in %s could not be fully read (see above)",
+                          m->cfg.daemon.runtime_dir);
+                return r;
+        }
+        if (r == -ELOOP) {
+                log_error("fragd does not start: %s/saved is a symbolic link (see above)",
+                          m->cfg.daemon.runtime_dir);
+                return r;
+        }
+        if (r < 0)
+                return log_error_errno(r, "Cannot set up the knobs: %m");
+        r = compact_worker_new(m->knobs, &m->worker);
+        if (r < 0)
+                return log_error_errno(r, "Cannot start the compaction worker: %m");
+
+        r = sd_event_default(&m->event);
+        if (r < 0)
+                return log_error_errno(r, "Cannot create the event loop: %m");
+        (void) sd_event_set_watchdog(m->event, true);
+        sigemptyset(&ss);
+        sigaddset(&ss, SIGTERM);
+        sigaddset(&ss, SIGINT);
+        sigaddset(&ss, SIGHUP);
+        if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0)
+                return log_error_errno(errno, "Cannot block signals: %m");
+        if ((r = sd_event_add_signal(m->event, &m->sig_term, SIGTERM, on_term, m)) < 0 ||
+            (r = sd_event_add_signal(m->event, &m->sig_int, SIGINT, on_term, m)) < 0 ||
+            (r = sd_event_add_signal(m->event, &m->sig_hup, SIGHUP, on_hup, m)) < 0)
+                return log_error_errno(r, "Cannot watch signals: %m");
+        r = sd_event_add_io(m->event, &m->worker_source, compact_worker_fd(m->worker), EPOLLIN, on_worker, m);
+        if (r < 0)
+                return log_error_errno(r, "Cannot watch the compaction worker: %m");
+        r = sd_event_add_time_relative(m->event, &m->timer, CLOCK_MONOTONIC, 0, 10 * USEC_PER_MSEC, on_timer, m);
+        if (r < 0)
+                return log_error_errno(r, "Cannot add the tick timer: %m");
+        (void) sd_event_source_set_enabled(m->timer, SD_EVENT_ONESHOT);
+        (void) psi_open(m);
+        manager_delayacct_apply(m, now_monotonic_usec());
+        (void) manager_workload_start(m);
+
+        *ret = TAKE_PTR(m);
+        *ret_exit = 0;
+        return 0;
+}
+
+int manager_run(Manager *m)
+{
+        unsigned failed = 0;
+        int r, rr;
+
+        r = sd_event_loop(m->event);
+        if (r < 0)
+                log_error_errno(r, "Event loop failed: %m");
+        manager_learned_sync(m, now_monotonic_usec(), true);
+        /* a running compaction cannot be interrupted: wait for it first;
+         * a collapse run is cancelled */
+        m->worker = compact_worker_free(m->worker);
+        manager_workload_stop(m);
+        rr = knob_restore_all(m->knobs, &failed);
+        {
+                _cleanup_free_ char *summary = NULL;
+                int rs = knob_restore_summary(m->knobs, &summary);
+
+                if (rs == 0)
+                        log_info("%s", summary);
+                else if (rs > 0)
+                        log_warning("Not every knob fragd changed is back at its original value. %s", summary);
+        }
+        if (rr < 0 || failed)
+                log_error_errno(rr, "%u knob(s) could not be restored (%m); they stay in %s/saved and the "
+                                    "next start or 'fragd --restore' retries", failed, m->cfg.daemon.runtime_dir);
+        metrics_export(m);
+        (void) knob_status_remove(m->knobs);
+        return r < 0 || rr < 0 ? EXIT_FAILURE : 0;
+}
+
+int run_daemon(const FragdArgs *a)
+{
+        _cleanup_(manager_freep) Manager *m = NULL;
+        int ex, r;
+
+        r = manager_new(a, &m, &ex);
+        if (r < 0)
+                return ex ? ex : EXIT_FAILURE;
+        return manager_run(m);
+}

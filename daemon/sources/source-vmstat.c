@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Name/value files: /proc/vmstat and cgroup v2 memory.stat ("name value"),
+ * /proc/meminfo ("Name:   value kB"). Every key is kept, unknown ones too:
+ * the kernel adds counters in most releases and vendors add their own. */
+
+#include <errno.h>
+#include <string.h>
+
+#include "core/parse-util.h"
+#include "core/root.h"
+#include "fragd/macro.h"
+#include "fragd/obs.h"
+
+int kv_get(const KvList *l, const char *name, uint64_t *ret)
+{
+        if (!l || !name)
+                return -ENOENT;
+        for (unsigned i = 0; i < l->n && i < FRAGD_MAX_KV; i++)
+                if (strcmp(l->e[i].name, name) == 0) {
+                        if (ret)
+                                *ret = l->e[i].value;
+                        return 0;
+                }
+        return -ENOENT;
+}
+
+uint64_t kv_get_or(const KvList *l, const char *name, uint64_t dflt)
+{
+        uint64_t v;
+
+        return kv_get(l, name, &v) < 0 ? dflt : v;
+}
+
+/* Appends one entry; a name too long to keep only bumps n_skipped. */
+static int kv_add(KvList *l, Span name, uint64_t value)
+{
+        if (name.len >= FRAGD_KV_NAME_MAX) {
+                l->n_skipped++;
+                return 0;
+        }
+        if (l->n >= FRAGD_MAX_KV)
+                return -E2BIG;
+        if (span_copy(name, l->e[l->n].name, sizeof(l->e[l->n].name)) < 0)
+                return -EBADMSG; /* cannot happen: length checked above */
+        l->e[l->n].value = value;
+        l->n++;
+        return 0;
+}
+
+/* Copies the used part of a scratch list to ret. */
+static void kv_commit(const KvList *tmp, KvList *ret)
+{
+        ret->n = tmp->n;
+        ret->n_skipped = tmp->n_skipped;
+        memcpy(ret->e, tmp->e, tmp->n * sizeof(tmp->e[0]));
+}
+
+/* A line holding only blanks (or nothing) is skipped: a trailing empty line
+ * is harmless. */
+static bool line_is_blank(Span line)
+{
+        span_skip_blanks(&line);
+        return line.len == 0;
+}
+
+int vmstat_parse(const char *buf, size_t len, KvList *ret)
+{
+        KvList tmp;
+        Cursor c;
+        Span line;
+
+        if (!buf && len > 0)
+                return -EINVAL;
+        tmp.n = tmp.n_skipped = 0;
+        c = cursor_make(buf, len);
+        while (cursor_next_line(&c, &line)) {
+                Span name, val, extra;
+                uint64_t v;
+                int r;
+
+                if (line_is_blank(line))
+                        continue;
+                if (!span_next_token(&line, &name) || !span_next_token(&line, &val))
+                        return -EBADMSG; /* truncated line */
+                if (span_next_token(&line, &extra))
+                        return -EBADMSG; /* not "name value" */
+                /* Names are identifiers; a NUL or a ':' means this is not a
+                 * vmstat-style file (meminfo has "Name:"). */
+                if (memchr(name.p, '\0', name.len) || memchr(name.p, ':', name.len))
+                        return -EBADMSG;
+                r = span_to_u64(val, &v);
+                if (r < 0)
+                        return r;
+                r = kv_add(&tmp, name, v);
+                if (r < 0)
+                        return r;
+        }
+        if (tmp.n == 0 && tmp.n_skipped == 0)
+                return -ENODATA;
+        kv_commit(&tmp, ret);
+        return 0;
+}
+
+int meminfo_parse(const char *buf, size_t len, KvList *ret)
+{
+        KvList tmp;
+        Cursor c;
+        Span line;
+        uint64_t total, v;
+
+        if (!buf && len > 0)
+                return -EINVAL;
+        tmp.n = tmp.n_skipped = 0;
+        c = cursor_make(buf, len);
+        while (cursor_next_line(&c, &line)) {
+                Span name, val, unit, extra;
+                int r;
+
+                if (line_is_blank(line))
+                        continue;
+                if (!span_next_token(&line, &name) || !span_next_token(&line, &val))
+                        return -EBADMSG;
+                if (span_next_token(&line, &unit)) {
+                        if (!span_eq(unit, "kB"))
+                                return -EBADMSG;
+                        if (span_next_token(&line, &extra))
+                                return -EBADMSG;
+                }
+                /* "Name:" with a non-empty name and no other ':' or NUL */
+                if (name.len < 2 || name.p[name.len - 1] != ':')
+                        return -EBADMSG;
+                name.len--;
+                if (memchr(name.p, ':', name.len) || memchr(name.p, '\0', name.len))
+                        return -EBADMSG;
+                r = span_to_u64(val, &v);
+                if (r < 0)
+                        return r;
+                r = kv_add(&tmp, name, v);
+                if (r < 0)
+                        return r;
+        }
+        /* Every kernel prints MemTotal first; without it this is not meminfo. */
+        if (kv_get(&tmp, "MemTotal", &total) < 0)
+                return -ENODATA;
+        /* Invariants (oomd checks the same): nothing exceeds the total. */
+        if (kv_get(&tmp, "MemFree", &v) >= 0 && v > total)
+                return -EBADMSG;
+        if (kv_get(&tmp, "MemAvailable", &v) >= 0 && v > total)
+                return -EBADMSG;
+        kv_commit(&tmp, ret);
+        return 0;
+}
+
+static int kv_read_at(int dirfd, const char *path, int (*parse)(const char *, size_t, KvList *),
+                      KvList *ret)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        int r;
+
+        r = read_file_alloc_at(dirfd, path, &buf, &len);
+        if (r < 0)
+                return r;
+        return parse(buf, len, ret);
+}
+
+int vmstat_read(const Root *root, KvList *ret)
+{
+        return kv_read_at(root->proc_fd, "vmstat", vmstat_parse, ret);
+}
+
+int meminfo_read(const Root *root, KvList *ret)
+{
+        return kv_read_at(root->proc_fd, "meminfo", meminfo_parse, ret);
+}
+
+/* A cgroup path below sys/fs/cgroup: relative, no "..", no empty name. */
+static bool cgroup_path_valid(const char *cgroup)
+{
+        const char *p = cgroup;
+
+        if (!cgroup || *cgroup == '/')
+                return false;
+        if (*cgroup == '\0')
+                return true; /* the root cgroup */
+        for (;;) {
+                size_t n = strcspn(p, "/");
+
+                if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+                        return false;
+                if (p[n] == '\0')
+                        return true;
+                p += n + 1;
+        }
+}
+
+int cgroup_file_path(const char *cgroup, const char *file, char *buf, size_t size)
+{
+        int n;
+
+        if (!cgroup_path_valid(cgroup) || !file || !*file || strchr(file, '/'))
+                return -EINVAL;
+        n = snprintf(buf, size, "fs/cgroup/%s%s%s", cgroup, *cgroup ? "/" : "", file);
+        if (n < 0 || (size_t) n >= size)
+                return -ENAMETOOLONG;
+        return 0;
+}
+
+int memory_stat_read(const Root *root, const char *cgroup, KvList *ret)
+{
+        char path[4096];
+        int r;
+
+        r = cgroup_file_path(cgroup, "memory.stat", path, sizeof(path));
+        if (r < 0)
+                return r;
+        return kv_read_at(root->sys_fd, path, vmstat_parse, ret);
+}

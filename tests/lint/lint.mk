@@ -1,0 +1,18 @@
+# tests/lint/lint.mk - checks on the structure: libpolicy.a's purity and the
+# include rules, run by make check-unit.
+# Included by the top Makefile. See docs/design.md "Layout" and "Purity".
+NM ?= nm
+
+.PHONY: check-policy-purity
+check-unit: check-policy-purity
+
+# libpolicy.a needs nothing from outside itself but the allowlist in the script
+check-policy-purity: $(BUILDDIR)/libpolicy.a
+	@NM=$(NM) sh tests/lint/policy-purity.sh $<
+
+# the dependency rules of docs/design.md "Layout" over every #include "..."
+.PHONY: check-includes
+check-unit: check-includes
+check-includes:
+	@sh tests/lint/check-includes.sh --self-test
+	@sh tests/lint/check-includes.sh .
