@@ -16,6 +16,7 @@
 # carries the harness before the fixes; the merged tree has no such file).
 # Needs FRAGD, FRAGD_SRCDIR. Runs as any user; as root, "unwritable" uses
 # chattr +i (skipped with a message where the file system lacks it).
+# shellcheck disable=SC2317,SC2016,SC2015 # helpers called indirectly or by eval; A && B || cbad is meant
 set -uo pipefail
 : "${FRAGD:?}" "${FRAGD_SRCDIR:?}"
 FIX=$FRAGD_SRCDIR/tests/fixtures/vm-6.1-x86_64-2node-fragmented
@@ -46,7 +47,7 @@ if [ -n "${FAULTS_XFAIL:-}" ]; then
 	while read -r id _; do [ -n "$id" ] && [ "${id#\#}" = "$id" ] && XFAIL[$id]=1; done <"$FAULTS_XFAIL"
 fi
 n_pass=0 n_fail=0 n_xfail=0 n_skip=0 FAILED=()
-CASE= cfail=
+CASE='' cfail=''
 case_begin() { CASE=$1; cfail=; LOGS=(); new_victim; }
 cbad() { cfail="${cfail:+$cfail; }$*"; }
 case_skip() { echo "SKIP faults: $CASE: $*"; n_skip=$((n_skip + 1)); CASE=; }
@@ -95,7 +96,8 @@ fresh() { # fresh NAME [conf lines...]: tree, config, originals kept in $T.orig
 kv() { cat "$T/proc/sys/vm/${1:-$KNOB}" 2>/dev/null; }
 orig() { cat "$T.orig/${1:-$KNOB}"; }
 raised() { [ -f "$T/proc/sys/vm/$KNOB" ] && [ "$(kv)" != "$(orig)" ]; }
-start() { # start [args...]: the daemon under timeout, log in $T/log.N
+# shellcheck disable=SC2120 # args are optional
+start() { # start [args...]: the daemon in the background, log in $T/log.N
 	local n=${#LOGS[@]}
 	L=$T/log.$n; LOGS+=("$L")
 	"$FRAGD" --root "$T" --page-size 4096 "$@" >"$L" 2>&1 &
@@ -104,7 +106,7 @@ start() { # start [args...]: the daemon under timeout, log in $T/log.N
 start_planted() { # start_planted 'SHELL-SNIPPET' [args...]: plant things named after the pid, then exec the daemon
 	local n=${#LOGS[@]} snip=$1; shift
 	L=$T/log.$n; LOGS+=("$L")
-	T=$T OUT=$OUT TFD="$(tf_dirs)" bash -c "$snip"'
+	env T="$T" OUT="$OUT" TFD="$(tf_dirs)" bash -c "$snip"'
 		exec "$0" "$@"' "$FRAGD" --root "$T" --page-size 4096 "$@" >"$L" 2>&1 &
 	pid=$!
 }
@@ -140,7 +142,7 @@ journal() {
 	mkdir -p "${J%/*}"
 	{ printf 'fragd-saved 1\npid %s %s\n# knobs fragd changed\n' "$p" "$s"; printf '%s\n' "$@"; } >"$J"
 }
-dead_pid() { local p; sh -c 'exit 0' & p=$!; wait $p; echo $p; }
+dead_pid() { local p; sh -c 'exit 0' & p=$!; wait "$p"; echo "$p"; }
 starttime() { awk '{ sub(/.*\) /, ""); print $20 }' "/proc/$1/stat"; }
 after_crash() { # after_crash: the tree a killed fragd leaves: knob raised, journal names it
 	echo 20 >"$T/proc/sys/vm/$KNOB"
@@ -283,7 +285,7 @@ j_crlf() { journal "$(dead_pid)" 1 "$ENTRY"; sed -i 's/$/\r/' "$J"; }           
 j_tampered() { journal "$(dead_pid)" 1 "vm.$KNOB	100000	20	1796143007255166"; }         # item 3
 j_corrupt() { head -c 300 /dev/urandom >"$T/rnd"; mkdir -p "${J%/*}"; { printf 'fragd-saved 1\n'; cat "$T/rnd"; printf '\n%s\n' "$ENTRY"; } >"$J"; }
 j_huge() { journal "$(dead_pid)" 1 "$ENTRY"; head -c $((70 << 20)) /dev/zero | tr '\0' '#' | fold -w 100 >>"$J"; } # item 7
-j_foreign() { sleep 60 & FOREIGN=$!; journal "$FOREIGN" "$(starttime $FOREIGN)" "$ENTRY"; }
+j_foreign() { sleep 60 & FOREIGN=$!; journal "$FOREIGN" "$(starttime "$FOREIGN")" "$ENTRY"; }
 j_foreign_end() { [ -n "${FOREIGN:-}" ] || return 0; kill "$FOREIGN" 2>/dev/null; wait "$FOREIGN" 2>/dev/null; FOREIGN=; }
 j_empty_ok() { mkdir -p "${J%/*}"; : >"$J"; }
 j_dir() { mkdir -p "$J/x"; }
@@ -371,7 +373,7 @@ sym_case() { # sym_case ID TARGET PATH...
 	rm -f "$OUT/planted-new"
 	case_end
 }
-export PLANT= TARGET=
+export PLANT="" TARGET=""
 for f in run/fragd/saved run/fragd/status var/lib/fragd/learned TF/fragd.prom; do # item 1
 	n=${f##*/}
 	sym_case "symlink-at-$n" "$OUT/victim" "$f"
