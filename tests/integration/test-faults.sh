@@ -271,9 +271,13 @@ jcase() { # jcase ID MODE(start|restore) SETUP-FUNCTION [unknowable]
 		start; sleep 2.5
 		if kill -0 "$pid" 2>/dev/null; then stop_daemon; else wait "$pid"; rc=$?; pid=; fi
 	fi
-	if [ -n "$unknowable" ]; then
+	if [ -n "$unknowable" ] && [ "$mode" = restore ]; then
 		[ "$rc" != 0 ] && logs | grep -q "run/fragd/saved" \
 			|| cbad "an unreadable journal ($setup) and exit $rc: say so (name run/fragd/saved) and exit non-zero"
+	elif [ -n "$unknowable" ]; then
+		# a daemon may run on, but says so and keeps the journal (or a copy aside)
+		logs | grep -q "run/fragd/saved" || cbad "an unreadable journal ($setup) at start, nothing said about run/fragd/saved"
+		compgen -G "$J*" >/dev/null || cbad "the unreadable journal ($setup) was deleted"
 	else
 		knobs_oracle $rc
 	fi
