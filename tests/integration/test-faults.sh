@@ -246,14 +246,18 @@ knobs_oracle $rc
 case_end; fi
 
 if want kick-outside-bounds; then case_begin kick-outside-bounds  # item 10
+# the knob is already above the configured bounds when fragd starts
 fresh kick '[knob "compaction_proactiveness"]' 'min = 20' 'max = 80'
-start; wait_for 10 raised || cbad "no raise"
-echo 90 >"$T/proc/sys/vm/$KNOB"; sleep 1; m0=$(stat -c %Y.%y "$T/proc/sys/vm/$KNOB")
+echo 90 >"$T/proc/sys/vm/$KNOB"; cp "$T/proc/sys/vm/$KNOB" "$T.orig/$KNOB"
+touch -d '2020-01-01' "$T/proc/sys/vm/$KNOB"; m0=$(stat -c %y "$T/proc/sys/vm/$KNOB")
+start; running || cbad "no start"
 sleep 7
-m1=$(stat -c %Y.%y "$T/proc/sys/vm/$KNOB")
-[ "$m0" = "$m1" ] || [ "$(kv)" != 90 ] || cbad "fragd rewrote $KNOB=90, outside its bounds 20..80"
+m1=$(stat -c %y "$T/proc/sys/vm/$KNOB")
+if [ "$m0" != "$m1" ]; then
+	v=$(kv); [ "$v" -ge 20 ] && [ "$v" -le 80 ] 2>/dev/null \
+		|| cbad "fragd wrote $KNOB=$v, outside its bounds 20..80 ($(logs | grep -m1 "$KNOB"))"
+fi
 stop_daemon
-cp "$T/proc/sys/vm/$KNOB" "$T.orig/$KNOB"
 knobs_oracle $rc
 case_end; fi
 
