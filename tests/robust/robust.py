@@ -414,8 +414,10 @@ def meminfo_total(tree):
 KNOB_RANGE = {"compaction_proactiveness": (0, 100), "watermark_scale_factor": (1, 3000),
               "watermark_boost_factor": (0, 1 << 31), "extfrag_threshold": (0, 1000)}
 
-def bounds(d, phys, page_size):
-    """Physical-bounds and arithmetic violations in a JSON report."""
+def bounds(d, phys, page_size, mem_unknown_ok=False):
+    """Physical-bounds and arithmetic violations in a JSON report. With
+    mem_unknown_ok (fragd said zoneinfo was not read), a node memory of
+    0 or null means "not measured", not "free exceeds memory"."""
     errs = []
     ps = d.get("page_size") or page_size
     for n in d.get("nodes") or []:
@@ -423,7 +425,7 @@ def bounds(d, phys, page_size):
         mem, free = n.get("memory_bytes") or 0, n.get("free_bytes") or 0
         if mem > phys:
             errs.append("node %s memory_bytes %d > MemTotal %d" % (nid, mem, phys))
-        if free > mem:
+        if free > mem and not (mem_unknown_ok and not mem):
             errs.append("node %s free_bytes %d > memory_bytes %d" % (nid, free, mem))
         zsum = 0
         for z in n.get("zones") or []:
@@ -546,9 +548,10 @@ def check_case(case, res, base_info):
                            % (label, case.path, err.decode("utf-8", "replace").strip()[:120]))
     if d is not None:
         phys, base_struct = base_info["phys"], base_info["structure"]
-        for b in bounds(d, phys, base_info["page_size"]):
-            why.append("json: " + b)
         fl = flagged(case, err_all, d)
+        zi = (d.get("sources") or {}).get("zoneinfo")
+        for b in bounds(d, phys, base_info["page_size"], mem_unknown_ok=zi not in (None, "ok")):
+            why.append("json: " + b)
         if not fl and structure(d) != base_struct:
             why.append("nodes/zones changed silently: %s (was %s)" % (structure(d), base_struct))
         if case.kind == "symlink-outside" and not fl and fingerprint(d) != base_info["fingerprint"]:
@@ -704,8 +707,10 @@ def meminfo_total(tree):
 KNOB_RANGE = {"compaction_proactiveness": (0, 100), "watermark_scale_factor": (1, 3000),
               "watermark_boost_factor": (0, 1 << 31), "extfrag_threshold": (0, 1000)}
 
-def bounds(d, phys, page_size):
-    """Physical-bounds and arithmetic violations in a JSON report."""
+def bounds(d, phys, page_size, mem_unknown_ok=False):
+    """Physical-bounds and arithmetic violations in a JSON report. With
+    mem_unknown_ok (fragd said zoneinfo was not read), a node memory of
+    0 or null means "not measured", not "free exceeds memory"."""
     errs = []
     ps = d.get("page_size") or page_size
     for n in d.get("nodes") or []:
@@ -713,7 +718,7 @@ def bounds(d, phys, page_size):
         mem, free = n.get("memory_bytes") or 0, n.get("free_bytes") or 0
         if mem > phys:
             errs.append("node %s memory_bytes %d > MemTotal %d" % (nid, mem, phys))
-        if free > mem:
+        if free > mem and not (mem_unknown_ok and not mem):
             errs.append("node %s free_bytes %d > memory_bytes %d" % (nid, free, mem))
         zsum = 0
         for z in n.get("zones") or []:
@@ -836,9 +841,10 @@ def check_case(case, res, base_info):
                            % (label, case.path, err.decode("utf-8", "replace").strip()[:120]))
     if d is not None:
         phys, base_struct = base_info["phys"], base_info["structure"]
-        for b in bounds(d, phys, base_info["page_size"]):
-            why.append("json: " + b)
         fl = flagged(case, err_all, d)
+        zi = (d.get("sources") or {}).get("zoneinfo")
+        for b in bounds(d, phys, base_info["page_size"], mem_unknown_ok=zi not in (None, "ok")):
+            why.append("json: " + b)
         if not fl and structure(d) != base_struct:
             why.append("nodes/zones changed silently: %s (was %s)" % (structure(d), base_struct))
         if case.kind == "symlink-outside" and not fl and fingerprint(d) != base_info["fingerprint"]:
