@@ -82,7 +82,7 @@ $(BUILDDIR)/tests/replay-%: $(BUILDDIR)/tests/fuzz/fuzz-%.o $(BUILDDIR)/tests/fu
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-.PHONY: all test check check-unit check-integration check-sanitize check-vm fuzz bench \
+.PHONY: all test check check-unit check-integration check-robust check-sanitize check-vm fuzz bench \
 	install uninstall clean test-programs
 
 test-programs: $(PURE_TESTS) $(UNIT_TESTS) $(FUZZ_REPLAY) $(BUILDDIR)/fragd $(TOOLS)
@@ -100,6 +100,15 @@ check-unit: test-programs
 
 check-integration: test-programs
 	@fail=0; for t in $(sort $(wildcard tests/integration/test-*.sh)); do \
+		echo "== $$t"; FRAGD=$(CURDIR)/$(BUILDDIR)/fragd BUILDDIR=$(CURDIR)/$(BUILDDIR) \
+		FRAGD_SRCDIR=$(CURDIR) bash $$t || fail=1; done; exit $$fail
+
+# The bad-input generator (tests/robust/robust.py) and the daemon fault
+# matrix alone. Both are tests/integration/test-*.sh, so check-integration
+# (and with it check and check-sanitize) runs them under every build.
+ROBUST_TESTS := tests/integration/test-robust.sh tests/integration/test-faults.sh
+check-robust: test-programs
+	@fail=0; for t in $(ROBUST_TESTS); do \
 		echo "== $$t"; FRAGD=$(CURDIR)/$(BUILDDIR)/fragd BUILDDIR=$(CURDIR)/$(BUILDDIR) \
 		FRAGD_SRCDIR=$(CURDIR) bash $$t || fail=1; done; exit $$fail
 

@@ -1,0 +1,989 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Bad-input generator for fragd: deterministic mutations of the kernel files
+and configuration files of fixture trees, each run through
+
+    fragd --once --root TREE                (text)
+    fragd --once --root TREE --format json  (must be valid, strict JSON)
+    fragd --check-config --root TREE
+
+under a timeout. The oracle per case (see check_case):
+  - no crash (signal), no sanitizer report, no timeout;
+  - exit status in the documented set (0 1 2 3; fragd(8) EXIT STATUS);
+  - JSON output (exit 0) parses as strict UTF-8 JSON (no NaN/Infinity);
+  - no silent wrong values: every report is within physical bounds (byte
+    totals add up exactly, free <= node memory <= the tree's MemTotal,
+    targets <= node memory, scores 0..100, decisions within the kernel's
+    range), a target is never "met" when the memory it is measured against
+    was not read, and nodes/zones only disappear when fragd names the
+    mutated file (stderr, or the report's sources) as bad.
+  - a configuration that fragd refuses (exit 2) names the file.
+
+Every case id is stable for a given seed. Reproduce one case:
+    tests/robust/robust.py --seed SEED --only CASE_ID --keep
+Environment: FRAGD (the binary), FRAGD_SRCDIR, ROBUST_SEED, ROBUST_JOBS,
+ROBUST_TIMEOUT (s), ROBUST_SUBSET (run every Nth case), ROBUST_XFAIL (file
+of case ids expected to fail; only for a branch's own runs).
+"""
+
+import argparse
+import concurrent.futures as cf
+import json
+import os
+import random
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+SRC = os.environ.get("FRAGD_SRCDIR") or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FIX = os.path.join(SRC, "tests", "fixtures")
+EXIT_OK = {0, 1, 2, 3}
+DEFAULT_SEED = 20261111
+
+# The textfile directory in the configuration, in one place. Absolute today
+# (a host path); when textfile_dir resolves under --root the same string
+# lands at TREE/TREE/prom: both directories exist, both are inside TREE.
+def textfile_dir(tree):
+    return os.path.join(tree, "prom")
+
+# ---- base trees -------------------------------------------------------------
+
+BASES = {
+    # name: (fixture, page size, cgroups watched)
+    "frag": ("vm-6.1-x86_64-2node-fragmented", 4096, ["db.slice"]),
+    "press": ("vm-6.1-x86_64-1node-pressure", 4096, ["db.slice", "batch.slice"]),
+    "host": ("host-6.18-x86_64", 4096, []),
+}
+
+# the content a symlink to outside the tree finds: another machine's file
+OUTSIDE = {"frag": "vm-6.1-x86_64-1node-pressure", "press": "vm-6.1-x86_64-2node-compacted",
+           "host": "vm-6.1-x86_64-2node-fragmented"}
+
+def base_conf(tree, cgroups):
+    s = ("[daemon]\ninterval = 1s\ntextfile_dir = %s\n"
+         "[policy]\nreserve_thp = 20%%\n" % textfile_dir(tree))
+    for c in cgroups:
+        s += '[cgroup "%s"]\nwatch = yes\n' % c
+    return s
+
+DROPIN = '[knob "compaction_proactiveness"]\nmax = 80\n[daemon]\nlog_level = info\n'
+FLEET = ('# fleet file for the sizing class of the test trees\n[match]\nclass = mem-*\n'
+         '[policy]\nreserve_large = 1%\nmax_compact_stall_rate = 0.5/s\n'
+         '[knob "watermark_scale_factor"]\nmax = 200\n')
+
+def make_base(work, name):
+    fixture, _, cgroups = BASES[name]
+    tree = os.path.join(work, "base-" + name)
+    shutil.copytree(os.path.join(FIX, fixture), tree, symlinks=True)
+    os.makedirs(os.path.join(tree, "etc/fragd/fragd.conf.d"))
+    os.makedirs(os.path.join(tree, "etc/fragd/fleet.d"))
+    with open(os.path.join(tree, "etc/fragd/fragd.conf"), "w") as f:
+        f.write(base_conf(tree, cgroups))
+    with open(os.path.join(tree, "etc/fragd/fragd.conf.d/10-local.conf"), "w") as f:
+        f.write(DROPIN)
+    with open(os.path.join(tree, "etc/fragd/fleet.d/small.conf"), "w") as f:
+        f.write(FLEET)
+    return tree
+
+# ---- targets: the files mutated, and the report source each feeds -----------
+
+VM = "proc/sys/vm/"
+THP = "sys/kernel/mm/transparent_hugepage/"
+NODE = "sys/devices/system/node/"
+KERNEL_TARGETS = {
+    "frag": [
+        ("proc/buddyinfo", "buddyinfo"), ("proc/zoneinfo", "zoneinfo"), ("proc/vmstat", "vmstat"),
+        ("proc/pagetypeinfo", "pagetypeinfo"), ("proc/meminfo", "meminfo"),
+        ("proc/pressure/memory", "psi_memory"), ("proc/pressure/io", None),
+        (THP + "enabled", "thp"), (THP + "defrag", "thp"), (THP + "shmem_enabled", "thp"),
+        (THP + "hpage_pmd_size", "thp"), (THP + "khugepaged/defrag", "thp_full"),
+        (THP + "khugepaged/pages_to_scan", "thp_full"),
+        (VM + "compaction_proactiveness", "sysctl"), (VM + "min_free_kbytes", "sysctl"),
+        (VM + "watermark_scale_factor", "sysctl"), (VM + "watermark_boost_factor", "sysctl"),
+        (VM + "extfrag_threshold", "sysctl"), (VM + "zone_reclaim_mode", "sysctl"),
+        (NODE + "online", "nodes"), (NODE + "possible", "nodes"), (NODE + "has_memory", "nodes"),
+        (NODE + "node1/meminfo", "nodes"), (NODE + "node0/cpulist", "nodes"),
+        ("sys/fs/cgroup/db.slice/memory.stat", None), ("sys/fs/cgroup/db.slice/memory.pressure", None),
+        ("sys/fs/cgroup/cgroup.controllers", None),
+    ],
+    "press": [
+        ("proc/buddyinfo", "buddyinfo"), ("proc/zoneinfo", "zoneinfo"), ("proc/vmstat", "vmstat"),
+        ("proc/meminfo", "meminfo"), ("proc/pressure/memory", "psi_memory"),
+        ("sys/fs/cgroup/db.slice/memory.stat", None), ("sys/fs/cgroup/db.slice/memory.pressure", None),
+        ("sys/fs/cgroup/batch.slice/memory.stat", None),
+    ],
+    "host": [
+        ("proc/buddyinfo", "buddyinfo"), ("proc/zoneinfo", "zoneinfo"),
+        (THP + "hugepages-2048kB/enabled", "thp"), (THP + "hugepages-64kB/enabled", "thp"),
+        (VM + "compaction_proactiveness", "sysctl"),
+    ],
+}
+CONFIG_TARGETS = ["etc/fragd/fragd.conf", "etc/fragd/fragd.conf.d/10-local.conf",
+                  "etc/fragd/fleet.d/small.conf"]
+
+# ---- mutations ----------------------------------------------------------------
+
+NUM = re.compile(rb"-?\d+")
+HUGE = {
+    "2p63": b"9223372036854775808",
+    "2p64m1": b"18446744073709551615",
+    "2p64": b"18446744073709551616",
+    "neg": b"-1",
+    "negmin": b"-9223372036854775808",
+    "nondigit": b"12x4",
+}
+
+def pick_number(data, rng):
+    ms = list(NUM.finditer(data))
+    return rng.choice(ms) if ms else None
+
+def m_replace_number(new):
+    def f(data, rng):
+        m = pick_number(data, rng)
+        if not m:
+            return None
+        return data[:m.start()] + new + data[m.end():], "at byte %d" % m.start()
+    return f
+
+def m_all_numbers_in_line(new):
+    def f(data, rng):
+        lines = data.split(b"\n")
+        cand = [i for i, l in enumerate(lines) if NUM.search(l)]
+        if not cand:
+            return None
+        i = rng.choice(cand)
+        lines[i] = NUM.sub(new, lines[i])
+        return b"\n".join(lines), "line %d" % (i + 1)
+    return f
+
+def m_truncate(data, rng):
+    if len(data) < 2:
+        return None
+    p = rng.randrange(1, len(data))
+    return data[:p], "at byte %d of %d" % (p, len(data))
+
+def m_empty(data, rng):
+    return b"", ""
+
+def m_binary(data, rng):
+    p = rng.randrange(0, len(data) + 1)
+    return data[:p] + b"\xff\xfe\x00\x80\xc3(" + data[p:], "at byte %d" % p
+
+def m_nul(data, rng):
+    if not data:
+        return None
+    p = rng.randrange(0, len(data))
+    return data[:p] + b"\x00" + data[p + 1:], "at byte %d" % p
+
+def m_crlf(data, rng):
+    return data.replace(b"\n", b"\r\n"), ""
+
+def lines_of(data):
+    return data.split(b"\n")
+
+def m_drop_line(data, rng):
+    ls = lines_of(data)
+    idx = [i for i, l in enumerate(ls) if l.strip()]
+    if not idx:
+        return None
+    i = rng.choice(idx)
+    del ls[i]
+    return b"\n".join(ls), "line %d" % (i + 1)
+
+def m_dup_line(data, rng):
+    ls = lines_of(data)
+    idx = [i for i, l in enumerate(ls) if l.strip()]
+    if not idx:
+        return None
+    i = rng.choice(idx)
+    ls.insert(i, ls[i])
+    return b"\n".join(ls), "line %d" % (i + 1)
+
+def m_drop_column(data, rng):
+    ls = lines_of(data)
+    idx = [i for i, l in enumerate(ls) if len(l.split()) > 1]
+    if not idx:
+        return None
+    i = rng.choice(idx)
+    cols = ls[i].split()
+    j = rng.randrange(len(cols))
+    del cols[j]
+    ls[i] = b" ".join(cols)
+    return b"\n".join(ls), "line %d column %d" % (i + 1, j + 1)
+
+def m_dup_column(data, rng):
+    ls = lines_of(data)
+    idx = [i for i, l in enumerate(ls) if l.split()]
+    if not idx:
+        return None
+    i = rng.choice(idx)
+    cols = ls[i].split()
+    j = rng.randrange(len(cols))
+    cols.insert(j, cols[j])
+    ls[i] = b" ".join(cols)
+    return b"\n".join(ls), "line %d column %d" % (i + 1, j + 1)
+
+def m_long_line(data, rng):
+    return data + b"9" * (1 << 20) + b"\n", "1 MiB line appended"
+
+def m_node99999(data, rng):
+    if b"Node 1," in data:
+        return data.replace(b"Node 1,", b"Node 99999,"), ""
+    if b"Node 0," in data:
+        return data.replace(b"Node 0,", b"Node 99999,", 1), ""
+    return None
+
+def m_tabs(data, rng):
+    return data.replace(b" ", b"\t"), ""
+
+# config-only
+def m_conf_nonutf8_cgroup(data, rng):
+    if b"[cgroup" not in data:
+        return data + b'\n[cgroup "db\xff\xfe.slice"]\nwatch = yes\n', "appended"
+    return data.replace(b'[cgroup "db.slice"]', b'[cgroup "db\xff\xfe.slice"]'), ""
+
+def m_conf_dup_section(data, rng):
+    return data + b"\n" + data, ""
+
+def m_conf_runtime_root(data, rng):
+    return data + b"\n[daemon]\nruntime_dir = /\n", "runtime_dir = /"
+
+def m_conf_key_huge(data, rng):
+    return data + b"\n[policy]\nreserve_thp = 18446744073709551615\n", ""
+
+def m_conf_no_newline_eq(data, rng):
+    return data + b"\n[daemon]\ninterval\n", ""
+
+def m_conf_unterminated_section(data, rng):
+    return data + b"\n[knob \"compaction_proactiveness\"\nmax = 80\n", ""
+
+MUTATIONS = [
+    ("truncate", m_truncate, 2), ("empty", m_empty, 1),
+    ("num-2p63", m_replace_number(HUGE["2p63"]), 1), ("num-2p64m1", m_replace_number(HUGE["2p64m1"]), 1),
+    ("num-2p64", m_replace_number(HUGE["2p64"]), 1), ("num-neg", m_replace_number(HUGE["neg"]), 1),
+    ("num-negmin", m_replace_number(HUGE["negmin"]), 1), ("num-nondigit", m_replace_number(HUGE["nondigit"]), 1),
+    ("line-2p64m1", m_all_numbers_in_line(HUGE["2p64m1"]), 1),
+    ("binary", m_binary, 1), ("nul", m_nul, 1), ("crlf", m_crlf, 1), ("tabs", m_tabs, 1),
+    ("drop-line", m_drop_line, 1), ("dup-line", m_dup_line, 1),
+    ("drop-column", m_drop_column, 1), ("dup-column", m_dup_column, 1), ("long-line", m_long_line, 1),
+]
+def m_managed_huge(data, rng):
+    m = re.search(rb"managed +\d+", data)
+    if not m:
+        return None
+    return data[:m.start()] + b"managed  99999999999" + data[m.end():], "first zone"
+
+KERNEL_ONLY = [("node-99999", m_node99999, 1), ("managed-huge", m_managed_huge, 1)]
+CONFIG_ONLY = [("cgroup-nonutf8", m_conf_nonutf8_cgroup, 1), ("dup-section", m_conf_dup_section, 1),
+               ("runtime-dir-root", m_conf_runtime_root, 1), ("key-2p64m1", m_conf_key_huge, 1),
+               ("key-no-eq", m_conf_no_newline_eq, 1), ("section-open", m_conf_unterminated_section, 1)]
+# file-type replacements: (name, kind)
+KINDS = ["missing", "directory", "fifo", "symlink-dangling", "symlink-outside", "symlink-loop"]
+
+# ---- cases --------------------------------------------------------------------
+
+class Case:
+    def __init__(self, cid, base, path, source, kind, func=None, sub=0, args=None, is_config=False):
+        self.id, self.base, self.path, self.source, self.kind = cid, base, path, source, kind
+        self.func, self.sub, self.args, self.is_config = func, sub, args or [], is_config
+        self.detail = ""
+
+def build_cases(seed):
+    cases = []
+    for base, targets in KERNEL_TARGETS.items():
+        for path, source in targets:
+            for name, func, n in MUTATIONS + KERNEL_ONLY:
+                if name == "node-99999" and not path.endswith(("buddyinfo", "zoneinfo", "pagetypeinfo")):
+                    continue
+                if name == "managed-huge" and not path.endswith("zoneinfo"):
+                    continue
+                for k in range(n):
+                    cid = "%s:%s:%s%s" % (base, path, name, "#%d" % k if n > 1 else "")
+                    cases.append(Case(cid, base, path, source, "bytes", func, k))
+            for kind in KINDS:
+                cases.append(Case("%s:%s:%s" % (base, path, kind), base, path, source, kind))
+    for path in CONFIG_TARGETS:
+        for name, func, n in MUTATIONS + CONFIG_ONLY:
+            for k in range(n):
+                cid = "frag:%s:%s%s" % (path, name, "#%d" % k if n > 1 else "")
+                cases.append(Case(cid, "frag", path, None, "bytes", func, k, is_config=True))
+        for kind in KINDS:
+            cases.append(Case("frag:%s:%s" % (path, kind), "frag", path, None, kind, is_config=True))
+    # a drop-in directory entry that is a directory, FIFO or loop, not a file
+    for kind in ["directory", "fifo", "symlink-dangling", "symlink-loop"]:
+        p = "etc/fragd/fragd.conf.d/20-new.conf"
+        cases.append(Case("frag:%s:%s" % (p, kind), "frag", p, None, kind, is_config=True))
+    # the command line's page size
+    for ps in ["4294967296", "4294971392", "0", "3", "-4096", "18446744073709551616", "4096x"]:
+        cases.append(Case("frag:--page-size=%s" % ps, "frag", None, None, "args", args=["--page-size", ps]))
+    return cases
+
+def case_rng(seed, cid):
+    return random.Random("%d/%s" % (seed, cid))
+
+# ---- running --------------------------------------------------------------------
+
+def clone_tree(base, dst):
+    # hard links: every mutation replaces a file (unlink first), never writes one
+    subprocess.run(["cp", "-al", base, dst], check=True)
+
+def replace_path(p):
+    if not os.path.lexists(p):
+        return
+    if stat.S_ISDIR(os.lstat(p).st_mode):
+        shutil.rmtree(p)
+    else:
+        os.unlink(p)
+
+def apply_case(case, tree, victim_dir, seed):
+    """Returns False when the mutation does not apply to this file."""
+    if case.kind == "args":
+        return True
+    p = os.path.join(tree, case.path)
+    if case.kind == "bytes":
+        with open(p, "rb") as f:
+            data = f.read()
+        r = case.func(data, case_rng(seed, case.id))
+        if r is None:
+            return False
+        new, case.detail = r
+        replace_path(p)
+        with open(p, "wb") as f:
+            f.write(new)
+        return True
+    if os.path.lexists(p):
+        replace_path(p)
+    os.makedirs(os.path.dirname(p), exist_ok=True)
+    if case.kind == "missing":
+        pass
+    elif case.kind == "directory":
+        os.mkdir(p)
+        with open(os.path.join(p, "x"), "w") as f:
+            f.write("1\n")
+    elif case.kind == "fifo":
+        os.mkfifo(p)
+    elif case.kind == "symlink-dangling":
+        os.symlink("does-not-exist", p)
+    elif case.kind == "symlink-loop":
+        os.symlink(os.path.basename(p), p)
+    elif case.kind == "symlink-outside":
+        # an absolute link to a file outside the tree holding other, valid
+        # content of the same kind: --root must contain every read
+        v = os.path.join(victim_dir, case.id.replace("/", "_").replace(":", "_"))
+        other = os.path.join(FIX, OUTSIDE[case.base], case.path) if not case.is_config else None
+        if other and os.path.isfile(other):
+            shutil.copyfile(other, v)
+        elif case.is_config:
+            with open(v, "w") as f:
+                f.write("[daemon]\nlog_level = debug\n[policy]\nreserve_thp = 3%\n")
+        else:
+            with open(v, "w") as f:
+                f.write("7\n")
+        os.symlink(v, p)
+    return True
+
+def run(cmd, timeout, env):
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=timeout, env=env)
+        return p.returncode, p.stdout, p.stderr, time.monotonic() - t0
+    except subprocess.TimeoutExpired as e:
+        return "timeout", e.stdout or b"", e.stderr or b"", timeout
+
+def strict_json(data):
+    def bad_const(c):
+        raise ValueError("non-JSON constant %s" % c)
+    return json.loads(data.decode("utf-8"), parse_constant=bad_const)
+
+SAN = re.compile(rb"(AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:|"
+                 rb"SUMMARY: \w+Sanitizer)")
+
+def meminfo_total(tree):
+    with open(os.path.join(tree, "proc/meminfo")) as f:
+        for l in f:
+            if l.startswith("MemTotal:"):
+                return int(l.split()[1]) * 1024
+    return 0
+
+KNOB_RANGE = {"compaction_proactiveness": (0, 100), "watermark_scale_factor": (1, 3000),
+              "watermark_boost_factor": (0, 1 << 31), "extfrag_threshold": (0, 1000)}
+
+def bounds(d, phys, page_size, mem_unknown_ok=False):
+    """Physical-bounds and arithmetic violations in a JSON report. With
+    mem_unknown_ok (fragd said zoneinfo was not read), a node memory of
+    0 or null means "not measured", not "free exceeds memory"."""
+    errs = []
+    ps = d.get("page_size") or page_size
+    for n in d.get("nodes") or []:
+        nid = n.get("node")
+        mem, free = n.get("memory_bytes") or 0, n.get("free_bytes") or 0
+        if mem > phys:
+            errs.append("node %s memory_bytes %d > MemTotal %d" % (nid, mem, phys))
+        if free > mem and not (mem_unknown_ok and not mem):
+            errs.append("node %s free_bytes %d > memory_bytes %d" % (nid, free, mem))
+        zsum = 0
+        for z in n.get("zones") or []:
+            blocks = z.get("free_blocks") or []
+            exact = sum(c * (1 << o) * ps for o, c in enumerate(blocks))
+            if z.get("free_bytes") != exact:
+                errs.append("node %s zone %s free_bytes %s != sum of free_blocks %d (overflow?)"
+                            % (nid, z.get("zone"), z.get("free_bytes"), exact))
+            zsum += exact
+            fs = z.get("fragmentation_score")
+            if fs is not None and not 0 <= fs <= 100:
+                errs.append("zone score %s" % fs)
+        if n.get("zones") and free != zsum:
+            errs.append("node %s free_bytes %d != sum of zones %d" % (nid, free, zsum))
+        ge = n.get("free_bytes_ge_order") or []
+        if ge and (ge[0] != free or any(ge[i] < ge[i + 1] for i in range(len(ge) - 1))):
+            errs.append("node %s free_bytes_ge_order inconsistent" % nid)
+        sc = n.get("fragmentation_score")
+        if sc is not None and not 0 <= sc <= 100:
+            errs.append("node %s score %s" % (nid, sc))
+        for k, v in (n.get("targets") or {}).items():
+            if k.endswith("_bytes") and isinstance(v, int) and v > max(mem, 0) and mem > 0:
+                errs.append("node %s target %s %d > node memory %d" % (nid, k, v, mem))
+            if k.endswith("_bytes") and isinstance(v, int) and v > phys:
+                errs.append("node %s target %s %d > MemTotal %d" % (nid, k, v, phys))
+    lr = d.get("learned")
+    if isinstance(lr, dict):
+        for k, v in lr.items():
+            if k.endswith("bytes") and isinstance(v, int) and v > phys:
+                errs.append("learned %s %d > MemTotal" % (k, v))
+    for dec in d.get("decisions") or []:
+        rng = KNOB_RANGE.get(dec.get("knob"))
+        if rng and dec.get("to") is not None:
+            try:
+                v = int(dec["to"])
+                if not rng[0] <= v <= rng[1]:
+                    errs.append("decision %s -> %s outside %s" % (dec["knob"], v, rng))
+            except ValueError:
+                errs.append("decision %s -> %r not a number" % (dec["knob"], dec["to"]))
+        if dec.get("knob") == "min_free_kbytes" and dec.get("to") is not None:
+            if int(dec["to"]) * 1024 > phys:
+                errs.append("decision min_free_kbytes -> %s above MemTotal" % dec["to"])
+    return errs
+
+def structure(d):
+    return [(n.get("node"), [z.get("zone") for z in n.get("zones") or []]) for n in d.get("nodes") or []]
+
+def fingerprint(d):
+    return json.dumps([d.get(k) for k in ("nodes", "knobs", "psi_memory", "thp_sizes", "decisions",
+                                            "page_size", "orders", "hpage_order")], sort_keys=True)
+
+def names_for(case):
+    names = set()
+    if case.path:
+        names.add(os.path.basename(case.path))
+        parts = case.path.split("/")
+        if len(parts) > 1:
+            names.add("/".join(parts[-2:]))
+    return {n.encode() for n in names}
+
+def flagged(case, err_all, d):
+    """fragd named the mutated file as bad: on stderr, or in the report's sources."""
+    for n in names_for(case):
+        if n in err_all:
+            return True
+    if d and case.source:
+        v = (d.get("sources") or {}).get(case.source)
+        if v not in (None, "ok"):
+            return True
+    return False
+
+MET = re.compile(rb"target ([0-9.]+ ?[KMGTPE]?i?B): met")
+
+def check_case(case, res, base_info):
+    """List of failure reasons for one case."""
+    why = []
+    for label, (rc, out, err, _) in res.items():
+        if rc == "timeout":
+            why.append("%s: timeout" % label)
+            continue
+        if SAN.search(err):
+            why.append("%s: sanitizer: %s" % (label, SAN.search(err).group(0).decode()))
+        if rc < 0:
+            why.append("%s: killed by signal %d" % (label, -rc))
+        elif rc not in EXIT_OK:
+            why.append("%s: exit %d not in %s" % (label, rc, sorted(EXIT_OK)))
+    if why:
+        return why
+    rc_t, out_t, err_t, _ = res["text"]
+    rc_j, out_j, err_j, _ = res["json"]
+    rc_c, out_c, err_c, _ = res["check"]
+    d = None
+    if rc_j == 0:
+        try:
+            d = strict_json(out_j)
+        except (ValueError, UnicodeDecodeError) as e:
+            why.append("json: invalid JSON (%s)" % str(e)[:80])
+    for label, (rc, out, err, _) in res.items():
+        if rc == 0 and label != "json":
+            try:
+                out.decode("utf-8")
+            except UnicodeDecodeError:
+                why.append("%s: output is not UTF-8" % label)
+    if case.kind == "args":
+        # an impossible page size is a usage error, never silently used
+        if rc_t == 0 or rc_j == 0:
+            if not re.search(rb"page.size", err_t + err_j, re.I):
+                why.append("page size %s accepted silently (exit 0)" % case.args[1])
+        return why
+    err_all = err_t + err_j + err_c
+    if case.is_config and case.kind in ("directory", "fifo", "symlink-dangling", "symlink-loop"):
+        if not any(n in err_all for n in names_for(case)):
+            why.append("%s as %s skipped silently (no message names it)" % (case.path, case.kind))
+    if case.is_config and case.kind == "symlink-outside" and b"reserve_thp = 3%" in out_c:
+        why.append("configuration read through an absolute symlink out of --root")
+    if case.is_config:
+        for label, (rc, out, err, _) in res.items():
+            if rc == 2 and not any(n in err for n in names_for(case)):
+                why.append("%s: configuration refused without naming %s: %s"
+                           % (label, case.path, err.decode("utf-8", "replace").strip()[:120]))
+    if d is not None:
+        phys, base_struct = base_info["phys"], base_info["structure"]
+        fl = flagged(case, err_all, d)
+        zi = (d.get("sources") or {}).get("zoneinfo")
+        for b in bounds(d, phys, base_info["page_size"], mem_unknown_ok=zi not in (None, "ok")):
+            why.append("json: " + b)
+        if not fl and structure(d) != base_struct:
+            why.append("nodes/zones changed silently: %s (was %s)" % (structure(d), base_struct))
+        if case.kind == "symlink-outside" and not fl and fingerprint(d) != base_info["fingerprint"]:
+            why.append("read %s through an absolute symlink out of --root (report changed, nothing said)"
+                       % case.path)
+        srcs = d.get("sources") or {}
+        if any(srcs.get(s) not in (None, "ok") for s in ("buddyinfo", "zoneinfo")):
+            for m in MET.finditer(out_t):
+                if m.group(1).startswith(b"0 "):
+                    why.append("text: 'target %s: met' while %s was not read"
+                               % (m.group(1).decode(), [s for s in ("buddyinfo", "zoneinfo") if srcs.get(s) != "ok"]))
+                    break
+    return why
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--fragd", default=os.environ.get("FRAGD", os.path.join(SRC, "build/fragd")))
+    ap.add_argument("--seed", type=int, default=int(os.environ.get("ROBUST_SEED", DEFAULT_SEED)))
+    ap.add_argument("--jobs", type=int, default=int(os.environ.get("ROBUST_JOBS", "4")))
+    ap.add_argument("--timeout", type=float, default=float(os.environ.get("ROBUST_TIMEOUT", "2")))
+    ap.add_argument("--subset", type=int, default=int(os.environ.get("ROBUST_SUBSET", "1")),
+                    help="run every Nth case (sanitizer builds)")
+    ap.add_argument("--xfail", default=os.environ.get("ROBUST_XFAIL", ""))
+    ap.add_argument("--only", action="append", default=[], help="case id (repeatable)")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    a = ap.parse_args()
+
+    cases = build_cases(a.seed)
+    if a.only:
+        cases = [c for c in cases if c.id in a.only]
+    elif a.subset > 1:
+        cases = cases[::a.subset]
+    if a.list:
+        for c in cases:
+            print(c.id)
+        return 0
+    xfail = set()
+    if a.xfail:
+        with open(a.xfail) as f:
+            # "CASE-ID  # why": the id is the first word (ids may hold '#')
+            xfail = {l.split()[0] for l in f if l.strip() and not l.startswith("#")}
+    print("robust: seed %d, %d cases, %s, timeout %.0f s (reproduce: %s --seed %d --only CASE)"
+          % (a.seed, len(cases), a.fragd, a.timeout, os.path.relpath(__file__, SRC), a.seed), flush=True)
+
+    work = tempfile.mkdtemp(prefix="fragd-robust.")
+    victim_dir = os.path.join(work, "outside")
+    os.makedirs(victim_dir)
+    env = dict(os.environ)
+    env.setdefault("ASAN_OPTIONS", "detect_leaks=1")
+    env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
+    env.pop("JOURNAL_STREAM", None)
+    bases, base_info = {}, {}
+    for name in sorted({c.base for c in cases}):
+        tree = make_base(work, name)
+        bases[name] = tree
+        ps = BASES[name][1]
+        rc, out, err, _ = run([a.fragd, "--once", "--root", tree, "--page-size", str(ps), "--format", "json"],
+                              a.timeout * 3, env)
+        if rc != 0:
+            print("robust: the unmutated tree %s fails (exit %s): %s" % (name, rc, err.decode()[-300:]))
+            return 1
+        d = strict_json(out)
+        bad = bounds(d, meminfo_total(tree), ps)
+        if bad:
+            print("robust: the unmutated tree %s breaks the oracle: %s" % (name, bad))
+            return 1
+        base_info[name] = {"phys": meminfo_total(tree), "structure": structure(d), "page_size": ps,
+                           "fingerprint": fingerprint(d)}
+
+    # one tree per worker, cloned once (hard links); each case mutates one
+    # path and puts it back from the base afterwards
+    local = threading.local()
+    counter = iter(range(1 << 30))
+    lock = threading.Lock()
+
+    def worker_tree(base):
+        trees = getattr(local, "trees", None)
+        if trees is None:
+            trees = local.trees = {}
+        if base not in trees:
+            with lock:
+                n = next(counter)
+            tree = os.path.join(work, "w%02d-%s" % (n, base))
+            clone_tree(bases[base], tree)
+            # the config's absolute paths name the base tree: point them at this one
+            conf = os.path.join(tree, "etc/fragd/fragd.conf")
+            with open(conf, "rb") as f:
+                data = f.read().replace(bases[base].encode(), tree.encode())
+            os.unlink(conf)
+            with open(conf, "wb") as f:
+                f.write(data)
+            for dd in (textfile_dir(tree), tree + textfile_dir(tree)):
+                os.makedirs(dd, exist_ok=True)
+            trees[base] = (tree, data)
+        return trees[base]
+
+    def put_back(case, tree, conf_data):
+        if not case.path:
+            return
+        p = os.path.join(tree, case.path)
+        replace_path(p)
+        src = os.path.join(bases[case.base], case.path)
+        if case.path == "etc/fragd/fragd.conf":
+            with open(p, "wb") as f:
+                f.write(conf_data)
+        elif os.path.lexists(src):
+            os.link(src, p)
+
+    def one(i, case):
+        tree, conf_data = worker_tree(case.base)
+        try:
+            if not apply_case(case, tree, victim_dir, a.seed):
+                return case, None, ["(mutation does not apply)"]
+            ps = ["--page-size", str(BASES[case.base][1])] if case.kind != "args" else case.args
+            common = ["--root", tree] + ps
+            res = {
+                "text": run([a.fragd, "--once"] + common, a.timeout, env),
+                "json": run([a.fragd, "--once"] + common + ["--format", "json"], a.timeout, env),
+                "check": run([a.fragd, "--check-config"] + common, a.timeout, env),
+            }
+            return case, res, check_case(case, res, base_info[case.base])
+        finally:
+            if a.keep:
+                keep = os.path.join(work, "case%04d" % i)
+                subprocess.run(["cp", "-a", tree, keep])
+            put_back(case, tree, conf_data)
+
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=timeout, env=env)
+        return p.returncode, p.stdout, p.stderr, time.monotonic() - t0
+    except subprocess.TimeoutExpired as e:
+        return "timeout", e.stdout or b"", e.stderr or b"", timeout
+
+def strict_json(data):
+    def bad_const(c):
+        raise ValueError("non-JSON constant %s" % c)
+    return json.loads(data.decode("utf-8"), parse_constant=bad_const)
+
+SAN = re.compile(rb"(AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:|"
+                 rb"SUMMARY: \w+Sanitizer)")
+
+def meminfo_total(tree):
+    with open(os.path.join(tree, "proc/meminfo")) as f:
+        for l in f:
+            if l.startswith("MemTotal:"):
+                return int(l.split()[1]) * 1024
+    return 0
+
+KNOB_RANGE = {"compaction_proactiveness": (0, 100), "watermark_scale_factor": (1, 3000),
+              "watermark_boost_factor": (0, 1 << 31), "extfrag_threshold": (0, 1000)}
+
+def bounds(d, phys, page_size, mem_unknown_ok=False):
+    """Physical-bounds and arithmetic violations in a JSON report. With
+    mem_unknown_ok (fragd said zoneinfo was not read), a node memory of
+    0 or null means "not measured", not "free exceeds memory"."""
+    errs = []
+    ps = d.get("page_size") or page_size
+    for n in d.get("nodes") or []:
+        nid = n.get("node")
+        mem, free = n.get("memory_bytes") or 0, n.get("free_bytes") or 0
+        if mem > phys:
+            errs.append("node %s memory_bytes %d > MemTotal %d" % (nid, mem, phys))
+        if free > mem and not (mem_unknown_ok and not mem):
+            errs.append("node %s free_bytes %d > memory_bytes %d" % (nid, free, mem))
+        zsum = 0
+        for z in n.get("zones") or []:
+            blocks = z.get("free_blocks") or []
+            exact = sum(c * (1 << o) * ps for o, c in enumerate(blocks))
+            if z.get("free_bytes") != exact:
+                errs.append("node %s zone %s free_bytes %s != sum of free_blocks %d (overflow?)"
+                            % (nid, z.get("zone"), z.get("free_bytes"), exact))
+            zsum += exact
+            fs = z.get("fragmentation_score")
+            if fs is not None and not 0 <= fs <= 100:
+                errs.append("zone score %s" % fs)
+        if n.get("zones") and free != zsum:
+            errs.append("node %s free_bytes %d != sum of zones %d" % (nid, free, zsum))
+        ge = n.get("free_bytes_ge_order") or []
+        if ge and (ge[0] != free or any(ge[i] < ge[i + 1] for i in range(len(ge) - 1))):
+            errs.append("node %s free_bytes_ge_order inconsistent" % nid)
+        sc = n.get("fragmentation_score")
+        if sc is not None and not 0 <= sc <= 100:
+            errs.append("node %s score %s" % (nid, sc))
+        for k, v in (n.get("targets") or {}).items():
+            if k.endswith("_bytes") and isinstance(v, int) and v > max(mem, 0) and mem > 0:
+                errs.append("node %s target %s %d > node memory %d" % (nid, k, v, mem))
+            if k.endswith("_bytes") and isinstance(v, int) and v > phys:
+                errs.append("node %s target %s %d > MemTotal %d" % (nid, k, v, phys))
+    lr = d.get("learned")
+    if isinstance(lr, dict):
+        for k, v in lr.items():
+            if k.endswith("bytes") and isinstance(v, int) and v > phys:
+                errs.append("learned %s %d > MemTotal" % (k, v))
+    for dec in d.get("decisions") or []:
+        rng = KNOB_RANGE.get(dec.get("knob"))
+        if rng and dec.get("to") is not None:
+            try:
+                v = int(dec["to"])
+                if not rng[0] <= v <= rng[1]:
+                    errs.append("decision %s -> %s outside %s" % (dec["knob"], v, rng))
+            except ValueError:
+                errs.append("decision %s -> %r not a number" % (dec["knob"], dec["to"]))
+        if dec.get("knob") == "min_free_kbytes" and dec.get("to") is not None:
+            if int(dec["to"]) * 1024 > phys:
+                errs.append("decision min_free_kbytes -> %s above MemTotal" % dec["to"])
+    return errs
+
+def structure(d):
+    return [(n.get("node"), [z.get("zone") for z in n.get("zones") or []]) for n in d.get("nodes") or []]
+
+def fingerprint(d):
+    return json.dumps([d.get(k) for k in ("nodes", "knobs", "psi_memory", "thp_sizes", "decisions",
+                                            "page_size", "orders", "hpage_order")], sort_keys=True)
+
+def names_for(case):
+    names = set()
+    if case.path:
+        names.add(os.path.basename(case.path))
+        parts = case.path.split("/")
+        if len(parts) > 1:
+            names.add("/".join(parts[-2:]))
+    return {n.encode() for n in names}
+
+def flagged(case, err_all, d):
+    """fragd named the mutated file as bad: on stderr, or in the report's sources."""
+    for n in names_for(case):
+        if n in err_all:
+            return True
+    if d and case.source:
+        v = (d.get("sources") or {}).get(case.source)
+        if v not in (None, "ok"):
+            return True
+    return False
+
+MET = re.compile(rb"target ([0-9.]+ ?[KMGTPE]?i?B): met")
+
+def check_case(case, res, base_info):
+    """List of failure reasons for one case."""
+    why = []
+    for label, (rc, out, err, _) in res.items():
+        if rc == "timeout":
+            why.append("%s: timeout" % label)
+            continue
+        if SAN.search(err):
+            why.append("%s: sanitizer: %s" % (label, SAN.search(err).group(0).decode()))
+        if rc < 0:
+            why.append("%s: killed by signal %d" % (label, -rc))
+        elif rc not in EXIT_OK:
+            why.append("%s: exit %d not in %s" % (label, rc, sorted(EXIT_OK)))
+    if why:
+        return why
+    rc_t, out_t, err_t, _ = res["text"]
+    rc_j, out_j, err_j, _ = res["json"]
+    rc_c, out_c, err_c, _ = res["check"]
+    d = None
+    if rc_j == 0:
+        try:
+            d = strict_json(out_j)
+        except (ValueError, UnicodeDecodeError) as e:
+            why.append("json: invalid JSON (%s)" % str(e)[:80])
+    for label, (rc, out, err, _) in res.items():
+        if rc == 0 and label != "json":
+            try:
+                out.decode("utf-8")
+            except UnicodeDecodeError:
+                why.append("%s: output is not UTF-8" % label)
+    if case.kind == "args":
+        # an impossible page size is a usage error, never silently used
+        if rc_t == 0 or rc_j == 0:
+            if not re.search(rb"page.size", err_t + err_j, re.I):
+                why.append("page size %s accepted silently (exit 0)" % case.args[1])
+        return why
+    err_all = err_t + err_j + err_c
+    if case.is_config and case.kind in ("directory", "fifo", "symlink-dangling", "symlink-loop"):
+        if not any(n in err_all for n in names_for(case)):
+            why.append("%s as %s skipped silently (no message names it)" % (case.path, case.kind))
+    if case.is_config and case.kind == "symlink-outside" and b"reserve_thp = 3%" in out_c:
+        why.append("configuration read through an absolute symlink out of --root")
+    if case.is_config:
+        for label, (rc, out, err, _) in res.items():
+            if rc == 2 and not any(n in err for n in names_for(case)):
+                why.append("%s: configuration refused without naming %s: %s"
+                           % (label, case.path, err.decode("utf-8", "replace").strip()[:120]))
+    if d is not None:
+        phys, base_struct = base_info["phys"], base_info["structure"]
+        fl = flagged(case, err_all, d)
+        zi = (d.get("sources") or {}).get("zoneinfo")
+        for b in bounds(d, phys, base_info["page_size"], mem_unknown_ok=zi not in (None, "ok")):
+            why.append("json: " + b)
+        if not fl and structure(d) != base_struct:
+            why.append("nodes/zones changed silently: %s (was %s)" % (structure(d), base_struct))
+        if case.kind == "symlink-outside" and not fl and fingerprint(d) != base_info["fingerprint"]:
+            why.append("read %s through an absolute symlink out of --root (report changed, nothing said)"
+                       % case.path)
+        srcs = d.get("sources") or {}
+        if any(srcs.get(s) not in (None, "ok") for s in ("buddyinfo", "zoneinfo")):
+            for m in MET.finditer(out_t):
+                if m.group(1).startswith(b"0 "):
+                    why.append("text: 'target %s: met' while %s was not read"
+                               % (m.group(1).decode(), [s for s in ("buddyinfo", "zoneinfo") if srcs.get(s) != "ok"]))
+                    break
+    return why
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--fragd", default=os.environ.get("FRAGD", os.path.join(SRC, "build/fragd")))
+    ap.add_argument("--seed", type=int, default=int(os.environ.get("ROBUST_SEED", DEFAULT_SEED)))
+    ap.add_argument("--jobs", type=int, default=int(os.environ.get("ROBUST_JOBS", "4")))
+    ap.add_argument("--timeout", type=float, default=float(os.environ.get("ROBUST_TIMEOUT", "2")))
+    ap.add_argument("--subset", type=int, default=int(os.environ.get("ROBUST_SUBSET", "1")),
+                    help="run every Nth case (sanitizer builds)")
+    ap.add_argument("--xfail", default=os.environ.get("ROBUST_XFAIL", ""))
+    ap.add_argument("--only", action="append", default=[], help="case id (repeatable)")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    a = ap.parse_args()
+
+    cases = build_cases(a.seed)
+    if a.only:
+        cases = [c for c in cases if c.id in a.only]
+    elif a.subset > 1:
+        cases = cases[::a.subset]
+    if a.list:
+        for c in cases:
+            print(c.id)
+        return 0
+    xfail = set()
+    if a.xfail:
+        with open(a.xfail) as f:
+            # "CASE-ID  # why": the id is the first word (ids may hold '#')
+            xfail = {l.split()[0] for l in f if l.strip() and not l.startswith("#")}
+    print("robust: seed %d, %d cases, %s, timeout %.0f s (reproduce: %s --seed %d --only CASE)"
+          % (a.seed, len(cases), a.fragd, a.timeout, os.path.relpath(__file__, SRC), a.seed), flush=True)
+
+    work = tempfile.mkdtemp(prefix="fragd-robust.")
+    victim_dir = os.path.join(work, "outside")
+    os.makedirs(victim_dir)
+    env = dict(os.environ)
+    env.setdefault("ASAN_OPTIONS", "detect_leaks=1")
+    env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
+    env.pop("JOURNAL_STREAM", None)
+    bases, base_info = {}, {}
+    for name in sorted({c.base for c in cases}):
+        tree = make_base(work, name)
+        bases[name] = tree
+        ps = BASES[name][1]
+        rc, out, err, _ = run([a.fragd, "--once", "--root", tree, "--page-size", str(ps), "--format", "json"],
+                              a.timeout * 3, env)
+        if rc != 0:
+            print("robust: the unmutated tree %s fails (exit %s): %s" % (name, rc, err.decode()[-300:]))
+            return 1
+        d = strict_json(out)
+        bad = bounds(d, meminfo_total(tree), ps)
+        if bad:
+            print("robust: the unmutated tree %s breaks the oracle: %s" % (name, bad))
+            return 1
+        base_info[name] = {"phys": meminfo_total(tree), "structure": structure(d), "page_size": ps,
+                           "fingerprint": fingerprint(d)}
+
+    def one(i, case):
+        tree = os.path.join(work, "t%04d" % i)
+        clone_tree(bases[case.base], tree)
+        # the config's absolute paths name the base tree: point them at this one
+        conf = os.path.join(tree, "etc/fragd/fragd.conf")
+        if os.path.isfile(conf) and not os.path.islink(conf):
+            with open(conf, "rb") as f:
+                data = f.read()
+            os.unlink(conf)
+            with open(conf, "wb") as f:
+                f.write(data.replace(bases[case.base].encode(), tree.encode()))
+        for dd in (textfile_dir(tree), tree + textfile_dir(tree)):
+            os.makedirs(dd, exist_ok=True)
+        if not apply_case(case, tree, victim_dir, a.seed):
+            shutil.rmtree(tree, ignore_errors=True)
+            return case, None, ["(mutation does not apply)"]
+        ps = ["--page-size", str(BASES[case.base][1])] if case.kind != "args" else case.args
+        common = ["--root", tree] + ps
+        res = {
+            "text": run([a.fragd, "--once"] + common, a.timeout, env),
+            "json": run([a.fragd, "--once"] + common + ["--format", "json"], a.timeout, env),
+            "check": run([a.fragd, "--check-config"] + common, a.timeout, env),
+        }
+        why = check_case(case, res, base_info[case.base])
+        if not a.keep:
+            shutil.rmtree(tree, ignore_errors=True)
+        return case, res, why
+
+    t0 = time.monotonic()
+    results = []
+    with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
+        futs = [ex.submit(one, i, c) for i, c in enumerate(cases)]
+        for fu in futs:
+            results.append(fu.result())
+    # FIFOs a hung fragd left open: nothing to do, the tree goes away
+    n_pass = n_fail = n_xfail = n_xpass = n_skip = 0
+    failed = []
+    for case, res, why in results:
+        if res is None:
+            n_skip += 1
+            continue
+        if why:
+            if case.id in xfail:
+                n_xfail += 1
+                if a.verbose:
+                    print("XFAIL %s: %s" % (case.id, "; ".join(why)))
+            else:
+                n_fail += 1
+                failed.append((case, why))
+        else:
+            if case.id in xfail:
+                n_xpass += 1
+                print("XPASS %s (remove it from %s)" % (case.id, a.xfail))
+            n_pass += 1
+            if a.verbose:
+                print("PASS %s" % case.id)
+    for case, why in failed:
+        print("FAIL %s%s: %s" % (case.id, " (%s)" % case.detail if case.detail else "", "; ".join(why)))
+    if not a.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    else:
+        print("robust: work directory kept: %s (caseNNNN: the tree of case NNNN)" % work)
+    extra = ""
+    if xfail:
+        extra = ", %d expected failures (%s), %d unexpectedly passed" % (n_xfail, a.xfail, n_xpass)
+    print("robust: %d passed, %d failed%s; %d not applicable; seed %d; %.1f s"
+          % (n_pass, n_fail, extra, n_skip, a.seed, time.monotonic() - t0))
+    return 1 if n_fail else 0
+
+if __name__ == "__main__":
+    sys.exit(main())
