@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
+#include "core/log.h"
 #include "core/root.h"
 #include "fragd/macro.h"
 
@@ -289,9 +290,35 @@ done:
 
 /* ---- reading ----------------------------------------------------------------- */
 
+/* A kernel file below the root that is a symbolic link leading out of it is
+ * never read (ROOT_BENEATH: -EXDEV); say so once per path, naming it, so a
+ * source that then counts as missing is not missing in silence. */
+static void warn_outside_once(int dirfd, const char *path)
+{
+        static uint64_t seen[64];
+        static unsigned n_seen;
+        char dir[PATH_MAX], link[64];
+        uint64_t h = 1469598103934665603ULL;
+        ssize_t n;
+
+        for (const char *p = path; *p; p++)
+                h = (h ^ (unsigned char) *p) * 1099511628211ULL;
+        h ^= (uint64_t) (unsigned) dirfd;
+        for (unsigned i = 0; i < n_seen && i < ELEMENTSOF(seen); i++)
+                if (seen[i] == h)
+                        return;
+        seen[n_seen++ % ELEMENTSOF(seen)] = h;
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+        n = readlink(link, dir, sizeof(dir) - 1);
+        dir[n > 0 ? n : 0] = '\0';
+        log_warning("'%s/%s' is a symbolic link that leads out of the root directory (or a loop); "
+                    "fragd does not read it and treats it as missing",
+                    dir, path);
+}
+
 static int open_for_read(int dirfd, const char *path, unsigned how_flags)
 {
-        int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY;
+        int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
         int fd;
 
         if (dirfd < 0)
@@ -308,10 +335,15 @@ static int open_for_read(int dirfd, const char *path, unsigned how_flags)
                         return negative_errno();
         } else {
                 fd = root_openat(dirfd, path, flags, 0, how_flags);
-                if (fd < 0)
+                if (fd < 0) {
+                        if ((fd == -EXDEV || fd == -ELOOP) && !(how_flags & ROOT_OWN_FILE))
+                                warn_outside_once(dirfd, path);
                         return fd;
+                }
         }
-        if (how_flags & ROOT_OWN_FILE) {
+        /* only regular files: a FIFO or device planted where a kernel file
+         * or one of fragd's own should be never blocks a read */
+        {
                 struct stat st;
 
                 if (fstat(fd, &st) < 0) {
@@ -358,7 +390,7 @@ int read_file_at_full(int dirfd, const char *path, unsigned how_flags, char *buf
 
 int read_file_at(int dirfd, const char *path, char *buf, size_t size)
 {
-        return read_file_at_full(dirfd, path, 0, buf, size);
+        return read_file_at_full(dirfd, path, ROOT_BENEATH, buf, size);
 }
 
 int read_file_alloc_at_full(int dirfd, const char *path, unsigned how_flags, char **ret_buf, size_t *ret_len)
@@ -406,7 +438,7 @@ int read_file_alloc_at_full(int dirfd, const char *path, unsigned how_flags, cha
 
 int read_file_alloc_at(int dirfd, const char *path, char **ret_buf, size_t *ret_len)
 {
-        return read_file_alloc_at_full(dirfd, path, 0, ret_buf, ret_len);
+        return read_file_alloc_at_full(dirfd, path, ROOT_BENEATH, ret_buf, ret_len);
 }
 
 /* ---- writing ----------------------------------------------------------------- */

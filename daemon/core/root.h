@@ -47,7 +47,12 @@ extern uint64_t (*root_test_random)(void);
 /* Reads a whole small file relative to dirfd into buf (NUL-terminated).
  * Returns the length, -EFBIG when it did not fit, or -errno. A relative path
  * is resolved inside dirfd (root_openat(), how_flags: ROOT_*); an absolute
- * one is the caller's host path (fragd -c FILE), opened as openat(2) does. */
+ * one is the caller's host path (fragd -c FILE), opened as openat(2) does.
+ * Only a regular file is read (-EBADFD, -EISDIR otherwise), opened without
+ * blocking, so a FIFO planted where a kernel file should be never hangs a
+ * tick. read_file_at() and read_file_alloc_at() resolve with ROOT_BENEATH:
+ * a kernel file that is a symbolic link out of dirfd is never read (-EXDEV)
+ * and is named once in a warning. */
 int read_file_at(int dirfd, const char *path, char *buf, size_t size);
 int read_file_at_full(int dirfd, const char *path, unsigned how_flags, char *buf, size_t size);
 
