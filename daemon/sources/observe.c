@@ -358,6 +358,28 @@ static void buddyinfo_check(Observation *o)
                 }
 }
 
+/* zoneinfo cut short: a zone the buddy allocator shows free pages in is
+ * missing from it, so its node memory and watermarks would be partial */
+static void zoneinfo_complete_check(Observation *o)
+{
+        const BuddyInfo *b = &o->buddy;
+
+        if (!(o->have & OBS_MASK(OBS_ZONEINFO)) || !(o->have & OBS_MASK(OBS_BUDDYINFO)))
+                return;
+        for (unsigned i = 0; i < b->n_zones; i++) {
+                uint64_t pages;
+
+                if (!buddy_free_pages(&b->zones[i], &pages) || pages == 0 ||
+                    zoneinfo_find(&o->zoneinfo, b->zones[i].node, b->zones[i].zone))
+                        continue;
+                problem(o, "'/proc/zoneinfo' has no Node %d, zone %s, which '/proc/buddyinfo' shows with %" PRIu64
+                        " free pages: a truncated file? Reading rejected",
+                        b->zones[i].node, b->zones[i].zone, pages);
+                reject(o, OBS_ZONEINFO, -EBADMSG);
+                return;
+        }
+}
+
 void observation_check(Observation *o)
 {
         o->rejected = 0;
@@ -366,6 +388,7 @@ void observation_check(Observation *o)
                 (void) node_ids_plausible(o, OBS_PAGETYPEINFO);
         /* zoneinfo first: buddyinfo is checked against it */
         zoneinfo_check(o);
+        zoneinfo_complete_check(o);
         buddyinfo_check(o);
 }
 
