@@ -84,6 +84,29 @@ bool pid_is_alive(pid_t pid, uint64_t starttime)
         return starttime == 0 || st == starttime;
 }
 
+bool pid_is_fragd(pid_t pid)
+{
+        char path[64], comm[32] = "";
+        _cleanup_close_ int fd = -1;
+        struct stat a, b;
+        ssize_t n;
+
+        /* the same program as this one (a fork, or fragd under another name) */
+        snprintf(path, sizeof(path), "/proc/%d/exe", (int) pid);
+        if (stat(path, &a) == 0 && stat("/proc/self/exe", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+                return true;
+        /* or a fragd: an older binary replaced by an upgrade keeps its name */
+        snprintf(path, sizeof(path), "/proc/%d/comm", (int) pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return true; /* cannot tell: assume it is, never take a live fragd's knobs */
+        n = read(fd, comm, sizeof(comm) - 1);
+        if (n <= 0)
+                return true;
+        comm[n] = '\0';
+        return strncmp(comm, "fragd", 5) == 0;
+}
+
 /* ---- parse / format (pure) ------------------------------------------------- */
 
 static bool span_printable(Span s)
@@ -628,6 +651,17 @@ int knob_journal_recover(const Root *root, const char *rt, const KnobOps *ops, v
         if (r == -EFBIG || r == -ELOOP || r == -EBADFD) {
                 journal_read_why(r, why, sizeof(why));
                 whole = true;
+                if (r == -EFBIG) {
+                        /* name what its head says, restore nothing from it */
+                        _cleanup_free_ char *head = malloc(JOURNAL_SIZE_MAX + 1);
+                        _cleanup_close_ int hfd = root_openat(root->root_fd, path, O_RDONLY | O_CLOEXEC |
+                                                              O_NOCTTY | O_NOFOLLOW | O_NONBLOCK, 0, ROOT_OWN_FILE);
+                        ssize_t n = head && hfd >= 0 ? read(hfd, head, JOURNAL_SIZE_MAX) : -1;
+
+                        if (n > 0)
+                                knob_journal_salvage(head, (size_t) n,
+                                                     "not restored: the journal is larger than a journal can be", j);
+                }
         } else if (r < 0)
                 return log_error_errno(r, "Failed to read the knob journal %s: %m", where);
         else {
@@ -640,9 +674,19 @@ int knob_journal_recover(const Root *root, const char *rt, const KnobOps *ops, v
                         whole = true;
                 }
         }
-        if (!whole && j->pid > 0 && j->pid != getpid() && pid_is_alive(j->pid, j->starttime))
-                return log_error_errno(-EBUSY, "The knob journal %s belongs to a running fragd (pid %d); not "
-                                       "touching it", where, (int) j->pid);
+        if (!whole && j->pid > 0 && j->pid != getpid() && pid_is_alive(j->pid, j->starttime)) {
+                if (pid_is_fragd(j->pid)) {
+                        for (unsigned i = 0; i < j->n; i++)
+                                log_notice("Knob %s: owned by the running fragd (pid %d), its original '%s'",
+                                           j->e[i].name, (int) j->pid, j->e[i].original);
+                        return log_error_errno(-EBUSY, "The knob journal %s belongs to a running fragd (pid %d); "
+                                               "not touching it: stop that fragd (it restores them)",
+                                               where, (int) j->pid);
+                }
+                log_warning("The knob journal %s names pid %d, which is alive but is not fragd: the fragd that "
+                            "wrote it is gone (its pid was reused); restoring",
+                            where, (int) j->pid);
+        }
 
         if (whole || j->n_invalid > 0) {
                 st.corrupt = true;

@@ -345,6 +345,10 @@ int knob_journal_find_aside(int root_fd, const char *rt, char *ret, size_t size)
 uint64_t pid_starttime(pid_t pid);
 /* The process is alive and, when starttime != 0, is the same process. */
 bool pid_is_alive(pid_t pid, uint64_t starttime);
+/* pid runs this very program, or its name (/proc/<pid>/comm) starts with
+ * "fragd"; true when that cannot be read: a live process fragd cannot see
+ * into is never taken for a dead owner. */
+bool pid_is_fragd(pid_t pid);
 
 /* ---- dry-run overlay (daemon/knobs/knob-ops.c) -------------------------------- */
 
