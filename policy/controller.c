@@ -35,11 +35,14 @@ static int64_t raise_wanted(const LeverConfig *lc, int64_t cur, int32_t err, int
 {
         int64_t nominal = lc->step_up > 0 ? lc->step_up : MAX((lc->max - lc->min) / 10, (int64_t) 1);
         int64_t step = (int64_t) (((__int128) nominal * err + ERR_MAX - 1) / ERR_MAX);
+        __int128 want;
 
         step = MAX(step, (int64_t) 1);
+        want = (__int128) cur + step;
         if (aim > cur)
-                step = MAX(step, aim - cur);
-        return cur + step;
+                want = MAX(want, (__int128) aim); /* cur + (aim - cur), without the overflow */
+        /* a reading far outside the lever's range (-2^63) must not overflow */
+        return want > INT64_MAX ? INT64_MAX : (int64_t) want;
 }
 
 static int64_t goal_of(const PolicyConfig *cfg, Lever l, const LeverInput *in)

@@ -142,10 +142,11 @@ int64_t lever_rules_apply(const PolicyConfig *cfg, Lever l, const LeverTrack *t,
         }
 
         if (!(flags & LEVER_MOVE_IGNORE_STEP)) {
-                if (dir > 0 && lc->step_up > 0 && to - current > lc->step_up)
-                        to = current + lc->step_up;
-                if (dir < 0 && lc->step_down > 0 && current - to > lc->step_down)
-                        to = current - lc->step_down;
+                /* in 128 bits: a reading far outside the range (-2^63) must not overflow */
+                if (dir > 0 && lc->step_up > 0 && (__int128) to - current > lc->step_up)
+                        to = (int64_t) MIN((__int128) current + lc->step_up, (__int128) INT64_MAX);
+                if (dir < 0 && lc->step_down > 0 && (__int128) current - to > lc->step_down)
+                        to = (int64_t) MAX((__int128) current - lc->step_down, (__int128) INT64_MIN);
         }
         /* bounds win over the step: a knob found outside them comes back in */
         to = CLAMP(to, lc->min, lc->max);

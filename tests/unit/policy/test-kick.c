@@ -318,6 +318,25 @@ static void test_no_kick_outside_bounds(void **state)
         free(s);
 }
 
+/* A reading no kernel prints (compaction_proactiveness -2^63, from a bad
+ * file that passed the parser) must not overflow the raise arithmetic
+ * (UBSan aborted here: 33 - INT64_MIN) and the decision stays in bounds. */
+static void test_reading_far_below_range(void **state)
+{
+        TSim *s = sim_new(5 * S);
+        TWorld w = world_missed();
+        const Decision *d;
+        const DecisionItem *it;
+
+        s->in[PRO].current = INT64_MIN;
+        d = t_sim_tick(s, &w, 5);
+        it = t_find(d, DECISION_LEVER, PRO);
+        assert_non_null(it);
+        assert_true(it->to >= s->cfg.lever[PRO].min);
+        assert_true(it->to <= s->cfg.lever[PRO].max);
+        free(s);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -332,6 +351,7 @@ int main(void)
                 cmocka_unit_test(test_backoff_stops_kicks),
                 cmocka_unit_test(test_kick_observe_preset),
                 cmocka_unit_test(test_kick_presets),
+                cmocka_unit_test(test_reading_far_below_range),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
