@@ -11,9 +11,6 @@
 #     new appears outside the tree (victim dir, HOME, TMPDIR, cwd);
 #   - no sanitizer report, no hang (every fragd runs under timeout).
 # Prints `faults: N passed, M failed`. FAULTS_ONLY="id ..." runs some.
-# FAULTS_XFAIL=FILE lists scenario ids expected to fail (default
-# tests/robust/xfail-faults.txt when it exists: only on a branch that
-# carries the harness before the fixes; the merged tree has no such file).
 # Needs FRAGD, FRAGD_SRCDIR. Runs as any user; as root, "unwritable" uses
 # chattr +i (skipped with a message where the file system lacks it).
 # shellcheck disable=SC2317,SC2016,SC2015 # helpers called indirectly or by eval; A && B || cbad is meant
@@ -41,12 +38,7 @@ unset JOURNAL_STREAM NOTIFY_SOCKET
 tf_dirs() { echo "$T/prom" "$T$T/prom"; }
 tf_conf() { echo "$T/prom"; }
 
-declare -A XFAIL=()
-[ -n "${FAULTS_XFAIL+set}" ] || { [ -f "$FRAGD_SRCDIR/tests/robust/xfail-faults.txt" ] && FAULTS_XFAIL=$FRAGD_SRCDIR/tests/robust/xfail-faults.txt; }
-if [ -n "${FAULTS_XFAIL:-}" ]; then
-	while read -r id _; do [ -n "$id" ] && [ "${id#\#}" = "$id" ] && XFAIL[$id]=1; done <"$FAULTS_XFAIL"
-fi
-n_pass=0 n_fail=0 n_xfail=0 n_skip=0 FAILED=()
+n_pass=0 n_fail=0 n_skip=0 FAILED=()
 CASE='' cfail=''
 case_begin() { CASE=$1; cfail=; LOGS=(); new_victim; }
 cbad() { cfail="${cfail:+$cfail; }$*"; }
@@ -56,10 +48,7 @@ case_end() {
 	[ -n "$pid" ] && { kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; pid=; }
 	common_checks
 	if [ -z "$cfail" ]; then
-		[ -n "${XFAIL[$CASE]:-}" ] && echo "XPASS faults: $CASE (remove it from $FAULTS_XFAIL)"
 		echo "PASS faults: $CASE"; n_pass=$((n_pass + 1))
-	elif [ -n "${XFAIL[$CASE]:-}" ]; then
-		echo "XFAIL faults: $CASE: $cfail"; n_xfail=$((n_xfail + 1))
 	else
 		echo "FAIL faults: $CASE: $cfail"; n_fail=$((n_fail + 1)); FAILED+=("$CASE")
 	fi
@@ -454,7 +443,7 @@ else
 	case_end
 fi; fi
 
-echo "faults: $n_pass passed, $n_fail failed${n_xfail:+, $n_xfail expected failures}, $n_skip skipped"
+echo "faults: $n_pass passed, $n_fail failed, $n_skip skipped"
 [ ${#FAILED[@]} = 0 ] || echo "faults: failed: ${FAILED[*]} (rerun one: FAULTS_ONLY=ID FRAGD=... FRAGD_SRCDIR=... bash $0)"
 [ $n_fail = 0 ] || fail=1
 finish

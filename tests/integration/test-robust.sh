@@ -6,14 +6,9 @@
 # JSON and silent wrong values. Under a sanitizer build (BUILDDIR build-san-*)
 # every second case by default (ROBUST_SUBSET=1 for all of them). Prints
 # `robust: N passed, M failed`; each failure with its case id and the seed.
-# ROBUST_XFAIL defaults to tests/robust/xfail-robust.txt when that file exists
-# (a branch's own runs only; the merged tree has none).
 set -uo pipefail
 : "${FRAGD:?}" "${FRAGD_SRCDIR:?}"
 case "${BUILDDIR:-}" in
 *build-san*) export ROBUST_SUBSET=${ROBUST_SUBSET:-2} ROBUST_TIMEOUT=${ROBUST_TIMEOUT:-5} ;;
 esac
-if [ -z "${ROBUST_XFAIL+set}" ] && [ -f "$FRAGD_SRCDIR/tests/robust/xfail-robust.txt" ]; then
-	export ROBUST_XFAIL=$FRAGD_SRCDIR/tests/robust/xfail-robust.txt
-fi
 exec python3 "$FRAGD_SRCDIR/tests/robust/robust.py" --fragd "$FRAGD"

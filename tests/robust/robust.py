@@ -22,8 +22,7 @@ under a timeout. The oracle per case (see check_case):
 Every case id is stable for a given seed. Reproduce one case:
     tests/robust/robust.py --seed SEED --only CASE_ID --keep
 Environment: FRAGD (the binary), FRAGD_SRCDIR, ROBUST_SEED, ROBUST_JOBS,
-ROBUST_TIMEOUT (s), ROBUST_SUBSET (run every Nth case), ROBUST_XFAIL (file
-of case ids expected to fail; only for a branch's own runs).
+ROBUST_TIMEOUT (s), ROBUST_SUBSET (run every Nth case).
 """
 
 import argparse
@@ -574,7 +573,6 @@ def main():
     ap.add_argument("--timeout", type=float, default=float(os.environ.get("ROBUST_TIMEOUT", "2")))
     ap.add_argument("--subset", type=int, default=int(os.environ.get("ROBUST_SUBSET", "1")),
                     help="run every Nth case (sanitizer builds)")
-    ap.add_argument("--xfail", default=os.environ.get("ROBUST_XFAIL", ""))
     ap.add_argument("--only", action="append", default=[], help="case id (repeatable)")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
@@ -590,304 +588,6 @@ def main():
         for c in cases:
             print(c.id)
         return 0
-    xfail = set()
-    if a.xfail:
-        with open(a.xfail) as f:
-            # "CASE-ID  # why": the id is the first word (ids may hold '#')
-            xfail = {l.split()[0] for l in f if l.strip() and not l.startswith("#")}
-    print("robust: seed %d, %d cases, %s, timeout %.0f s (reproduce: %s --seed %d --only CASE)"
-          % (a.seed, len(cases), a.fragd, a.timeout, os.path.relpath(__file__, SRC), a.seed), flush=True)
-
-    work = tempfile.mkdtemp(prefix="fragd-robust.")
-    victim_dir = os.path.join(work, "outside")
-    os.makedirs(victim_dir)
-    env = dict(os.environ)
-    env.setdefault("ASAN_OPTIONS", "detect_leaks=1")
-    env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
-    env.pop("JOURNAL_STREAM", None)
-    bases, base_info = {}, {}
-    for name in sorted({c.base for c in cases}):
-        tree = make_base(work, name)
-        bases[name] = tree
-        ps = BASES[name][1]
-        rc, out, err, _ = run([a.fragd, "--once", "--root", tree, "--page-size", str(ps), "--format", "json"],
-                              a.timeout * 3, env)
-        if rc != 0:
-            print("robust: the unmutated tree %s fails (exit %s): %s" % (name, rc, err.decode()[-300:]))
-            return 1
-        d = strict_json(out)
-        bad = bounds(d, meminfo_total(tree), ps)
-        if bad:
-            print("robust: the unmutated tree %s breaks the oracle: %s" % (name, bad))
-            return 1
-        base_info[name] = {"phys": meminfo_total(tree), "structure": structure(d), "page_size": ps,
-                           "fingerprint": fingerprint(d)}
-
-    # one tree per worker, cloned once (hard links); each case mutates one
-    # path and puts it back from the base afterwards
-    local = threading.local()
-    counter = iter(range(1 << 30))
-    lock = threading.Lock()
-
-    def worker_tree(base):
-        trees = getattr(local, "trees", None)
-        if trees is None:
-            trees = local.trees = {}
-        if base not in trees:
-            with lock:
-                n = next(counter)
-            tree = os.path.join(work, "w%02d-%s" % (n, base))
-            clone_tree(bases[base], tree)
-            # the config's absolute paths name the base tree: point them at this one
-            conf = os.path.join(tree, "etc/fragd/fragd.conf")
-            with open(conf, "rb") as f:
-                data = f.read().replace(bases[base].encode(), tree.encode())
-            os.unlink(conf)
-            with open(conf, "wb") as f:
-                f.write(data)
-            for dd in (textfile_dir(tree), tree + textfile_dir(tree)):
-                os.makedirs(dd, exist_ok=True)
-            trees[base] = (tree, data)
-        return trees[base]
-
-    def put_back(case, tree, conf_data):
-        if not case.path:
-            return
-        p = os.path.join(tree, case.path)
-        replace_path(p)
-        src = os.path.join(bases[case.base], case.path)
-        if case.path == "etc/fragd/fragd.conf":
-            with open(p, "wb") as f:
-                f.write(conf_data)
-        elif os.path.lexists(src):
-            os.link(src, p)
-
-    def one(i, case):
-        tree, conf_data = worker_tree(case.base)
-        try:
-            if not apply_case(case, tree, victim_dir, a.seed):
-                return case, None, ["(mutation does not apply)"]
-            ps = ["--page-size", str(BASES[case.base][1])] if case.kind != "args" else case.args
-            common = ["--root", tree] + ps
-            res = {
-                "text": run([a.fragd, "--once"] + common, a.timeout, env),
-                "json": run([a.fragd, "--once"] + common + ["--format", "json"], a.timeout, env),
-                "check": run([a.fragd, "--check-config"] + common, a.timeout, env),
-            }
-            return case, res, check_case(case, res, base_info[case.base])
-        finally:
-            if a.keep:
-                keep = os.path.join(work, "case%04d" % i)
-                subprocess.run(["cp", "-a", tree, keep])
-            put_back(case, tree, conf_data)
-
-    t0 = time.monotonic()
-    try:
-        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           timeout=timeout, env=env)
-        return p.returncode, p.stdout, p.stderr, time.monotonic() - t0
-    except subprocess.TimeoutExpired as e:
-        return "timeout", e.stdout or b"", e.stderr or b"", timeout
-
-def strict_json(data):
-    def bad_const(c):
-        raise ValueError("non-JSON constant %s" % c)
-    return json.loads(data.decode("utf-8"), parse_constant=bad_const)
-
-SAN = re.compile(rb"(AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:|"
-                 rb"SUMMARY: \w+Sanitizer)")
-
-def meminfo_total(tree):
-    with open(os.path.join(tree, "proc/meminfo")) as f:
-        for l in f:
-            if l.startswith("MemTotal:"):
-                return int(l.split()[1]) * 1024
-    return 0
-
-KNOB_RANGE = {"compaction_proactiveness": (0, 100), "watermark_scale_factor": (1, 3000),
-              "watermark_boost_factor": (0, 1 << 31), "extfrag_threshold": (0, 1000)}
-
-def bounds(d, phys, page_size, mem_unknown_ok=False):
-    """Physical-bounds and arithmetic violations in a JSON report. With
-    mem_unknown_ok (fragd said zoneinfo was not read), a node memory of
-    0 or null means "not measured", not "free exceeds memory"."""
-    errs = []
-    ps = d.get("page_size") or page_size
-    for n in d.get("nodes") or []:
-        nid = n.get("node")
-        mem, free = n.get("memory_bytes") or 0, n.get("free_bytes") or 0
-        if mem > phys:
-            errs.append("node %s memory_bytes %d > MemTotal %d" % (nid, mem, phys))
-        if free > mem and not (mem_unknown_ok and not mem):
-            errs.append("node %s free_bytes %d > memory_bytes %d" % (nid, free, mem))
-        zsum = 0
-        for z in n.get("zones") or []:
-            blocks = z.get("free_blocks") or []
-            exact = sum(c * (1 << o) * ps for o, c in enumerate(blocks))
-            if z.get("free_bytes") != exact:
-                errs.append("node %s zone %s free_bytes %s != sum of free_blocks %d (overflow?)"
-                            % (nid, z.get("zone"), z.get("free_bytes"), exact))
-            zsum += exact
-            fs = z.get("fragmentation_score")
-            if fs is not None and not 0 <= fs <= 100:
-                errs.append("zone score %s" % fs)
-        if n.get("zones") and free != zsum:
-            errs.append("node %s free_bytes %d != sum of zones %d" % (nid, free, zsum))
-        ge = n.get("free_bytes_ge_order") or []
-        if ge and (ge[0] != free or any(ge[i] < ge[i + 1] for i in range(len(ge) - 1))):
-            errs.append("node %s free_bytes_ge_order inconsistent" % nid)
-        sc = n.get("fragmentation_score")
-        if sc is not None and not 0 <= sc <= 100:
-            errs.append("node %s score %s" % (nid, sc))
-        for k, v in (n.get("targets") or {}).items():
-            if k.endswith("_bytes") and isinstance(v, int) and v > max(mem, 0) and mem > 0:
-                errs.append("node %s target %s %d > node memory %d" % (nid, k, v, mem))
-            if k.endswith("_bytes") and isinstance(v, int) and v > phys:
-                errs.append("node %s target %s %d > MemTotal %d" % (nid, k, v, phys))
-    lr = d.get("learned")
-    if isinstance(lr, dict):
-        for k, v in lr.items():
-            if k.endswith("bytes") and isinstance(v, int) and v > phys:
-                errs.append("learned %s %d > MemTotal" % (k, v))
-    for dec in d.get("decisions") or []:
-        rng = KNOB_RANGE.get(dec.get("knob"))
-        if rng and dec.get("to") is not None:
-            try:
-                v = int(dec["to"])
-                if not rng[0] <= v <= rng[1]:
-                    errs.append("decision %s -> %s outside %s" % (dec["knob"], v, rng))
-            except ValueError:
-                errs.append("decision %s -> %r not a number" % (dec["knob"], dec["to"]))
-        if dec.get("knob") == "min_free_kbytes" and dec.get("to") is not None:
-            if int(dec["to"]) * 1024 > phys:
-                errs.append("decision min_free_kbytes -> %s above MemTotal" % dec["to"])
-    return errs
-
-def structure(d):
-    return [(n.get("node"), [z.get("zone") for z in n.get("zones") or []]) for n in d.get("nodes") or []]
-
-def fingerprint(d):
-    return json.dumps([d.get(k) for k in ("nodes", "knobs", "psi_memory", "thp_sizes", "decisions",
-                                            "page_size", "orders", "hpage_order")], sort_keys=True)
-
-def names_for(case):
-    names = set()
-    if case.path:
-        names.add(os.path.basename(case.path))
-        parts = case.path.split("/")
-        if len(parts) > 1:
-            names.add("/".join(parts[-2:]))
-    return {n.encode() for n in names}
-
-def flagged(case, err_all, d):
-    """fragd named the mutated file as bad: on stderr, or in the report's sources."""
-    for n in names_for(case):
-        if n in err_all:
-            return True
-    if d and case.source:
-        v = (d.get("sources") or {}).get(case.source)
-        if v not in (None, "ok"):
-            return True
-    return False
-
-MET = re.compile(rb"target ([0-9.]+ ?[KMGTPE]?i?B): met")
-
-def check_case(case, res, base_info):
-    """List of failure reasons for one case."""
-    why = []
-    for label, (rc, out, err, _) in res.items():
-        if rc == "timeout":
-            why.append("%s: timeout" % label)
-            continue
-        if SAN.search(err):
-            why.append("%s: sanitizer: %s" % (label, SAN.search(err).group(0).decode()))
-        if rc < 0:
-            why.append("%s: killed by signal %d" % (label, -rc))
-        elif rc not in EXIT_OK:
-            why.append("%s: exit %d not in %s" % (label, rc, sorted(EXIT_OK)))
-    if why:
-        return why
-    rc_t, out_t, err_t, _ = res["text"]
-    rc_j, out_j, err_j, _ = res["json"]
-    rc_c, out_c, err_c, _ = res["check"]
-    d = None
-    if rc_j == 0:
-        try:
-            d = strict_json(out_j)
-        except (ValueError, UnicodeDecodeError) as e:
-            why.append("json: invalid JSON (%s)" % str(e)[:80])
-    for label, (rc, out, err, _) in res.items():
-        if rc == 0 and label != "json":
-            try:
-                out.decode("utf-8")
-            except UnicodeDecodeError:
-                why.append("%s: output is not UTF-8" % label)
-    if case.kind == "args":
-        # an impossible page size is a usage error, never silently used
-        if rc_t == 0 or rc_j == 0:
-            if not re.search(rb"page.size", err_t + err_j, re.I):
-                why.append("page size %s accepted silently (exit 0)" % case.args[1])
-        return why
-    err_all = err_t + err_j + err_c
-    if case.is_config and case.kind in ("directory", "fifo", "symlink-dangling", "symlink-loop"):
-        if not any(n in err_all for n in names_for(case)):
-            why.append("%s as %s skipped silently (no message names it)" % (case.path, case.kind))
-    if case.is_config and case.kind == "symlink-outside" and b"reserve_thp = 3%" in out_c:
-        why.append("configuration read through an absolute symlink out of --root")
-    if case.is_config:
-        for label, (rc, out, err, _) in res.items():
-            if rc == 2 and not any(n in err for n in names_for(case)):
-                why.append("%s: configuration refused without naming %s: %s"
-                           % (label, case.path, err.decode("utf-8", "replace").strip()[:120]))
-    if d is not None:
-        phys, base_struct = base_info["phys"], base_info["structure"]
-        fl = flagged(case, err_all, d)
-        zi = (d.get("sources") or {}).get("zoneinfo")
-        for b in bounds(d, phys, base_info["page_size"], mem_unknown_ok=zi not in (None, "ok")):
-            why.append("json: " + b)
-        if not fl and structure(d) != base_struct:
-            why.append("nodes/zones changed silently: %s (was %s)" % (structure(d), base_struct))
-        if case.kind == "symlink-outside" and not fl and fingerprint(d) != base_info["fingerprint"]:
-            why.append("read %s through an absolute symlink out of --root (report changed, nothing said)"
-                       % case.path)
-        srcs = d.get("sources") or {}
-        if any(srcs.get(s) not in (None, "ok") for s in ("buddyinfo", "zoneinfo")):
-            for m in MET.finditer(out_t):
-                if m.group(1).startswith(b"0 "):
-                    why.append("text: 'target %s: met' while %s was not read"
-                               % (m.group(1).decode(), [s for s in ("buddyinfo", "zoneinfo") if srcs.get(s) != "ok"]))
-                    break
-    return why
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--fragd", default=os.environ.get("FRAGD", os.path.join(SRC, "build/fragd")))
-    ap.add_argument("--seed", type=int, default=int(os.environ.get("ROBUST_SEED", DEFAULT_SEED)))
-    ap.add_argument("--jobs", type=int, default=int(os.environ.get("ROBUST_JOBS", "4")))
-    ap.add_argument("--timeout", type=float, default=float(os.environ.get("ROBUST_TIMEOUT", "2")))
-    ap.add_argument("--subset", type=int, default=int(os.environ.get("ROBUST_SUBSET", "1")),
-                    help="run every Nth case (sanitizer builds)")
-    ap.add_argument("--xfail", default=os.environ.get("ROBUST_XFAIL", ""))
-    ap.add_argument("--only", action="append", default=[], help="case id (repeatable)")
-    ap.add_argument("--list", action="store_true")
-    ap.add_argument("--keep", action="store_true", help="keep the work directory")
-    ap.add_argument("-v", "--verbose", action="store_true")
-    a = ap.parse_args()
-
-    cases = build_cases(a.seed)
-    if a.only:
-        cases = [c for c in cases if c.id in a.only]
-    elif a.subset > 1:
-        cases = cases[::a.subset]
-    if a.list:
-        for c in cases:
-            print(c.id)
-        return 0
-    xfail = set()
-    if a.xfail:
-        with open(a.xfail) as f:
-            # "CASE-ID  # why": the id is the first word (ids may hold '#')
-            xfail = {l.split()[0] for l in f if l.strip() and not l.startswith("#")}
     print("robust: seed %d, %d cases, %s, timeout %.0f s (reproduce: %s --seed %d --only CASE)"
           % (a.seed, len(cases), a.fragd, a.timeout, os.path.relpath(__file__, SRC), a.seed), flush=True)
 
@@ -951,24 +651,15 @@ def main():
         for fu in futs:
             results.append(fu.result())
     # FIFOs a hung fragd left open: nothing to do, the tree goes away
-    n_pass = n_fail = n_xfail = n_xpass = n_skip = 0
+    n_pass = n_fail = n_skip = 0
     failed = []
     for case, res, why in results:
         if res is None:
             n_skip += 1
-            continue
-        if why:
-            if case.id in xfail:
-                n_xfail += 1
-                if a.verbose:
-                    print("XFAIL %s: %s" % (case.id, "; ".join(why)))
-            else:
-                n_fail += 1
-                failed.append((case, why))
+        elif why:
+            n_fail += 1
+            failed.append((case, why))
         else:
-            if case.id in xfail:
-                n_xpass += 1
-                print("XPASS %s (remove it from %s)" % (case.id, a.xfail))
             n_pass += 1
             if a.verbose:
                 print("PASS %s" % case.id)
@@ -978,11 +669,8 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
     else:
         print("robust: work directory kept: %s (caseNNNN: the tree of case NNNN)" % work)
-    extra = ""
-    if xfail:
-        extra = ", %d expected failures (%s), %d unexpectedly passed" % (n_xfail, a.xfail, n_xpass)
-    print("robust: %d passed, %d failed%s; %d not applicable; seed %d; %.1f s"
-          % (n_pass, n_fail, extra, n_skip, a.seed, time.monotonic() - t0))
+    print("robust: %d passed, %d failed; %d not applicable; seed %d; %.1f s"
+          % (n_pass, n_fail, n_skip, a.seed, time.monotonic() - t0))
     return 1 if n_fail else 0
 
 if __name__ == "__main__":
