@@ -151,6 +151,8 @@ bool knob_value_equal(KnobKind kind, const char *a, const char *b);
 /* A value may be written and journaled: 1..KNOB_VALUE_MAX-1 printable ASCII
  * characters, no tab. */
 bool knob_value_valid(const char *v);
+/* ops->read, then knob_value_normalize() (-EFBIG from the read: -EBADMSG). */
+int knob_read_normalized(const KnobOps *ops, const Knob *k, char *ret, size_t size);
 /* transient / permanent classification of a -errno */
 bool knob_error_is_permanent(int r);
 bool knob_error_is_transient(int r);
@@ -336,6 +338,10 @@ typedef struct KnobRestoreStats {
  * (also filled on -EBADMSG). */
 int knob_restore_from_journal(const Root *root, const char *runtime_dir, const KnobOps *ops,
                               OwnershipMode mode, KnobRestoreStats *ret);
+
+/* "/run/fragd" -> "run/fragd" (relative to the root, where the journal
+ * and the status file live); NULL or "" -> the default. */
+int knob_runtime_dir_relative(const char *runtime_dir, char *ret, size_t size);
 
 /* A journal moved aside earlier (<rt>/saved.corrupt*) that the operator has
  * not handled yet: 1 and its name (relative to the root) in ret, 0 when none. */
