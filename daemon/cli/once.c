@@ -188,7 +188,7 @@ static unsigned warn_degraded(const Observation *o, unsigned mask)
         for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++)
                 if ((missing & OBS_MASK(s)) && s != OBS_BUDDYINFO)
                         log_warning("Decisions degraded: %s: %s",
-                                    report_source_missing_why(o, (ObsSource) s, why, sizeof(why)),
+                                    obs_source_missing_why(o, (ObsSource) s, why, sizeof(why)),
                                     obs_source_impact((ObsSource) s));
         return missing;
 }

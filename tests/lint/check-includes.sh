@@ -27,13 +27,10 @@ set -u
 ORDER="cli service output knobs workload config sources core"
 EXCEPTIONS="
 daemon/service/manager.h cli/main-internal.h
-daemon/service/observe-log.c cli/report.h
 "
 # - service/manager.h: manager_new() takes the command line's FragdArgs and
 #   manager.c implements run_daemon() (main-internal.h); a ManagerArgs of
 #   its own would cut this.
-# - service/observe-log.c: report_source_missing_why() lives in the --once
-#   printer; what a missing source disables belongs with the sources.
 
 rank() { # rank FOLDER: its position in ORDER (1 = top), 0 when not a folder
 	i=1
