@@ -22,6 +22,7 @@
 #include "fragd/obs.h"
 #include "fragd/policy.h"
 #include "knobs/knob.h"
+#include "knobs/lever.h"
 #include "output/exporter.h"
 #include "output/snapshot.h"
 #include "output/workload-view.h"
@@ -37,39 +38,6 @@ static void sleep_usec(usec_t u)
 
         while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
                 ;
-}
-
-/* What the policy sees of each lever on a host fragd does not run on: the
- * current value is the kernel's own (the baseline). */
-static void levers_from_obs(const FragdConfig *cfg, const Observation *o, LeverInput in[_LEVER_MAX])
-{
-        static const int vm[_LEVER_MAX] = {
-                [LEVER_COMPACTION_PROACTIVENESS] = VM_COMPACTION_PROACTIVENESS,
-                [LEVER_WATERMARK_SCALE_FACTOR] = VM_WATERMARK_SCALE_FACTOR,
-                [LEVER_MIN_FREE_KBYTES] = VM_MIN_FREE_KBYTES,
-                [LEVER_WATERMARK_BOOST_FACTOR] = VM_WATERMARK_BOOST_FACTOR,
-                [LEVER_EXTFRAG_THRESHOLD] = VM_EXTFRAG_THRESHOLD,
-                [LEVER_THP_DEFRAG] = -1,
-        };
-
-        for (unsigned l = 0; l < _LEVER_MAX; l++) {
-                int64_t v;
-                int r;
-
-                in[l] = (LeverInput) {};
-                if (!cfg->policy.lever[l].enabled)
-                        continue;
-                if (vm[l] < 0) {
-                        if (!(o->have & OBS_MASK(OBS_THP)) || (r = thp_defrag_from_name(o->thp.defrag)) < 0)
-                                continue;
-                        v = r;
-                } else {
-                        if (!(o->have & OBS_MASK(OBS_SYSCTL)) || !o->vm.present[vm[l]])
-                                continue;
-                        v = o->vm.value[vm[l]];
-                }
-                in[l] = (LeverInput) { .available = true, .current = v, .baseline = v };
-        }
 }
 
 static void decision_to_report(const Decision *d, ReportDecision *rd, unsigned *n)
@@ -89,13 +57,8 @@ static void decision_to_report(const Decision *d, ReportDecision *rd, unsigned *
                 }
                 /* a kcompactd kick: the lever's knob, from == to */
                 r->knob = lever_name(it->lever);
-                if (it->lever == LEVER_THP_DEFRAG) {
-                        snprintf(r->from, sizeof(r->from), "%s", thp_defrag_name((ThpDefragMode) it->from));
-                        snprintf(r->to, sizeof(r->to), "%s", thp_defrag_name((ThpDefragMode) it->to));
-                } else {
-                        snprintf(r->from, sizeof(r->from), "%" PRId64, it->from);
-                        snprintf(r->to, sizeof(r->to), "%" PRId64, it->to);
-                }
+                lever_value_format(it->lever, it->from, r->from, sizeof(r->from));
+                lever_value_format(it->lever, it->to, r->to, sizeof(r->to));
         }
 }
 
@@ -295,7 +258,7 @@ int run_once(const FragdArgs *a)
                 log_warning("The learned reserve file '%s' says a %" PRIu64 "-byte burst, more than this host's "
                             "%" PRIu64 " bytes of memory: taken as the host's memory",
                             learned_file, learned.capped_from_bytes, observation_mem_bytes(cur));
-        levers_from_obs(cfg, cur, in);
+        levers_from_observation(&cfg->policy, cur, in);
         r = policy_decide(&cfg->policy, ps, as, in, cur->now_usec, d);
         if (r < 0) {
                 log_error_errno(r, "The policy could not decide: %m");

@@ -24,6 +24,7 @@
 #include "fragd/policy.h"
 #include "knobs/compact-worker.h"
 #include "knobs/knob.h"
+#include "knobs/lever.h"
 #include "output/exporter.h"
 #include "output/snapshot.h"
 #include "output/status.h"
@@ -73,8 +74,7 @@ struct Manager {
         Assessment *a;
         PolicyState *pstate;
         Decision *d;
-        bool have_baseline[_LEVER_MAX];
-        int64_t baseline[_LEVER_MAX];
+        LeverBaseline baseline;
 
         usec_t last_tick_usec, last_pagetype_usec, last_thp_full_usec;
         usec_t last_pressure_usec;   /* the last PSI event (system or cgroup) */

@@ -49,84 +49,6 @@ Manager *manager_free(Manager *m)
         return NULL;
 }
 
-/* ---- levers <-> knobs ------------------------------------------------------ */
-
-static int lever_read(Manager *m, Lever l, int64_t *ret)
-{
-        const char *name = knob_lever_name(l);
-        char buf[KNOB_VALUE_MAX];
-        int r;
-
-        if (l != LEVER_THP_DEFRAG)
-                return knob_get_int(m->knobs, name, ret);
-        r = knob_get(m->knobs, name, buf, sizeof(buf));
-        if (r < 0)
-                return r;
-        r = thp_defrag_from_name(buf);
-        if (r < 0)
-                return -EBADMSG;
-        *ret = r;
-        return 0;
-}
-
-static int lever_write(Manager *m, Lever l, int64_t v, usec_t now)
-{
-        const char *name = knob_lever_name(l);
-
-        if (l == LEVER_THP_DEFRAG) {
-                const char *s = thp_defrag_name((ThpDefragMode) v);
-                return s ? knob_set(m->knobs, name, s, now) : -EINVAL;
-        }
-        return knob_set_int(m->knobs, name, v, now);
-}
-
-static void lever_value_str(Lever l, int64_t v, char *buf, size_t n)
-{
-        const char *s;
-
-        if (l == LEVER_THP_DEFRAG && (s = thp_defrag_name((ThpDefragMode) v)))
-                snprintf(buf, n, "%s", s);
-        else
-                snprintf(buf, n, "%" PRId64, v);
-}
-
-static void levers_input(Manager *m, LeverInput in[_LEVER_MAX])
-{
-        for (unsigned l = 0; l < _LEVER_MAX; l++) {
-                const char *name = knob_lever_name((Lever) l);
-                KnobInfo info;
-                int64_t v;
-
-                in[l] = (LeverInput) {};
-                if (!m->cfg.policy.lever[l].enabled || knob_is_disabled(m->knobs, name))
-                        continue;
-                if (knob_find_info(m->knobs, name, &info) >= 0 && info.yielded)
-                        continue;
-                if (lever_read(m, (Lever) l, &v) < 0)
-                        continue;
-                if (!m->have_baseline[l]) {
-                        /* the kernel's own value: what we found, or what a
-                         * journal from an earlier fragd says was there */
-                        int64_t orig;
-                        char *end;
-
-                        m->baseline[l] = v;
-                        if (knob_find_info(m->knobs, name, &info) >= 0 && info.owned && info.original[0]) {
-                                if (l == LEVER_THP_DEFRAG) {
-                                        int r = thp_defrag_from_name(info.original);
-                                        if (r >= 0)
-                                                m->baseline[l] = r;
-                                } else if ((orig = strtoll(info.original, &end, 10)), *end == '\0')
-                                        m->baseline[l] = orig;
-                        }
-                        m->have_baseline[l] = true;
-                }
-                in[l].available = true;
-                in[l].current = v;
-                in[l].baseline = m->baseline[l];
-        }
-}
-
 /* ---- outputs ---------------------------------------------------------------- */
 
 static void action_count(Manager *m, const char *knob, ActionDirection dir, const char *reason)
@@ -251,93 +173,34 @@ static void metrics_export(Manager *m)
 
 /* ---- one tick ---------------------------------------------------------------- */
 
+/* lever_apply()'s report of an item applied: the action metrics, and the
+ * recent changes (not a kcompactd kick: it can come every tick) */
+static void on_applied(void *userdata, const DecisionItem *it, const char *knob, LeverAction action, const char *text)
+{
+        static const ActionDirection dir[] = {
+                [LEVER_ACTION_UP] = ACTION_UP,
+                [LEVER_ACTION_DOWN] = ACTION_DOWN,
+                [LEVER_ACTION_ONESHOT] = ACTION_ONESHOT,
+        };
+        Manager *m = userdata;
+
+        action_count(m, knob, dir[action], policy_reason_name(it->reason));
+        if (it->kind != DECISION_KICK_KCOMPACTD)
+                recent_add(m, text);
+}
+
 static void apply_decision(Manager *m, usec_t now)
 {
-        Decision *d = m->d;
-        char text[RECENT_LEN], from[32], to[32];
+        LeverApply ap = {
+                .knobs = m->knobs,
+                .worker = m->worker,
+                .policy = &m->cfg.policy,
+                .dry_run = m->dry_run,
+                .applied = on_applied,
+                .userdata = m,
+        };
 
-        for (unsigned i = 0; i < d->n_items; i++) {
-                DecisionItem *it = &d->items[i];
-                const char *reason = policy_reason_name(it->reason);
-                int r;
-
-                (void) decision_explain(it, text, sizeof(text));
-                if (!d->apply) {
-                        if (it->kind == DECISION_KICK_KCOMPACTD)
-                                log_debug("observe preset, not applied: %s", text);
-                        else
-                                log_info("observe preset, not applied: %s", text);
-                        continue;
-                }
-                if (it->kind == DECISION_KICK_KCOMPACTD) {
-                        /* can come every tick: debug only, counted in the
-                         * action metrics */
-                        r = knob_rewrite_within(m->knobs, knob_lever_name(it->lever),
-                                                m->cfg.policy.lever[it->lever].min,
-                                                MAX(m->cfg.policy.lever[it->lever].min,
-                                                    m->cfg.policy.lever[it->lever].max),
-                                                now);
-                        if (r >= 0) {
-                                decision_mark_applied(d, i, it->to);
-                                action_count(m, lever_name(it->lever), ACTION_ONESHOT, reason);
-                                log_debug("%s%s", m->dry_run ? "dry run: " : "", text);
-                        } else if (r == -ESTALE)
-                                log_notice("%s was changed by someone else: fragd leaves it alone until restart "
-                                           "(ownership=respect)", lever_name(it->lever));
-                        else if (r == -EDOM)
-                                log_debug("Not kicking kcompactd: %s is outside its bounds %" PRId64 "..%" PRId64
-                                          " and a kick would write it again",
-                                          lever_name(it->lever), m->cfg.policy.lever[it->lever].min,
-                                          m->cfg.policy.lever[it->lever].max);
-                        else if (r != -ECANCELED) {
-                                m->errors[HEALTH_ERR_KNOB_WRITE]++;
-                                log_debug_errno(r, "Rewriting %s failed: %m", lever_name(it->lever));
-                        }
-                        continue;
-                }
-                if (it->kind == DECISION_COMPACT_NODE) {
-                        r = compact_worker_submit(m->worker, it->node);
-                        if (r < 0) {
-                                log_debug_errno(r, "Node %d compaction not started: %m", it->node);
-                                continue;
-                        }
-                        decision_mark_applied(d, i, it->to);
-                        action_count(m, "compact", ACTION_ONESHOT, reason);
-                        log_info("%s%s", m->dry_run ? "dry run: " : "", text);
-                        recent_add(m, text);
-                        continue;
-                }
-                r = lever_write(m, it->lever, it->to, now);
-                lever_value_str(it->lever, it->from, from, sizeof(from));
-                lever_value_str(it->lever, it->to, to, sizeof(to));
-                if (r >= 0) {
-                        decision_mark_applied(d, i, it->to);
-                        action_count(m, lever_name(it->lever), it->to > it->from ? ACTION_UP : ACTION_DOWN, reason);
-                        log_info("%s%s", m->dry_run ? "dry run: " : "", text);
-                        recent_add(m, text);
-                } else if (r == -ERANGE) {
-                        int64_t rb;
-
-                        m->errors[HEALTH_ERR_KNOB_WRITE]++;
-                        if (lever_read(m, it->lever, &rb) >= 0) {
-                                char kept[32];
-
-                                decision_mark_applied(d, i, rb);
-                                lever_value_str(it->lever, rb, kept, sizeof(kept));
-                                log_warning("%s: wrote %s but the kernel holds %s", lever_name(it->lever), to, kept);
-                        }
-                } else if (r == -ESTALE) {
-                        log_notice("%s was changed by someone else: fragd leaves it alone until restart "
-                                   "(ownership=respect)", lever_name(it->lever));
-                } else if (r != -ECANCELED) {
-                        m->errors[HEALTH_ERR_KNOB_WRITE]++;
-                        log_debug_errno(r, "Setting %s %s -> %s failed: %m", lever_name(it->lever), from, to);
-                }
-        }
-        for (unsigned i = 0; i < d->n_held; i++) {
-                (void) decision_explain_held(&d->held[i], text, sizeof(text));
-                log_debug("held: %s", text);
-        }
+        m->errors[HEALTH_ERR_KNOB_WRITE] += lever_apply(&ap, m->d, now);
 }
 
 /* The timer's next interval: active_interval while fragd watches closely
@@ -418,7 +281,7 @@ static int tick(Manager *m)
 
         if (!m->learned_restored)
                 manager_learned_restore(m, now); /* needs the page size and huge page order */
-        levers_input(m, in);
+        levers_from_knobs(m->knobs, &m->cfg.policy, &m->baseline, in);
         r = policy_decide(&m->cfg.policy, m->pstate, m->a, in, now, m->d);
         if (r < 0)
                 return log_error_errno(r, "The policy could not decide: %m");
