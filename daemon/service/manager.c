@@ -10,8 +10,10 @@
  * Workload owns every fd (per-cgroup PSI triggers, taskstats, proc
  * connector, collapse worker); the manager owns the sd-event sources on
  * them and always drops a source before the Workload closes its fd
- * (workload_release_psi(), workload_free()). That wiring is in
- * manager-workload.c; the shared state is in manager-internal.h.
+ * (workload_release_psi(), workload_free()). That wiring is the module
+ * manager-workload.c, which this file calls.
+ *
+ * The levers and the apply loop are knobs/lever.c.
  *
  * The learned THP reserve outlives the process in <state_dir>/learned:
  * manager-learned.c re-instates it in the first tick (before the first
@@ -26,7 +28,7 @@ Manager *manager_free(Manager *m)
 {
         if (!m)
                 return NULL;
-        manager_workload_stop(m); /* its sources, then its fds */
+        manager_workload_stop(&m->wl); /* its sources, then its fds */
         sd_event_source_disable_unref(m->timer);
         sd_event_source_disable_unref(m->psi_source);
         sd_event_source_disable_unref(m->worker_source);
@@ -90,8 +92,8 @@ static void manager_status_write(Manager *m)
 
         for (unsigned i = 0; i < m->n_recent; i++)
                 lines[n++] = m->recent[(m->recent_head + i) % RECENT_MAX];
-        for (unsigned i = 0; i < m->n_wl_views; i++) {
-                const CgroupWorkloadView *v = &m->wl_views[i];
+        for (unsigned i = 0; i < m->wl.n_views; i++) {
+                const CgroupWorkloadView *v = &m->wl.views[i];
 
                 cg[i] = (StatusCgroup) {
                         .path = v->path,
@@ -116,7 +118,7 @@ static void manager_status_write(Manager *m)
                          m->watching ? " (now every active_interval: recent THP faults, stalls or pressure)" : "");
                 if (manager_learned_status(m, now_monotonic_usec(), i2, sizeof(i2)))
                         n_info++;
-                r = status_write_info(m->knobs, info, n_info, lines, n, cg, m->n_wl_views);
+                r = status_write_info(m->knobs, info, n_info, lines, n, cg, m->wl.n_views);
         }
         if (r < 0)
                 log_debug_errno(r, "Cannot write the status file: %m");
@@ -151,8 +153,8 @@ static void metrics_export(Manager *m)
         if (!b)
                 return;
         snapshot_build(b, &m->cfg, m->cur, m->have_prev ? m->prev : NULL, m->a, m->d, m->knobs);
-        for (unsigned i = 0; i < m->n_wl_views && i < SNAPSHOT_MAX_CGROUPS; i++)
-                cgroup_view_fill(&m->wl_views[i], &b->cgroups[b->s.n_cgroups++]);
+        for (unsigned i = 0; i < m->wl.n_views && i < SNAPSHOT_MAX_CGROUPS; i++)
+                cgroup_view_fill(&m->wl.views[i], &b->cgroups[b->s.n_cgroups++]);
         b->s.n_actions = m->n_actions;
         b->s.actions = m->actions;
         b->s.health.last_tick_realtime_usec = now_realtime_usec();
@@ -277,7 +279,11 @@ static int tick(Manager *m)
         r = assess(m->cur, m->have_prev ? m->prev : NULL, m->a);
         if (r < 0)
                 return log_error_errno(r, "Cannot assess the observation: %m");
-        manager_workload_assess(m, now);
+        /* calm: low pressure now, and the reserve met at the last decision */
+        manager_workload_assess(&m->wl,
+                                m->n_ticks > 0 && m->d->eval.targets_met &&
+                                        m->a->psi_some_avg10_permyriad < m->cfg.policy.calm_psi_some_permyriad,
+                                now, m->a);
 
         if (!m->learned_restored)
                 manager_learned_restore(m, now); /* needs the page size and huge page order */
@@ -361,8 +367,9 @@ static void psi_close(Manager *m)
 
 /* A pressure event (system or cgroup): tick now, but never closer than
  * MIN_TICK_GAP_USEC to the last tick. */
-int manager_tick_on_pressure(Manager *m)
+static int tick_on_pressure(void *userdata)
 {
+        Manager *m = userdata;
         usec_t now = now_monotonic_usec();
 
         m->last_pressure_usec = now;
@@ -384,7 +391,7 @@ static int on_psi(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                 return 0;
         }
         log_debug("memory pressure event");
-        return manager_tick_on_pressure(m);
+        return tick_on_pressure(m);
 }
 
 static int psi_open(Manager *m)
@@ -567,10 +574,10 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
                         log_warning("[daemon] dry_run changed: it takes effect at the next start");
                 if (manager_workload_config_changed(old, &m->cfg)) {
                         /* the stall history of the watched cgroups starts again */
-                        manager_workload_stop(m);
+                        manager_workload_stop(&m->wl);
                         if (!old->daemon.enable_delayacct)
-                                manager_delayacct_apply(m, now_monotonic_usec());
-                        (void) manager_workload_start(m);
+                                manager_delayacct_apply(m->knobs, m->root, &m->cfg, m->dry_run, now_monotonic_usec());
+                        (void) manager_workload_start(&m->wl, &m->cfg);
                 }
                 log_info("Configuration reloaded (preset %s)", preset_name(m->cfg.policy.preset));
                 (void) arm_timer(m, m->cfg.daemon.interval_usec);
@@ -694,8 +701,13 @@ int manager_new(const FragdArgs *args, Manager **ret, int *ret_exit)
                 return log_error_errno(r, "Cannot add the tick timer: %m");
         (void) sd_event_source_set_enabled(m->timer, SD_EVENT_ONESHOT);
         (void) psi_open(m);
-        manager_delayacct_apply(m, now_monotonic_usec());
-        (void) manager_workload_start(m);
+        manager_delayacct_apply(m->knobs, m->root, &m->cfg, m->dry_run, now_monotonic_usec());
+        m->wl.event = m->event;
+        m->wl.root = m->root;
+        m->wl.dry_run = m->dry_run;
+        m->wl.on_pressure = tick_on_pressure;
+        m->wl.userdata = m;
+        (void) manager_workload_start(&m->wl, &m->cfg);
 
         *ret = TAKE_PTR(m);
         *ret_exit = 0;
@@ -714,7 +726,7 @@ int manager_run(Manager *m)
         /* a running compaction cannot be interrupted: wait for it first;
          * a collapse run is cancelled */
         m->worker = compact_worker_free(m->worker);
-        manager_workload_stop(m);
+        manager_workload_stop(&m->wl);
         rr = knob_restore_all(m->knobs, &failed);
         {
                 _cleanup_free_ char *summary = NULL;
