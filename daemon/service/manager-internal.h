@@ -20,6 +20,7 @@
 #include <systemd/sd-event.h>
 
 #include "config/config.h"
+#include "core/clock.h"
 #include "core/log.h"
 #include "fragd/metrics.h"
 #include "fragd/obs.h"
@@ -44,7 +45,7 @@
 #define MIN_TICK_GAP_USEC (1 * USEC_PER_SEC) /* PSI events never tick faster */
 
 struct Manager {
-        FragdArgs args;
+        ManagerArgs args;
         Root *root;
         FragdConfig cfg;
         ConfigSources *sources;

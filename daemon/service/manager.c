@@ -21,9 +21,6 @@
 
 #include "service/manager-internal.h"
 
-Manager *manager_free(Manager *m);
-DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
-
 Manager *manager_free(Manager *m)
 {
         if (!m)
@@ -597,7 +594,7 @@ static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *
 
 /* ---- life cycle -------------------------------------------------------------------- */
 
-int manager_new(const FragdArgs *args, Manager **ret, int *ret_exit)
+int manager_new(const ManagerArgs *args, Manager **ret, ManagerFailure *ret_why)
 {
         _cleanup_(manager_freep) Manager *m = NULL;
         _cleanup_free_ ConfigErrors *errs = NULL;
@@ -605,7 +602,7 @@ int manager_new(const FragdArgs *args, Manager **ret, int *ret_exit)
         sigset_t ss;
         int r;
 
-        *ret_exit = EXIT_FAILURE;
+        *ret_why = MANAGER_FAILED;
         m = calloc(1, sizeof(*m));
         if (!m)
                 return -ENOMEM;
@@ -634,7 +631,7 @@ int manager_new(const FragdArgs *args, Manager **ret, int *ret_exit)
                 log_error("Invalid configuration:");
                 for (unsigned i = 0; i < errs->n; i++)
                         log_error("  %s", errs->msg[i]);
-                *ret_exit = EXIT_USAGE;
+                *ret_why = MANAGER_FAILED_CONFIG;
                 return r;
         }
         if (!args->log_level_set)
@@ -645,7 +642,7 @@ int manager_new(const FragdArgs *args, Manager **ret, int *ret_exit)
         if (m->root->proc_fd < 0 || faccessat(m->root->proc_fd, "buddyinfo", R_OK, 0) < 0) {
                 log_error("Cannot read '%s/proc/buddyinfo': fragd needs it to see free memory by order",
                           m->root->is_host ? "" : m->root->path);
-                *ret_exit = EXIT_PRECONDITION;
+                *ret_why = MANAGER_FAILED_PRECONDITION;
                 return -ENOENT;
         }
         (void) knob_warn_escaping_links(m->root);
@@ -653,7 +650,7 @@ int manager_new(const FragdArgs *args, Manager **ret, int *ret_exit)
                 log_error("fragd must run as root to change kernel settings (/proc/sys/vm is writable by "
                           "uid 0 only). Use --dry-run to observe and decide without writing, or "
                           "'fragd --once' for a report.");
-                *ret_exit = EXIT_PRECONDITION;
+                *ret_why = MANAGER_FAILED_PRECONDITION;
                 return -EPERM;
         }
 
@@ -710,7 +707,6 @@ int manager_new(const FragdArgs *args, Manager **ret, int *ret_exit)
         (void) manager_workload_start(&m->wl, &m->cfg);
 
         *ret = TAKE_PTR(m);
-        *ret_exit = 0;
         return 0;
 }
 
@@ -742,16 +738,5 @@ int manager_run(Manager *m)
                                     "next start or 'fragd --restore' retries", failed, m->cfg.daemon.runtime_dir);
         metrics_export(m);
         (void) knob_status_remove(m->knobs);
-        return r < 0 || rr < 0 ? EXIT_FAILURE : 0;
-}
-
-int run_daemon(const FragdArgs *a)
-{
-        _cleanup_(manager_freep) Manager *m = NULL;
-        int ex, r;
-
-        r = manager_new(a, &m, &ex);
-        if (r < 0)
-                return ex ? ex : EXIT_FAILURE;
-        return manager_run(m);
+        return r < 0 || rr < 0 ? -EIO : 0;
 }

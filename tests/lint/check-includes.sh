@@ -26,11 +26,7 @@
 set -u
 ORDER="cli service output knobs workload config sources core"
 EXCEPTIONS="
-daemon/service/manager.h cli/main-internal.h
 "
-# - service/manager.h: manager_new() takes the command line's FragdArgs and
-#   manager.c implements run_daemon() (main-internal.h); a ManagerArgs of
-#   its own would cut this.
 
 rank() { # rank FOLDER: its position in ORDER (1 = top), 0 when not a folder
 	i=1
