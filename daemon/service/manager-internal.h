@@ -36,6 +36,7 @@
 #include "service/manager-workload.h"
 #include "service/manager.h"
 #include "service/observe-log.h"
+#include "service/pipeline.h"
 #include "sources/psi-trigger.h"
 #include "workload/taskstats.h"
 #include "workload/workload.h"

@@ -13,7 +13,8 @@
  * (workload_release_psi(), workload_free()). That wiring is the module
  * manager-workload.c, which this file calls.
  *
- * The levers and the apply loop are knobs/lever.c.
+ * observe -> assess -> decide is the pipeline --once runs too
+ * (pipeline.c); the levers and the apply loop are knobs/lever.c.
  *
  * The learned THP reserve outlives the process in <state_dir>/learned:
  * manager-learned.c re-instates it in the first tick (before the first
@@ -227,11 +228,67 @@ static usec_t next_interval(Manager *m, usec_t now)
         return watch ? dc->active_interval_usec : dc->interval_usec;
 }
 
+/* After the observation: the messages and counters about the sources, and
+ * the external changes to the knobs. */
+static int tick_observed(void *userdata, const Observation *cur, unsigned mask, int r)
+{
+        Manager *m = userdata;
+        int k;
+
+        (void) observe_log_transitions(&m->obs_log, cur, mask);
+        for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++)
+                if ((mask & OBS_MASK(s)) && cur->err[s] < 0 && s != OBS_PAGETYPEINFO)
+                        m->errors[HEALTH_ERR_SOURCE_READ]++;
+        if (r < 0) {
+                if (!m->source_failing)
+                        log_error_errno(r, "Decisions held: buddyinfo unreadable (%m): every knob stays where it "
+                                        "is (no raise, no lowering, no kcompactd kick) until it is back");
+                m->source_failing = true;
+                m->have_prev = false;
+                return r;
+        }
+        if (m->source_failing)
+                log_info("buddyinfo readable again: decisions resume");
+        m->source_failing = false;
+        if ((mask & OBS_MASK(OBS_PAGETYPEINFO)) && cur->err[OBS_PAGETYPEINFO] < 0 && m->n_ticks == 0)
+                log_info("pagetypeinfo not read (%s): pageblock mix not tracked",
+                         strerror(-cur->err[OBS_PAGETYPEINFO]));
+
+        k = knob_check_external(m->knobs, cur->now_usec);
+        if (k < 0)
+                log_warning_errno(k, "Cannot update the knob journal: %m");
+        return 0;
+}
+
+/* After assess, before decide: the watched cgroups, the learned reserve
+ * (the first tick), the levers from the knobs. */
+static void tick_levers(void *userdata, const Observation *cur, Assessment *a, PolicyState *state,
+                        LeverInput in[_LEVER_MAX])
+{
+        Manager *m = userdata;
+        /* calm: low pressure now, and the reserve met at the last decision */
+        bool host_calm = m->n_ticks > 0 && m->d->eval.targets_met &&
+                         a->psi_some_avg10_permyriad < m->cfg.policy.calm_psi_some_permyriad;
+
+        manager_workload_assess(&m->wl, host_calm, cur->now_usec, a);
+        if (!m->learned_restored)
+                manager_learned_restore(m, cur->now_usec); /* needs the page size and huge page order */
+        levers_from_knobs(m->knobs, &m->cfg.policy, &m->baseline, in);
+}
+
 static int tick(Manager *m)
 {
         usec_t now = now_monotonic_usec();
         unsigned mask = OBS_PER_TICK;
-        LeverInput in[_LEVER_MAX];
+        Pipeline p = {
+                .root = m->root,
+                .policy = &m->cfg.policy,
+                .cur = m->cur,
+                .a = m->a,
+                .state = m->pstate,
+                .d = m->d,
+        };
+        PipelineHooks h = { .observed = tick_observed, .levers = tick_levers, .userdata = m };
         int r;
 
         m->last_tick_usec = now;
@@ -249,45 +306,10 @@ static int tick(Manager *m)
 
         if (m->have_prev || m->n_ticks > 0)
                 observation_keep_counters(m->prev, m->cur);
-        r = observation_read(m->root, mask, now, m->cur);
-        (void) observe_log_transitions(&m->obs_log, m->cur, mask);
-        for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++)
-                if ((mask & OBS_MASK(s)) && m->cur->err[s] < 0 && s != OBS_PAGETYPEINFO)
-                        m->errors[HEALTH_ERR_SOURCE_READ]++;
-        if (r < 0) {
-                if (!m->source_failing)
-                        log_error_errno(r, "Decisions held: buddyinfo unreadable (%m): every knob stays where it "
-                                        "is (no raise, no lowering, no kcompactd kick) until it is back");
-                m->source_failing = true;
-                m->have_prev = false;
+        p.prev = m->have_prev ? m->prev : NULL;
+        r = pipeline_run(&p, mask, now, &h, NULL);
+        if (r < 0)
                 return r;
-        }
-        if (m->source_failing)
-                log_info("buddyinfo readable again: decisions resume");
-        m->source_failing = false;
-        if ((mask & OBS_MASK(OBS_PAGETYPEINFO)) && m->cur->err[OBS_PAGETYPEINFO] < 0 && m->n_ticks == 0)
-                log_info("pagetypeinfo not read (%s): pageblock mix not tracked",
-                         strerror(-m->cur->err[OBS_PAGETYPEINFO]));
-
-        r = knob_check_external(m->knobs, now);
-        if (r < 0)
-                log_warning_errno(r, "Cannot update the knob journal: %m");
-
-        r = assess(m->cur, m->have_prev ? m->prev : NULL, m->a);
-        if (r < 0)
-                return log_error_errno(r, "Cannot assess the observation: %m");
-        /* calm: low pressure now, and the reserve met at the last decision */
-        manager_workload_assess(&m->wl,
-                                m->n_ticks > 0 && m->d->eval.targets_met &&
-                                        m->a->psi_some_avg10_permyriad < m->cfg.policy.calm_psi_some_permyriad,
-                                now, m->a);
-
-        if (!m->learned_restored)
-                manager_learned_restore(m, now); /* needs the page size and huge page order */
-        levers_from_knobs(m->knobs, &m->cfg.policy, &m->baseline, in);
-        r = policy_decide(&m->cfg.policy, m->pstate, m->a, in, now, m->d);
-        if (r < 0)
-                return log_error_errno(r, "The policy could not decide: %m");
         (void) observe_log_assessment(m->a, &m->d->eval);
         if (m->d->eval.unmeasured != m->held_unmeasured) {
                 if (m->d->eval.unmeasured)
