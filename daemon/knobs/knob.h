@@ -3,7 +3,8 @@
 
 /* Actuators: the one write path for every kernel knob fragd steers
  * (daemon/knobs/knob.c, knob-name.c, knob-value.c, knob-restore.c, knob-ops.c,
- * knob-journal.c, knob-fake.c).
+ * knob-journal.c, knob-fake.c). The policy's levers on top of it:
+ * daemon/knobs/lever.h.
  *
  * Knob names (also the exporter's knob="..." label and the journal key):
  *   vm.<sysctl>                    <proc>/sys/vm/<sysctl>          integer
@@ -314,6 +315,8 @@ int knob_journal_read(int root_fd, const char *rt, Journal *ret);
 /* Writes it atomically with this process as owner; with j->n == 0 removes it. */
 int knob_journal_write(int root_fd, const char *rt, const Journal *j);
 
+/* ---- restore and crash recovery (daemon/knobs/knob-restore.c) ---------------- */
+
 /* Restore order for n knobs given in first-touch order: reverse, with
  * vm.min_free_kbytes last. ret_order receives indexes into names. */
 void knob_restore_order(const char *const *names, size_t n, size_t *ret_order);
@@ -338,6 +341,8 @@ typedef struct KnobRestoreStats {
  * (also filled on -EBADMSG). */
 int knob_restore_from_journal(const Root *root, const char *runtime_dir, const KnobOps *ops,
                               OwnershipMode mode, KnobRestoreStats *ret);
+
+/* ---- where the journal lives (daemon/knobs/knob-journal.c) ------------------- */
 
 /* "/run/fragd" -> "run/fragd" (relative to the root, where the journal
  * and the status file live); NULL or "" -> the default. */
