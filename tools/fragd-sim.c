@@ -39,6 +39,7 @@
 #include "fragd/obs.h"
 #include "fragd/policy-config.h"
 #include "fragd/policy.h"
+#include "knobs/lever.h"
 
 #define MAX_SNAPSHOTS 100000
 
@@ -129,28 +130,11 @@ static int read_timestamp(const Root *root, usec_t *ret)
 
 static void read_levers(Sim *s, const Observation *o)
 {
-        static const VmKnob knob[_LEVER_MAX] = {
-                [LEVER_COMPACTION_PROACTIVENESS] = VM_COMPACTION_PROACTIVENESS,
-                [LEVER_WATERMARK_SCALE_FACTOR] = VM_WATERMARK_SCALE_FACTOR,
-                [LEVER_MIN_FREE_KBYTES] = VM_MIN_FREE_KBYTES,
-                [LEVER_WATERMARK_BOOST_FACTOR] = VM_WATERMARK_BOOST_FACTOR,
-                [LEVER_EXTFRAG_THRESHOLD] = VM_EXTFRAG_THRESHOLD,
-        };
-
         for (unsigned l = 0; l < _LEVER_MAX; l++) {
                 LeverInput *in = &s->in[l];
-                bool avail;
                 int64_t v = 0;
+                bool avail = lever_from_observation(o, (Lever) l, &v);
 
-                if (l == LEVER_THP_DEFRAG) {
-                        int m = (o->have & OBS_MASK(OBS_THP)) ? thp_defrag_from_name(o->thp.defrag) : -ENOENT;
-
-                        avail = m >= 0;
-                        v = m;
-                } else {
-                        avail = (o->have & OBS_MASK(OBS_SYSCTL)) && o->vm.present[knob[l]];
-                        v = avail ? o->vm.value[knob[l]] : 0;
-                }
                 if (!s->have_baseline) {
                         in->available = avail;
                         in->baseline = v;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-/* Shared between main.c and the mode implementations (daemon/cli/once.c,
- * daemon/service/manager.c, ...). */
+/* Shared between main.c and the mode implementations in daemon/cli/
+ * (daemon.c, once.c, modes.c). */
 
 #include <stdbool.h>
 
@@ -50,4 +50,4 @@ int run_restore(const FragdArgs *a);
 int run_check_config(const FragdArgs *a);
 int run_features(const FragdArgs *a);
 int run_thp_dropin(const FragdArgs *a);
-int run_daemon(const FragdArgs *a);
+int run_daemon(const FragdArgs *a); /* cli/daemon.c */

@@ -8,7 +8,6 @@
 #include "cli/main-internal.h"
 #include "config/config.h"
 #include "core/log.h"
-#include "knobs/knob-internal.h"
 #include "knobs/knob.h"
 #include "output/status.h"
 #include "workload/thp-cgroup.h"

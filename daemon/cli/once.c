@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fragd --once: observe this host, assess, decide, print; writes nothing.
+ * observe -> assess -> decide is the daemon tick's pipeline
+ * (service/pipeline.c); what --once does differently is in its hooks.
  * The policy starts from what the daemon would start from: the learned
  * reserve of an earlier run (<state_dir>/learned, read as the daemon's first
  * tick reads it, never written) seeds the state before the decide, and the
@@ -22,10 +24,12 @@
 #include "fragd/obs.h"
 #include "fragd/policy.h"
 #include "knobs/knob.h"
+#include "knobs/lever.h"
 #include "output/exporter.h"
 #include "output/snapshot.h"
 #include "output/workload-view.h"
 #include "service/learned-store.h"
+#include "service/pipeline.h"
 #include "workload/workload.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(Root *, root_free);
@@ -37,39 +41,6 @@ static void sleep_usec(usec_t u)
 
         while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
                 ;
-}
-
-/* What the policy sees of each lever on a host fragd does not run on: the
- * current value is the kernel's own (the baseline). */
-static void levers_from_obs(const FragdConfig *cfg, const Observation *o, LeverInput in[_LEVER_MAX])
-{
-        static const int vm[_LEVER_MAX] = {
-                [LEVER_COMPACTION_PROACTIVENESS] = VM_COMPACTION_PROACTIVENESS,
-                [LEVER_WATERMARK_SCALE_FACTOR] = VM_WATERMARK_SCALE_FACTOR,
-                [LEVER_MIN_FREE_KBYTES] = VM_MIN_FREE_KBYTES,
-                [LEVER_WATERMARK_BOOST_FACTOR] = VM_WATERMARK_BOOST_FACTOR,
-                [LEVER_EXTFRAG_THRESHOLD] = VM_EXTFRAG_THRESHOLD,
-                [LEVER_THP_DEFRAG] = -1,
-        };
-
-        for (unsigned l = 0; l < _LEVER_MAX; l++) {
-                int64_t v;
-                int r;
-
-                in[l] = (LeverInput) {};
-                if (!cfg->policy.lever[l].enabled)
-                        continue;
-                if (vm[l] < 0) {
-                        if (!(o->have & OBS_MASK(OBS_THP)) || (r = thp_defrag_from_name(o->thp.defrag)) < 0)
-                                continue;
-                        v = r;
-                } else {
-                        if (!(o->have & OBS_MASK(OBS_SYSCTL)) || !o->vm.present[vm[l]])
-                                continue;
-                        v = o->vm.value[vm[l]];
-                }
-                in[l] = (LeverInput) { .available = true, .current = v, .baseline = v };
-        }
 }
 
 static void decision_to_report(const Decision *d, ReportDecision *rd, unsigned *n)
@@ -89,13 +60,8 @@ static void decision_to_report(const Decision *d, ReportDecision *rd, unsigned *
                 }
                 /* a kcompactd kick: the lever's knob, from == to */
                 r->knob = lever_name(it->lever);
-                if (it->lever == LEVER_THP_DEFRAG) {
-                        snprintf(r->from, sizeof(r->from), "%s", thp_defrag_name((ThpDefragMode) it->from));
-                        snprintf(r->to, sizeof(r->to), "%s", thp_defrag_name((ThpDefragMode) it->to));
-                } else {
-                        snprintf(r->from, sizeof(r->from), "%" PRId64, it->from);
-                        snprintf(r->to, sizeof(r->to), "%" PRId64, it->to);
-                }
+                lever_value_format(it->lever, it->from, r->from, sizeof(r->from));
+                lever_value_format(it->lever, it->to, r->to, sizeof(r->to));
         }
 }
 
@@ -188,9 +154,57 @@ static unsigned warn_degraded(const Observation *o, unsigned mask)
         for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++)
                 if ((missing & OBS_MASK(s)) && s != OBS_BUDDYINFO)
                         log_warning("Decisions degraded: %s: %s",
-                                    report_source_missing_why(o, (ObsSource) s, why, sizeof(why)),
+                                    obs_source_missing_why(o, (ObsSource) s, why, sizeof(why)),
                                     obs_source_impact((ObsSource) s));
         return missing;
+}
+
+/* What the pipeline's hooks need of run_once(). */
+typedef struct Once {
+        const Root *root;
+        FragdConfig *cfg;
+        Workload *wl;
+        CgroupWorkloadView *views;
+        unsigned n_views;
+        unsigned missing;
+        LearnedLoad learned;
+        char machine_id[MACHINE_ID_LEN + 1];
+        char learned_file[FRAGD_PATH_MAX * 2];
+} Once;
+
+static int once_observed(void *userdata, const Observation *cur, unsigned mask, int r)
+{
+        Once *o = userdata;
+
+        o->missing = warn_degraded(cur, mask);
+        return r;
+}
+
+/* As the daemon: the workloads' last minute goes to the policy, the learned
+ * reserve of an earlier run seeds its state (the daemon's first tick); the
+ * levers are the kernel's own values. */
+static void once_levers(void *userdata, const Observation *cur, Assessment *as, PolicyState *ps,
+                        LeverInput in[_LEVER_MAX])
+{
+        Once *o = userdata;
+
+        if (o->wl && o->views) {
+                (void) workload_tick(o->wl, cur->now_usec, false, NULL);
+                o->n_views = workload_views(o->wl, o->views);
+                as->n_workloads = workload_stalls_fill(o->views, o->n_views, as->workloads,
+                                                       ASSESSMENT_MAX_WORKLOADS);
+        }
+        (void) machine_id_read(o->root, o->machine_id);
+        learned_store_name(o->root, o->cfg->daemon.state_dir, o->learned_file, sizeof(o->learned_file));
+        if (learned_store_load(o->root, o->cfg->daemon.state_dir, &o->cfg->policy, as->page_size,
+                               as->hpage_order, o->machine_id, observation_mem_bytes(cur), cur->now_usec,
+                               now_realtime_usec(), &o->learned) == LEARNED_LOAD_OK)
+                policy_learned_seed(ps, &o->learned.restore);
+        if (o->learned.capped_from_bytes)
+                log_warning("The learned reserve file '%s' says a %" PRIu64 "-byte burst, more than this host's "
+                            "%" PRIu64 " bytes of memory: taken as the host's memory",
+                            o->learned_file, o->learned.capped_from_bytes, observation_mem_bytes(cur));
+        levers_from_observation(&o->cfg->policy, cur, in);
 }
 
 int run_once(const FragdArgs *a)
@@ -208,15 +222,15 @@ int run_once(const FragdArgs *a)
         _cleanup_(workload_freep) Workload *wl = NULL;
         _cleanup_free_ CgroupWorkloadView *views = NULL;
         _cleanup_free_ char *cg_text = NULL, *cg_json = NULL;
-        unsigned n_views = 0;
+        _cleanup_free_ Once *once = NULL;
         InstanceProbe probe = {};
-        LearnedLoad learned;
-        char machine_id[MACHINE_ID_LEN + 1], learned_file[FRAGD_PATH_MAX * 2];
         ReportInstance inst = {};
-        LeverInput in[_LEVER_MAX];
         ConfigLoadArgs ca;
         ReportInput ri = {};
-        unsigned n_rd = 0, missing;
+        Pipeline pipe;
+        PipelineHooks hooks;
+        PipelineStage stage;
+        unsigned n_rd = 0;
         int r;
 
         r = root_open(a->root, a->page_size, &root);
@@ -232,7 +246,8 @@ int run_once(const FragdArgs *a)
         ps = calloc(1, sizeof(*ps));
         d = calloc(1, sizeof(*d));
         rd = calloc(POLICY_MAX_ITEMS, sizeof(*rd));
-        if (!cur || !as || !cfg || !src || !errs || !ps || !d || !rd) {
+        once = calloc(1, sizeof(*once));
+        if (!cur || !as || !cfg || !src || !errs || !ps || !d || !rd || !once) {
                 log_error("Out of memory");
                 return EXIT_FAILURE;
         }
@@ -264,50 +279,28 @@ int run_once(const FragdArgs *a)
                         (void) workload_tick(wl, prev->now_usec, false, NULL);
                 sleep_usec(a->interval_usec);
         }
-        r = observation_read(root, OBS_ALL, now_monotonic_usec(), cur);
-        missing = warn_degraded(cur, OBS_ALL);
-        if (r < 0)
-                goto no_buddyinfo;
-        r = assess(cur, prev, as);
-        if (r < 0) {
-                log_error_errno(r, "Cannot assess the observation: %m");
-                return EXIT_FAILURE;
-        }
         if (wl) {
-                /* as the daemon: the workloads' last minute goes to the policy */
                 views = calloc(FRAGD_MAX_CGROUPS, sizeof(*views));
                 if (!views)
                         return EXIT_FAILURE;
-                (void) workload_tick(wl, cur->now_usec, false, NULL);
-                n_views = workload_views(wl, views);
-                as->n_workloads = workload_stalls_fill(views, n_views, as->workloads, ASSESSMENT_MAX_WORKLOADS);
         }
-
         policy_state_init(ps);
-        /* as the daemon's first tick: the learned reserve of an earlier run */
-        (void) machine_id_read(root, machine_id);
-        learned_store_name(root, cfg->daemon.state_dir, learned_file, sizeof(learned_file));
-        if (learned_store_load(root, cfg->daemon.state_dir, &cfg->policy, as->page_size, as->hpage_order, machine_id,
-                               observation_mem_bytes(cur), cur->now_usec, now_realtime_usec(),
-                               &learned) == LEARNED_LOAD_OK)
-                policy_learned_seed(ps, &learned.restore);
-        if (learned.capped_from_bytes)
-                log_warning("The learned reserve file '%s' says a %" PRIu64 "-byte burst, more than this host's "
-                            "%" PRIu64 " bytes of memory: taken as the host's memory",
-                            learned_file, learned.capped_from_bytes, observation_mem_bytes(cur));
-        levers_from_obs(cfg, cur, in);
-        r = policy_decide(&cfg->policy, ps, as, in, cur->now_usec, d);
-        if (r < 0) {
-                log_error_errno(r, "The policy could not decide: %m");
+        *once = (Once) { .root = root, .cfg = cfg, .wl = wl, .views = views };
+        pipe = (Pipeline) { .root = root, .policy = &cfg->policy, .prev = prev, .cur = cur, .a = as, .state = ps,
+                            .d = d };
+        hooks = (PipelineHooks) { .observed = once_observed, .levers = once_levers, .userdata = once };
+        r = pipeline_run(&pipe, OBS_ALL, now_monotonic_usec(), &hooks, &stage);
+        if (r < 0 && stage == PIPELINE_OBSERVE)
+                goto no_buddyinfo;
+        if (r < 0)
                 return EXIT_FAILURE;
-        }
 
         if (strcmp(a->format, "prom") == 0) {
                 sb = malloc(sizeof(*sb));
                 if (!sb)
                         return EXIT_FAILURE;
                 snapshot_build(sb, cfg, cur, prev, as, d, NULL);
-                for (unsigned i = 0; i < n_views && i < SNAPSHOT_MAX_CGROUPS; i++)
+                for (unsigned i = 0; i < once->n_views && i < SNAPSHOT_MAX_CGROUPS; i++)
                         cgroup_view_fill(&views[i], &sb->cgroups[sb->s.n_cgroups++]);
                 sb->s.health.dry_run = true;
                 r = metrics_render(&sb->s, stdout);
@@ -317,7 +310,7 @@ int run_once(const FragdArgs *a)
                 }
                 if (fflush(stdout) != 0)
                         return EXIT_FAILURE;
-                return missing & OBS_DEGRADED_REQUIRED ? EXIT_PRECONDITION : 0;
+                return once->missing & OBS_DEGRADED_REQUIRED ? EXIT_PRECONDITION : 0;
         }
 
         decision_to_report(d, rd, &n_rd);
@@ -339,8 +332,8 @@ int run_once(const FragdArgs *a)
         ri.dry_run = true;
         ri.preset = preset_name(cfg->policy.preset);
         ri.eval = &d->eval;
-        ri.learned = &learned;
-        ri.learned_file = learned_file;
+        ri.learned = &once->learned;
+        ri.learned_file = once->learned_file;
         ri.obs_mask = OBS_ALL;
         if (wl) {
                 r = workload_reports(wl, &cg_text, &cg_json);
@@ -361,7 +354,7 @@ int run_once(const FragdArgs *a)
         }
         /* the report is out, but no target was measured: say so in the
          * exit status too (fragd.8 EXIT STATUS) */
-        if (missing & OBS_DEGRADED_REQUIRED) {
+        if (once->missing & OBS_DEGRADED_REQUIRED) {
                 log_error("Exiting with status %d: without %s no reserve target can be measured",
                           EXIT_PRECONDITION, obs_source_name(OBS_ZONEINFO));
                 return EXIT_PRECONDITION;

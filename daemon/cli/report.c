@@ -27,17 +27,6 @@ static uint64_t node_bytes(const ReportInput *in, const NodeMeasures *n)
         return pages_to_bytes(in, pages);
 }
 
-const char *report_source_missing_why(const Observation *o, ObsSource s, char *buf, size_t size)
-{
-        if (o->rejected & OBS_MASK(s))
-                snprintf(buf, size, "%s rejected as implausible", obs_source_name(s));
-        else if (o->err[s] < 0)
-                snprintf(buf, size, "%s unreadable (%s)", obs_source_name(s), strerror(-o->err[s]));
-        else
-                snprintf(buf, size, "%s not read", obs_source_name(s));
-        return buf;
-}
-
 static unsigned report_missing(const ReportInput *in)
 {
         return observation_missing(in->cur, in->obs_mask ? in->obs_mask : OBS_ALL);
@@ -60,7 +49,7 @@ static bool node_measured(const ReportInput *in, const NodeMeasures *n)
 static const char *unmeasured_why(const ReportInput *in, char *buf, size_t size)
 {
         if (!(in->cur->have & OBS_MASK(OBS_ZONEINFO)))
-                return report_source_missing_why(in->cur, OBS_ZONEINFO, buf, size);
+                return obs_source_missing_why(in->cur, OBS_ZONEINFO, buf, size);
         snprintf(buf, size, "zoneinfo does not list every zone of this node");
         return buf;
 }
@@ -344,7 +333,7 @@ int report_text(FILE *f, const ReportInput *in)
                 for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++)
                         if (missing & OBS_MASK(s))
                                 fprintf(f, "  %s: %s\n",
-                                        report_source_missing_why(o, (ObsSource) s, why, sizeof(why)),
+                                        obs_source_missing_why(o, (ObsSource) s, why, sizeof(why)),
                                         obs_source_impact((ObsSource) s));
                 if (o->n_problems)
                         fprintf(f, "%sReadings fragd does not trust:\n", missing ? "" : "\n");
@@ -721,7 +710,7 @@ int report_json(FILE *f, const ReportInput *in)
                         json_key(&w, "source"); json_str(&w, obs_source_name(s));
                         json_key(&w, "rejected"); json_bool(&w, (o->rejected & OBS_MASK(s)) != 0);
                         json_key(&w, "error");
-                        json_str(&w, report_source_missing_why(o, (ObsSource) s, why, sizeof(why)));
+                        json_str(&w, obs_source_missing_why(o, (ObsSource) s, why, sizeof(why)));
                         json_key(&w, "disables"); json_str(&w, obs_source_impact((ObsSource) s));
                         json_obj_end(&w);
                 }

@@ -55,10 +55,6 @@ typedef struct ReportInput {
         unsigned obs_mask;
 } ReportInput;
 
-/* "zoneinfo unreadable (No such file or directory)", "zoneinfo rejected as
- * implausible": why a source is missing, for messages. */
-const char *report_source_missing_why(const Observation *o, ObsSource s, char *buf, size_t size);
-
 int report_text(FILE *f, const ReportInput *in);
 int report_json(FILE *f, const ReportInput *in);
 

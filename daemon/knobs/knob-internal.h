@@ -3,7 +3,8 @@
 
 /* Shared between knob.c (the registry and its write path), knob-name.c,
  * knob-value.c, knob-restore.c and knob-journal.c; not part of the public
- * API. */
+ * API. The calls go one way: knob.c -> knob-restore.c -> knob-journal.c,
+ * all three -> knob-name.c, knob-value.c. */
 
 #include "knobs/knob.h"
 
@@ -42,8 +43,6 @@ struct KnobRegistry {
         KnobEntry e[KNOB_MAX];
 };
 
-/* ops->read, then knob_value_normalize() (-EFBIG from the read: -EBADMSG). */
-int knob_read_normalized(const KnobOps *ops, const Knob *k, char *ret, size_t size);
 /* A value fragd may write to a knob of this kind. */
 bool knob_value_valid_for(KnobKind kind, const char *v);
 /* A value read back from disk (the journal) that a knob of this name can
@@ -75,12 +74,25 @@ typedef enum RestoreOutcome {
 int knob_restore_one(const KnobOps *ops, const Knob *k, const char *original, const char *last_written,
                      OwnershipMode mode, bool force, RestoreOutcome *ret, char *ret_live, size_t live_size);
 
-/* Restores a dead fragd's journal (see knob_restore_from_journal). The
- * entries that failed are returned in ret_kept (and left in the journal). */
+/* Restores a dead fragd's journal (see knob_restore_from_journal;
+ * knob-restore.c). The entries that failed are returned in ret_kept (and
+ * left in the journal). */
 int knob_journal_recover(const Root *root, const char *rt, const KnobOps *ops, void *ops_data,
                          OwnershipMode mode, Journal *ret_kept, KnobRestoreStats *ret_stats);
 
-/* "/run/fragd" -> "run/fragd"; NULL or "" -> the default. */
-int knob_runtime_dir_relative(const char *runtime_dir, char *ret, size_t size);
-
-uint64_t knob_now_realtime_usec(void);
+/* The journal file (knob-journal.c), for crash recovery: */
+/* "<rt>/<name>", -ENAMETOOLONG when it does not fit. */
+int knob_journal_path(const char *rt, const char *name, char *ret, size_t size);
+/* At most JOURNAL_SIZE_MAX bytes of a regular file inside the root, not
+ * through a symlink, never blocking (the errors of knob_journal_read). */
+int knob_journal_read_bounded(int root_fd, const char *path, char **ret_buf, size_t *ret_len);
+/* The first JOURNAL_SIZE_MAX bytes of an oversized journal, the same way: to
+ * name the knobs it holds, never to restore from. */
+int knob_journal_read_head(int root_fd, const char *path, char **ret_buf, size_t *ret_len);
+/* Moves <rt>/saved to <rt>/saved.corrupt-<UTC time>[-N], replacing
+ * nothing; where it went (relative to the root) in ret_to. */
+int knob_journal_move_aside(int root_fd, const char *rt, char *ret_to, size_t size);
+/* Why a journal could not be used, from the -errno of its read or parse. */
+void knob_journal_read_why(int r, char *ret, size_t size);
+/* true when <rt>/saved itself is a symlink; its target in ret_target. */
+bool knob_journal_is_symlink(int root_fd, const char *rt, char *ret_target, size_t size);

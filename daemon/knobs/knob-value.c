@@ -233,3 +233,14 @@ int knob_value_check(const Knob *k, const char *v, char *ret_why, size_t size)
         }
         return 0;
 }
+
+int knob_read_normalized(const KnobOps *ops, const Knob *k, char *ret, size_t size)
+{
+        char raw[KNOB_VALUE_MAX * 2];
+        int r;
+
+        r = ops->read(k, raw, sizeof(raw));
+        if (r < 0)
+                return r == -EFBIG ? -EBADMSG : r;
+        return knob_value_normalize(k->kind, raw, ret, size);
+}

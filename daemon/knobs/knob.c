@@ -3,7 +3,9 @@
  * original, write, read back), ownership and external changes, error
  * classes, and the registry's lifecycle. Rules and formats are documented in
  * daemon/knobs/knob.h. Names and values are in knob-name.c and
- * knob-value.c, the journal sync and restore in knob-restore.c. */
+ * knob-value.c, the journal sync, restore and crash recovery in
+ * knob-restore.c, the journal file in knob-journal.c; this file uses them,
+ * they never call back. */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -16,19 +18,11 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "core/clock.h"
 #include "core/log.h"
 #include "core/text.h"
 #include "knobs/knob-internal.h"
 #include "knobs/knob.h"
-
-uint64_t knob_now_realtime_usec(void)
-{
-        struct timespec ts;
-
-        if (clock_gettime(CLOCK_REALTIME, &ts) < 0)
-                return 0;
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / NSEC_PER_USEC;
-}
 
 /* ---- errors ---------------------------------------------------------------- */
 
@@ -57,13 +51,6 @@ bool knob_error_is_transient(int r)
 }
 
 /* ---- the registry ------------------------------------------------------------ */
-
-int knob_runtime_dir_relative(const char *runtime_dir, char *ret, size_t size)
-{
-        /* the same check as the configuration's (config-table.c VT_PATH) */
-        return text_dir_relative(runtime_dir && *runtime_dir ? runtime_dir : KNOB_DEFAULT_RUNTIME_DIR, ret, size,
-                                 NULL);
-}
 
 static KnobEntry *knob_find(const KnobRegistry *reg, const char *name)
 {
@@ -119,17 +106,6 @@ static int knob_fail(KnobEntry *e, int r, const char *what, usec_t now_usec)
         return r;
 }
 
-int knob_read_normalized(const KnobOps *ops, const Knob *k, char *ret, size_t size)
-{
-        char raw[KNOB_VALUE_MAX * 2];
-        int r;
-
-        r = ops->read(k, raw, sizeof(raw));
-        if (r < 0)
-                return r == -EFBIG ? -EBADMSG : r;
-        return knob_value_normalize(k->kind, raw, ret, size);
-}
-
 /* The live value differs from what fragd wrote. RESPECT: yield (-ESTALE). */
 static int knob_external_change(KnobRegistry *reg, KnobEntry *e, const char *live)
 {
@@ -167,7 +143,7 @@ static int knob_write_verify(KnobRegistry *reg, KnobEntry *e, const char *live, 
         if (!e->owned) {
                 e->owned = true;
                 snprintf(e->original, sizeof(e->original), "%s", live);
-                e->first_touch_usec = knob_now_realtime_usec();
+                e->first_touch_usec = now_realtime_usec();
                 e->seq = ++reg->next_seq;
         }
         snprintf(e->last_written, sizeof(e->last_written), "%s", value);

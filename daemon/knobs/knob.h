@@ -3,7 +3,8 @@
 
 /* Actuators: the one write path for every kernel knob fragd steers
  * (daemon/knobs/knob.c, knob-name.c, knob-value.c, knob-restore.c, knob-ops.c,
- * knob-journal.c, knob-fake.c).
+ * knob-journal.c, knob-fake.c). The policy's levers on top of it:
+ * daemon/knobs/lever.h.
  *
  * Knob names (also the exporter's knob="..." label and the journal key):
  *   vm.<sysctl>                    <proc>/sys/vm/<sysctl>          integer
@@ -151,6 +152,8 @@ bool knob_value_equal(KnobKind kind, const char *a, const char *b);
 /* A value may be written and journaled: 1..KNOB_VALUE_MAX-1 printable ASCII
  * characters, no tab. */
 bool knob_value_valid(const char *v);
+/* ops->read, then knob_value_normalize() (-EFBIG from the read: -EBADMSG). */
+int knob_read_normalized(const KnobOps *ops, const Knob *k, char *ret, size_t size);
 /* transient / permanent classification of a -errno */
 bool knob_error_is_permanent(int r);
 bool knob_error_is_transient(int r);
@@ -312,6 +315,8 @@ int knob_journal_read(int root_fd, const char *rt, Journal *ret);
 /* Writes it atomically with this process as owner; with j->n == 0 removes it. */
 int knob_journal_write(int root_fd, const char *rt, const Journal *j);
 
+/* ---- restore and crash recovery (daemon/knobs/knob-restore.c) ---------------- */
+
 /* Restore order for n knobs given in first-touch order: reverse, with
  * vm.min_free_kbytes last. ret_order receives indexes into names. */
 void knob_restore_order(const char *const *names, size_t n, size_t *ret_order);
@@ -336,6 +341,12 @@ typedef struct KnobRestoreStats {
  * (also filled on -EBADMSG). */
 int knob_restore_from_journal(const Root *root, const char *runtime_dir, const KnobOps *ops,
                               OwnershipMode mode, KnobRestoreStats *ret);
+
+/* ---- where the journal lives (daemon/knobs/knob-journal.c) ------------------- */
+
+/* "/run/fragd" -> "run/fragd" (relative to the root, where the journal
+ * and the status file live); NULL or "" -> the default. */
+int knob_runtime_dir_relative(const char *runtime_dir, char *ret, size_t size);
 
 /* A journal moved aside earlier (<rt>/saved.corrupt*) that the operator has
  * not handled yet: 1 and its name (relative to the root) in ret, 0 when none. */

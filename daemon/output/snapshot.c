@@ -1,56 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <string.h>
 
+#include "knobs/lever.h"
 #include "output/snapshot.h"
-
-static bool lever_from_obs(const Observation *o, Lever l, int64_t *ret)
-{
-        static const VmKnob vm[_LEVER_MAX] = {
-                [LEVER_COMPACTION_PROACTIVENESS] = VM_COMPACTION_PROACTIVENESS,
-                [LEVER_WATERMARK_SCALE_FACTOR] = VM_WATERMARK_SCALE_FACTOR,
-                [LEVER_MIN_FREE_KBYTES] = VM_MIN_FREE_KBYTES,
-                [LEVER_WATERMARK_BOOST_FACTOR] = VM_WATERMARK_BOOST_FACTOR,
-                [LEVER_EXTFRAG_THRESHOLD] = VM_EXTFRAG_THRESHOLD,
-        };
-        int r;
-
-        if (l == LEVER_THP_DEFRAG) {
-                if (!(o->have & OBS_MASK(OBS_THP)))
-                        return false;
-                r = thp_defrag_from_name(o->thp.defrag);
-                if (r < 0)
-                        return false;
-                *ret = r;
-                return true;
-        }
-        if (!(o->have & OBS_MASK(OBS_SYSCTL)) || !o->vm.present[vm[l]])
-                return false;
-        *ret = o->vm.value[vm[l]];
-        return true;
-}
-
-static bool parse_value(Lever l, const char *s, int64_t *ret)
-{
-        char *end;
-        long long v;
-        int r;
-
-        if (!s || !*s)
-                return false;
-        if (l == LEVER_THP_DEFRAG) {
-                r = thp_defrag_from_name(s);
-                if (r < 0)
-                        return false;
-                *ret = r;
-                return true;
-        }
-        errno = 0;
-        v = strtoll(s, &end, 10);
-        if (errno || *end)
-                return false;
-        *ret = v;
-        return true;
-}
 
 void snapshot_build(SnapshotBuilder *b, const FragdConfig *cfg, const Observation *o, const Observation *prev,
                     const Assessment *a, const Decision *d, const KnobRegistry *reg)
@@ -75,11 +27,11 @@ void snapshot_build(SnapshotBuilder *b, const FragdConfig *cfg, const Observatio
                         k->has_current = true;
                         k->current = d->levers[l].current;
                 } else
-                        k->has_current = lever_from_obs(o, (Lever) l, &k->current);
+                        k->has_current = lever_from_observation(o, (Lever) l, &k->current);
                 if (reg && knob_find_info(reg, knob_lever_name((Lever) l), &info) >= 0) {
                         k->owned = info.owned;
                         k->disabled = info.disabled || info.yielded;
-                        k->has_original = parse_value((Lever) l, info.original, &k->original);
+                        k->has_original = lever_value_parse((Lever) l, info.original, &k->original) >= 0;
                 }
                 if (!lc->enabled && !k->owned && !k->has_current)
                         continue;

@@ -9,9 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/log.h"
 #include "core/parse-util.h"
-#include "knobs/knob-internal.h"
 #include "knobs/knob.h"
 #include "output/status.h"
 
@@ -64,7 +64,7 @@ int status_write_info(const KnobRegistry *reg, const char *const *info, size_t n
         if (!f)
                 return -ENOMEM;
         fprintf(f, "%s\npid %d %" PRIu64 "\nupdated %" PRIu64 "\nownership %s\nops %s\n", STATUS_MAGIC, (int) pid,
-                pid_starttime(pid), knob_now_realtime_usec(),
+                pid_starttime(pid), now_realtime_usec(),
                 knob_registry_ownership(reg) == OWNERSHIP_REASSERT ? "reassert" : "respect",
                 knob_registry_ops(reg)->name);
         for (size_t i = 0; i < n_info; i++) {

@@ -2,7 +2,9 @@
 #pragma once
 
 /* The daemon's state, shared by manager.c (event loop, tick, outputs,
- * configuration) and manager-workload.c (watched cgroups). Private to them. */
+ * configuration) and manager-learned.c (the learned reserve's state file).
+ * Private to them; the watched cgroups are a module of their own
+ * (manager-workload.h). */
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -18,19 +20,23 @@
 #include <systemd/sd-event.h>
 
 #include "config/config.h"
+#include "core/clock.h"
 #include "core/log.h"
 #include "fragd/metrics.h"
 #include "fragd/obs.h"
 #include "fragd/policy.h"
 #include "knobs/compact-worker.h"
 #include "knobs/knob.h"
+#include "knobs/lever.h"
 #include "output/exporter.h"
 #include "output/snapshot.h"
 #include "output/status.h"
 #include "output/workload-view.h"
 #include "service/learned-store.h"
+#include "service/manager-workload.h"
 #include "service/manager.h"
 #include "service/observe-log.h"
+#include "service/pipeline.h"
 #include "sources/psi-trigger.h"
 #include "workload/taskstats.h"
 #include "workload/workload.h"
@@ -39,14 +45,8 @@
 #define RECENT_LEN 400
 #define MIN_TICK_GAP_USEC (1 * USEC_PER_SEC) /* PSI events never tick faster */
 
-typedef struct WorkloadPsiSlot {
-        Manager *manager;
-        unsigned index;          /* the workload's cgroup index */
-        sd_event_source *source; /* on workload_psi_fd(w, index), or NULL */
-} WorkloadPsiSlot;
-
 struct Manager {
-        FragdArgs args;
+        ManagerArgs args;
         Root *root;
         FragdConfig cfg;
         ConfigSources *sources;
@@ -61,20 +61,14 @@ struct Manager {
         KnobRegistry *knobs;
         CompactWorker *worker;
 
-        Workload *workload;      /* NULL: no watched cgroup */
-        WorkloadPsiSlot wl_psi[FRAGD_MAX_CGROUPS];
-        sd_event_source *wl_taskstats_source, *wl_proc_events_source, *wl_collapse_source;
-        unsigned n_wl_views;     /* this tick's views; paths point into workload */
-        CgroupWorkloadView wl_views[FRAGD_MAX_CGROUPS];
-        uint32_t wl_over_budget; /* bit i: cgroup i over its stall budget (for logging changes) */
+        ManagerWorkload wl;      /* the watched cgroups */
 
         Observation *cur, *prev;
         bool have_prev;
         Assessment *a;
         PolicyState *pstate;
         Decision *d;
-        bool have_baseline[_LEVER_MAX];
-        int64_t baseline[_LEVER_MAX];
+        LeverBaseline baseline;
 
         usec_t last_tick_usec, last_pagetype_usec, last_thp_full_usec;
         usec_t last_pressure_usec;   /* the last PSI event (system or cgroup) */
@@ -109,12 +103,6 @@ struct Manager {
         char last_action[RECENT_LEN];
 };
 
-int manager_tick_on_pressure(Manager *m);
-int manager_workload_start(Manager *m);
-void manager_workload_stop(Manager *m);
-void manager_workload_assess(Manager *m, usec_t now);
-bool manager_workload_config_changed(const FragdConfig *a, const FragdConfig *b);
-void manager_delayacct_apply(Manager *m, usec_t now);
 /* manager-learned.c: once, at the first tick before the first decide */
 void manager_learned_restore(Manager *m, usec_t now);
 /* after policy_state_update(), and with stopping at the end */

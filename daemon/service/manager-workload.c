@@ -1,65 +1,70 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The daemon's watched cgroups: per-cgroup PSI trigger sources, taskstats,
  * proc connector and collapse-worker sources, the per-tick workload step that
- * fills Assessment.workloads, and the opt-in delay accounting. Split from
- * manager.c. */
+ * fills Assessment.workloads, and the opt-in delay accounting: see
+ * daemon/service/manager-workload.h. */
 
-#include "service/manager-internal.h"
+#include <inttypes.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "core/log.h"
+#include "service/manager-workload.h"
 
 /* ---- workloads ----------------------------------------------------------------------- */
 
-static const char *workload_path(const Manager *m, unsigned i)
+static const char *workload_path(const ManagerWorkload *w, unsigned i)
 {
-        const char *p = i < m->n_wl_views ? m->wl_views[i].path : NULL;
+        const char *p = i < w->n_views ? w->views[i].path : NULL;
 
         return !p ? "?" : *p ? p : "/";
 }
 
 /* Drops the event source first, then lets the workload close the fd. */
-static void workload_psi_drop(Manager *m, unsigned i)
+static void workload_psi_drop(ManagerWorkload *w, unsigned i)
 {
-        m->wl_psi[i].source = sd_event_source_disable_unref(m->wl_psi[i].source);
-        workload_release_psi(m->workload, i);
+        w->psi[i].source = sd_event_source_disable_unref(w->psi[i].source);
+        workload_release_psi(w->workload, i);
 }
 
 static int on_workload_psi(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         WorkloadPsiSlot *slot = userdata;
-        Manager *m = slot->manager;
+        ManagerWorkload *w = slot->owner;
         int r;
 
-        r = workload_on_psi(m->workload, slot->index, revents);
+        r = workload_on_psi(w->workload, slot->index, revents);
         if (r == -ENODEV) {
                 /* the cgroup is gone: the next tick's refresh picks it up again */
-                workload_psi_drop(m, slot->index);
+                workload_psi_drop(w, slot->index);
                 return 0;
         }
         if (r <= 0)
                 return 0;
-        log_debug("memory pressure event in cgroup '%s'", workload_path(m, slot->index));
-        return manager_tick_on_pressure(m);
+        log_debug("memory pressure event in cgroup '%s'", workload_path(w, slot->index));
+        return w->on_pressure ? w->on_pressure(w->userdata) : 0;
 }
 
-static void workload_psi_add(Manager *m, unsigned i)
+static void workload_psi_add(ManagerWorkload *w, unsigned i)
 {
-        WorkloadPsiSlot *slot = &m->wl_psi[i];
-        int fd = workload_psi_fd(m->workload, i), r;
+        WorkloadPsiSlot *slot = &w->psi[i];
+        int fd = workload_psi_fd(w->workload, i), r;
 
         if (fd < 0)
                 return;
         slot->source = sd_event_source_disable_unref(slot->source);
-        r = sd_event_add_io(m->event, &slot->source, fd, EPOLLPRI, on_workload_psi, slot);
+        r = sd_event_add_io(w->event, &slot->source, fd, EPOLLPRI, on_workload_psi, slot);
         if (r < 0) {
                 slot->source = NULL;
                 log_warning_errno(r, "Cannot watch the PSI trigger of cgroup '%s' (%m); its pressure is read "
-                                  "every tick instead", workload_path(m, i));
+                                  "every tick instead", workload_path(w, i));
         }
 }
 
 static int on_workload_taskstats(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
-        Manager *m = userdata;
-        int r = workload_on_taskstats(m->workload);
+        ManagerWorkload *w = userdata;
+        int r = workload_on_taskstats(w->workload);
 
         if (r < 0 && r != -EAGAIN && r != -EINTR) {
                 log_warning_errno(r, "The taskstats exit listener failed (%m); exited processes are found by "
@@ -71,8 +76,8 @@ static int on_workload_taskstats(sd_event_source *s, int fd, uint32_t revents, v
 
 static int on_workload_proc_events(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
-        Manager *m = userdata;
-        int r = workload_on_proc_events(m->workload);
+        ManagerWorkload *w = userdata;
+        int r = workload_on_proc_events(w->workload);
 
         if (r < 0 && r != -EAGAIN && r != -EINTR) {
                 log_warning_errno(r, "The proc connector failed (%m); membership comes from cgroup.procs scans "
@@ -84,54 +89,53 @@ static int on_workload_proc_events(sd_event_source *s, int fd, uint32_t revents,
 
 static int on_workload_collapse(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
-        Manager *m = userdata;
+        ManagerWorkload *w = userdata;
 
-        (void) workload_on_collapse(m->workload);
+        (void) workload_on_collapse(w->workload);
         return 0;
 }
 
-static void workload_add_io(Manager *m, sd_event_source **ret, int fd, sd_event_io_handler_t cb, const char *what)
+static void workload_add_io(ManagerWorkload *w, sd_event_source **ret, int fd, sd_event_io_handler_t cb, const char *what)
 {
         int r;
 
         if (fd < 0)
                 return;
-        r = sd_event_add_io(m->event, ret, fd, EPOLLIN, cb, m);
+        r = sd_event_add_io(w->event, ret, fd, EPOLLIN, cb, w);
         if (r < 0) {
                 *ret = NULL;
                 log_warning_errno(r, "Cannot watch the %s: %m, ignoring", what);
         }
 }
 
-/* Every source on the workload's fds, then the workload (and its fds). */
-void manager_workload_stop(Manager *m)
+void manager_workload_stop(ManagerWorkload *w)
 {
-        if (!m->workload)
+        if (!w->workload)
                 return;
-        for (unsigned i = 0; i < ELEMENTSOF(m->wl_psi); i++)
-                m->wl_psi[i].source = sd_event_source_disable_unref(m->wl_psi[i].source);
-        m->wl_taskstats_source = sd_event_source_disable_unref(m->wl_taskstats_source);
-        m->wl_proc_events_source = sd_event_source_disable_unref(m->wl_proc_events_source);
-        m->wl_collapse_source = sd_event_source_disable_unref(m->wl_collapse_source);
-        m->workload = workload_free(m->workload);
-        m->n_wl_views = 0;
-        m->wl_over_budget = 0;
+        for (unsigned i = 0; i < ELEMENTSOF(w->psi); i++)
+                w->psi[i].source = sd_event_source_disable_unref(w->psi[i].source);
+        w->taskstats_source = sd_event_source_disable_unref(w->taskstats_source);
+        w->proc_events_source = sd_event_source_disable_unref(w->proc_events_source);
+        w->collapse_source = sd_event_source_disable_unref(w->collapse_source);
+        w->workload = workload_free(w->workload);
+        w->n_views = 0;
+        w->over_budget = 0;
 }
 
-int manager_workload_start(Manager *m)
+int manager_workload_start(ManagerWorkload *w, const FragdConfig *cfg)
 {
         WorkloadOptions opt = WORKLOAD_OPTIONS_DEFAULT;
         _cleanup_free_ FragdConfig *wcfg = NULL;
         WorkloadGlobalView g;
         int r;
 
-        if (!workload_configured(&m->cfg))
+        if (!workload_configured(cfg))
                 return 0;
         wcfg = malloc(sizeof(*wcfg));
         if (!wcfg)
                 return log_error_errno(-ENOMEM, "Cannot set up the watched cgroups: %m");
-        *wcfg = m->cfg;
-        if (!m->root->is_host) {
+        *wcfg = *cfg;
+        if (!w->root->is_host) {
                 /* a trigger is written into memory.pressure: only ever into a
                  * real cgroup2 file, never into the plain copies of a --root
                  * tree (as psi_open() for /proc/pressure/memory) */
@@ -141,72 +145,65 @@ int manager_workload_start(Manager *m)
         }
         /* collapse goes through pidfd_open() of host pids: never for the
          * pids of a --root tree */
-        opt.dry_run = m->dry_run || !m->root->is_host;
-        r = workload_new(m->root, wcfg, &opt, &m->workload);
+        opt.dry_run = w->dry_run || !w->root->is_host;
+        r = workload_new(w->root, wcfg, &opt, &w->workload);
         if (r < 0)
                 return log_warning_errno(r, "Cannot set up the watched cgroups (%m); running without them");
-        for (unsigned i = 0; i < ELEMENTSOF(m->wl_psi); i++)
-                m->wl_psi[i] = (WorkloadPsiSlot) { .manager = m, .index = i };
+        for (unsigned i = 0; i < ELEMENTSOF(w->psi); i++)
+                w->psi[i] = (WorkloadPsiSlot) { .owner = w, .index = i };
         /* per-cgroup PSI sources come with the first tick (psi_appeared) */
-        workload_add_io(m, &m->wl_taskstats_source, workload_taskstats_fd(m->workload), on_workload_taskstats,
+        workload_add_io(w, &w->taskstats_source, workload_taskstats_fd(w->workload), on_workload_taskstats,
                         "taskstats exit listener");
-        workload_add_io(m, &m->wl_proc_events_source, workload_proc_events_fd(m->workload),
+        workload_add_io(w, &w->proc_events_source, workload_proc_events_fd(w->workload),
                         on_workload_proc_events, "proc connector");
-        workload_add_io(m, &m->wl_collapse_source, workload_collapse_fd(m->workload), on_workload_collapse,
+        workload_add_io(w, &w->collapse_source, workload_collapse_fd(w->workload), on_workload_collapse,
                         "collapse worker");
-        workload_global_view(m->workload, &g);
-        log_info("Watching %u cgroup(s); stall attribution: %s", workload_n_cgroups(m->workload),
+        workload_global_view(w->workload, &g);
+        log_info("Watching %u cgroup(s); stall attribution: %s", workload_n_cgroups(w->workload),
                  workload_attribution_name(g.attribution));
         return 0;
 }
 
-static void workload_log_budget(Manager *m, uint32_t over)
+static void workload_log_budget(ManagerWorkload *w, uint32_t over)
 {
-        for (unsigned i = 0; i < m->n_wl_views; i++) {
-                const CgroupWorkloadView *v = &m->wl_views[i];
-                bool now_over = over & (1u << i), was_over = m->wl_over_budget & (1u << i);
+        for (unsigned i = 0; i < w->n_views; i++) {
+                const CgroupWorkloadView *v = &w->views[i];
+                bool now_over = over & (1u << i), was_over = w->over_budget & (1u << i);
 
                 if (now_over && !was_over)
                         log_notice("cgroup '%s' is over its stall budget: %" PRIu64 " ms direct compaction and "
-                                   "reclaim in the last minute (budget %" PRIu64 " ms)", workload_path(m, i),
+                                   "reclaim in the last minute (budget %" PRIu64 " ms)", workload_path(w, i),
                                    v->minute.budgeted_usec / USEC_PER_MSEC, v->minute.budget_usec / USEC_PER_MSEC);
                 else if (!now_over && was_over)
-                        log_info("cgroup '%s' is back within its stall budget", workload_path(m, i));
+                        log_info("cgroup '%s' is back within its stall budget", workload_path(w, i));
         }
-        m->wl_over_budget = over;
+        w->over_budget = over;
 }
 
-/* Per tick, after assess() and before policy_decide(): the workload's own
- * tick, its PSI sources, this tick's views and Assessment.workloads[]. */
-void manager_workload_assess(Manager *m, usec_t now)
+void manager_workload_assess(ManagerWorkload *w, bool host_calm, usec_t now, Assessment *a)
 {
         WorkloadTickResult res = {};
-        bool host_calm;
         unsigned n;
         int r;
 
-        if (!m->workload)
+        if (!w->workload)
                 return;
-        /* calm: low pressure now, and the reserve met at the last decision */
-        host_calm = m->n_ticks > 0 && m->d->eval.targets_met &&
-                    m->a->psi_some_avg10_permyriad < m->cfg.policy.calm_psi_some_permyriad;
-        r = workload_tick(m->workload, now, host_calm, &res);
+        r = workload_tick(w->workload, now, host_calm, &res);
         if (r < 0)
                 log_debug_errno(r, "Workload tick failed: %m");
-        n = MIN(workload_n_cgroups(m->workload), (unsigned) FRAGD_MAX_CGROUPS);
+        n = MIN(workload_n_cgroups(w->workload), (unsigned) FRAGD_MAX_CGROUPS);
         for (unsigned i = 0; i < n; i++) {
                 if (res.psi_vanished & (1u << i))
-                        workload_psi_drop(m, i);
+                        workload_psi_drop(w, i);
                 if (res.psi_appeared & (1u << i))
-                        workload_psi_add(m, i);
+                        workload_psi_add(w, i);
         }
-        m->n_wl_views = 0;
+        w->n_views = 0;
         for (unsigned i = 0; i < n; i++)
-                if (workload_view(m->workload, i, &m->wl_views[m->n_wl_views]) >= 0)
-                        m->n_wl_views++;
-        m->a->n_workloads = workload_stalls_fill(m->wl_views, m->n_wl_views, m->a->workloads,
-                                                 ASSESSMENT_MAX_WORKLOADS);
-        workload_log_budget(m, res.over_budget);
+                if (workload_view(w->workload, i, &w->views[w->n_views]) >= 0)
+                        w->n_views++;
+        a->n_workloads = workload_stalls_fill(w->views, w->n_views, a->workloads, ASSESSMENT_MAX_WORKLOADS);
+        workload_log_budget(w, res.over_budget);
 }
 
 static bool cgroup_config_equal(const CgroupConfig *a, const CgroupConfig *b)
@@ -219,7 +216,6 @@ static bool cgroup_config_equal(const CgroupConfig *a, const CgroupConfig *b)
                a->psi_trigger_window_usec == b->psi_trigger_window_usec;
 }
 
-/* Does a reload change what workload_new() was given? */
 bool manager_workload_config_changed(const FragdConfig *a, const FragdConfig *b)
 {
         if (a->n_cgroups != b->n_cgroups || a->daemon.enable_delayacct != b->daemon.enable_delayacct ||
@@ -232,16 +228,16 @@ bool manager_workload_config_changed(const FragdConfig *a, const FragdConfig *b)
         return false;
 }
 
-/* enable_delayacct=yes and kernel.task_delayacct=0: turn it on through the
- * knob registry (journaled, restored on stop). With enable_delayacct=no the
- * workload says once that attribution is unavailable and how to get it. */
-void manager_delayacct_apply(Manager *m, usec_t now)
+/* With enable_delayacct=no the workload says once that attribution is
+ * unavailable and how to get it. */
+void manager_delayacct_apply(KnobRegistry *knobs, const Root *root, const FragdConfig *cfg, bool dry_run,
+                             usec_t now)
 {
         int v, r;
 
-        if (!m->cfg.daemon.enable_delayacct)
+        if (!cfg->daemon.enable_delayacct)
                 return;
-        r = delayacct_read(m->root, &v);
+        r = delayacct_read(root, &v);
         if (r == -ENOENT) {
                 log_info("enable_delayacct=yes, but there is no kernel.task_delayacct (kernels before 5.14 "
                          "collect delays when booted with delayacct)");
@@ -249,12 +245,12 @@ void manager_delayacct_apply(Manager *m, usec_t now)
         }
         if (r < 0 || v != 0)
                 return;
-        r = knob_set(m->knobs, "kernel.task_delayacct", "1", now);
+        r = knob_set(knobs, "kernel.task_delayacct", "1", now);
         if (r < 0) {
                 log_warning_errno(r, "Cannot set kernel.task_delayacct=1 (%m): per-cgroup stall attribution "
                                   "stays unavailable");
                 return;
         }
         log_info("%skernel.task_delayacct 0 -> 1 (enable_delayacct=yes; restored on stop): delays are "
-                 "collected from now on, tasks started before now are not covered", m->dry_run ? "dry run: " : "");
+                 "collected from now on, tasks started before now are not covered", dry_run ? "dry run: " : "");
 }

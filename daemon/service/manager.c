@@ -10,8 +10,11 @@
  * Workload owns every fd (per-cgroup PSI triggers, taskstats, proc
  * connector, collapse worker); the manager owns the sd-event sources on
  * them and always drops a source before the Workload closes its fd
- * (workload_release_psi(), workload_free()). That wiring is in
- * manager-workload.c; the shared state is in manager-internal.h.
+ * (workload_release_psi(), workload_free()). That wiring is the module
+ * manager-workload.c, which this file calls.
+ *
+ * observe -> assess -> decide is the pipeline --once runs too
+ * (pipeline.c); the levers and the apply loop are knobs/lever.c.
  *
  * The learned THP reserve outlives the process in <state_dir>/learned:
  * manager-learned.c re-instates it in the first tick (before the first
@@ -19,14 +22,11 @@
 
 #include "service/manager-internal.h"
 
-Manager *manager_free(Manager *m);
-DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
-
 Manager *manager_free(Manager *m)
 {
         if (!m)
                 return NULL;
-        manager_workload_stop(m); /* its sources, then its fds */
+        manager_workload_stop(&m->wl); /* its sources, then its fds */
         sd_event_source_disable_unref(m->timer);
         sd_event_source_disable_unref(m->psi_source);
         sd_event_source_disable_unref(m->worker_source);
@@ -47,84 +47,6 @@ Manager *manager_free(Manager *m)
         free(m->d);
         free(m);
         return NULL;
-}
-
-/* ---- levers <-> knobs ------------------------------------------------------ */
-
-static int lever_read(Manager *m, Lever l, int64_t *ret)
-{
-        const char *name = knob_lever_name(l);
-        char buf[KNOB_VALUE_MAX];
-        int r;
-
-        if (l != LEVER_THP_DEFRAG)
-                return knob_get_int(m->knobs, name, ret);
-        r = knob_get(m->knobs, name, buf, sizeof(buf));
-        if (r < 0)
-                return r;
-        r = thp_defrag_from_name(buf);
-        if (r < 0)
-                return -EBADMSG;
-        *ret = r;
-        return 0;
-}
-
-static int lever_write(Manager *m, Lever l, int64_t v, usec_t now)
-{
-        const char *name = knob_lever_name(l);
-
-        if (l == LEVER_THP_DEFRAG) {
-                const char *s = thp_defrag_name((ThpDefragMode) v);
-                return s ? knob_set(m->knobs, name, s, now) : -EINVAL;
-        }
-        return knob_set_int(m->knobs, name, v, now);
-}
-
-static void lever_value_str(Lever l, int64_t v, char *buf, size_t n)
-{
-        const char *s;
-
-        if (l == LEVER_THP_DEFRAG && (s = thp_defrag_name((ThpDefragMode) v)))
-                snprintf(buf, n, "%s", s);
-        else
-                snprintf(buf, n, "%" PRId64, v);
-}
-
-static void levers_input(Manager *m, LeverInput in[_LEVER_MAX])
-{
-        for (unsigned l = 0; l < _LEVER_MAX; l++) {
-                const char *name = knob_lever_name((Lever) l);
-                KnobInfo info;
-                int64_t v;
-
-                in[l] = (LeverInput) {};
-                if (!m->cfg.policy.lever[l].enabled || knob_is_disabled(m->knobs, name))
-                        continue;
-                if (knob_find_info(m->knobs, name, &info) >= 0 && info.yielded)
-                        continue;
-                if (lever_read(m, (Lever) l, &v) < 0)
-                        continue;
-                if (!m->have_baseline[l]) {
-                        /* the kernel's own value: what we found, or what a
-                         * journal from an earlier fragd says was there */
-                        int64_t orig;
-                        char *end;
-
-                        m->baseline[l] = v;
-                        if (knob_find_info(m->knobs, name, &info) >= 0 && info.owned && info.original[0]) {
-                                if (l == LEVER_THP_DEFRAG) {
-                                        int r = thp_defrag_from_name(info.original);
-                                        if (r >= 0)
-                                                m->baseline[l] = r;
-                                } else if ((orig = strtoll(info.original, &end, 10)), *end == '\0')
-                                        m->baseline[l] = orig;
-                        }
-                        m->have_baseline[l] = true;
-                }
-                in[l].available = true;
-                in[l].current = v;
-                in[l].baseline = m->baseline[l];
-        }
 }
 
 /* ---- outputs ---------------------------------------------------------------- */
@@ -168,8 +90,8 @@ static void manager_status_write(Manager *m)
 
         for (unsigned i = 0; i < m->n_recent; i++)
                 lines[n++] = m->recent[(m->recent_head + i) % RECENT_MAX];
-        for (unsigned i = 0; i < m->n_wl_views; i++) {
-                const CgroupWorkloadView *v = &m->wl_views[i];
+        for (unsigned i = 0; i < m->wl.n_views; i++) {
+                const CgroupWorkloadView *v = &m->wl.views[i];
 
                 cg[i] = (StatusCgroup) {
                         .path = v->path,
@@ -194,7 +116,7 @@ static void manager_status_write(Manager *m)
                          m->watching ? " (now every active_interval: recent THP faults, stalls or pressure)" : "");
                 if (manager_learned_status(m, now_monotonic_usec(), i2, sizeof(i2)))
                         n_info++;
-                r = status_write_info(m->knobs, info, n_info, lines, n, cg, m->n_wl_views);
+                r = status_write_info(m->knobs, info, n_info, lines, n, cg, m->wl.n_views);
         }
         if (r < 0)
                 log_debug_errno(r, "Cannot write the status file: %m");
@@ -229,8 +151,8 @@ static void metrics_export(Manager *m)
         if (!b)
                 return;
         snapshot_build(b, &m->cfg, m->cur, m->have_prev ? m->prev : NULL, m->a, m->d, m->knobs);
-        for (unsigned i = 0; i < m->n_wl_views && i < SNAPSHOT_MAX_CGROUPS; i++)
-                cgroup_view_fill(&m->wl_views[i], &b->cgroups[b->s.n_cgroups++]);
+        for (unsigned i = 0; i < m->wl.n_views && i < SNAPSHOT_MAX_CGROUPS; i++)
+                cgroup_view_fill(&m->wl.views[i], &b->cgroups[b->s.n_cgroups++]);
         b->s.n_actions = m->n_actions;
         b->s.actions = m->actions;
         b->s.health.last_tick_realtime_usec = now_realtime_usec();
@@ -251,93 +173,34 @@ static void metrics_export(Manager *m)
 
 /* ---- one tick ---------------------------------------------------------------- */
 
+/* lever_apply()'s report of an item applied: the action metrics, and the
+ * recent changes (not a kcompactd kick: it can come every tick) */
+static void on_applied(void *userdata, const DecisionItem *it, const char *knob, LeverAction action, const char *text)
+{
+        static const ActionDirection dir[] = {
+                [LEVER_ACTION_UP] = ACTION_UP,
+                [LEVER_ACTION_DOWN] = ACTION_DOWN,
+                [LEVER_ACTION_ONESHOT] = ACTION_ONESHOT,
+        };
+        Manager *m = userdata;
+
+        action_count(m, knob, dir[action], policy_reason_name(it->reason));
+        if (it->kind != DECISION_KICK_KCOMPACTD)
+                recent_add(m, text);
+}
+
 static void apply_decision(Manager *m, usec_t now)
 {
-        Decision *d = m->d;
-        char text[RECENT_LEN], from[32], to[32];
+        LeverApply ap = {
+                .knobs = m->knobs,
+                .worker = m->worker,
+                .policy = &m->cfg.policy,
+                .dry_run = m->dry_run,
+                .applied = on_applied,
+                .userdata = m,
+        };
 
-        for (unsigned i = 0; i < d->n_items; i++) {
-                DecisionItem *it = &d->items[i];
-                const char *reason = policy_reason_name(it->reason);
-                int r;
-
-                (void) decision_explain(it, text, sizeof(text));
-                if (!d->apply) {
-                        if (it->kind == DECISION_KICK_KCOMPACTD)
-                                log_debug("observe preset, not applied: %s", text);
-                        else
-                                log_info("observe preset, not applied: %s", text);
-                        continue;
-                }
-                if (it->kind == DECISION_KICK_KCOMPACTD) {
-                        /* can come every tick: debug only, counted in the
-                         * action metrics */
-                        r = knob_rewrite_within(m->knobs, knob_lever_name(it->lever),
-                                                m->cfg.policy.lever[it->lever].min,
-                                                MAX(m->cfg.policy.lever[it->lever].min,
-                                                    m->cfg.policy.lever[it->lever].max),
-                                                now);
-                        if (r >= 0) {
-                                decision_mark_applied(d, i, it->to);
-                                action_count(m, lever_name(it->lever), ACTION_ONESHOT, reason);
-                                log_debug("%s%s", m->dry_run ? "dry run: " : "", text);
-                        } else if (r == -ESTALE)
-                                log_notice("%s was changed by someone else: fragd leaves it alone until restart "
-                                           "(ownership=respect)", lever_name(it->lever));
-                        else if (r == -EDOM)
-                                log_debug("Not kicking kcompactd: %s is outside its bounds %" PRId64 "..%" PRId64
-                                          " and a kick would write it again",
-                                          lever_name(it->lever), m->cfg.policy.lever[it->lever].min,
-                                          m->cfg.policy.lever[it->lever].max);
-                        else if (r != -ECANCELED) {
-                                m->errors[HEALTH_ERR_KNOB_WRITE]++;
-                                log_debug_errno(r, "Rewriting %s failed: %m", lever_name(it->lever));
-                        }
-                        continue;
-                }
-                if (it->kind == DECISION_COMPACT_NODE) {
-                        r = compact_worker_submit(m->worker, it->node);
-                        if (r < 0) {
-                                log_debug_errno(r, "Node %d compaction not started: %m", it->node);
-                                continue;
-                        }
-                        decision_mark_applied(d, i, it->to);
-                        action_count(m, "compact", ACTION_ONESHOT, reason);
-                        log_info("%s%s", m->dry_run ? "dry run: " : "", text);
-                        recent_add(m, text);
-                        continue;
-                }
-                r = lever_write(m, it->lever, it->to, now);
-                lever_value_str(it->lever, it->from, from, sizeof(from));
-                lever_value_str(it->lever, it->to, to, sizeof(to));
-                if (r >= 0) {
-                        decision_mark_applied(d, i, it->to);
-                        action_count(m, lever_name(it->lever), it->to > it->from ? ACTION_UP : ACTION_DOWN, reason);
-                        log_info("%s%s", m->dry_run ? "dry run: " : "", text);
-                        recent_add(m, text);
-                } else if (r == -ERANGE) {
-                        int64_t rb;
-
-                        m->errors[HEALTH_ERR_KNOB_WRITE]++;
-                        if (lever_read(m, it->lever, &rb) >= 0) {
-                                char kept[32];
-
-                                decision_mark_applied(d, i, rb);
-                                lever_value_str(it->lever, rb, kept, sizeof(kept));
-                                log_warning("%s: wrote %s but the kernel holds %s", lever_name(it->lever), to, kept);
-                        }
-                } else if (r == -ESTALE) {
-                        log_notice("%s was changed by someone else: fragd leaves it alone until restart "
-                                   "(ownership=respect)", lever_name(it->lever));
-                } else if (r != -ECANCELED) {
-                        m->errors[HEALTH_ERR_KNOB_WRITE]++;
-                        log_debug_errno(r, "Setting %s %s -> %s failed: %m", lever_name(it->lever), from, to);
-                }
-        }
-        for (unsigned i = 0; i < d->n_held; i++) {
-                (void) decision_explain_held(&d->held[i], text, sizeof(text));
-                log_debug("held: %s", text);
-        }
+        m->errors[HEALTH_ERR_KNOB_WRITE] += lever_apply(&ap, m->d, now);
 }
 
 /* The timer's next interval: active_interval while fragd watches closely
@@ -365,11 +228,67 @@ static usec_t next_interval(Manager *m, usec_t now)
         return watch ? dc->active_interval_usec : dc->interval_usec;
 }
 
+/* After the observation: the messages and counters about the sources, and
+ * the external changes to the knobs. */
+static int tick_observed(void *userdata, const Observation *cur, unsigned mask, int r)
+{
+        Manager *m = userdata;
+        int k;
+
+        (void) observe_log_transitions(&m->obs_log, cur, mask);
+        for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++)
+                if ((mask & OBS_MASK(s)) && cur->err[s] < 0 && s != OBS_PAGETYPEINFO)
+                        m->errors[HEALTH_ERR_SOURCE_READ]++;
+        if (r < 0) {
+                if (!m->source_failing)
+                        log_error_errno(r, "Decisions held: buddyinfo unreadable (%m): every knob stays where it "
+                                        "is (no raise, no lowering, no kcompactd kick) until it is back");
+                m->source_failing = true;
+                m->have_prev = false;
+                return r;
+        }
+        if (m->source_failing)
+                log_info("buddyinfo readable again: decisions resume");
+        m->source_failing = false;
+        if ((mask & OBS_MASK(OBS_PAGETYPEINFO)) && cur->err[OBS_PAGETYPEINFO] < 0 && m->n_ticks == 0)
+                log_info("pagetypeinfo not read (%s): pageblock mix not tracked",
+                         strerror(-cur->err[OBS_PAGETYPEINFO]));
+
+        k = knob_check_external(m->knobs, cur->now_usec);
+        if (k < 0)
+                log_warning_errno(k, "Cannot update the knob journal: %m");
+        return 0;
+}
+
+/* After assess, before decide: the watched cgroups, the learned reserve
+ * (the first tick), the levers from the knobs. */
+static void tick_levers(void *userdata, const Observation *cur, Assessment *a, PolicyState *state,
+                        LeverInput in[_LEVER_MAX])
+{
+        Manager *m = userdata;
+        /* calm: low pressure now, and the reserve met at the last decision */
+        bool host_calm = m->n_ticks > 0 && m->d->eval.targets_met &&
+                         a->psi_some_avg10_permyriad < m->cfg.policy.calm_psi_some_permyriad;
+
+        manager_workload_assess(&m->wl, host_calm, cur->now_usec, a);
+        if (!m->learned_restored)
+                manager_learned_restore(m, cur->now_usec); /* needs the page size and huge page order */
+        levers_from_knobs(m->knobs, &m->cfg.policy, &m->baseline, in);
+}
+
 static int tick(Manager *m)
 {
         usec_t now = now_monotonic_usec();
         unsigned mask = OBS_PER_TICK;
-        LeverInput in[_LEVER_MAX];
+        Pipeline p = {
+                .root = m->root,
+                .policy = &m->cfg.policy,
+                .cur = m->cur,
+                .a = m->a,
+                .state = m->pstate,
+                .d = m->d,
+        };
+        PipelineHooks h = { .observed = tick_observed, .levers = tick_levers, .userdata = m };
         int r;
 
         m->last_tick_usec = now;
@@ -387,41 +306,10 @@ static int tick(Manager *m)
 
         if (m->have_prev || m->n_ticks > 0)
                 observation_keep_counters(m->prev, m->cur);
-        r = observation_read(m->root, mask, now, m->cur);
-        (void) observe_log_transitions(&m->obs_log, m->cur, mask);
-        for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++)
-                if ((mask & OBS_MASK(s)) && m->cur->err[s] < 0 && s != OBS_PAGETYPEINFO)
-                        m->errors[HEALTH_ERR_SOURCE_READ]++;
-        if (r < 0) {
-                if (!m->source_failing)
-                        log_error_errno(r, "Decisions held: buddyinfo unreadable (%m): every knob stays where it "
-                                        "is (no raise, no lowering, no kcompactd kick) until it is back");
-                m->source_failing = true;
-                m->have_prev = false;
+        p.prev = m->have_prev ? m->prev : NULL;
+        r = pipeline_run(&p, mask, now, &h, NULL);
+        if (r < 0)
                 return r;
-        }
-        if (m->source_failing)
-                log_info("buddyinfo readable again: decisions resume");
-        m->source_failing = false;
-        if ((mask & OBS_MASK(OBS_PAGETYPEINFO)) && m->cur->err[OBS_PAGETYPEINFO] < 0 && m->n_ticks == 0)
-                log_info("pagetypeinfo not read (%s): pageblock mix not tracked",
-                         strerror(-m->cur->err[OBS_PAGETYPEINFO]));
-
-        r = knob_check_external(m->knobs, now);
-        if (r < 0)
-                log_warning_errno(r, "Cannot update the knob journal: %m");
-
-        r = assess(m->cur, m->have_prev ? m->prev : NULL, m->a);
-        if (r < 0)
-                return log_error_errno(r, "Cannot assess the observation: %m");
-        manager_workload_assess(m, now);
-
-        if (!m->learned_restored)
-                manager_learned_restore(m, now); /* needs the page size and huge page order */
-        levers_input(m, in);
-        r = policy_decide(&m->cfg.policy, m->pstate, m->a, in, now, m->d);
-        if (r < 0)
-                return log_error_errno(r, "The policy could not decide: %m");
         (void) observe_log_assessment(m->a, &m->d->eval);
         if (m->d->eval.unmeasured != m->held_unmeasured) {
                 if (m->d->eval.unmeasured)
@@ -498,8 +386,9 @@ static void psi_close(Manager *m)
 
 /* A pressure event (system or cgroup): tick now, but never closer than
  * MIN_TICK_GAP_USEC to the last tick. */
-int manager_tick_on_pressure(Manager *m)
+static int tick_on_pressure(void *userdata)
 {
+        Manager *m = userdata;
         usec_t now = now_monotonic_usec();
 
         m->last_pressure_usec = now;
@@ -521,7 +410,7 @@ static int on_psi(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                 return 0;
         }
         log_debug("memory pressure event");
-        return manager_tick_on_pressure(m);
+        return tick_on_pressure(m);
 }
 
 static int psi_open(Manager *m)
@@ -704,10 +593,10 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
                         log_warning("[daemon] dry_run changed: it takes effect at the next start");
                 if (manager_workload_config_changed(old, &m->cfg)) {
                         /* the stall history of the watched cgroups starts again */
-                        manager_workload_stop(m);
+                        manager_workload_stop(&m->wl);
                         if (!old->daemon.enable_delayacct)
-                                manager_delayacct_apply(m, now_monotonic_usec());
-                        (void) manager_workload_start(m);
+                                manager_delayacct_apply(m->knobs, m->root, &m->cfg, m->dry_run, now_monotonic_usec());
+                        (void) manager_workload_start(&m->wl, &m->cfg);
                 }
                 log_info("Configuration reloaded (preset %s)", preset_name(m->cfg.policy.preset));
                 (void) arm_timer(m, m->cfg.daemon.interval_usec);
@@ -727,7 +616,7 @@ static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *
 
 /* ---- life cycle -------------------------------------------------------------------- */
 
-int manager_new(const FragdArgs *args, Manager **ret, int *ret_exit)
+int manager_new(const ManagerArgs *args, Manager **ret, ManagerFailure *ret_why)
 {
         _cleanup_(manager_freep) Manager *m = NULL;
         _cleanup_free_ ConfigErrors *errs = NULL;
@@ -735,7 +624,7 @@ int manager_new(const FragdArgs *args, Manager **ret, int *ret_exit)
         sigset_t ss;
         int r;
 
-        *ret_exit = EXIT_FAILURE;
+        *ret_why = MANAGER_FAILED;
         m = calloc(1, sizeof(*m));
         if (!m)
                 return -ENOMEM;
@@ -764,7 +653,7 @@ int manager_new(const FragdArgs *args, Manager **ret, int *ret_exit)
                 log_error("Invalid configuration:");
                 for (unsigned i = 0; i < errs->n; i++)
                         log_error("  %s", errs->msg[i]);
-                *ret_exit = EXIT_USAGE;
+                *ret_why = MANAGER_FAILED_CONFIG;
                 return r;
         }
         if (!args->log_level_set)
@@ -775,7 +664,7 @@ int manager_new(const FragdArgs *args, Manager **ret, int *ret_exit)
         if (m->root->proc_fd < 0 || faccessat(m->root->proc_fd, "buddyinfo", R_OK, 0) < 0) {
                 log_error("Cannot read '%s/proc/buddyinfo': fragd needs it to see free memory by order",
                           m->root->is_host ? "" : m->root->path);
-                *ret_exit = EXIT_PRECONDITION;
+                *ret_why = MANAGER_FAILED_PRECONDITION;
                 return -ENOENT;
         }
         (void) knob_warn_escaping_links(m->root);
@@ -783,7 +672,7 @@ int manager_new(const FragdArgs *args, Manager **ret, int *ret_exit)
                 log_error("fragd must run as root to change kernel settings (/proc/sys/vm is writable by "
                           "uid 0 only). Use --dry-run to observe and decide without writing, or "
                           "'fragd --once' for a report.");
-                *ret_exit = EXIT_PRECONDITION;
+                *ret_why = MANAGER_FAILED_PRECONDITION;
                 return -EPERM;
         }
 
@@ -831,11 +720,15 @@ int manager_new(const FragdArgs *args, Manager **ret, int *ret_exit)
                 return log_error_errno(r, "Cannot add the tick timer: %m");
         (void) sd_event_source_set_enabled(m->timer, SD_EVENT_ONESHOT);
         (void) psi_open(m);
-        manager_delayacct_apply(m, now_monotonic_usec());
-        (void) manager_workload_start(m);
+        manager_delayacct_apply(m->knobs, m->root, &m->cfg, m->dry_run, now_monotonic_usec());
+        m->wl.event = m->event;
+        m->wl.root = m->root;
+        m->wl.dry_run = m->dry_run;
+        m->wl.on_pressure = tick_on_pressure;
+        m->wl.userdata = m;
+        (void) manager_workload_start(&m->wl, &m->cfg);
 
         *ret = TAKE_PTR(m);
-        *ret_exit = 0;
         return 0;
 }
 
@@ -851,7 +744,7 @@ int manager_run(Manager *m)
         /* a running compaction cannot be interrupted: wait for it first;
          * a collapse run is cancelled */
         m->worker = compact_worker_free(m->worker);
-        manager_workload_stop(m);
+        manager_workload_stop(&m->wl);
         rr = knob_restore_all(m->knobs, &failed);
         {
                 _cleanup_free_ char *summary = NULL;
@@ -867,16 +760,5 @@ int manager_run(Manager *m)
                                     "next start or 'fragd --restore' retries", failed, m->cfg.daemon.runtime_dir);
         metrics_export(m);
         (void) knob_status_remove(m->knobs);
-        return r < 0 || rr < 0 ? EXIT_FAILURE : 0;
-}
-
-int run_daemon(const FragdArgs *a)
-{
-        _cleanup_(manager_freep) Manager *m = NULL;
-        int ex, r;
-
-        r = manager_new(a, &m, &ex);
-        if (r < 0)
-                return ex ? ex : EXIT_FAILURE;
-        return manager_run(m);
+        return r < 0 || rr < 0 ? -EIO : 0;
 }

@@ -3,8 +3,8 @@
 
 #include <inttypes.h>
 
-#include "cli/report.h"
 #include "core/log.h"
+#include "fragd/obs.h"
 #include "service/observe-log.h"
 
 static uint64_t problems_hash(const Observation *o)
@@ -45,7 +45,7 @@ unsigned observe_log_transitions(ObsLogState *st, const Observation *o, unsigned
                         continue; /* not asked this tick: its state stands */
                 if ((missing & bit) && !(st->missing & bit)) {
                         log_warning("Decisions degraded: %s: %s",
-                                    report_source_missing_why(o, (ObsSource) s, why, sizeof(why)),
+                                    obs_source_missing_why(o, (ObsSource) s, why, sizeof(why)),
                                     obs_source_impact((ObsSource) s));
                         st->missing |= bit;
                         n++;

@@ -425,6 +425,17 @@ const char *obs_source_impact(ObsSource s)
         return obs_source_impacts[s];
 }
 
+const char *obs_source_missing_why(const Observation *o, ObsSource s, char *buf, size_t size)
+{
+        if (o->rejected & OBS_MASK(s))
+                snprintf(buf, size, "%s rejected as implausible", obs_source_name(s));
+        else if (o->err[s] < 0)
+                snprintf(buf, size, "%s unreadable (%s)", obs_source_name(s), strerror(-o->err[s]));
+        else
+                snprintf(buf, size, "%s not read", obs_source_name(s));
+        return buf;
+}
+
 unsigned observation_missing(const Observation *o, unsigned mask)
 {
         unsigned missing = 0;

@@ -449,6 +449,9 @@ void observation_keep_counters(Observation *dst, const Observation *src);
 #define OBS_DEGRADED_REQUIRED (OBS_MASK(OBS_BUDDYINFO) | OBS_MASK(OBS_ZONEINFO))
 unsigned observation_missing(const Observation *o, unsigned mask);
 const char *obs_source_impact(ObsSource s);
+/* "zoneinfo unreadable (No such file or directory)", "zoneinfo rejected as
+ * implausible", "zoneinfo not read": why a source is missing, for messages. */
+const char *obs_source_missing_why(const Observation *o, ObsSource s, char *buf, size_t size);
 
 /* The host's memory in bytes: MemTotal (meminfo), else the zones' managed
  * pages (zoneinfo); 0 when neither was read. */

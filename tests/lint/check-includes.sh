@@ -26,20 +26,7 @@
 set -u
 ORDER="cli service output knobs workload config sources core"
 EXCEPTIONS="
-daemon/service/manager.h cli/main-internal.h
-daemon/output/status.c knobs/knob-internal.h
-daemon/cli/modes.c knobs/knob-internal.h
-daemon/service/observe-log.c cli/report.h
 "
-# - service/manager.h: manager_new() takes the command line's FragdArgs and
-#   manager.c implements run_daemon() (main-internal.h); a ManagerArgs of
-#   its own would cut this.
-# - output/status.c: knob_now_realtime_usec() and knob_runtime_dir_relative()
-#   (the status file sits next to the journal); both belong in core/.
-# - cli/modes.c: knob_runtime_dir_relative() and knob_journal_find_aside()
-#   for --restore and status (the same journal functions, private today).
-# - service/observe-log.c: report_source_missing_why() lives in the --once
-#   printer; what a missing source disables belongs with the sources.
 
 rank() { # rank FOLDER: its position in ORDER (1 = top), 0 when not a folder
 	i=1

@@ -1,5 +1,5 @@
 # tests/lint/lint.mk - checks on the structure: libpolicy.a's purity and the
-# include rules, run by make check-unit.
+# include rules and the call graph between objects, run by make check-unit.
 # Included by the top Makefile. See docs/design.md "Layout" and "Purity".
 NM ?= nm
 
@@ -16,3 +16,10 @@ check-unit: check-includes
 check-includes:
 	@sh tests/lint/check-includes.sh --self-test
 	@sh tests/lint/check-includes.sh .
+
+# no two objects of libfragd.a call each other, directly or in a loop (nm)
+.PHONY: check-calls
+check-unit: check-calls
+check-calls: $(DAEMON_OBJ)
+	@NM=$(NM) CC=$(CC) sh tests/lint/check-calls.sh --self-test
+	@NM=$(NM) sh tests/lint/check-calls.sh $(DAEMON_OBJ)

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Levers <-> knobs <-> observations, and the apply loop: see
+ * daemon/knobs/lever.h. Uses the registry (knob.c), the knob names
+ * (knob-name.c) and the compaction worker; nothing in knobs/ calls it. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/parse-util.h"
+#include "knobs/lever.h"
+
+void lever_value_format(Lever l, int64_t v, char *ret, size_t size)
+{
+        const char *s;
+
+        if (l == LEVER_THP_DEFRAG && (s = thp_defrag_name((ThpDefragMode) v)))
+                snprintf(ret, size, "%s", s);
+        else
+                snprintf(ret, size, "%" PRId64, v);
+}
+
+int lever_value_parse(Lever l, const char *s, int64_t *ret)
+{
+        int64_t v;
+        int r;
+
+        if (!s || !*s)
+                return -EINVAL;
+        if (l == LEVER_THP_DEFRAG) {
+                r = thp_defrag_from_name(s);
+                if (r < 0)
+                        return -EBADMSG;
+                *ret = r;
+                return 0;
+        }
+        r = span_to_i64((Span) { s, strlen(s) }, &v);
+        if (r < 0)
+                return r;
+        *ret = v;
+        return 0;
+}
+
+bool lever_from_observation(const Observation *o, Lever l, int64_t *ret)
+{
+        static const VmKnob vm[_LEVER_MAX] = {
+                [LEVER_COMPACTION_PROACTIVENESS] = VM_COMPACTION_PROACTIVENESS,
+                [LEVER_WATERMARK_SCALE_FACTOR] = VM_WATERMARK_SCALE_FACTOR,
+                [LEVER_MIN_FREE_KBYTES] = VM_MIN_FREE_KBYTES,
+                [LEVER_WATERMARK_BOOST_FACTOR] = VM_WATERMARK_BOOST_FACTOR,
+                [LEVER_EXTFRAG_THRESHOLD] = VM_EXTFRAG_THRESHOLD,
+        };
+        int r;
+
+        if ((unsigned) l >= _LEVER_MAX)
+                return false;
+        if (l == LEVER_THP_DEFRAG) {
+                if (!(o->have & OBS_MASK(OBS_THP)))
+                        return false;
+                r = thp_defrag_from_name(o->thp.defrag);
+                if (r < 0)
+                        return false;
+                *ret = r;
+                return true;
+        }
+        if (!(o->have & OBS_MASK(OBS_SYSCTL)) || !o->vm.present[vm[l]])
+                return false;
+        *ret = o->vm.value[vm[l]];
+        return true;
+}
+
+int lever_read(KnobRegistry *reg, Lever l, int64_t *ret)
+{
+        const char *name = knob_lever_name(l);
+        char buf[KNOB_VALUE_MAX];
+        int r;
+
+        if (!name)
+                return -EINVAL;
+        if (l != LEVER_THP_DEFRAG)
+                return knob_get_int(reg, name, ret);
+        r = knob_get(reg, name, buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        return lever_value_parse(l, buf, ret);
+}
+
+int lever_write(KnobRegistry *reg, Lever l, int64_t v, usec_t now)
+{
+        const char *name = knob_lever_name(l);
+
+        if (!name)
+                return -EINVAL;
+        if (l == LEVER_THP_DEFRAG) {
+                const char *s = thp_defrag_name((ThpDefragMode) v);
+
+                return s ? knob_set(reg, name, s, now) : -EINVAL;
+        }
+        return knob_set_int(reg, name, v, now);
+}
+
+void levers_from_observation(const PolicyConfig *p, const Observation *o, LeverInput in[_LEVER_MAX])
+{
+        for (unsigned l = 0; l < _LEVER_MAX; l++) {
+                int64_t v;
+
+                in[l] = (LeverInput) {};
+                if (!p->lever[l].enabled || !lever_from_observation(o, (Lever) l, &v))
+                        continue;
+                in[l] = (LeverInput) { .available = true, .current = v, .baseline = v };
+        }
+}
+
+void levers_from_knobs(KnobRegistry *reg, const PolicyConfig *p, LeverBaseline *b, LeverInput in[_LEVER_MAX])
+{
+        for (unsigned l = 0; l < _LEVER_MAX; l++) {
+                const char *name = knob_lever_name((Lever) l);
+                KnobInfo info;
+                int64_t v;
+
+                in[l] = (LeverInput) {};
+                if (!p->lever[l].enabled || knob_is_disabled(reg, name))
+                        continue;
+                if (knob_find_info(reg, name, &info) >= 0 && info.yielded)
+                        continue;
+                if (lever_read(reg, (Lever) l, &v) < 0)
+                        continue;
+                if (!b->have[l]) {
+                        /* the kernel's own value: what we found, or what a
+                         * journal from an earlier fragd says was there */
+                        int64_t orig;
+
+                        b->value[l] = v;
+                        if (knob_find_info(reg, name, &info) >= 0 && info.owned &&
+                            lever_value_parse((Lever) l, info.original, &orig) >= 0)
+                                b->value[l] = orig;
+                        b->have[l] = true;
+                }
+                in[l].available = true;
+                in[l].current = v;
+                in[l].baseline = b->value[l];
+        }
+}
+
+static void applied(const LeverApply *ap, const DecisionItem *it, const char *knob, LeverAction action,
+                    const char *text)
+{
+        if (ap->applied)
+                ap->applied(ap->userdata, it, knob, action, text);
+}
+
+/* A kcompactd kick: the lever's knob written again with the value it
+ * holds, when that is within the bounds. Can come every tick: debug only. */
+static unsigned apply_kick(const LeverApply *ap, Decision *d, unsigned i, const char *text, usec_t now)
+{
+        const DecisionItem *it = &d->items[i];
+        const LeverConfig *lc = &ap->policy->lever[it->lever];
+        int r;
+
+        r = knob_rewrite_within(ap->knobs, knob_lever_name(it->lever), lc->min, MAX(lc->min, lc->max), now);
+        if (r >= 0) {
+                decision_mark_applied(d, i, it->to);
+                applied(ap, it, lever_name(it->lever), LEVER_ACTION_ONESHOT, text);
+                log_debug("%s%s", ap->dry_run ? "dry run: " : "", text);
+        } else if (r == -ESTALE)
+                log_notice("%s was changed by someone else: fragd leaves it alone until restart "
+                           "(ownership=respect)", lever_name(it->lever));
+        else if (r == -EDOM)
+                log_debug("Not kicking kcompactd: %s is outside its bounds %" PRId64 "..%" PRId64
+                          " and a kick would write it again",
+                          lever_name(it->lever), lc->min, lc->max);
+        else if (r != -ECANCELED) {
+                log_debug_errno(r, "Rewriting %s failed: %m", lever_name(it->lever));
+                return 1;
+        }
+        return 0;
+}
+
+static void apply_compact(const LeverApply *ap, Decision *d, unsigned i, const char *text)
+{
+        const DecisionItem *it = &d->items[i];
+        int r;
+
+        r = compact_worker_submit(ap->worker, it->node);
+        if (r < 0) {
+                log_debug_errno(r, "Node %d compaction not started: %m", it->node);
+                return;
+        }
+        decision_mark_applied(d, i, it->to);
+        applied(ap, it, "compact", LEVER_ACTION_ONESHOT, text);
+        log_info("%s%s", ap->dry_run ? "dry run: " : "", text);
+}
+
+static unsigned apply_lever(const LeverApply *ap, Decision *d, unsigned i, const char *text, usec_t now)
+{
+        const DecisionItem *it = &d->items[i];
+        char from[LEVER_VALUE_MAX], to[LEVER_VALUE_MAX];
+        int r;
+
+        r = lever_write(ap->knobs, it->lever, it->to, now);
+        lever_value_format(it->lever, it->from, from, sizeof(from));
+        lever_value_format(it->lever, it->to, to, sizeof(to));
+        if (r >= 0) {
+                decision_mark_applied(d, i, it->to);
+                applied(ap, it, lever_name(it->lever),
+                        it->to > it->from ? LEVER_ACTION_UP : LEVER_ACTION_DOWN, text);
+                log_info("%s%s", ap->dry_run ? "dry run: " : "", text);
+        } else if (r == -ERANGE) {
+                int64_t rb;
+
+                if (lever_read(ap->knobs, it->lever, &rb) >= 0) {
+                        char kept[LEVER_VALUE_MAX];
+
+                        decision_mark_applied(d, i, rb);
+                        lever_value_format(it->lever, rb, kept, sizeof(kept));
+                        log_warning("%s: wrote %s but the kernel holds %s", lever_name(it->lever), to, kept);
+                }
+                return 1;
+        } else if (r == -ESTALE)
+                log_notice("%s was changed by someone else: fragd leaves it alone until restart "
+                           "(ownership=respect)", lever_name(it->lever));
+        else if (r != -ECANCELED) {
+                log_debug_errno(r, "Setting %s %s -> %s failed: %m", lever_name(it->lever), from, to);
+                return 1;
+        }
+        return 0;
+}
+
+unsigned lever_apply(const LeverApply *ap, Decision *d, usec_t now)
+{
+        char text[LEVER_TEXT_MAX];
+        unsigned n_failed = 0;
+
+        for (unsigned i = 0; i < d->n_items; i++) {
+                const DecisionItem *it = &d->items[i];
+
+                (void) decision_explain(it, text, sizeof(text));
+                if (!d->apply) {
+                        if (it->kind == DECISION_KICK_KCOMPACTD)
+                                log_debug("observe preset, not applied: %s", text);
+                        else
+                                log_info("observe preset, not applied: %s", text);
+                        continue;
+                }
+                if (it->kind == DECISION_KICK_KCOMPACTD)
+                        n_failed += apply_kick(ap, d, i, text, now);
+                else if (it->kind == DECISION_COMPACT_NODE)
+                        apply_compact(ap, d, i, text);
+                else
+                        n_failed += apply_lever(ap, d, i, text, now);
+        }
+        for (unsigned i = 0; i < d->n_held; i++) {
+                (void) decision_explain_held(&d->held[i], text, sizeof(text));
+                log_debug("held: %s", text);
+        }
+        return n_failed;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* The one translation between the policy's levers (fragd/policy.h) and the
+ * knobs that carry them, and the one loop that applies a Decision through
+ * the knob registry (daemon/knobs/lever.c).
+ *
+ * A lever's value is an int64 from the decision to the registry: a number
+ * for the vm.* levers, a ThpDefragMode for thp.defrag. It becomes text once,
+ * where it goes to the registry (lever_write()), and is read back as a
+ * number (lever_read()). Text from outside (a journaled original) becomes a
+ * value through lever_value_parse() only. */
+
+#include "fragd/obs.h"
+#include "fragd/policy.h"
+#include "knobs/compact-worker.h"
+#include "knobs/knob.h"
+
+/* A lever's value as text: "200", or "defer+madvise" for thp.defrag. */
+#define LEVER_VALUE_MAX 32
+void lever_value_format(Lever l, int64_t v, char *ret, size_t size);
+/* Text as a lever's value: a whole decimal int64 (overflow is -ERANGE), or
+ * a thp.defrag mode word. -EINVAL for NULL or "", -EBADMSG for text that is
+ * neither. */
+int lever_value_parse(Lever l, const char *s, int64_t *ret);
+
+/* The lever's value in an observation (the sysctls, or thp.defrag from the
+ * THP settings): false when that source was not read or lacks it. */
+bool lever_from_observation(const Observation *o, Lever l, int64_t *ret);
+
+/* The live value of the lever's knob, through the registry. */
+int lever_read(KnobRegistry *reg, Lever l, int64_t *ret);
+/* Writes v to the lever's knob through the registry (knob_set(): journal,
+ * write, read back; the registry's ops make it a dry run). */
+int lever_write(KnobRegistry *reg, Lever l, int64_t v, usec_t now);
+
+/* What the policy sees of each enabled lever on a host fragd does not run
+ * on (--once): the current value is the kernel's own, so is the baseline. */
+void levers_from_observation(const PolicyConfig *p, const Observation *o, LeverInput in[_LEVER_MAX]);
+
+/* The kernel's own value of each lever, found at its first read: what the
+ * knob held, or the original a journal of an earlier fragd kept. */
+typedef struct LeverBaseline {
+        bool have[_LEVER_MAX];
+        int64_t value[_LEVER_MAX];
+} LeverBaseline;
+
+/* What the policy sees of each enabled lever in the daemon: the knob's live
+ * value, unless the knob is disabled or yielded to someone else. */
+void levers_from_knobs(KnobRegistry *reg, const PolicyConfig *p, LeverBaseline *b,
+                       LeverInput in[_LEVER_MAX]);
+
+typedef enum LeverAction {
+        LEVER_ACTION_UP,
+        LEVER_ACTION_DOWN,
+        LEVER_ACTION_ONESHOT, /* a kcompactd kick, a node compaction */
+} LeverAction;
+
+#define LEVER_TEXT_MAX 400 /* decision_explain()'s line */
+
+typedef struct LeverApply {
+        KnobRegistry *knobs;
+        CompactWorker *worker;      /* node compactions */
+        const PolicyConfig *policy; /* the levers' bounds */
+        bool dry_run;               /* the log says "dry run: " (the registry's ops do the dry run) */
+        /* every item applied: knob is the lever's name or "compact", text
+         * the explanation; optional */
+        void (*applied)(void *userdata, const DecisionItem *it, const char *knob, LeverAction action,
+                        const char *text);
+        void *userdata;
+} LeverApply;
+
+/* Applies d's items (unless d->apply is false: then only logs them):
+ * lever values through the registry within the bounds, kcompactd kicks as
+ * a rewrite within the bounds, node compactions on the worker. Marks what
+ * was applied (decision_mark_applied(), with the value read back), logs
+ * each item and the held ones. Returns how many knob writes failed. */
+unsigned lever_apply(const LeverApply *ap, Decision *d, usec_t now);

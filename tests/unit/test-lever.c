@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* knobs/lever.c: a lever's value as text and back (overflow refused), the
+ * lever in an observation, and the apply loop through a registry on a copy
+ * of a fixture tree (fake ops: clamping). */
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "core/log.h"
+#include "knob-test-util.h"
+#include "knobs/lever.h"
+
+#define CP "proc/sys/vm/compaction_proactiveness"
+
+static void test_value_text(void **state)
+{
+        char buf[LEVER_VALUE_MAX];
+        int64_t v = 7;
+
+        assert_int_equal(lever_value_parse(LEVER_COMPACTION_PROACTIVENESS, "200", &v), 0);
+        assert_int_equal(v, 200);
+        assert_int_equal(lever_value_parse(LEVER_MIN_FREE_KBYTES, "-5", &v), 0);
+        assert_int_equal(v, -5);
+        assert_int_equal(lever_value_parse(LEVER_MIN_FREE_KBYTES, "9223372036854775807", &v), 0);
+        assert_true(v == INT64_MAX);
+        /* the bare strtoll() this replaces took these without a word */
+        v = 7;
+        assert_int_equal(lever_value_parse(LEVER_MIN_FREE_KBYTES, "9223372036854775808", &v), -ERANGE);
+        assert_int_equal(lever_value_parse(LEVER_MIN_FREE_KBYTES, "99999999999999999999999", &v), -ERANGE);
+        assert_int_equal(lever_value_parse(LEVER_MIN_FREE_KBYTES, "12x", &v), -EBADMSG);
+        assert_int_equal(lever_value_parse(LEVER_MIN_FREE_KBYTES, " 12", &v), -EBADMSG);
+        assert_int_equal(lever_value_parse(LEVER_MIN_FREE_KBYTES, "", &v), -EINVAL);
+        assert_int_equal(lever_value_parse(LEVER_MIN_FREE_KBYTES, NULL, &v), -EINVAL);
+        assert_int_equal(v, 7); /* untouched on failure */
+
+        assert_int_equal(lever_value_parse(LEVER_THP_DEFRAG, "defer+madvise", &v), 0);
+        assert_int_equal(v, THP_DEFRAG_DEFER_MADVISE);
+        assert_int_equal(lever_value_parse(LEVER_THP_DEFRAG, "12", &v), -EBADMSG);
+
+        lever_value_format(LEVER_THP_DEFRAG, THP_DEFRAG_DEFER_MADVISE, buf, sizeof(buf));
+        assert_string_equal(buf, "defer+madvise");
+        lever_value_format(LEVER_WATERMARK_SCALE_FACTOR, 150, buf, sizeof(buf));
+        assert_string_equal(buf, "150");
+        lever_value_format(LEVER_MIN_FREE_KBYTES, INT64_MIN, buf, sizeof(buf));
+        assert_string_equal(buf, "-9223372036854775808");
+}
+
+static void test_from_observation(void **state)
+{
+        Observation *o = calloc(1, sizeof(*o));
+        PolicyConfig *p = calloc(1, sizeof(*p));
+        LeverInput in[_LEVER_MAX];
+        int64_t v;
+
+        assert_non_null(o);
+        assert_non_null(p);
+        assert_false(lever_from_observation(o, LEVER_COMPACTION_PROACTIVENESS, &v)); /* nothing read */
+        o->have = OBS_MASK(OBS_SYSCTL) | OBS_MASK(OBS_THP);
+        o->vm.present[VM_COMPACTION_PROACTIVENESS] = true;
+        o->vm.value[VM_COMPACTION_PROACTIVENESS] = 20;
+        snprintf(o->thp.defrag, sizeof(o->thp.defrag), "madvise");
+        assert_true(lever_from_observation(o, LEVER_COMPACTION_PROACTIVENESS, &v));
+        assert_int_equal(v, 20);
+        assert_false(lever_from_observation(o, LEVER_WATERMARK_SCALE_FACTOR, &v)); /* not present */
+        assert_true(lever_from_observation(o, LEVER_THP_DEFRAG, &v));
+        assert_int_equal(v, THP_DEFRAG_MADVISE);
+        assert_false(lever_from_observation(o, _LEVER_MAX, &v));
+
+        /* --once: enabled levers only, the current value is the baseline */
+        p->lever[LEVER_COMPACTION_PROACTIVENESS].enabled = true;
+        p->lever[LEVER_WATERMARK_SCALE_FACTOR].enabled = true;
+        levers_from_observation(p, o, in);
+        assert_true(in[LEVER_COMPACTION_PROACTIVENESS].available);
+        assert_int_equal(in[LEVER_COMPACTION_PROACTIVENESS].current, 20);
+        assert_int_equal(in[LEVER_COMPACTION_PROACTIVENESS].baseline, 20);
+        assert_false(in[LEVER_WATERMARK_SCALE_FACTOR].available);
+        assert_false(in[LEVER_THP_DEFRAG].available); /* not enabled */
+        free(o);
+        free(p);
+}
+
+typedef struct Seen {
+        unsigned n;
+        LeverAction action;
+        char knob[64];
+} Seen;
+
+static void on_applied(void *userdata, const DecisionItem *it, const char *knob, LeverAction action,
+                       const char *text)
+{
+        Seen *s = userdata;
+
+        s->n++;
+        s->action = action;
+        snprintf(s->knob, sizeof(s->knob), "%s", knob);
+        assert_non_null(text);
+}
+
+static void test_apply(void **state)
+{
+        _cleanup_free_ PolicyConfig *p = calloc(1, sizeof(*p));
+        _cleanup_free_ Decision *d = calloc(1, sizeof(*d));
+        KnobRegistry *reg = NULL;
+        KnobFake *fake;
+        TestTree t;
+        Seen seen = {};
+        LeverApply ap;
+        LeverBaseline b = {};
+        LeverInput in[_LEVER_MAX];
+        int64_t v;
+
+        assert_non_null(p);
+        assert_non_null(d);
+        tt_setup(&t);
+        fake = knob_fake_new(t.root);
+        assert_non_null(fake);
+        assert_int_equal(knob_registry_new(t.root, "/run/fragd", &knob_ops_fake, fake, OWNERSHIP_RESPECT, &reg), 0);
+        p->lever[LEVER_COMPACTION_PROACTIVENESS] = (LeverConfig) { .enabled = true, .min = 0, .max = 100 };
+        ap = (LeverApply) { .knobs = reg, .policy = p, .applied = on_applied, .userdata = &seen };
+
+        /* the observe preset: logged, nothing written */
+        d->n_items = 1;
+        d->items[0] = (DecisionItem) { .kind = DECISION_LEVER, .lever = LEVER_COMPACTION_PROACTIVENESS,
+                                       .node = -1, .from = 0, .to = 40 };
+        assert_int_equal(lever_apply(&ap, d, 1), 0);
+        assert_string_equal(tt_read(&t, CP), "0\n");
+        assert_false(d->items[0].applied);
+        assert_int_equal(seen.n, 0);
+
+        /* applied: written as text once, read back as a number */
+        d->apply = true;
+        assert_int_equal(lever_apply(&ap, d, 2), 0);
+        assert_string_equal(tt_read(&t, CP), "40\n");
+        assert_true(d->items[0].applied);
+        assert_int_equal(d->items[0].to, 40);
+        assert_int_equal(seen.n, 1);
+        assert_int_equal(seen.action, LEVER_ACTION_UP);
+        assert_string_equal(seen.knob, "compaction_proactiveness");
+        assert_int_equal(lever_read(reg, LEVER_COMPACTION_PROACTIVENESS, &v), 0);
+        assert_int_equal(v, 40);
+
+        /* the daemon's levers: live value, baseline from the journaled original */
+        levers_from_knobs(reg, p, &b, in);
+        assert_true(in[LEVER_COMPACTION_PROACTIVENESS].available);
+        assert_int_equal(in[LEVER_COMPACTION_PROACTIVENESS].current, 40);
+        assert_int_equal(in[LEVER_COMPACTION_PROACTIVENESS].baseline, 0);
+        assert_false(in[LEVER_WATERMARK_SCALE_FACTOR].available);
+
+        /* clamped by the kernel: one failed write, marked with the value it holds */
+        assert_int_equal(knob_fake_clamp(fake, "vm.compaction_proactiveness", 0, 60), 0);
+        d->items[0] = (DecisionItem) { .kind = DECISION_LEVER, .lever = LEVER_COMPACTION_PROACTIVENESS,
+                                       .node = -1, .from = 40, .to = 80 };
+        assert_int_equal(lever_apply(&ap, d, 3), 1);
+        assert_true(d->items[0].applied);
+        assert_int_equal(d->items[0].to, 60);
+        assert_int_equal(seen.n, 1); /* not reported as applied */
+
+        knob_registry_free(reg);
+        knob_fake_free(fake);
+        tt_teardown(&t);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_value_text),
+                cmocka_unit_test(test_from_observation),
+                cmocka_unit_test(test_apply),
+        };
+
+        log_set_max_level(getenv("FRAGD_TEST_VERBOSE") ? LOG_DEBUG : LOG_ERR);
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
