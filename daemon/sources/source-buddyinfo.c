@@ -139,12 +139,3 @@ int buddyinfo_read(const Root *root, BuddyInfo *ret)
         return buddyinfo_parse(buf, len, ret);
 }
 
-const BuddyZone *buddyinfo_find(const BuddyInfo *b, int node, const char *zone)
-{
-        if (!b || !zone)
-                return NULL;
-        for (unsigned i = 0; i < b->n_zones && i < FRAGD_MAX_ZONES; i++)
-                if (b->zones[i].node == node && strcmp(b->zones[i].zone, zone) == 0)
-                        return &b->zones[i];
-        return NULL;
-}

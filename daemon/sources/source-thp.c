@@ -304,26 +304,6 @@ int thp_read(const Root *root, ThpInfo *ret)
         return 0;
 }
 
-const ThpSize *thp_find_size(const ThpInfo *t, unsigned size_kb)
-{
-        if (!t)
-                return NULL;
-        for (unsigned i = 0; i < t->n_sizes && i < FRAGD_MAX_THP_SIZES; i++)
-                if (t->sizes[i].size_kb == size_kb)
-                        return &t->sizes[i];
-        return NULL;
-}
-
-uint64_t thp_size_stat(const ThpSize *s, const char *name, uint64_t dflt)
-{
-        if (!s || !name)
-                return dflt;
-        for (unsigned i = 0; i < s->n_stats && i < FRAGD_MAX_THP_STATS; i++)
-                if (strcmp(s->stats[i].name, name) == 0)
-                        return s->stats[i].value;
-        return dflt;
-}
-
 /* Is anonymous (or shmem) THP of this size possibly in use? A size whose
  * mode is "never" cannot fault, so its counters need not be re-read every
  * tick. "inherit" follows the global mode. */

@@ -289,22 +289,3 @@ int zoneinfo_read(const Root *root, ZoneInfo *ret)
         return zoneinfo_parse(buf, len, ret);
 }
 
-const ZoneInfoZone *zoneinfo_find(const ZoneInfo *z, int node, const char *zone)
-{
-        if (!z || !zone)
-                return NULL;
-        for (unsigned i = 0; i < z->n_zones && i < FRAGD_MAX_ZONES; i++)
-                if (z->zones[i].node == node && strcmp(z->zones[i].zone, zone) == 0)
-                        return &z->zones[i];
-        return NULL;
-}
-
-const ZoneInfoNode *zoneinfo_find_node(const ZoneInfo *z, int node)
-{
-        if (!z)
-                return NULL;
-        for (unsigned i = 0; i < z->n_nodes && i < FRAGD_MAX_NODES; i++)
-                if (z->nodes[i].node == node)
-                        return &z->nodes[i];
-        return NULL;
-}

@@ -179,7 +179,7 @@ typedef struct KvList {
         KvEntry e[FRAGD_MAX_KV];
 } KvList;
 
-/* 0 and *ret set, or -ENOENT */
+/* 0 and *ret set (ret may be NULL), or -ENOENT */
 int kv_get(const KvList *l, const char *name, uint64_t *ret);
 /* value or dflt */
 uint64_t kv_get_or(const KvList *l, const char *name, uint64_t dflt);
@@ -275,6 +275,9 @@ int thp_read(const Root *root, ThpInfo *ret);
  * cheaper than thp_read() on a 6.18 kernel with 9 mTHP sizes. */
 int thp_refresh(const Root *root, ThpInfo *t);
 const ThpSize *thp_find_size(const ThpInfo *t, unsigned size_kb);
+/* 0 and *ret set (ret may be NULL), or -ENOENT: tells a missing stat from 0 */
+int thp_size_stat_get(const ThpSize *s, const char *name, uint64_t *ret);
+/* value or dflt */
 uint64_t thp_size_stat(const ThpSize *s, const char *name, uint64_t dflt);
 
 /* ---- vm sysctls fragd reads or steers ----------------------------------- */
@@ -452,4 +455,4 @@ const char *obs_source_impact(ObsSource s);
 
 /* The host's memory in bytes: MemTotal (meminfo), else the zones' managed
  * pages (zoneinfo); 0 when neither was read. */
-uint64_t observation_mem_bytes(const Observation *o);
+uint64_t observation_mem_bytes(const Observation *o); /* policy/obs-lookup.c */
