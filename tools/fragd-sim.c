@@ -39,6 +39,7 @@
 #include "fragd/obs.h"
 #include "fragd/policy-config.h"
 #include "fragd/policy.h"
+#include "sources/observe.h"
 
 #define MAX_SNAPSHOTS 100000
 

@@ -26,6 +26,7 @@
 #include "output/snapshot.h"
 #include "output/workload-view.h"
 #include "service/learned-store.h"
+#include "sources/observe.h"
 #include "workload/workload.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(Root *, root_free);

@@ -7,6 +7,8 @@
 
 #include "cli/report.h"
 #include "core/json.h"
+#include "sources/observe.h"
+#include "sources/sources.h"
 
 uint64_t report_reserve_bytes(const SizeSpec *s, uint64_t node_bytes)
 {

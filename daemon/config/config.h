@@ -21,6 +21,7 @@
 #include "fragd/macro.h"
 #include "fragd/obs.h"
 #include "fragd/policy-config.h"
+#include "sources/sources.h"
 
 #define FRAGD_MAX_CGROUPS 16
 #define FRAGD_PATH_MAX 256

@@ -16,6 +16,7 @@
 #include "core/root.h"
 #include "core/text.h"
 #include "output/exporter.h"
+#include "sources/observe.h"
 
 typedef struct Out {
         FILE *f;

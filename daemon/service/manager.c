@@ -18,6 +18,7 @@
  * decide), writes it after a state update that changed it, and at stop. */
 
 #include "service/manager-internal.h"
+#include "sources/observe.h"
 
 Manager *manager_free(Manager *m);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);

@@ -6,6 +6,7 @@
 #include "cli/report.h"
 #include "core/log.h"
 #include "service/observe-log.h"
+#include "sources/observe.h"
 
 static uint64_t problems_hash(const Observation *o)
 {

@@ -12,6 +12,8 @@
 #include "core/root.h"
 #include "fragd/macro.h"
 #include "fragd/obs.h"
+#include "sources/observe.h"
+#include "sources/sources.h"
 
 static const char *const obs_source_names[_OBS_SOURCE_MAX] = {
         [OBS_BUDDYINFO] = "buddyinfo",

@@ -14,6 +14,8 @@
 #include "core/parse-util.h"
 #include "core/root.h"
 #include "fragd/obs.h"
+#include "sources/sources-internal.h"
+#include "sources/sources.h"
 
 int buddyinfo_parse_zone_prefix(Span *line, int *ret_node, char *ret_zone, bool *ret_comma)
 {

@@ -16,6 +16,7 @@
 #include "core/parse-util.h"
 #include "fragd/macro.h"
 #include "sources/cgroup.h"
+#include "sources/sources.h"
 
 /* ---- root ----------------------------------------------------------------- */
 

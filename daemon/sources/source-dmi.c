@@ -9,6 +9,7 @@
 #include "core/root.h"
 #include "fragd/macro.h"
 #include "fragd/obs.h"
+#include "sources/sources.h"
 
 /* Reads one attribute into field: control characters become '?', trailing
  * whitespace goes, overlong values are cut. Missing or unreadable: "". */

@@ -13,6 +13,7 @@
 #include "core/root.h"
 #include "fragd/macro.h"
 #include "fragd/obs.h"
+#include "sources/sources.h"
 
 /* One decimal id of a cpulist. */
 static int cpulist_id(Span s, int *ret)

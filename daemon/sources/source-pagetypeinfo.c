@@ -31,6 +31,8 @@
 #include "core/parse-util.h"
 #include "core/root.h"
 #include "fragd/obs.h"
+#include "sources/sources-internal.h"
+#include "sources/sources.h"
 
 typedef enum PtTable {
         PT_TABLE_NONE,   /* before a "Free pages count" header */

@@ -16,6 +16,7 @@
 #include "core/root.h"
 #include "fragd/macro.h"
 #include "fragd/obs.h"
+#include "sources/sources.h"
 
 #define PSI_AVG_MAX_PERMYRIAD 10000u /* 100.00 % */
 

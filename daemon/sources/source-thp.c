@@ -18,6 +18,7 @@
 #include "core/root.h"
 #include "fragd/macro.h"
 #include "fragd/obs.h"
+#include "sources/sources.h"
 
 static bool thp_mode_char_ok(char ch)
 {

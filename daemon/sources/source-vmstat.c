@@ -10,6 +10,7 @@
 #include "core/root.h"
 #include "fragd/macro.h"
 #include "fragd/obs.h"
+#include "sources/sources.h"
 
 /* Appends one entry; a name too long to keep only bumps n_skipped. */
 static int kv_add(KvList *l, Span name, uint64_t value)

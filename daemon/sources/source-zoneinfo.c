@@ -28,6 +28,8 @@
 #include "core/parse-util.h"
 #include "core/root.h"
 #include "fragd/obs.h"
+#include "sources/sources-internal.h"
+#include "sources/sources.h"
 
 /* Required per zone; kept outside ZONE_HAVE_* in a local mask. */
 enum {

@@ -32,6 +32,8 @@
 #include "core/text.h"
 #include "fragd/metrics.h"
 #include "output/exporter.h"
+#include "sources/observe.h"
+#include "sources/sources.h"
 
 #define NOW_USEC (5000 * USEC_PER_SEC)
 

@@ -12,6 +12,7 @@
 
 #include "parser-test-util.h"
 #include "fragd/obs.h"
+#include "sources/sources.h"
 
 /* ---- fixtures ------------------------------------------------------------ */
 
