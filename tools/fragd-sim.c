@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/cleanup.h"
 #include "core/root.h"
 #include "fragd/metrics.h"
 #include "fragd/obs.h"

@@ -16,6 +16,7 @@
 #include "cli/main-internal.h"
 #include "cli/report.h"
 #include "config/config.h"
+#include "core/cleanup.h"
 #include "core/log.h"
 #include "core/root.h"
 #include "fragd/metrics.h"

@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
+#include "core/cleanup.h"
 #include "core/root.h"
 #include "fragd/macro.h"
 

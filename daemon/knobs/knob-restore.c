@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "core/cleanup.h"
 #include "core/log.h"
 #include "knobs/knob-internal.h"
 #include "knobs/knob.h"

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "core/cleanup.h"
 #include "core/log.h"
 #include "core/text.h"
 #include "knobs/knob-internal.h"

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "core/cleanup.h"
 #include "core/log.h"
 #include "core/root.h"
 #include "core/text.h"

@@ -4,6 +4,7 @@
  * fills Assessment.workloads, and the opt-in delay accounting. Split from
  * manager.c. */
 
+#include "core/cleanup.h"
 #include "service/manager-internal.h"
 
 /* ---- workloads ----------------------------------------------------------------------- */

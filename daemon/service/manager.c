@@ -17,6 +17,7 @@
  * manager-learned.c re-instates it in the first tick (before the first
  * decide), writes it after a state update that changed it, and at stop. */
 
+#include "core/cleanup.h"
 #include "service/manager-internal.h"
 #include "sources/observe.h"
 

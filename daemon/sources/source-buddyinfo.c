@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "core/cleanup.h"
 #include "core/parse-util.h"
 #include "core/root.h"
 #include "fragd/obs.h"

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/cleanup.h"
 #include "core/parse-util.h"
 #include "fragd/macro.h"
 #include "sources/cgroup.h"

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <string.h>
 
+#include "core/cleanup.h"
 #include "core/root.h"
 #include "fragd/macro.h"
 #include "fragd/obs.h"

@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/cleanup.h"
 #include "core/parse-util.h"
 #include "core/root.h"
 #include "fragd/obs.h"

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/cleanup.h"
 #include "parser-test-util.h"
 #include "fragd/obs.h"
 #include "sources/sources.h"

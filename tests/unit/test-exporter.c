@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/cleanup.h"
 #include "core/json.h"
 #include "core/root.h"
 #include "core/text.h"

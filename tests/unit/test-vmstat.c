@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "core/cleanup.h"
 #include "parser-test-util.h"
 #include "fragd/obs.h"
 #include "sources/sources.h"
