@@ -27,7 +27,6 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/root.h"
 #include "policy-test-util.h"
 
 #define S USEC_PER_SEC
