@@ -89,17 +89,25 @@ const ThpSize *thp_find_size(const ThpInfo *t, unsigned size_kb)
         return NULL;
 }
 
-int thp_size_stat_get(const ThpSize *s, const char *name, uint64_t *ret)
+int thp_size_stat_index(const ThpSize *s, const char *name)
 {
         if (!s || !name)
                 return -ENOENT;
         for (unsigned i = 0; i < s->n_stats && i < FRAGD_MAX_THP_STATS; i++)
-                if (strcmp(s->stats[i].name, name) == 0) {
-                        if (ret)
-                                *ret = s->stats[i].value;
-                        return 0;
-                }
+                if (strcmp(s->stats[i].name, name) == 0)
+                        return (int) i;
         return -ENOENT;
+}
+
+int thp_size_stat_get(const ThpSize *s, const char *name, uint64_t *ret)
+{
+        int i = thp_size_stat_index(s, name);
+
+        if (i < 0)
+                return i;
+        if (ret)
+                *ret = s->stats[i].value;
+        return 0;
 }
 
 uint64_t thp_size_stat(const ThpSize *s, const char *name, uint64_t dflt)

@@ -325,15 +325,13 @@ static void stat_update(int size_fd, ThpSize *s, const char *name)
 {
         char path[64];
         uint64_t v;
+        int i = thp_size_stat_index(s, name);
 
-        for (unsigned i = 0; i < s->n_stats && i < FRAGD_MAX_THP_STATS; i++) {
-                if (strcmp(s->stats[i].name, name) != 0)
-                        continue;
-                (void) snprintf(path, sizeof(path), "stats/%s", name);
-                if (u64_read_at(size_fd, path, &v) >= 0)
-                        s->stats[i].value = v;
+        if (i < 0)
                 return;
-        }
+        (void) snprintf(path, sizeof(path), "stats/%s", name);
+        if (u64_read_at(size_fd, path, &v) >= 0)
+                s->stats[i].value = v;
 }
 
 int thp_refresh(const Root *root, ThpInfo *t)

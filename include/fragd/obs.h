@@ -176,6 +176,8 @@ typedef struct ThpInfo {
 } ThpInfo;
 
 const ThpSize *thp_find_size(const ThpInfo *t, unsigned size_kb);
+/* Index of a stat in s->stats[], or -ENOENT. */
+int thp_size_stat_index(const ThpSize *s, const char *name);
 /* 0 and *ret set (ret may be NULL), or -ENOENT: tells a missing stat from 0 */
 int thp_size_stat_get(const ThpSize *s, const char *name, uint64_t *ret);
 /* value or dflt */
