@@ -5,6 +5,8 @@
 #   policy/*.c              -> libpolicy.a (pure: links nothing else)
 #   daemon/*/*.c            -> libfragd.a (daemon/main.c: the fragd binary)
 #   tests/unit/policy/test-*.c  link libpolicy.a only (enforces purity)
+# policy/ and its tests compile with -Iinclude alone (PURE_CPPFLAGS): no
+# daemon header and no library's headers can reach them.
 #   tests/unit/test-*.c         link libfragd.a + libpolicy.a
 #   tests/fuzz/fuzz-*.c         one fuzzer per parser; corpus in tests/corpus/<name>/,
 #                           replayed under gcc by tests/fuzz/replay-main.c
@@ -37,6 +39,8 @@ CPPFLAGS += -Iinclude -Idaemon -D_GNU_SOURCE -DFRAGD_VERSION='"$(VERSION)"' \
 	-DFRAGD_SYSCONFDIR='"$(SYSCONFDIR)"' -MMD -MP $(shell $(PKG_CONFIG) --cflags $(DEPS))
 LDLIBS += $(shell $(PKG_CONFIG) --libs $(DEPS)) -lm -pthread
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka)
+CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka)
+PURE_CPPFLAGS := -Iinclude -D_GNU_SOURCE -MMD -MP
 
 POLICY_SRC := $(sort $(wildcard policy/*.c))
 DAEMON_SRC := $(sort $(wildcard daemon/*/*.c))
@@ -54,6 +58,14 @@ all: $(BUILDDIR)/fragd $(TOOLS)
 $(BUILDDIR)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILDDIR)/policy/%.o: policy/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PURE_CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILDDIR)/tests/unit/policy/%.o: tests/unit/policy/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PURE_CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(BUILDDIR)/libpolicy.a: $(POLICY_OBJ)
 	@rm -f $@

@@ -18,6 +18,7 @@
 #include "core/root.h"
 #include "fragd/metrics.h"
 #include "fragd/obs.h"
+#include "sources/observe.h"
 
 static usec_t clock_usec(clockid_t c)
 {

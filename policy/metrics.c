@@ -8,56 +8,6 @@
 
 #include "fragd/metrics.h"
 
-/* Private lookups: libpolicy.a links nothing else, so the daemon's
- * *_find() helpers are not available here. */
-static uint64_t kv_value(const KvList *l, const char *name, uint64_t dflt)
-{
-        for (unsigned i = 0; i < l->n; i++)
-                if (strcmp(l->e[i].name, name) == 0)
-                        return l->e[i].value;
-        return dflt;
-}
-
-static const ZoneInfoZone *zi_find(const ZoneInfo *z, int node, const char *zone)
-{
-        for (unsigned i = 0; i < z->n_zones; i++)
-                if (z->zones[i].node == node && strcmp(z->zones[i].zone, zone) == 0)
-                        return &z->zones[i];
-        return NULL;
-}
-
-static const ZoneInfoNode *zi_find_node(const ZoneInfo *z, int node)
-{
-        for (unsigned i = 0; i < z->n_nodes; i++)
-                if (z->nodes[i].node == node)
-                        return &z->nodes[i];
-        return NULL;
-}
-
-static int pt_type_index(const PageTypeInfo *p, const char *name)
-{
-        for (unsigned i = 0; i < p->n_types; i++)
-                if (strcmp(p->types[i], name) == 0)
-                        return (int) i;
-        return -ENOENT;
-}
-
-static const ThpSize *thp_size(const ThpInfo *t, unsigned size_kb)
-{
-        for (unsigned i = 0; i < t->n_sizes; i++)
-                if (t->sizes[i].size_kb == size_kb)
-                        return &t->sizes[i];
-        return NULL;
-}
-
-static uint64_t thp_stat(const ThpSize *s, const char *name)
-{
-        for (unsigned i = 0; i < s->n_stats; i++)
-                if (strcmp(s->stats[i].name, name) == 0)
-                        return s->stats[i].value;
-        return 0;
-}
-
 typedef struct ContigInfo {
         uint64_t free_pages, free_blocks_total, free_blocks_suitable;
 } ContigInfo;
@@ -168,7 +118,7 @@ static void zone_measures(const Observation *o, const BuddyZone *bz, unsigned hp
         zm->score = hpage_order < n ? extfrag_for_order(bz->nr_free, n, hpage_order) : 100;
 
         if (o->have & OBS_MASK(OBS_ZONEINFO))
-                zi = zi_find(&o->zoneinfo, bz->node, bz->zone);
+                zi = zoneinfo_find(&o->zoneinfo, bz->node, bz->zone);
         if (zi) {
                 zm->have_zoneinfo = true;
                 zm->present = zi->present;
@@ -205,7 +155,7 @@ static void node_pagetype(const Observation *o, NodeMeasures *n)
 
         if (!(o->have & OBS_MASK(OBS_PAGETYPEINFO)) && o->pagetype_usec == 0)
                 return;
-        movable = pt_type_index(p, "Movable");
+        movable = pagetypeinfo_type_index(p, "Movable");
         for (unsigned i = 0; i < p->n_zones; i++) {
                 const PageTypeZone *z = &p->zones[i];
 
@@ -236,21 +186,7 @@ static double rate(uint64_t cur, uint64_t prev, double sec)
  * 0 when neither was read. */
 static uint64_t host_pages(const Observation *o)
 {
-        uint64_t ps = o->page_size ? o->page_size : 4096, pages = 0;
-
-        if (o->have & OBS_MASK(OBS_MEMINFO)) {
-                uint64_t kb = kv_value(&o->meminfo, "MemTotal", 0);
-
-                if (kb)
-                        return kb / (ps / 1024 ? ps / 1024 : 1);
-        }
-        if (o->have & OBS_MASK(OBS_ZONEINFO))
-                for (unsigned i = 0; i < o->zoneinfo.n_zones; i++) {
-                        const ZoneInfoZone *z = &o->zoneinfo.zones[i];
-
-                        pages += (z->have & ZONE_HAVE_MANAGED) ? z->managed : z->present;
-                }
-        return pages;
+        return observation_mem_bytes(o) / (o->page_size ? o->page_size : 4096);
 }
 
 /* A counter's rate over sec seconds, 0 when it went backwards or jumped
@@ -306,7 +242,8 @@ static void rates(const Observation *c, const Observation *p, Rates *r)
         r->interval_sec = sec;
         mem = host_pages(c);
         hp = hpage_order_of(c) < 63 ? UINT64_C(1) << hpage_order_of(c) : 0;
-#define VP(name, pages) rate_checked(r, name, kv_value(cv, name, 0), kv_value(pv, name, 0), sec, pages, mem)
+#define VP(name, pages) \
+        rate_checked(r, name, kv_get_or(cv, name, 0), kv_get_or(pv, name, 0), sec, pages, mem)
 #define V(name) VP(name, 0)
         r->compact_stall = V("compact_stall");
         r->compact_fail = V("compact_fail");
@@ -327,17 +264,18 @@ static void rates(const Observation *c, const Observation *p, Rates *r)
         if ((c->have & OBS_MASK(OBS_THP)) && (p->have & OBS_MASK(OBS_THP))) {
                 for (unsigned i = 0; i < c->thp.n_sizes && r->n_mthp < FRAGD_MAX_THP_SIZES; i++) {
                         const ThpSize *cs = &c->thp.sizes[i];
-                        const ThpSize *ps = thp_size(&p->thp, cs->size_kb);
+                        const ThpSize *ps = thp_find_size(&p->thp, cs->size_kb);
                         double a, f;
 
                         if (!ps)
                                 continue;
                         uint64_t pages = c->page_size ? (uint64_t) cs->size_kb * 1024 / c->page_size : 0;
 
-                        a = rate_checked(r, "anon_fault_alloc", thp_stat(cs, "anon_fault_alloc"),
-                                         thp_stat(ps, "anon_fault_alloc"), sec, pages, mem);
-                        f = rate_checked(r, "anon_fault_fallback", thp_stat(cs, "anon_fault_fallback"),
-                                         thp_stat(ps, "anon_fault_fallback"), sec, pages, mem);
+                        a = rate_checked(r, "anon_fault_alloc", thp_size_stat(cs, "anon_fault_alloc", 0),
+                                         thp_size_stat(ps, "anon_fault_alloc", 0), sec, pages, mem);
+                        f = rate_checked(r, "anon_fault_fallback",
+                                         thp_size_stat(cs, "anon_fault_fallback", 0),
+                                         thp_size_stat(ps, "anon_fault_fallback", 0), sec, pages, mem);
                         r->mthp_size_kb[r->n_mthp] = cs->size_kb;
                         r->mthp_fallback_ratio[r->n_mthp] = ratio_or_none(f, a + f);
                         r->n_mthp++;
@@ -450,7 +388,7 @@ int assess(const Observation *cur, const Observation *prev, Assessment *ret)
                         n->frag_score = w ? (unsigned) (s / w) : 0;
                 }
                 if (cur->have & OBS_MASK(OBS_ZONEINFO)) {
-                        const ZoneInfoNode *zn = zi_find_node(&cur->zoneinfo, n->node);
+                        const ZoneInfoNode *zn = zoneinfo_find_node(&cur->zoneinfo, n->node);
 
                         if (zn && zn->have_stats)
                                 n->reclaimable_pages =

@@ -34,12 +34,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/cleanup.h"
 #include "core/root.h"
 #include "fragd/metrics.h"
 #include "fragd/obs.h"
 #include "fragd/policy-config.h"
 #include "fragd/policy.h"
 #include "knobs/lever.h"
+#include "sources/observe.h"
 
 #define MAX_SNAPSHOTS 100000
 

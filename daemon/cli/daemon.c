@@ -2,6 +2,8 @@
 /* fragd (the daemon mode): the command line's arguments to the service's
  * ManagerArgs, and the service's failure to an exit code. */
 
+#include <stdlib.h>
+#include "core/cleanup.h"
 #include "cli/main-internal.h"
 #include "service/manager.h"
 

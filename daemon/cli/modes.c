@@ -7,6 +7,7 @@
 
 #include "cli/main-internal.h"
 #include "config/config.h"
+#include "core/cleanup.h"
 #include "core/log.h"
 #include "knobs/knob.h"
 #include "output/status.h"

@@ -18,6 +18,7 @@
 #include "cli/main-internal.h"
 #include "cli/report.h"
 #include "config/config.h"
+#include "core/cleanup.h"
 #include "core/log.h"
 #include "core/root.h"
 #include "fragd/metrics.h"
@@ -30,6 +31,7 @@
 #include "output/workload-view.h"
 #include "service/learned-store.h"
 #include "service/pipeline.h"
+#include "sources/observe.h"
 #include "workload/workload.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(Root *, root_free);

@@ -7,6 +7,8 @@
 
 #include "cli/report.h"
 #include "core/json.h"
+#include "sources/observe.h"
+#include "sources/sources.h"
 
 uint64_t report_reserve_bytes(const SizeSpec *s, uint64_t node_bytes)
 {
@@ -514,14 +516,6 @@ static void json_learned(JsonWriter *w, const ReportInput *in)
         json_obj_end(w);
 }
 
-static const BuddyZone *find_bz(const Observation *o, const ZoneMeasures *z)
-{
-        for (unsigned i = 0; i < o->buddy.n_zones; i++)
-                if (o->buddy.zones[i].node == z->node && strcmp(o->buddy.zones[i].zone, z->zone) == 0)
-                        return &o->buddy.zones[i];
-        return NULL;
-}
-
 int report_json(FILE *f, const ReportInput *in)
 {
         const Observation *o = in->cur;
@@ -609,8 +603,11 @@ int report_json(FILE *f, const ReportInput *in)
                 }
                 json_key(&w, "zones");
                 json_arr_begin(&w);
-                for (unsigned z = n->zone_first; z < n->zone_first + n->n_zones; z++)
-                        json_zone(&w, in, &a->zones[z], find_bz(o, &a->zones[z]));
+                for (unsigned z = n->zone_first; z < n->zone_first + n->n_zones; z++) {
+                        const ZoneMeasures *zm = &a->zones[z];
+
+                        json_zone(&w, in, zm, buddyinfo_find(&o->buddy, zm->node, zm->zone));
+                }
                 json_arr_end(&w);
                 json_obj_end(&w);
         }

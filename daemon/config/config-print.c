@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config/config-load-internal.h"
+#include "core/cleanup.h"
 
 char *config_source_format(const ConfigSources *s, ConfigSource src, char *buf, size_t size)
 {

@@ -8,6 +8,8 @@
 #include <sys/utsname.h>
 
 #include "config/config.h"
+#include "core/cleanup.h"
+#include "sources/sources.h"
 
 static void arch_normalise(const char *machine, char *buf, size_t size)
 {

@@ -21,6 +21,7 @@
 #include <syslog.h>
 
 #include "config/config-load-internal.h"
+#include "core/cleanup.h"
 
 #define CONF_DIR FRAGD_SYSCONFDIR "/fragd"
 #define CONF_FILE CONF_DIR "/fragd.conf"

@@ -16,11 +16,13 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/root.h"
 #include "fragd/macro.h"
 #include "fragd/obs.h"
 #include "fragd/policy-config.h"
+#include "sources/sources.h"
 
 #define FRAGD_MAX_CGROUPS 16
 #define FRAGD_PATH_MAX 256

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config/config-internal.h"
+#include "sources/sources.h"
 
 /* DMI strings as the kernel prints them can carry trailing blanks. */
 static void trimmed(const char *in, char *out, size_t size)

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "core/log.h"
+#include "core/cleanup.h"
 #include "core/root.h"
 #include "fragd/macro.h"
 

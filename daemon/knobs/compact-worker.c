@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/cleanup.h"
 #include "core/log.h"
 #include "knobs/compact-worker.h"
 

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/cleanup.h"
 #include "knobs/knob.h"
 
 #define COMPACT_ALL_NODES (-1) /* vm.compact_memory */

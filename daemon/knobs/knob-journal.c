@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/cleanup.h"
 #include "core/log.h"
 #include "core/parse-util.h"
 #include "core/root.h"

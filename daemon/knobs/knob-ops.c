@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/cleanup.h"
 #include "core/log.h"
 #include "knobs/knob.h"
 

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "core/clock.h"
+#include "core/cleanup.h"
 #include "core/log.h"
 #include "core/root.h"
 #include "knobs/knob-internal.h"

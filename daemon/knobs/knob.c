@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include "core/clock.h"
+#include "core/cleanup.h"
 #include "core/log.h"
 #include "core/text.h"
 #include "knobs/knob-internal.h"

@@ -90,6 +90,7 @@
 #include <sys/types.h>
 
 #include "config/config.h"
+#include "core/cleanup.h"
 #include "core/root.h"
 #include "fragd/macro.h"
 #include "fragd/policy-config.h"

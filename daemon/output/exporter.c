@@ -12,10 +12,12 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "core/cleanup.h"
 #include "core/log.h"
 #include "core/root.h"
 #include "core/text.h"
 #include "output/exporter.h"
+#include "sources/observe.h"
 
 typedef struct Out {
         FILE *f;
@@ -180,17 +182,6 @@ static double usec_to_sec(uint64_t usec)
 static bool vm_get(const Observation *obs, const char *name, uint64_t *ret)
 {
         return (obs->have & OBS_MASK(OBS_VMSTAT)) && kv_get(&obs->vmstat, name, ret) == 0;
-}
-
-/* thp_size_stat() cannot tell a missing stat from a default: look it up. */
-static bool thp_stat_get(const ThpSize *sz, const char *name, uint64_t *ret)
-{
-        for (unsigned i = 0; i < sz->n_stats && i < FRAGD_MAX_THP_STATS; i++)
-                if (strcmp(sz->stats[i].name, name) == 0) {
-                        *ret = sz->stats[i].value;
-                        return true;
-                }
-        return false;
 }
 
 /* Free memory in units of 2^order pages: blocks of a higher order count as
@@ -550,7 +541,7 @@ static void render_thp(Out *o, const Snapshot *s)
         for (unsigned f = 0; f < ELEMENTSOF(fams); f++) {
                 if (mthp) {
                         for (unsigned i = 0; i < t->n_sizes && i < FRAGD_MAX_THP_SIZES; i++) {
-                                if (!thp_stat_get(&t->sizes[i], fams[f].mthp, &v))
+                                if (thp_size_stat_get(&t->sizes[i], fams[f].mthp, &v) < 0)
                                         continue;
                                 snprintf(sb, sizeof(sb), "%ukB", t->sizes[i].size_kb);
                                 emit_u64(o, fams[f].id, v, sb);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/cleanup.h"
 #include "core/log.h"
 #include "core/parse-util.h"
 #include "knobs/knob.h"

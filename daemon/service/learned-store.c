@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/cleanup.h"
 #include "core/format.h"
 #include "core/parse-util.h"
 #include "core/text.h"

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 
+#include "core/cleanup.h"
 #include "core/log.h"
 #include "service/manager-workload.h"
 

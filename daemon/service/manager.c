@@ -20,7 +20,9 @@
  * manager-learned.c re-instates it in the first tick (before the first
  * decide), writes it after a state update that changed it, and at stop. */
 
+#include "core/cleanup.h"
 #include "service/manager-internal.h"
+#include "sources/observe.h"
 
 Manager *manager_free(Manager *m)
 {

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 
+#include "core/cleanup.h"
 #include "fragd/macro.h"
 
 typedef struct Manager Manager;

@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "fragd/obs.h"
 #include "service/observe-log.h"
+#include "sources/observe.h"
 
 static uint64_t problems_hash(const Observation *o)
 {

@@ -12,6 +12,8 @@
 #include "core/root.h"
 #include "fragd/macro.h"
 #include "fragd/obs.h"
+#include "sources/observe.h"
+#include "sources/sources.h"
 
 static const char *const obs_source_names[_OBS_SOURCE_MAX] = {
         [OBS_BUDDYINFO] = "buddyinfo",
@@ -452,18 +454,3 @@ unsigned observation_missing(const Observation *o, unsigned mask)
         return missing;
 }
 
-uint64_t observation_mem_bytes(const Observation *o)
-{
-        uint64_t ps = o->page_size ? o->page_size : 4096, kb = 0, pages = 0;
-
-        if ((o->have & OBS_MASK(OBS_MEMINFO)) && kv_get(&o->meminfo, "MemTotal", &kb) >= 0 && kb > 0)
-                return kb > UINT64_MAX / 1024 ? UINT64_MAX : kb * 1024;
-        if (o->have & OBS_MASK(OBS_ZONEINFO))
-                for (unsigned i = 0; i < o->zoneinfo.n_zones; i++) {
-                        const ZoneInfoZone *z = &o->zoneinfo.zones[i];
-                        uint64_t m = (z->have & ZONE_HAVE_MANAGED) ? z->managed : z->present;
-
-                        pages = pages > UINT64_MAX - m ? UINT64_MAX : pages + m;
-                }
-        return pages > UINT64_MAX / ps ? UINT64_MAX : pages * ps;
-}

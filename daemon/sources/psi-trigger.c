@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/cleanup.h"
 #include "core/root.h"
 #include "fragd/macro.h"
 #include "sources/psi-trigger.h"

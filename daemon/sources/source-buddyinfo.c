@@ -11,9 +11,12 @@
 #include <limits.h>
 #include <string.h>
 
+#include "core/cleanup.h"
 #include "core/parse-util.h"
 #include "core/root.h"
 #include "fragd/obs.h"
+#include "sources/sources-internal.h"
+#include "sources/sources.h"
 
 int buddyinfo_parse_zone_prefix(Span *line, int *ret_node, char *ret_zone, bool *ret_comma)
 {
@@ -139,12 +142,3 @@ int buddyinfo_read(const Root *root, BuddyInfo *ret)
         return buddyinfo_parse(buf, len, ret);
 }
 
-const BuddyZone *buddyinfo_find(const BuddyInfo *b, int node, const char *zone)
-{
-        if (!b || !zone)
-                return NULL;
-        for (unsigned i = 0; i < b->n_zones && i < FRAGD_MAX_ZONES; i++)
-                if (b->zones[i].node == node && strcmp(b->zones[i].zone, zone) == 0)
-                        return &b->zones[i];
-        return NULL;
-}

@@ -13,9 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/cleanup.h"
 #include "core/parse-util.h"
 #include "fragd/macro.h"
 #include "sources/cgroup.h"
+#include "sources/sources.h"
 
 /* ---- root ----------------------------------------------------------------- */
 

@@ -6,9 +6,11 @@
 #include <fcntl.h>
 #include <string.h>
 
+#include "core/cleanup.h"
 #include "core/root.h"
 #include "fragd/macro.h"
 #include "fragd/obs.h"
+#include "sources/sources.h"
 
 /* Reads one attribute into field: control characters become '?', trailing
  * whitespace goes, overlong values are cut. Missing or unreadable: "". */

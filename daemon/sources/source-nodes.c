@@ -9,10 +9,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/cleanup.h"
 #include "core/parse-util.h"
 #include "core/root.h"
 #include "fragd/macro.h"
 #include "fragd/obs.h"
+#include "sources/sources.h"
 
 /* One decimal id of a cpulist. */
 static int cpulist_id(Span s, int *ret)

@@ -28,9 +28,12 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/cleanup.h"
 #include "core/parse-util.h"
 #include "core/root.h"
 #include "fragd/obs.h"
+#include "sources/sources-internal.h"
+#include "sources/sources.h"
 
 typedef enum PtTable {
         PT_TABLE_NONE,   /* before a "Free pages count" header */
@@ -379,22 +382,3 @@ int pagetypeinfo_read(const Root *root, PageTypeInfo *ret)
         return pagetypeinfo_parse(buf, len, ret);
 }
 
-int pagetypeinfo_type_index(const PageTypeInfo *p, const char *name)
-{
-        if (!p || !name)
-                return -ENOENT;
-        for (unsigned i = 0; i < p->n_types && i < FRAGD_MAX_MIGRATETYPES; i++)
-                if (strcmp(p->types[i], name) == 0)
-                        return (int) i;
-        return -ENOENT;
-}
-
-const PageTypeZone *pagetypeinfo_find(const PageTypeInfo *p, int node, const char *zone)
-{
-        if (!p || !zone)
-                return NULL;
-        for (unsigned i = 0; i < p->n_zones && i < FRAGD_MAX_ZONES; i++)
-                if (p->zones[i].node == node && strcmp(p->zones[i].zone, zone) == 0)
-                        return &p->zones[i];
-        return NULL;
-}

@@ -12,10 +12,12 @@
 #include <fcntl.h>
 #include <string.h>
 
+#include "core/cleanup.h"
 #include "core/parse-util.h"
 #include "core/root.h"
 #include "fragd/macro.h"
 #include "fragd/obs.h"
+#include "sources/sources.h"
 
 #define PSI_AVG_MAX_PERMYRIAD 10000u /* 100.00 % */
 

@@ -7,10 +7,12 @@
 #include <fcntl.h>
 #include <string.h>
 
+#include "core/cleanup.h"
 #include "core/parse-util.h"
 #include "core/root.h"
 #include "fragd/macro.h"
 #include "fragd/obs.h"
+#include "sources/sources.h"
 
 static const char *const vm_knob_names[_VM_KNOB_MAX] = {
         [VM_MIN_FREE_KBYTES] = "min_free_kbytes",

@@ -14,10 +14,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/cleanup.h"
 #include "core/parse-util.h"
 #include "core/root.h"
 #include "fragd/macro.h"
 #include "fragd/obs.h"
+#include "sources/sources.h"
 
 static bool thp_mode_char_ok(char ch)
 {
@@ -304,26 +306,6 @@ int thp_read(const Root *root, ThpInfo *ret)
         return 0;
 }
 
-const ThpSize *thp_find_size(const ThpInfo *t, unsigned size_kb)
-{
-        if (!t)
-                return NULL;
-        for (unsigned i = 0; i < t->n_sizes && i < FRAGD_MAX_THP_SIZES; i++)
-                if (t->sizes[i].size_kb == size_kb)
-                        return &t->sizes[i];
-        return NULL;
-}
-
-uint64_t thp_size_stat(const ThpSize *s, const char *name, uint64_t dflt)
-{
-        if (!s || !name)
-                return dflt;
-        for (unsigned i = 0; i < s->n_stats && i < FRAGD_MAX_THP_STATS; i++)
-                if (strcmp(s->stats[i].name, name) == 0)
-                        return s->stats[i].value;
-        return dflt;
-}
-
 /* Is anonymous (or shmem) THP of this size possibly in use? A size whose
  * mode is "never" cannot fault, so its counters need not be re-read every
  * tick. "inherit" follows the global mode. */
@@ -343,15 +325,13 @@ static void stat_update(int size_fd, ThpSize *s, const char *name)
 {
         char path[64];
         uint64_t v;
+        int i = thp_size_stat_index(s, name);
 
-        for (unsigned i = 0; i < s->n_stats && i < FRAGD_MAX_THP_STATS; i++) {
-                if (strcmp(s->stats[i].name, name) != 0)
-                        continue;
-                (void) snprintf(path, sizeof(path), "stats/%s", name);
-                if (u64_read_at(size_fd, path, &v) >= 0)
-                        s->stats[i].value = v;
+        if (i < 0)
                 return;
-        }
+        (void) snprintf(path, sizeof(path), "stats/%s", name);
+        if (u64_read_at(size_fd, path, &v) >= 0)
+                s->stats[i].value = v;
 }
 
 int thp_refresh(const Root *root, ThpInfo *t)

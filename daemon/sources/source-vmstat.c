@@ -6,30 +6,12 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/cleanup.h"
 #include "core/parse-util.h"
 #include "core/root.h"
 #include "fragd/macro.h"
 #include "fragd/obs.h"
-
-int kv_get(const KvList *l, const char *name, uint64_t *ret)
-{
-        if (!l || !name)
-                return -ENOENT;
-        for (unsigned i = 0; i < l->n && i < FRAGD_MAX_KV; i++)
-                if (strcmp(l->e[i].name, name) == 0) {
-                        if (ret)
-                                *ret = l->e[i].value;
-                        return 0;
-                }
-        return -ENOENT;
-}
-
-uint64_t kv_get_or(const KvList *l, const char *name, uint64_t dflt)
-{
-        uint64_t v;
-
-        return kv_get(l, name, &v) < 0 ? dflt : v;
-}
+#include "sources/sources.h"
 
 /* Appends one entry; a name too long to keep only bumps n_skipped. */
 static int kv_add(KvList *l, Span name, uint64_t value)

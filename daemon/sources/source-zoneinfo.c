@@ -25,9 +25,12 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/cleanup.h"
 #include "core/parse-util.h"
 #include "core/root.h"
 #include "fragd/obs.h"
+#include "sources/sources-internal.h"
+#include "sources/sources.h"
 
 /* Required per zone; kept outside ZONE_HAVE_* in a local mask. */
 enum {
@@ -289,22 +292,3 @@ int zoneinfo_read(const Root *root, ZoneInfo *ret)
         return zoneinfo_parse(buf, len, ret);
 }
 
-const ZoneInfoZone *zoneinfo_find(const ZoneInfo *z, int node, const char *zone)
-{
-        if (!z || !zone)
-                return NULL;
-        for (unsigned i = 0; i < z->n_zones && i < FRAGD_MAX_ZONES; i++)
-                if (z->zones[i].node == node && strcmp(z->zones[i].zone, zone) == 0)
-                        return &z->zones[i];
-        return NULL;
-}
-
-const ZoneInfoNode *zoneinfo_find_node(const ZoneInfo *z, int node)
-{
-        if (!z)
-                return NULL;
-        for (unsigned i = 0; i < z->n_nodes && i < FRAGD_MAX_NODES; i++)
-                if (z->nodes[i].node == node)
-                        return &z->nodes[i];
-        return NULL;
-}

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/cleanup.h"
 #include "core/root.h"
 #include "fragd/macro.h"
 #include "workload/proc-events.h"

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "core/cleanup.h"
 #include "fragd/macro.h"
 #include "workload/taskstats.h"
 

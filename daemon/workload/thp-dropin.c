@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/cleanup.h"
 #include "core/missing-thp.h"
 #include "core/parse-util.h"
 #include "fragd/macro.h"

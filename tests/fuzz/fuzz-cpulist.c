@@ -8,6 +8,7 @@
 
 #include "core/root.h"
 #include "fragd/obs.h"
+#include "sources/sources.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

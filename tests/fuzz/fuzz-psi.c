@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fragd/obs.h"
+#include "sources/sources.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "fragd/obs.h"
+#include "sources/observe.h"
+#include "sources/sources.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/cleanup.h"
 #include "core/root.h"
 #include "fragd/macro.h"
 

@@ -7,7 +7,8 @@
 # Reads every #include "..." in DIR/daemon, DIR/policy and DIR/include and
 # resolves it as the compiler does (-Iinclude -Idaemon: the including file's
 # folder, then include/, then daemon/). An include that resolves to nothing
-# fails. The rules:
+# fails; the #include <...> of policy/ and include/fragd/ are read too. The
+# rules:
 #   R1  policy/ includes only policy/ and include/fragd/.
 #   R2  include/fragd/ includes only include/fragd/ (the public types and
 #       the policy API know nothing of the daemon).
@@ -20,11 +21,19 @@
 #   R4  a folder's private headers (*-internal.h) are included from that
 #       folder only (and from daemon/main.c for cli/main-internal.h).
 #       tests/ is not checked: unit tests may open a module's internals.
+#   R5  policy/ and include/fragd/ include no system header that declares
+#       I/O, a clock, allocation or a system call: only those in PURE_SYS
+#       below (policy-purity.sh checks the symbols libpolicy.a needs; this
+#       keeps the declarations out of sight). policy/explain.c may include
+#       stdio.h for snprintf()/vsnprintf() into the caller's buffer, the
+#       only stdio symbols policy-purity.sh allows.
 # EXCEPTIONS below lists the includes that break a rule today, each with
 # the reason; the check fails when one no longer occurs, so the list only
 # shrinks.
 set -u
 ORDER="cli service output knobs workload config sources core"
+PURE_SYS="assert.h errno.h inttypes.h limits.h math.h stdarg.h stdbool.h stddef.h stdint.h string.h"
+PURE_SYS_STDIO="policy/explain.c"
 EXCEPTIONS="
 "
 
@@ -97,6 +106,15 @@ check_tree() { # check_tree DIR: prints one FAIL line per broken rule; rc 1 on a
 					echo "FAIL includes: $f:$line: \"$p\": $why"
 				done
 		done
+		# R5: the system headers of policy/ and include/fragd/
+		for f in $(find policy include/fragd -name '*.[ch]' 2>/dev/null | LC_ALL=C sort); do
+			grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<' "$f" | sed 's/^\([0-9]*\):.*<\(.*\)>.*/\1 \2/' |
+				while read -r line h; do
+					case " $PURE_SYS " in *" $h "*) continue ;; esac
+					[ "$h" = stdio.h ] && [ "$f" = "$PURE_SYS_STDIO" ] && continue
+					echo "FAIL includes: $f:$line: <$h>: R5 policy/ and include/fragd/ include no system header that declares I/O (allowed: $PURE_SYS)"
+				done
+		done
 	)
 }
 
@@ -137,13 +155,26 @@ self_test() {
 			bad=1
 		fi
 	done
+	# R5: a system header that declares I/O, in policy/ or include/fragd/
+	for c in "policy/a.c:stdio.h" "policy/a.h:unistd.h" "include/fragd/a.h:sys/types.h" \
+		"include/fragd/a.h:time.h" "policy/a.c:stdlib.h"; do
+		f=${c%%:*} h=${c#*:}
+		rm -rf "${tmp:?}"/*
+		mkdir -p "$tmp/daemon" "$tmp/include/fragd" "$tmp/policy"
+		printf '#include <%s>\n' "$h" >"$tmp/$f"
+		if EXCEPTIONS="" run "$tmp" >/dev/null; then
+			echo "FAIL includes self-test: $f including <$h> passed"
+			bad=1
+		fi
+	done
 	# and a tree that keeps the rules passes
 	rm -rf "${tmp:?}"/*
 	mkdir -p "$tmp/daemon/cli" "$tmp/daemon/core" "$tmp/include/fragd" "$tmp/policy"
 	: >"$tmp/daemon/core/log.h"
 	: >"$tmp/include/fragd/policy.h"
-	printf '#include "core/log.h"\n#include "fragd/policy.h"\n' >"$tmp/daemon/cli/a.c"
-	printf '#include "fragd/policy.h"\n' >"$tmp/policy/a.c"
+	printf '#include <stdio.h>\n#include "core/log.h"\n#include "fragd/policy.h"\n' >"$tmp/daemon/cli/a.c"
+	printf '#include <string.h>\n#include <math.h>\n#include "fragd/policy.h"\n' >"$tmp/policy/a.c"
+	printf '#include <stdio.h>\n#include "fragd/policy.h"\n' >"$tmp/policy/explain.c"
 	if ! EXCEPTIONS="" run "$tmp"; then
 		echo "FAIL includes self-test: a tree that keeps the rules failed"
 		bad=1

@@ -1,5 +1,6 @@
-# tests/lint/lint.mk - checks on the structure: libpolicy.a's purity and the
-# include rules and the call graph between objects, run by make check-unit.
+# tests/lint/lint.mk - checks on the structure: libpolicy.a's purity, what
+# the pure tests link, the include rules and the call graph between objects,
+# run by make check-unit.
 # Included by the top Makefile. See docs/design.md "Layout" and "Purity".
 NM ?= nm
 
@@ -9,6 +10,12 @@ check-unit: check-policy-purity
 # libpolicy.a needs nothing from outside itself but the allowlist in the script
 check-policy-purity: $(BUILDDIR)/libpolicy.a
 	@NM=$(NM) sh tests/lint/policy-purity.sh $<
+
+# the pure tests need no shared library beyond libc, libm and cmocka
+.PHONY: check-pure-tests-link
+check-unit: check-pure-tests-link
+check-pure-tests-link: $(PURE_TESTS)
+	@sh tests/lint/pure-tests-link.sh $^
 
 # the dependency rules of docs/design.md "Layout" over every #include "..."
 .PHONY: check-includes

@@ -12,8 +12,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/cleanup.h"
 #include "parser-test-util.h"
 #include "fragd/obs.h"
+#include "sources/sources.h"
 
 /* From `cat sys/class/dmi/id/{sys_vendor,product_name}` (the guests have
  * only those two; the host has no DMI at all: ls sys/class -> missing). */

@@ -27,11 +27,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/cleanup.h"
 #include "core/json.h"
 #include "core/root.h"
 #include "core/text.h"
 #include "fragd/metrics.h"
 #include "output/exporter.h"
+#include "sources/observe.h"
+#include "sources/sources.h"
 
 #define NOW_USEC (5000 * USEC_PER_SEC)
 

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include "core/cleanup.h"
 #include "core/log.h"
 #include "knob-test-util.h"
 #include "knobs/knob-internal.h"

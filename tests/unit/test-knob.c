@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "core/cleanup.h"
 #include "core/log.h"
 #include "knob-test-util.h"
 #include "knobs/knob.h"

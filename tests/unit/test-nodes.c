@@ -10,8 +10,10 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/cleanup.h"
 #include "parser-test-util.h"
 #include "fragd/obs.h"
+#include "sources/sources.h"
 
 /* ---- fixtures ------------------------------------------------------------ */
 

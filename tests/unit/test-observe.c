@@ -15,6 +15,7 @@
 
 #include "parser-test-util.h"
 #include "fragd/obs.h"
+#include "sources/observe.h"
 
 static Observation *obs_new(void)
 {

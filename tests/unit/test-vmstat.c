@@ -12,8 +12,10 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "core/cleanup.h"
 #include "parser-test-util.h"
 #include "fragd/obs.h"
+#include "sources/sources.h"
 
 /* ---- fixtures ------------------------------------------------------------ */
 

@@ -14,6 +14,7 @@
 
 #include "parser-test-util.h"
 #include "fragd/obs.h"
+#include "sources/sources.h"
 
 /* ---- real captures ------------------------------------------------------ */
 

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/root.h"
 #include "fragd/budget.h"
 
 #define S USEC_PER_SEC

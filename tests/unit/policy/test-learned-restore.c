@@ -16,7 +16,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/root.h"
 #include "policy-test-util.h"
 
 #define S USEC_PER_SEC

@@ -15,7 +15,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/root.h"
 #include "policy-test-util.h"
 
 #define S USEC_PER_SEC

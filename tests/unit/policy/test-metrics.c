@@ -10,7 +10,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/root.h"
 #include "fragd/metrics.h"
 
 /* nr_free = {4, 2, 0, 1}: free pages 4 + 2*2 + 0 + 1*8 = 16, 7 blocks. */

@@ -24,9 +24,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <cmocka.h>
 
-#include "core/root.h"
 #include "policy-test-util.h"
 
 #define S USEC_PER_SEC

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* The readers of kernel files (daemon/sources/source-*.c), one per struct of
+ * fragd/obs.h: a pure parser (buffer in, struct out, no I/O, fuzzed) and a
+ * reader that opens the file under a Root and calls the parser. The pure
+ * lookups over what they fill (kv_get(), zoneinfo_find(), ...) are in
+ * fragd/obs.h, implemented by policy/obs-lookup.c.
+ *
+ * Parsers return 0 or a negative errno:
+ *   -EBADMSG  malformed input        -ENODATA    a required field is missing
+ *   -ERANGE   a number overflowed     -E2BIG      more rows than fragd holds
+ *   -EOPNOTSUPP the kernel lacks the feature (reader only)
+ * Out-params are written only on success. Capacities are fixed so a pass
+ * allocates nothing. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/root.h"
+#include "fragd/obs.h"
+
+/* ---- /proc/buddyinfo --------------------------------------------- */
+
+/* Rows "Node N, zone NAME c0 c1 ..." kept in file order; blank lines are
+ * skipped, any other line is -EBADMSG. Every row must have the same number of
+ * cells (NR_PAGE_ORDERS, counted): otherwise, or for a row without cells, a
+ * non-numeric or negative cell, a name of FRAGD_NAME_MAX bytes or more, or a
+ * repeated (node, zone): -EBADMSG. A cell past UINT64_MAX or a node id past
+ * INT_MAX: -ERANGE. More than FRAGD_MAX_ZONES rows or FRAGD_MAX_ORDERS
+ * cells: -E2BIG. No row at all: -ENODATA. */
+int buddyinfo_parse(const char *buf, size_t len, BuddyInfo *ret);
+/* proc/buddyinfo; -ENOENT without it (or without proc/). */
+int buddyinfo_read(const Root *root, BuddyInfo *ret);
+
+/* ---- /proc/zoneinfo ---------------------------------------------- */
+
+/* Zones in file order, populated or not; nodes[] lists every node that has a
+ * zone, in first-seen order, have_stats when its "per-node stats" block was
+ * seen. Unknown keys and lines (scanned, protection:, pagesets, vendor keys)
+ * are skipped; a known key must carry exactly one unsigned value (else
+ * -EBADMSG) and appear once per zone (else -EBADMSG). Each zone needs
+ * "pages free", min, low, high, spanned and present (else -ENODATA; managed,
+ * boost, promo, cma, nr_free_pages_blocks and start_pfn: are optional, see
+ * have). min <= low <= high <= promo and managed <= present <= spanned, else
+ * -EBADMSG.
+ * Lines before the first zone header, a repeated (node, zone) or a second
+ * per-node block for a node: -EBADMSG. Overflow: -ERANGE. Past
+ * FRAGD_MAX_ZONES zones or FRAGD_MAX_NODES nodes: -E2BIG. No zone: -ENODATA. */
+int zoneinfo_parse(const char *buf, size_t len, ZoneInfo *ret);
+/* proc/zoneinfo, any size (read into a heap buffer). */
+int zoneinfo_read(const Root *root, ZoneInfo *ret);
+
+/* ---- /proc/pagetypeinfo (root only, costly: read rarely) --------- */
+
+/* Free-count rows are keyed by the type name on the row, block-count cells
+ * by the names in their "Number of blocks type" header; types[] is the union
+ * in first-seen order. The per-node header may repeat but must agree
+ * (pageblock order, pages per block = 2^order, the order list 0..n-1), else
+ * -EBADMSG. Rows must have as many cells as their header has columns, and
+ * appear once per (zone, type) / zone; a row outside its table, or after an
+ * unknown line, is -EBADMSG. "Number of mixed blocks" rows are skipped.
+ * "Page block order" or the order header missing, or no zone: -ENODATA.
+ * "Pages per block" may be absent (it is derived). Overflow, pageblock
+ * order >= 64, node id past INT_MAX: -ERANGE. More than FRAGD_MAX_ZONES
+ * zones, FRAGD_MAX_MIGRATETYPES types or FRAGD_MAX_ORDERS orders: -E2BIG. */
+int pagetypeinfo_parse(const char *buf, size_t len, PageTypeInfo *ret);
+/* proc/pagetypeinfo; -EACCES for non-root since 5.4 (mode 0400), as is. */
+int pagetypeinfo_read(const Root *root, PageTypeInfo *ret);
+
+/* ---- name/value files: /proc/vmstat, /proc/meminfo, memory.stat --- */
+
+int vmstat_parse(const char *buf, size_t len, KvList *ret);   /* "name value" */
+int vmstat_read(const Root *root, KvList *ret);
+int meminfo_parse(const char *buf, size_t len, KvList *ret);  /* "Name:  value kB"; kB kept */
+int meminfo_read(const Root *root, KvList *ret);
+/* Both parsers keep every key in file order (duplicates too; kv_get finds the
+ * first), skip blank lines, and reject extra fields, a missing value, a
+ * non-numeric or negative value (-EBADMSG) and values past UINT64_MAX
+ * (-ERANGE). No entry at all: -ENODATA. meminfo_parse also wants MemTotal
+ * (-ENODATA) and rejects MemFree or MemAvailable above it (-EBADMSG); the
+ * only unit it accepts is "kB". */
+
+/* cgroup v2 memory.stat (same format as vmstat) of the cgroup at
+ * sys/fs/cgroup/<cgroup> ("" for the root, "db.slice", "a/b.scope"). */
+int memory_stat_read(const Root *root, const char *cgroup, KvList *ret);
+/* "fs/cgroup/<cgroup>/<file>" relative to sys_fd; -EINVAL for an absolute
+ * path, "." or ".." components, or a file name with '/'. */
+int cgroup_file_path(const char *cgroup, const char *file, char *buf, size_t size);
+
+/* ---- PSI: /proc/pressure/<resource>, cgroup <resource>.pressure --- */
+
+/* Fields by key name, any order; unknown key=value fields and unknown line
+ * kinds are ignored. A field without '=' or a repeated line or key:
+ * -EBADMSG. A line lacking one of avg10/avg60/avg300/total, or neither a
+ * "some" nor a "full" line: -ENODATA. avg above 100.00: -ERANGE. */
+int psi_parse(const char *buf, size_t len, PsiStats *ret);
+/* proc/pressure/<resource>; -EOPNOTSUPP without /proc/pressure (PSI off)
+ * or without that resource's file; -EINVAL for a name with '/'. */
+int psi_read(const Root *root, const char *resource, PsiStats *ret); /* "memory" */
+/* sys/fs/cgroup/<cgroup>/<resource>.pressure */
+int psi_read_cgroup(const Root *root, const char *cgroup, const char *resource, PsiStats *ret);
+
+/* ---- THP sysfs: /sys/kernel/mm/transparent_hugepage -------------- */
+
+/* "always [madvise] never" -> "madvise". -EBADMSG without exactly one [],
+ * for "[]", or for characters other than [A-Za-z0-9_+-] in a choice;
+ * -ENAMETOOLONG when the choice does not fit in size. */
+int thp_mode_parse(const char *buf, size_t len, char *ret, size_t size);
+/* -EOPNOTSUPP when the kernel has no THP sysfs, -ENOENT without sys/.
+ * Files that are missing, unreadable or malformed leave their field unset
+ * ("", 0, THP_KHUGEPAGED_UNSET); stats[] are sorted by name. More than
+ * FRAGD_MAX_THP_SIZES sizes or FRAGD_MAX_THP_STATS stats: -E2BIG. */
+int thp_read(const Root *root, ThpInfo *ret);
+/* Per tick, after one thp_read() into *t: re-reads the global modes and, for
+ * every mTHP size whose anon or shmem mode is not "never" (inherit follows
+ * the global mode), its fault counters. Sizes set to "never" cannot fault,
+ * so their counters are left from the last full read; the per-size "enabled"
+ * files and khugepaged settings are re-read only by thp_read(). About 20x
+ * cheaper than thp_read() on a 6.18 kernel with 9 mTHP sizes. */
+int thp_refresh(const Root *root, ThpInfo *t);
+
+/* ---- vm sysctls fragd reads or steers ---------------------------- */
+
+const char *vm_knob_name(VmKnob k); /* "min_free_kbytes" */
+int vm_knob_from_name(const char *name); /* VmKnob or -ENOENT */
+/* One integer and optional whitespace/newline. Nothing: -ENODATA; two
+ * values (a vector sysctl) or garbage: -EBADMSG; past int64: -ERANGE. */
+int sysctl_value_parse(const char *buf, size_t len, int64_t *ret);
+/* Reads dirfd/path and parses it with sysctl_value_parse(). */
+int sysctl_read_at(int dirfd, const char *path, int64_t *ret);
+/* A knob that is missing, unreadable or not one integer is !present;
+ * -ENOENT only when proc/sys/vm itself is missing. */
+int vm_sysctls_read(const Root *root, VmSysctls *ret);
+
+/* ---- node topology: /sys/devices/system/node --------------------- */
+
+/* "0-3,8,10-11" -> ids; -E2BIG past cap. Whitespace-only -> 0 entries.
+ * Items must ascend without overlap (as the kernel prints them), else
+ * -EBADMSG; ids above INT_MAX: -ERANGE. With ids NULL it only counts (cap
+ * ignored). ids and *ret_n are written only on success. */
+int cpulist_parse(const char *buf, size_t len, int *ids, unsigned cap, unsigned *ret_n);
+/* MemTotal of nodeN/meminfo ("Node 0 MemTotal:  2017652 kB"), in kB.
+ * -EBADMSG when the line names another node, -ENODATA without MemTotal. */
+int node_memtotal_parse(const char *buf, size_t len, int node, uint64_t *ret_kb);
+/* Nodes from has_memory (else online); a nodeN/meminfo that is missing or
+ * malformed leaves mem_total_kb 0. n_cpus from cpu/online, else the sum of
+ * the online nodes' cpulists, else 0. Without devices/system/node
+ * (CONFIG_NUMA=n): one node 0 with MemTotal from /proc/meminfo. */
+int nodes_read(const Root *root, NodeTopo *ret);
+
+/* ---- DMI: /sys/class/dmi/id -------------------------------------- */
+
+typedef struct DmiInfo {
+        char sys_vendor[64];
+        char product_name[64];
+        char product_family[64];
+        char board_asset_tag[64]; /* some clouds put the instance id here */
+} DmiInfo;
+
+/* -ENOENT when no DMI. Trailing whitespace trimmed, control characters
+ * shown as '?', long values cut; a missing or unreadable file gives "". */
+int dmi_read(const Root *root, DmiInfo *ret);
