@@ -13,8 +13,6 @@
 #include "output/status.h"
 #include "workload/thp-cgroup.h"
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(Root *, root_free);
-
 /* The runtime directory from the configuration when it loads. When it does
  * not (a typo, a FIFO where a file should be: the loader never blocks), the
  * knobs must still come back: the runtime_dir given with --set, else the

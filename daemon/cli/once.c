@@ -28,7 +28,6 @@
 #include "service/learned-store.h"
 #include "workload/workload.h"
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(Root *, root_free);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Workload *, workload_free);
 
 static void sleep_usec(usec_t u)

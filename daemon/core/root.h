@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "fragd/macro.h"
+
 typedef struct Root {
         char *path;      /* as given, for messages ("/" by default) */
         int root_fd;     /* the root itself: etc/, run/, var/ are opened below it */
@@ -23,6 +25,7 @@ typedef struct Root {
  * the sources that need them report -ENOENT. */
 int root_open(const char *dir, unsigned page_size, Root **ret);
 Root *root_free(Root *r);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Root *, root_free);
 
 /* How root_openat() and the readers below resolve a path below dirfd. Never
  * outside dirfd: by default dirfd is taken as the root (an absolute symlink
