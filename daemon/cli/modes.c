@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* fragd status, fragd --restore, fragd --check-config, fragd --features,
- * fragd thp-dropin. */
+/* fragd status, fragd --restore, fragd --features, fragd thp-dropin
+ * (fragd --check-config: check-config.c). */
 
 #include <stdio.h>
 #include <string.h>
@@ -123,28 +123,6 @@ int run_restore(const FragdArgs *a)
                                rt, st.n_invalid);
         }
         return st.n_failed || st.corrupt ? EXIT_FAILURE : 0;
-}
-
-int run_check_config(const FragdArgs *a)
-{
-        _cleanup_(root_freep) Root *root = NULL;
-        InstanceProbe probe = {};
-        ConfigLoadArgs ca;
-        int r;
-
-        r = root_open(a->root, a->page_size, &root);
-        if (r < 0) {
-                log_error_errno(r, "Cannot open root directory '%s': %m", a->root);
-                return EXIT_FAILURE;
-        }
-        (void) instance_probe(root, NULL, &probe);
-        ca = (ConfigLoadArgs) {
-                .root = root, .config_file = a->config_file, .set = a->sets, .n_set = a->n_sets, .probe = &probe,
-        };
-        r = config_check_main(&ca, stdout, stderr);
-        if (r == -EINVAL)
-                return EXIT_USAGE;
-        return r < 0 ? EXIT_FAILURE : 0;
 }
 
 int run_features(const FragdArgs *a)

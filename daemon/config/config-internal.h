@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-/* Shared between daemon/config/config.c, config-parse.c, config-validate.c and
- * config-print.c (loading, see config-load-internal.h), daemon/config/config-table.c
- * (the key table) and daemon/config/fleet.c. Not a public interface. */
+/* The key table (daemon/config/config-table.c), shared by loading (config.c,
+ * config-parse.c, config-validate.c, config-source.c: see
+ * config-load-internal.h), printing (config-print.c) and fleet.c. Not a
+ * public interface. */
 
 #include <stddef.h>
 

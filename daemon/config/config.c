@@ -8,13 +8,14 @@
  * the caller unless both passes found no error.
  *
  * This file holds the layers (the main file, drop-ins, fleet files, the
- * command line), pass two, the defaults, and error collection. Parsing is
- * in config-parse.c, the rules between keys in config-validate.c, and the
- * --check-config output in config-print.c. */
+ * command line), pass two and the defaults: it orchestrates, and nothing in
+ * daemon/config/ calls back into it. Parsing is in config-parse.c, the rules
+ * between keys in config-validate.c, error collection and "where a value
+ * came from" in config-source.c. Printing a loaded configuration is
+ * config-print.c; --check-config is a command-line mode (cli/check-config.c). */
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -28,44 +29,6 @@
 #define FLEET_DIR_DEFAULT CONF_DIR "/fleet.d"
 #define MAX_DIR_ENTRIES 256
 #define CONFIG_FILE_MAX (1024 * 1024)
-
-/* ---- errors ---- */
-
-static void errors_add(ConfigErrors *e, const char *msg)
-{
-        if (e->n >= CONFIG_MAX_ERRORS) {
-                e->n_dropped++;
-                return;
-        }
-        snprintf(e->msg[e->n++], CONFIG_ERROR_MAX, "%s", msg);
-}
-
-/* "path:line: ", "command line: --set 'x': " */
-static void location(const Loader *l, ConfigSource src, const char *set_arg, char *buf, size_t size)
-{
-        if (src.origin == CONFIG_ORIGIN_CMDLINE)
-                snprintf(buf, size, "command line: --set '%s': ", set_arg ? set_arg : "");
-        else if (src.line > 0)
-                snprintf(buf, size, "%s:%u: ", config_file_name(l->src, src.file), src.line);
-        else if (src.origin == CONFIG_ORIGIN_FILE || src.origin == CONFIG_ORIGIN_FLEET)
-                snprintf(buf, size, "%s: ", config_file_name(l->src, src.file));
-        else
-                buf[0] = '\0';
-}
-
-void config_error_at(Loader *l, ConfigSource src, const char *set_arg, const char *fmt, ...)
-{
-        char loc[FRAGD_PATH_MAX + 64], msg[CONFIG_ERROR_MAX], all[CONFIG_ERROR_MAX];
-        va_list ap;
-
-        location(l, src, set_arg, loc, sizeof(loc));
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof(msg), fmt, ap);
-        va_end(ap);
-        snprintf(all, sizeof(all), "%s%s", loc, msg);
-        errors_add(l->errs, all);
-        l->n_errors++;
-}
 
 /* ---- files ---- */
 

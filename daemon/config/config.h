@@ -242,6 +242,8 @@ int config_load(const ConfigLoadArgs *args, FragdConfig *ret, ConfigSources *ret
  * success. */
 int config_reload(const ConfigLoadArgs *args, FragdConfig *cfg, ConfigSources *sources, ConfigErrors *errs);
 
+/* ---- printing (daemon/config/config-print.c, config-source.c) ---------- */
+
 /* Every effective value as fragd.conf text (valid input again), each line
  * followed by "; <source>", then the detected instance. */
 void config_print(FILE *f, const FragdConfig *c, const ConfigSources *s);
@@ -251,7 +253,3 @@ char *config_source_format(const ConfigSources *s, ConfigSource src, char *buf, 
 void config_errors_print(FILE *f, const ConfigErrors *errs);
 void config_instance_print(FILE *f, const InstanceInfo *i);
 
-/* fragd --check-config: load, print every value (to out) or every error
- * (to err). Returns 0 when valid, -EINVAL when not (main() exits 2:
- * configuration error), or another -errno (exit 1). */
-int config_check_main(const ConfigLoadArgs *args, FILE *out, FILE *err);
