@@ -11,10 +11,10 @@
 #include <strings.h>
 
 #include "config/config.h"
+#include "core/parse-util.h"
 
 typedef unsigned __int128 u128;
 
-#define MAX_INT_DIGITS 20  /* UINT64_MAX has 20; overflow is checked too */
 #define MAX_FRAC_DIGITS 18 /* 10^18 fits in uint64_t */
 
 /* A decimal number as written: int_part.frac, frac has frac_digits digits. */
@@ -40,26 +40,23 @@ static const char *skip_blanks(const char *p)
         return p;
 }
 
-/* Digits, optionally '.' and more digits. At least one digit before '.'. */
+/* Digits, optionally '.' and more digits. At least one digit before '.'.
+ * The whole part is read by core's integer parser. */
 static int decimal_parse(const char **p, Decimal *ret)
 {
         const char *s = *p;
         Decimal d = { 0 };
-        unsigned n = 0;
+        size_t n = 0;
+        int r;
 
-        if (!isdigit((unsigned char) *s))
+        while (isdigit((unsigned char) s[n]))
+                n++;
+        if (n == 0)
                 return -EBADMSG;
-        for (; isdigit((unsigned char) *s); s++) {
-                /* leading zeros do not count against the digit limit */
-                if (d.int_part != 0 || *s != '0')
-                        n++;
-                if (n > MAX_INT_DIGITS)
-                        return -ERANGE;
-                u128 v = (u128) d.int_part * 10 + (unsigned) (*s - '0');
-                if (v > UINT64_MAX)
-                        return -ERANGE;
-                d.int_part = (uint64_t) v;
-        }
+        r = span_to_u64((Span) { s, n }, &d.int_part);
+        if (r < 0)
+                return r;
+        s += n;
         if (*s == '.') {
                 s++;
                 if (!isdigit((unsigned char) *s))
@@ -356,51 +353,30 @@ int config_parse_number(const char *s, double *ret)
         return 0;
 }
 
+/* A number may have blanks around it, as every value here may; the number
+ * itself is core's (parse-util.h). */
+static Span strip_blanks(const char *s)
+{
+        Span v = { .p = skip_blanks(s) };
+
+        v.len = strlen(v.p);
+        while (v.len > 0 && (v.p[v.len - 1] == ' ' || v.p[v.len - 1] == '\t'))
+                v.len--;
+        return v;
+}
+
 int config_parse_uint(const char *s, uint64_t *ret)
 {
-        const char *p;
-        Decimal d;
-        int r;
-
         if (!s)
                 return -EBADMSG;
-        p = skip_blanks(s);
-        r = decimal_parse(&p, &d);
-        if (r < 0)
-                return r;
-        if (d.frac_digits > 0 || *skip_blanks(p))
-                return -EBADMSG;
-        *ret = d.int_part;
-        return 0;
+        return span_to_u64(strip_blanks(s), ret);
 }
 
 int config_parse_int(const char *s, int64_t *ret)
 {
-        const char *p;
-        bool neg = false;
-        uint64_t u;
-        int r;
-
         if (!s)
                 return -EBADMSG;
-        p = skip_blanks(s);
-        if (*p == '-') {
-                neg = true;
-                p++;
-        }
-        r = config_parse_uint(p, &u);
-        if (r < 0)
-                return r;
-        if (neg) {
-                if (u > (uint64_t) INT64_MAX + 1)
-                        return -ERANGE;
-                *ret = u == (uint64_t) INT64_MAX + 1 ? INT64_MIN : -(int64_t) u;
-        } else {
-                if (u > INT64_MAX)
-                        return -ERANGE;
-                *ret = (int64_t) u;
-        }
-        return 0;
+        return span_to_i64(strip_blanks(s), ret);
 }
 
 char *config_format_duration(char *buf, size_t size, usec_t u)

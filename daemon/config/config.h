@@ -98,7 +98,8 @@ int config_parse_ratio(const char *s, uint32_t *ret_permyriad);
 int config_parse_rate(const char *s, double *ret_per_sec);
 /* Plain non-negative decimal: "16384", "0.25". */
 int config_parse_number(const char *s, double *ret);
-/* Decimal integers: optional '-' for the signed one. */
+/* Decimal integers (core/parse-util.h's parse_u64/parse_i64: '-' for the
+ * signed one only), blanks around allowed. */
 int config_parse_uint(const char *s, uint64_t *ret);
 int config_parse_int(const char *s, int64_t *ret);
 
