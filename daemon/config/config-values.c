@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "config/config.h"
+#include "core/format.h"
 #include "core/parse-util.h"
 
 typedef unsigned __int128 u128;
@@ -379,49 +380,6 @@ int config_parse_int(const char *s, int64_t *ret)
         return span_to_i64(strip_blanks(s), ret);
 }
 
-char *config_format_duration(char *buf, size_t size, usec_t u)
-{
-        /* largest unit that divides evenly: exact, and reads back the same */
-        static const struct {
-                const char *name;
-                usec_t usec;
-        } units[] = {
-                { "d", 24 * 60 * USEC_PER_MINUTE },
-                { "h", 60 * USEC_PER_MINUTE },
-                { "min", USEC_PER_MINUTE },
-                { "s", USEC_PER_SEC },
-                { "ms", USEC_PER_MSEC },
-                { "us", 1 },
-        };
-
-        if (u == 0) {
-                snprintf(buf, size, "0");
-                return buf;
-        }
-        for (size_t i = 0; i < ELEMENTSOF(units); i++)
-                if (u % units[i].usec == 0) {
-                        snprintf(buf, size, "%llu%s", (unsigned long long) (u / units[i].usec), units[i].name);
-                        break;
-                }
-        return buf;
-}
-
-char *config_format_bytes(char *buf, size_t size, uint64_t b)
-{
-        static const char *const names[] = { "PiB", "TiB", "GiB", "MiB", "KiB" };
-
-        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
-                uint64_t unit = 1ULL << (10 * (ELEMENTSOF(names) - i));
-
-                if (b != 0 && b % unit == 0) {
-                        snprintf(buf, size, "%llu%s", (unsigned long long) (b / unit), names[i]);
-                        return buf;
-                }
-        }
-        snprintf(buf, size, "%llu", (unsigned long long) b);
-        return buf;
-}
-
 char *config_format_ratio(char *buf, size_t size, uint32_t permyriad)
 {
         unsigned whole = permyriad / 100, frac = permyriad % 100;
@@ -439,17 +397,15 @@ char *config_format_size(char *buf, size_t size, SizeSpec s)
 {
         if (s.bytes == 0 && s.permyriad != 0)
                 return config_format_ratio(buf, size, s.permyriad);
-        return config_format_bytes(buf, size, s.bytes);
+        format_bytes_exact(buf, size, s.bytes);
+        return buf;
 }
 
-/* Shortest %g form that reads back to the same double. */
+/* Shortest form that reads back to the same double (core's), as a plain
+ * decimal: fragd.conf numbers have no exponent. */
 static char *format_double(char *buf, size_t size, double v)
 {
-        for (int prec = 6; prec <= 17; prec++) {
-                snprintf(buf, size, "%.*g", prec, v);
-                if (strtod(buf, NULL) == v)
-                        break;
-        }
+        format_double_shortest(buf, size, v);
         /* %g may print an exponent ("1e+06"): print as a plain decimal then */
         if (strpbrk(buf, "eE")) {
                 snprintf(buf, size, "%.6f", v);

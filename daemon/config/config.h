@@ -104,9 +104,8 @@ int config_parse_uint(const char *s, uint64_t *ret);
 int config_parse_int(const char *s, int64_t *ret);
 
 /* Formatters produce text the parsers read back to the same value. They
- * return buf. */
-char *config_format_duration(char *buf, size_t size, usec_t u);  /* "2min", "1500ms", "0" */
-char *config_format_bytes(char *buf, size_t size, uint64_t b);   /* "64MiB", "1000" */
+ * return buf. Durations and bytes: core/format.h's format_duration_exact()
+ * and format_bytes_exact(). */
 char *config_format_size(char *buf, size_t size, SizeSpec s);    /* "2%" or as bytes */
 char *config_format_ratio(char *buf, size_t size, uint32_t permyriad); /* "0.05%" */
 char *config_format_rate(char *buf, size_t size, double per_sec); /* "0.5/s" */

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "core/format.h"
 #include "core/log.h"
 #include "core/root.h"
 #include "core/text.h"
@@ -45,8 +46,9 @@ const char *health_error_name(HealthError e)
 
 /* ---- formatting ---------------------------------------------------------- */
 
-/* Shortest decimal that reads back as the same double; integers without
- * exponent up to 2^53; NaN and infinities as Prometheus spells them. */
+/* Shortest decimal that reads back as the same double (core/format.h);
+ * integers without exponent up to 2^53; NaN and infinities as Prometheus
+ * spells them. */
 static void format_double(double v, char *buf, size_t size)
 {
         if (isnan(v)) {
@@ -65,11 +67,7 @@ static void format_double(double v, char *buf, size_t size)
                 snprintf(buf, size, "%.0f", v);
                 return;
         }
-        for (int prec = 1; prec <= 17; prec++) {
-                snprintf(buf, size, "%.*g", prec, v);
-                if (strtod(buf, NULL) == v)
-                        return;
-        }
+        format_double_shortest(buf, size, v);
 }
 
 /* A label value as the exposition format wants it: UTF-8 with '\\', '"'
