@@ -197,30 +197,55 @@ static const struct {
         { "P", 1ULL << 50 }, { "PiB", 1ULL << 50 },
 };
 
+/* A decimal with blanks around it; *ret_suffix is what follows. */
+static int decimal_parse_suffix(const char *s, Decimal *ret, const char **ret_suffix)
+{
+        const char *p;
+        int r;
+
+        if (!s)
+                return -EBADMSG;
+        p = skip_blanks(s);
+        r = decimal_parse(&p, ret);
+        if (r < 0)
+                return r;
+        *ret_suffix = skip_blanks(p);
+        return 0;
+}
+
+/* d * mult as a share of at most 100% in permyriad. */
+static int share_permyriad(const Decimal *d, uint64_t mult, uint32_t *ret)
+{
+        uint64_t v;
+        int r = decimal_scale(d, mult, 1, &v);
+
+        if (r < 0)
+                return r;
+        if (v > 10000)
+                return -ERANGE;
+        *ret = (uint32_t) v;
+        return 0;
+}
+
 /* Bytes, or with allow_percent a share in permyriad. */
 static int parse_size_internal(const char *s, bool allow_percent, SizeSpec *ret)
 {
         const char *p;
         Decimal d;
         uint64_t v;
+        uint32_t pm;
         int r;
 
-        if (!s)
-                return -EBADMSG;
-        p = skip_blanks(s);
-        r = decimal_parse(&p, &d);
+        r = decimal_parse_suffix(s, &d, &p);
         if (r < 0)
                 return r;
-        p = skip_blanks(p);
         if (*p == '%') {
                 if (!allow_percent || *skip_blanks(p + 1))
                         return -EBADMSG;
-                r = decimal_scale(&d, 100, 1, &v);
+                r = share_permyriad(&d, 100, &pm);
                 if (r < 0)
                         return r;
-                if (v > 10000)
-                        return -ERANGE;
-                *ret = (SizeSpec) { .bytes = 0, .permyriad = (uint32_t) v };
+                *ret = (SizeSpec) { .bytes = 0, .permyriad = pm };
                 return 0;
         }
         if (*p == '\0') {
@@ -261,30 +286,19 @@ int config_parse_ratio(const char *s, uint32_t *ret_permyriad)
 {
         const char *p;
         Decimal d;
-        uint64_t v;
         int r;
 
-        if (!s)
-                return -EBADMSG;
-        p = skip_blanks(s);
-        r = decimal_parse(&p, &d);
+        r = decimal_parse_suffix(s, &d, &p);
         if (r < 0)
                 return r;
-        p = skip_blanks(p);
         if (*p == '%') {
                 if (*skip_blanks(p + 1))
                         return -EBADMSG;
-                r = decimal_scale(&d, 100, 1, &v);
-        } else if (*p == '\0')
-                r = decimal_scale(&d, 10000, 1, &v);
-        else
-                return -EBADMSG;
-        if (r < 0)
-                return r;
-        if (v > 10000)
-                return -ERANGE;
-        *ret_permyriad = (uint32_t) v;
-        return 0;
+                return share_permyriad(&d, 100, ret_permyriad);
+        }
+        if (*p == '\0')
+                return share_permyriad(&d, 10000, ret_permyriad);
+        return -EBADMSG;
 }
 
 /* A plain decimal, as a double (strtod after our own syntax check, so no
