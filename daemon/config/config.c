@@ -91,13 +91,14 @@ static int config_file_read(int dirfd, const char *rel, bool in_root, char **ret
         _cleanup_free_ char *buf = NULL;
         struct stat st;
         size_t len = 0;
+        int r;
 
         if (in_root)
                 fd = root_openat(dirfd, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0, 0);
         else
                 fd = openat(dirfd, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
         if (fd < 0) {
-                int r = negative_errno();
+                r = negative_errno();
 
                 if (r == -ENOENT && in_root && is_symlink_in_root(dirfd, rel)) {
                         snprintf(why, whysize,
@@ -117,7 +118,7 @@ static int config_file_read(int dirfd, const char *rel, bool in_root, char **ret
                 return r;
         }
         if (fstat(fd, &st) < 0) {
-                int r = negative_errno();
+                r = negative_errno();
 
                 snprintf(why, whysize, "cannot stat: %s", strerror(-r));
                 return r;
@@ -132,32 +133,18 @@ static int config_file_read(int dirfd, const char *rel, bool in_root, char **ret
                          CONFIG_FILE_MAX / 1024, (long long) st.st_size);
                 return -EFBIG;
         }
-        buf = malloc(CONFIG_FILE_MAX + 1);
-        if (!buf)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t n = read(fd, buf + len, CONFIG_FILE_MAX + 1 - len);
-
-                if (n < 0) {
-                        int r;
-
-                        if (errno == EINTR)
-                                continue;
-                        r = negative_errno();
-                        snprintf(why, whysize, "cannot read: %s", strerror(-r));
-                        return r;
-                }
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-                if (len > CONFIG_FILE_MAX) {
-                        /* grew while read */
-                        snprintf(why, whysize, "larger than %d KiB: not a configuration file",
-                                 CONFIG_FILE_MAX / 1024);
-                        return -EFBIG;
-                }
+        r = read_fd_alloc(fd, CONFIG_FILE_MAX, &buf, &len);
+        if (r == -EFBIG) {
+                /* grew while read */
+                snprintf(why, whysize, "larger than %d KiB: not a configuration file", CONFIG_FILE_MAX / 1024);
+                return r;
         }
-        buf[len] = '\0';
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                snprintf(why, whysize, "cannot read: %s", strerror(-r));
+                return r;
+        }
         *ret_buf = TAKE_PTR(buf);
         *ret_len = len;
         return 0;

@@ -327,22 +327,16 @@ static int open_for_read(int dirfd, const char *path, unsigned how_flags)
         return fd;
 }
 
-int read_file_at_full(int dirfd, const char *path, unsigned how_flags, char *buf, size_t size)
+/* Reads fd to its end, or until buf (size bytes) is full: the number of
+ * bytes read (size: full, more may follow), or -errno. Retries EINTR. The
+ * one read loop of the readers below. */
+static ssize_t read_fd_fill(int fd, char *buf, size_t size)
 {
-        _cleanup_close_ int fd = -1;
         size_t len = 0;
 
-        if (size == 0)
-                return -EINVAL;
-        fd = open_for_read(dirfd, path, how_flags);
-        if (fd < 0)
-                return fd;
-        for (;;) {
-                ssize_t n;
+        while (len < size) {
+                ssize_t n = read(fd, buf + len, size - len);
 
-                if (len + 1 >= size)
-                        return -EFBIG;
-                n = read(fd, buf + len, size - 1 - len);
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -352,13 +346,51 @@ int read_file_at_full(int dirfd, const char *path, unsigned how_flags, char *buf
                         break;
                 len += (size_t) n;
         }
-        buf[len] = '\0';
-        return len > INT_MAX ? -EFBIG : (int) len;
+        return (ssize_t) len;
+}
+
+int read_file_at_full(int dirfd, const char *path, unsigned how_flags, char *buf, size_t size)
+{
+        _cleanup_close_ int fd = -1;
+        ssize_t n;
+
+        if (size == 0)
+                return -EINVAL;
+        fd = open_for_read(dirfd, path, how_flags);
+        if (fd < 0)
+                return fd;
+        n = read_fd_fill(fd, buf, size - 1);
+        if (n < 0)
+                return (int) n;
+        if ((size_t) n == size - 1)
+                return -EFBIG; /* full: cannot tell the end from more */
+        buf[n] = '\0';
+        return n > INT_MAX ? -EFBIG : (int) n;
 }
 
 int read_file_at(int dirfd, const char *path, char *buf, size_t size)
 {
         return read_file_at_full(dirfd, path, 0, buf, size);
+}
+
+int read_fd_alloc(int fd, size_t max, char **ret_buf, size_t *ret_len)
+{
+        _cleanup_free_ char *buf = NULL;
+        ssize_t n;
+
+        buf = malloc(max + 2);
+        if (!buf)
+                return -ENOMEM;
+        n = read_fd_fill(fd, buf, max + 1);
+        if (n < 0)
+                return (int) n;
+        if ((size_t) n > max)
+                return -EFBIG;
+        buf[n] = '\0';
+        *ret_buf = TAKE_PTR(buf);
+        if (ret_len)
+                *ret_len = (size_t) n;
+        return 0;
 }
 
 int read_file_alloc_at_full(int dirfd, const char *path, unsigned how_flags, char **ret_buf, size_t *ret_len)
@@ -374,28 +406,21 @@ int read_file_alloc_at_full(int dirfd, const char *path, unsigned how_flags, cha
         if (!buf)
                 return -ENOMEM;
         for (;;) {
-                ssize_t n;
+                ssize_t n = read_fd_fill(fd, buf + len, cap - 1 - len);
+                char *nb;
 
-                if (len + 1 >= cap) {
-                        char *nb;
-
-                        if (cap >= 64u << 20)
-                                return -EFBIG;
-                        nb = realloc(buf, cap * 2);
-                        if (!nb)
-                                return -ENOMEM;
-                        buf = nb;
-                        cap *= 2;
-                }
-                n = read(fd, buf + len, cap - 1 - len);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (n == 0)
-                        break;
+                if (n < 0)
+                        return (int) n;
                 len += (size_t) n;
+                if (len + 1 < cap)
+                        break; /* the end */
+                if (cap >= 64u << 20)
+                        return -EFBIG;
+                nb = realloc(buf, cap * 2);
+                if (!nb)
+                        return -ENOMEM;
+                buf = nb;
+                cap *= 2;
         }
         buf[len] = '\0';
         *ret_buf = TAKE_PTR(buf);

@@ -54,6 +54,11 @@ extern uint64_t (*root_test_random)(void);
 int read_file_at(int dirfd, const char *path, char *buf, size_t size);
 int read_file_at_full(int dirfd, const char *path, unsigned how_flags, char *buf, size_t size);
 
+/* Reads an open fd to its end into a malloc'ed, NUL-terminated buffer of at
+ * most max bytes: -EFBIG when there is more (a file that grew after its
+ * fstat), -ENOMEM, or -errno. ret_len may be NULL. */
+int read_fd_alloc(int fd, size_t max, char **ret_buf, size_t *ret_len);
+
 /* Reads a file of unknown size into a malloc'ed, NUL-terminated buffer. */
 int read_file_alloc_at(int dirfd, const char *path, char **ret_buf, size_t *ret_len);
 int read_file_alloc_at_full(int dirfd, const char *path, unsigned how_flags, char **ret_buf,
