@@ -301,15 +301,19 @@ int config_parse_ratio(const char *s, uint32_t *ret_permyriad)
         return -EBADMSG;
 }
 
-/* A plain decimal, as a double (strtod after our own syntax check, so no
- * hex, exponents, "inf" or "nan"). Returns the end. */
+/* A plain decimal with blanks around it, as a double (strtod after our own
+ * syntax check, so no hex, exponents, "inf" or "nan"). *ret_end is what
+ * follows the blanks after it. */
 static int parse_double(const char *s, const char **ret_end, double *ret)
 {
-        const char *p = skip_blanks(s), *start = p;
+        const char *p, *start;
         char buf[64];
         Decimal d;
         int r;
 
+        if (!s)
+                return -EBADMSG;
+        p = start = skip_blanks(s);
         r = decimal_parse(&p, &d);
         if (r < 0 && r != -EDOM)
                 return r;
@@ -321,7 +325,7 @@ static int parse_double(const char *s, const char **ret_end, double *ret)
         memcpy(buf, start, (size_t) (p - start));
         buf[p - start] = '\0';
         *ret = strtod(buf, NULL);
-        *ret_end = p;
+        *ret_end = skip_blanks(p);
         return 0;
 }
 
@@ -337,12 +341,9 @@ int config_parse_rate(const char *s, double *ret_per_sec)
         double v;
         int r;
 
-        if (!s)
-                return -EBADMSG;
         r = parse_double(s, &p, &v);
         if (r < 0)
                 return r;
-        p = skip_blanks(p);
         for (size_t i = 0; i < ELEMENTSOF(per); i++)
                 if (strcmp(p, per[i].name) == 0) {
                         *ret_per_sec = v / per[i].sec;
@@ -357,12 +358,10 @@ int config_parse_number(const char *s, double *ret)
         double v;
         int r;
 
-        if (!s)
-                return -EBADMSG;
         r = parse_double(s, &p, &v);
         if (r < 0)
                 return r;
-        if (*skip_blanks(p))
+        if (*p)
                 return -EBADMSG;
         *ret = v;
         return 0;

@@ -663,19 +663,35 @@ static int create_named(int dfd, const char *name, const char *data, size_t len,
         return 0;
 }
 
+/* The directory that holds path below dirfd, opened (with create, made
+ * first as mkdir -p does), and path's last component. */
+static int open_parent(int dirfd, const char *path, bool create, int *ret_dfd, const char **ret_name)
+{
+        char dir[PATH_MAX];
+        int r, dfd;
+
+        if (dirfd < 0)
+                return -ENOENT;
+        r = split_path(path, dir, sizeof(dir), ret_name);
+        if (r < 0)
+                return r;
+        if (create)
+                return root_mkdir_p_at(dirfd, dir, 0755, ret_dfd);
+        dfd = root_openat(dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
+        if (dfd < 0)
+                return dfd;
+        *ret_dfd = dfd;
+        return 0;
+}
+
 int write_file_atomic_at(int dirfd, const char *path, const char *data, size_t len, unsigned mode)
 {
-        char dir[PATH_MAX], tmp[NAME_MAX + 1];
+        char tmp[NAME_MAX + 1];
         _cleanup_close_ int dfd = -1;
         const char *name;
         int r;
 
-        if (dirfd < 0)
-                return -ENOENT;
-        r = split_path(path, dir, sizeof(dir), &name);
-        if (r < 0)
-                return r;
-        r = root_mkdir_p_at(dirfd, dir, 0755, &dfd);
+        r = open_parent(dirfd, path, true, &dfd, &name);
         if (r < 0)
                 return r;
         r = create_tmpfile(dfd, name, data, len, mode, tmp, sizeof(tmp));
@@ -697,19 +713,13 @@ int write_file_atomic_at(int dirfd, const char *path, const char *data, size_t l
 
 int unlink_file_at(int dirfd, const char *path)
 {
-        char dir[PATH_MAX];
         _cleanup_close_ int dfd = -1;
         const char *name;
         int r;
 
-        if (dirfd < 0)
-                return -ENOENT;
-        r = split_path(path, dir, sizeof(dir), &name);
+        r = open_parent(dirfd, path, false, &dfd, &name);
         if (r < 0)
                 return r;
-        dfd = root_openat(dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
-        if (dfd < 0)
-                return dfd;
         if (unlinkat(dfd, name, 0) < 0)
                 return negative_errno();
         return 0;
