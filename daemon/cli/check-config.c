@@ -42,11 +42,8 @@ int run_check_config(const FragdArgs *a)
         ConfigLoadArgs ca;
         int r;
 
-        r = root_open(a->root, a->page_size, &root);
-        if (r < 0) {
-                log_error_errno(r, "Cannot open root directory '%s': %m", a->root);
+        if (args_root_open(a, &root) < 0)
                 return EXIT_FAILURE;
-        }
         (void) instance_probe(root, NULL, &probe);
         ca = (ConfigLoadArgs) {
                 .root = root, .config_file = a->config_file, .set = a->sets, .n_set = a->n_sets, .probe = &probe,

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "core/clock.h"
+#include "core/root.h"
 #include "fragd/macro.h"
 
 enum {
@@ -44,6 +45,9 @@ typedef struct FragdArgs {
         bool quiet_if_clean; /* --restore: say nothing when there is nothing to do */
         const char *dropin_unit, *dropin_mode; /* thp-dropin UNIT MODE */
 } FragdArgs;
+
+/* root_open() of --root and --page-size; says why it failed (cli/modes.c) */
+int args_root_open(const FragdArgs *a, Root **ret);
 
 int run_once(const FragdArgs *a);
 int run_status(const FragdArgs *a);

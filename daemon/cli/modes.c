@@ -13,6 +13,15 @@
 #include "output/status.h"
 #include "workload/thp-cgroup.h"
 
+int args_root_open(const FragdArgs *a, Root **ret)
+{
+        int r = root_open(a->root, a->page_size, ret);
+
+        if (r < 0)
+                return log_error_errno(r, "Cannot open root directory '%s': %m", a->root);
+        return 0;
+}
+
 /* The runtime directory from the configuration when it loads. When it does
  * not (a typo, a FIFO where a file should be: the loader never blocks), the
  * knobs must still come back: the runtime_dir given with --set, else the
@@ -47,11 +56,8 @@ int run_status(const FragdArgs *a)
         char rt[FRAGD_PATH_MAX];
         int r;
 
-        r = root_open(a->root, a->page_size, &root);
-        if (r < 0) {
-                log_error_errno(r, "Cannot open root directory '%s': %m", a->root);
+        if (args_root_open(a, &root) < 0)
                 return EXIT_FAILURE;
-        }
         runtime_dir(root, a, rt, sizeof(rt));
         r = status_print(root, rt, stdout);
         if (r == -ENOENT || r == -ESRCH)
@@ -73,11 +79,8 @@ int run_restore(const FragdArgs *a)
         const char *prefix;
         int r, ra;
 
-        r = root_open(a->root, a->page_size, &root);
-        if (r < 0) {
-                log_error_errno(r, "Cannot open root directory '%s': %m", a->root);
+        if (args_root_open(a, &root) < 0)
                 return EXIT_FAILURE;
-        }
         prefix = root->is_host ? "" : root->path;
         runtime_dir(root, a, rt, sizeof(rt));
         r = knob_restore_from_journal(root, rt, a->dry_run ? &knob_ops_dryrun : NULL, OWNERSHIP_RESPECT, &st);
