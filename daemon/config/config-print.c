@@ -21,16 +21,6 @@ void config_errors_print(FILE *f, const ConfigErrors *errs)
                 fprintf(f, "... and %u more errors\n", errs->n_dropped);
 }
 
-void config_instance_print(FILE *f, const InstanceInfo *i)
-{
-        fprintf(f, "instance type: %s (%s)\n", i->name[0] ? i->name : "unknown", i->source ? i->source : "none");
-        fprintf(f, "sizing class: %s\n", i->class_name[0] ? i->class_name : "unknown");
-        if (i->fleet_file[0])
-                fprintf(f, "fleet file: %s ([match] %s)\n", i->fleet_file, i->fleet_match);
-        else
-                fprintf(f, "fleet file: none\n");
-}
-
 static void print_key(FILE *f, const ConfigKey *k, const FragdConfig *c, const ConfigSources *s, int sub)
 {
         char v[FRAGD_PATH_MAX], line[FRAGD_PATH_MAX + 64], where[FRAGD_PATH_MAX + 32];

@@ -57,11 +57,6 @@ static const char *file_type_name(mode_t m)
                              : "not a regular file";
 }
 
-/* Reads a configuration file whole, never blocking: opened O_NONBLOCK (a
- * FIFO would wait for a writer, holding up SIGHUP, --restore, status and
- * --check-config), then only a regular file of at most CONFIG_FILE_MAX
- * bytes is read. Returns -ENOENT only for a name that does not exist; every
- * other failure writes what went wrong into why, and returns -errno. */
 /* true when the last component of rel is a symbolic link, its directory
  * resolved inside root_fd */
 static bool is_symlink_in_root(int root_fd, const char *rel)
@@ -81,9 +76,15 @@ static bool is_symlink_in_root(int root_fd, const char *rel)
         return dfd >= 0 && fstatat(dfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
 }
 
-/* in_root: rel is resolved inside dirfd as its root (root_openat(): an
- * absolute symlink restarts at dirfd, ".." stops there); else as openat(2)
- * does, for the user's own -c FILE */
+/* Reads a configuration file whole, never blocking: opened O_NONBLOCK (a
+ * FIFO would wait for a writer, holding up SIGHUP, --restore, status and
+ * --check-config), then only a regular file of at most CONFIG_FILE_MAX
+ * bytes is read. Returns -ENOENT only for a name that does not exist; every
+ * other failure writes what went wrong into why, and returns -errno. A dangling
+ * symbolic link is -ENOLINK, a loop -ELOOP. in_root: rel is resolved
+ * inside dirfd as its root (root_openat(): an absolute symlink restarts at
+ * dirfd, ".." stops there, fragd.conf, fragd.conf.d, fleet_dir below
+ * --root); else as openat(2) does, for the user's own -c FILE. */
 static int config_file_read(int dirfd, const char *rel, bool in_root, char **ret_buf, size_t *ret_len, char *why,
                             size_t whysize)
 {
@@ -148,17 +149,6 @@ static int config_file_read(int dirfd, const char *rel, bool in_root, char **ret
         *ret_buf = TAKE_PTR(buf);
         *ret_len = len;
         return 0;
-}
-
-int config_file_read_at(int dirfd, const char *rel, char **ret_buf, size_t *ret_len, char *why, size_t whysize)
-{
-        return config_file_read(dirfd, rel, false, ret_buf, ret_len, why, whysize);
-}
-
-int config_file_read_in_root(int root_fd, const char *rel, char **ret_buf, size_t *ret_len, char *why,
-                             size_t whysize)
-{
-        return config_file_read(root_fd, rel, true, ret_buf, ret_len, why, whysize);
 }
 
 /* Reads one file into list. A missing file is fine unless must_exist; a

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "config/config.h"
+#include "config/config-internal.h"
 #include "core/format.h"
 
 #define MS USEC_PER_MSEC

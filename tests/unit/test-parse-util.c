@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "config/config.h"
+#include "config/config-internal.h"
 #include "core/parse-util.h"
 #include "fragd/macro.h"
 #include "knobs/knob-internal.h"
