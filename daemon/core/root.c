@@ -171,25 +171,17 @@ static int walk_openat(int dirfd, const char *path, int flags, mode_t mode, unsi
                         p = comp + strlen(comp);
                 last = *p == '\0';
 
-                if (strcmp(comp, ".") == 0) {
-                        if (last) {
-                                r = openat(w.fds[w.depth], ".", flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW),
-                                           mode);
-                                r = r < 0 ? negative_errno() : r;
-                                goto done;
-                        }
-                        continue;
-                }
-                if (strcmp(comp, "..") == 0) {
-                        if (w.depth == 0) {
+                if (strcmp(comp, ".") == 0 || strcmp(comp, "..") == 0) {
+                        if (comp[1] == '.' && w.depth == 0) {
                                 if (how_flags & ROOT_BENEATH) {
                                         r = -EXDEV;
                                         goto done;
                                 }
-                        } else {
+                        } else if (comp[1] == '.') {
                                 closep(&w.fds[w.depth]);
                                 w.depth--;
                         }
+                        /* the directory reached is the file */
                         if (last) {
                                 r = openat(w.fds[w.depth], ".", flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW),
                                            mode);
