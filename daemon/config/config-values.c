@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "config/config.h"
+#include "config/config-internal.h"
 #include "core/format.h"
 #include "core/parse-util.h"
 
