@@ -10,6 +10,7 @@
 #include "cli/main-internal.h"
 #include "cli/report.h"
 #include "core/log.h"
+#include "core/parse-util.h"
 #include "core/root.h"
 #include "fragd/metrics.h"
 #include "fragd/obs.h"
@@ -104,17 +105,13 @@ static int parse_args(int argc, char **argv, FragdArgs *a)
                         a->root = optarg;
                         break;
                 case ARG_PAGE_SIZE: {
-                        char *end;
-                        unsigned long long v;
+                        uint64_t v;
 
                         /* the base page sizes Linux supports: 4 KiB (x86,
                          * arm64, ...) to 256 KiB (hexagon, powerpc 44x);
                          * checked before the cast, so 2^32 + 4096 is not
                          * taken as 4096 */
-                        errno = 0;
-                        v = strtoull(optarg, &end, 10);
-                        if (!*optarg || *end || errno || optarg[0] == '-' || v < 4096 || v > 262144 ||
-                            (v & (v - 1))) {
+                        if (parse_u64(optarg, &v) < 0 || v < 4096 || v > 262144 || (v & (v - 1))) {
                                 fprintf(stderr,
                                         "fragd: --page-size: '%s' is not a base page size: give a power of two "
                                         "from 4096 to 262144 bytes (4 KiB to 256 KiB), e.g. 4096, 16384 or 65536\n",

@@ -5,8 +5,10 @@
  * (daemon.c, once.c, modes.c). */
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "core/clock.h"
+#include "core/root.h"
 #include "fragd/macro.h"
 
 enum {
@@ -44,10 +46,18 @@ typedef struct FragdArgs {
         const char *dropin_unit, *dropin_mode; /* thp-dropin UNIT MODE */
 } FragdArgs;
 
+/* root_open() of --root and --page-size; says why it failed (cli/modes.c) */
+int args_root_open(const FragdArgs *a, Root **ret);
+
 int run_once(const FragdArgs *a);
 int run_status(const FragdArgs *a);
 int run_restore(const FragdArgs *a);
 int run_check_config(const FragdArgs *a);
+/* fragd --check-config's work (cli/check-config.c): load, print every value
+ * (to out) or every error (to err). Returns 0 when valid, -EINVAL when not
+ * (exit 2: configuration error), or another -errno (exit 1). */
+struct ConfigLoadArgs;
+int check_config_main(const struct ConfigLoadArgs *args, FILE *out, FILE *err);
 int run_features(const FragdArgs *a);
 int run_thp_dropin(const FragdArgs *a);
 int run_daemon(const FragdArgs *a); /* cli/daemon.c */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* fragd status, fragd --restore, fragd --check-config, fragd --features,
- * fragd thp-dropin. */
+/* fragd status, fragd --restore, fragd --features, fragd thp-dropin
+ * (fragd --check-config: check-config.c). */
 
 #include <stdio.h>
 #include <string.h>
@@ -13,7 +13,14 @@
 #include "output/status.h"
 #include "workload/thp-cgroup.h"
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(Root *, root_free);
+int args_root_open(const FragdArgs *a, Root **ret)
+{
+        int r = root_open(a->root, a->page_size, ret);
+
+        if (r < 0)
+                return log_error_errno(r, "Cannot open root directory '%s': %m", a->root);
+        return 0;
+}
 
 /* The runtime directory from the configuration when it loads. When it does
  * not (a typo, a FIFO where a file should be: the loader never blocks), the
@@ -49,11 +56,8 @@ int run_status(const FragdArgs *a)
         char rt[FRAGD_PATH_MAX];
         int r;
 
-        r = root_open(a->root, a->page_size, &root);
-        if (r < 0) {
-                log_error_errno(r, "Cannot open root directory '%s': %m", a->root);
+        if (args_root_open(a, &root) < 0)
                 return EXIT_FAILURE;
-        }
         runtime_dir(root, a, rt, sizeof(rt));
         r = status_print(root, rt, stdout);
         if (r == -ENOENT || r == -ESRCH)
@@ -75,11 +79,8 @@ int run_restore(const FragdArgs *a)
         const char *prefix;
         int r, ra;
 
-        r = root_open(a->root, a->page_size, &root);
-        if (r < 0) {
-                log_error_errno(r, "Cannot open root directory '%s': %m", a->root);
+        if (args_root_open(a, &root) < 0)
                 return EXIT_FAILURE;
-        }
         prefix = root->is_host ? "" : root->path;
         runtime_dir(root, a, rt, sizeof(rt));
         r = knob_restore_from_journal(root, rt, a->dry_run ? &knob_ops_dryrun : NULL, OWNERSHIP_RESPECT, &st);
@@ -125,28 +126,6 @@ int run_restore(const FragdArgs *a)
                                rt, st.n_invalid);
         }
         return st.n_failed || st.corrupt ? EXIT_FAILURE : 0;
-}
-
-int run_check_config(const FragdArgs *a)
-{
-        _cleanup_(root_freep) Root *root = NULL;
-        InstanceProbe probe = {};
-        ConfigLoadArgs ca;
-        int r;
-
-        r = root_open(a->root, a->page_size, &root);
-        if (r < 0) {
-                log_error_errno(r, "Cannot open root directory '%s': %m", a->root);
-                return EXIT_FAILURE;
-        }
-        (void) instance_probe(root, NULL, &probe);
-        ca = (ConfigLoadArgs) {
-                .root = root, .config_file = a->config_file, .set = a->sets, .n_set = a->n_sets, .probe = &probe,
-        };
-        r = config_check_main(&ca, stdout, stderr);
-        if (r == -EINVAL)
-                return EXIT_USAGE;
-        return r < 0 ? EXIT_FAILURE : 0;
 }
 
 int run_features(const FragdArgs *a)

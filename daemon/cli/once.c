@@ -34,7 +34,6 @@
 #include "sources/observe.h"
 #include "workload/workload.h"
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(Root *, root_free);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Workload *, workload_free);
 
 static void sleep_usec(usec_t u)

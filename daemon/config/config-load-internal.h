@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-/* The loader's state, shared by config.c (layers, pass two), config-parse.c
- * (pass one), config-validate.c (rules between keys) and config-print.c.
- * Private to them. */
+/* The loader's state, shared by config.c (layers, pass two: the one that
+ * orchestrates), config-parse.c (pass one), config-validate.c (rules between
+ * keys) and config-source.c (errors, sources). Private to daemon/config/. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -68,7 +68,8 @@ static inline ConfigSource config_here(const Loader *l)
         return (ConfigSource) { .origin = l->origin, .file = l->file, .line = l->line };
 }
 
-/* Records an error at src ("path:line: ", "command line: --set 'x': "). */
+/* config-source.c: records an error at src ("path:line: ", "command line:
+ * --set 'x': "). */
 void config_error_at(Loader *l, ConfigSource src, const char *set_arg, const char *fmt, ...) _printf_(4, 5);
 #define error_here(l, ...) config_error_at((l), config_here(l), (l)->set_arg, __VA_ARGS__)
 
@@ -82,5 +83,5 @@ void config_load_set(Loader *l, AssignList *list);
 /* config-validate.c */
 void config_validate(Loader *l, const FragdConfig *c, const ConfigSources *s);
 
-/* config-print.c: "preset database", "path:line", ... for key k */
+/* config-source.c: "preset database", "path:line", ... for key k */
 const char *config_slot_source(const ConfigSources *s, const ConfigKey *k, int sub, char *buf, size_t size);

@@ -1,44 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Printing a configuration: where each value came from, the error list, the
- * detected instance, the effective configuration with the source of every
- * value (fragd --check-config), and --check-config itself. Split from
- * config.c. */
+/* Printing a loaded configuration: the error list, the detected instance,
+ * and the effective configuration with the source of every value (what
+ * fragd --check-config prints, cli/check-config.c). Formatting only: it
+ * never loads. */
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "config/config-load-internal.h"
 #include "core/cleanup.h"
-
-char *config_source_format(const ConfigSources *s, ConfigSource src, char *buf, size_t size)
-{
-        switch (src.origin) {
-        case CONFIG_ORIGIN_DEFAULT:
-                snprintf(buf, size, "default");
-                break;
-        case CONFIG_ORIGIN_PRESET:
-                snprintf(buf, size, "preset %s", preset_name(s->preset) ?: "?");
-                break;
-        case CONFIG_ORIGIN_FLEET:
-                snprintf(buf, size, "fleet %s:%u", config_file_name(s, src.file), src.line);
-                break;
-        case CONFIG_ORIGIN_FILE:
-                snprintf(buf, size, "%s:%u", config_file_name(s, src.file), src.line);
-                break;
-        case CONFIG_ORIGIN_CMDLINE:
-                snprintf(buf, size, "command line");
-                break;
-        default:
-                snprintf(buf, size, "?");
-        }
-        return buf;
-}
-
-const char *config_slot_source(const ConfigSources *s, const ConfigKey *k, int sub, char *buf, size_t size)
-{
-        return config_source_format(s, s->slot[config_key_slot(k, sub)], buf, size);
-}
 
 /* ---- output ---- */
 
@@ -50,16 +20,6 @@ void config_errors_print(FILE *f, const ConfigErrors *errs)
                 fprintf(f, "%s\n", errs->msg[i]);
         if (errs->n_dropped)
                 fprintf(f, "... and %u more errors\n", errs->n_dropped);
-}
-
-void config_instance_print(FILE *f, const InstanceInfo *i)
-{
-        fprintf(f, "instance type: %s (%s)\n", i->name[0] ? i->name : "unknown", i->source ? i->source : "none");
-        fprintf(f, "sizing class: %s\n", i->class_name[0] ? i->class_name : "unknown");
-        if (i->fleet_file[0])
-                fprintf(f, "fleet file: %s ([match] %s)\n", i->fleet_file, i->fleet_match);
-        else
-                fprintf(f, "fleet file: none\n");
 }
 
 static void print_key(FILE *f, const ConfigKey *k, const FragdConfig *c, const ConfigSources *s, int sub)
@@ -114,28 +74,4 @@ void config_print(FILE *f, const FragdConfig *c, const ConfigSources *s)
         }
         fprintf(f, "\n[fleet]\n");
         print_section(f, SECTION_FLEET, c, s, 0);
-}
-
-int config_check_main(const ConfigLoadArgs *args, FILE *out, FILE *err)
-{
-        _cleanup_free_ FragdConfig *c = malloc(sizeof(*c));
-        _cleanup_free_ ConfigSources *s = malloc(sizeof(*s));
-        _cleanup_free_ ConfigErrors *e = calloc(1, sizeof(*e));
-        int r;
-
-        if (!c || !s || !e)
-                return -ENOMEM;
-        r = config_load(args, c, s, e);
-        if (r == -EINVAL) {
-                fprintf(err, "fragd: configuration has %u error%s:\n", e->n + e->n_dropped,
-                        e->n + e->n_dropped == 1 ? "" : "s");
-                config_errors_print(err, e);
-                return r;
-        }
-        if (r < 0) {
-                fprintf(err, "fragd: cannot load the configuration: %s\n", strerror(-r));
-                return r;
-        }
-        config_print(out, c, s);
-        return 0;
 }

@@ -9,6 +9,7 @@
 #include <syslog.h>
 
 #include "config/config-internal.h"
+#include "core/format.h"
 #include "core/text.h"
 
 #define SEC(x) ((int64_t) (x) * (int64_t) USEC_PER_SEC)
@@ -371,14 +372,14 @@ static void format_bound(const ConfigKey *k, int64_t v, char *buf, size_t size)
 {
         switch (k->type) {
         case VT_DURATION:
-                config_format_duration(buf, size, (usec_t) v);
+                format_duration_exact(buf, size, (usec_t) v);
                 break;
         case VT_SIZE:
         case VT_RATIO:
                 config_format_ratio(buf, size, (uint32_t) v);
                 break;
         case VT_BYTES:
-                config_format_bytes(buf, size, (uint64_t) v);
+                format_bytes_exact(buf, size, (uint64_t) v);
                 break;
         default:
                 snprintf(buf, size, "%lld", (long long) v);
@@ -539,7 +540,7 @@ static int apply_lever(const ConfigKey *k, FragdConfig *c, int lever, const char
                 if (s.bytes / 1024 > (uint64_t) hi) {
                         char a[32];
                         snprintf(err, errsize, "out of range: allowed 0..%s",
-                                 config_format_bytes(a, sizeof(a), (uint64_t) hi * 1024));
+                                 format_bytes_exact(a, sizeof(a), (uint64_t) hi * 1024));
                         return -ERANGE;
                 }
                 v = (int64_t) (s.bytes / 1024);
@@ -570,7 +571,7 @@ static char *format_lever(const ConfigKey *k, const FragdConfig *c, int lever, c
                  c->policy.min_free_max_permyriad > 0)
                 config_format_ratio(buf, size, c->policy.min_free_max_permyriad);
         else if (lever == LEVER_MIN_FREE_KBYTES)
-                config_format_bytes(buf, size, (uint64_t) v * 1024);
+                format_bytes_exact(buf, size, (uint64_t) v * 1024);
         else
                 snprintf(buf, size, "%lld", (long long) v);
         return buf;
@@ -767,7 +768,7 @@ char *config_key_format(const ConfigKey *k, const FragdConfig *c, int sub, char 
                 break;
         }
         case VT_DURATION:
-                config_format_duration(buf, size, load_uint(p, k->size));
+                format_duration_exact(buf, size, load_uint(p, k->size));
                 break;
         case VT_SIZE: {
                 SizeSpec s;
@@ -776,7 +777,7 @@ char *config_key_format(const ConfigKey *k, const FragdConfig *c, int sub, char 
                 break;
         }
         case VT_BYTES:
-                config_format_bytes(buf, size, load_uint(p, sizeof(uint64_t)));
+                format_bytes_exact(buf, size, load_uint(p, sizeof(uint64_t)));
                 break;
         case VT_RATIO:
                 config_format_ratio(buf, size, (uint32_t) load_uint(p, sizeof(uint32_t)));

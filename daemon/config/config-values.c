@@ -10,11 +10,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "config/config.h"
+#include "config/config-internal.h"
+#include "core/format.h"
+#include "core/parse-util.h"
 
 typedef unsigned __int128 u128;
 
-#define MAX_INT_DIGITS 20  /* UINT64_MAX has 20; overflow is checked too */
 #define MAX_FRAC_DIGITS 18 /* 10^18 fits in uint64_t */
 
 /* A decimal number as written: int_part.frac, frac has frac_digits digits. */
@@ -40,26 +41,23 @@ static const char *skip_blanks(const char *p)
         return p;
 }
 
-/* Digits, optionally '.' and more digits. At least one digit before '.'. */
+/* Digits, optionally '.' and more digits. At least one digit before '.'.
+ * The whole part is read by core's integer parser. */
 static int decimal_parse(const char **p, Decimal *ret)
 {
         const char *s = *p;
         Decimal d = { 0 };
-        unsigned n = 0;
+        size_t n = 0;
+        int r;
 
-        if (!isdigit((unsigned char) *s))
+        while (isdigit((unsigned char) s[n]))
+                n++;
+        if (n == 0)
                 return -EBADMSG;
-        for (; isdigit((unsigned char) *s); s++) {
-                /* leading zeros do not count against the digit limit */
-                if (d.int_part != 0 || *s != '0')
-                        n++;
-                if (n > MAX_INT_DIGITS)
-                        return -ERANGE;
-                u128 v = (u128) d.int_part * 10 + (unsigned) (*s - '0');
-                if (v > UINT64_MAX)
-                        return -ERANGE;
-                d.int_part = (uint64_t) v;
-        }
+        r = span_to_u64((Span) { s, n }, &d.int_part);
+        if (r < 0)
+                return r;
+        s += n;
         if (*s == '.') {
                 s++;
                 if (!isdigit((unsigned char) *s))
@@ -199,30 +197,55 @@ static const struct {
         { "P", 1ULL << 50 }, { "PiB", 1ULL << 50 },
 };
 
+/* A decimal with blanks around it; *ret_suffix is what follows. */
+static int decimal_parse_suffix(const char *s, Decimal *ret, const char **ret_suffix)
+{
+        const char *p;
+        int r;
+
+        if (!s)
+                return -EBADMSG;
+        p = skip_blanks(s);
+        r = decimal_parse(&p, ret);
+        if (r < 0)
+                return r;
+        *ret_suffix = skip_blanks(p);
+        return 0;
+}
+
+/* d * mult as a share of at most 100% in permyriad. */
+static int share_permyriad(const Decimal *d, uint64_t mult, uint32_t *ret)
+{
+        uint64_t v;
+        int r = decimal_scale(d, mult, 1, &v);
+
+        if (r < 0)
+                return r;
+        if (v > 10000)
+                return -ERANGE;
+        *ret = (uint32_t) v;
+        return 0;
+}
+
 /* Bytes, or with allow_percent a share in permyriad. */
 static int parse_size_internal(const char *s, bool allow_percent, SizeSpec *ret)
 {
         const char *p;
         Decimal d;
         uint64_t v;
+        uint32_t pm;
         int r;
 
-        if (!s)
-                return -EBADMSG;
-        p = skip_blanks(s);
-        r = decimal_parse(&p, &d);
+        r = decimal_parse_suffix(s, &d, &p);
         if (r < 0)
                 return r;
-        p = skip_blanks(p);
         if (*p == '%') {
                 if (!allow_percent || *skip_blanks(p + 1))
                         return -EBADMSG;
-                r = decimal_scale(&d, 100, 1, &v);
+                r = share_permyriad(&d, 100, &pm);
                 if (r < 0)
                         return r;
-                if (v > 10000)
-                        return -ERANGE;
-                *ret = (SizeSpec) { .bytes = 0, .permyriad = (uint32_t) v };
+                *ret = (SizeSpec) { .bytes = 0, .permyriad = pm };
                 return 0;
         }
         if (*p == '\0') {
@@ -263,41 +286,34 @@ int config_parse_ratio(const char *s, uint32_t *ret_permyriad)
 {
         const char *p;
         Decimal d;
-        uint64_t v;
         int r;
 
-        if (!s)
-                return -EBADMSG;
-        p = skip_blanks(s);
-        r = decimal_parse(&p, &d);
+        r = decimal_parse_suffix(s, &d, &p);
         if (r < 0)
                 return r;
-        p = skip_blanks(p);
         if (*p == '%') {
                 if (*skip_blanks(p + 1))
                         return -EBADMSG;
-                r = decimal_scale(&d, 100, 1, &v);
-        } else if (*p == '\0')
-                r = decimal_scale(&d, 10000, 1, &v);
-        else
-                return -EBADMSG;
-        if (r < 0)
-                return r;
-        if (v > 10000)
-                return -ERANGE;
-        *ret_permyriad = (uint32_t) v;
-        return 0;
+                return share_permyriad(&d, 100, ret_permyriad);
+        }
+        if (*p == '\0')
+                return share_permyriad(&d, 10000, ret_permyriad);
+        return -EBADMSG;
 }
 
-/* A plain decimal, as a double (strtod after our own syntax check, so no
- * hex, exponents, "inf" or "nan"). Returns the end. */
+/* A plain decimal with blanks around it, as a double (strtod after our own
+ * syntax check, so no hex, exponents, "inf" or "nan"). *ret_end is what
+ * follows the blanks after it. */
 static int parse_double(const char *s, const char **ret_end, double *ret)
 {
-        const char *p = skip_blanks(s), *start = p;
+        const char *p, *start;
         char buf[64];
         Decimal d;
         int r;
 
+        if (!s)
+                return -EBADMSG;
+        p = start = skip_blanks(s);
         r = decimal_parse(&p, &d);
         if (r < 0 && r != -EDOM)
                 return r;
@@ -309,7 +325,7 @@ static int parse_double(const char *s, const char **ret_end, double *ret)
         memcpy(buf, start, (size_t) (p - start));
         buf[p - start] = '\0';
         *ret = strtod(buf, NULL);
-        *ret_end = p;
+        *ret_end = skip_blanks(p);
         return 0;
 }
 
@@ -325,12 +341,9 @@ int config_parse_rate(const char *s, double *ret_per_sec)
         double v;
         int r;
 
-        if (!s)
-                return -EBADMSG;
         r = parse_double(s, &p, &v);
         if (r < 0)
                 return r;
-        p = skip_blanks(p);
         for (size_t i = 0; i < ELEMENTSOF(per); i++)
                 if (strcmp(p, per[i].name) == 0) {
                         *ret_per_sec = v / per[i].sec;
@@ -345,105 +358,39 @@ int config_parse_number(const char *s, double *ret)
         double v;
         int r;
 
-        if (!s)
-                return -EBADMSG;
         r = parse_double(s, &p, &v);
         if (r < 0)
                 return r;
-        if (*skip_blanks(p))
+        if (*p)
                 return -EBADMSG;
         *ret = v;
         return 0;
 }
 
+/* A number may have blanks around it, as every value here may; the number
+ * itself is core's (parse-util.h). */
+static Span strip_blanks(const char *s)
+{
+        Span v = { .p = skip_blanks(s) };
+
+        v.len = strlen(v.p);
+        while (v.len > 0 && (v.p[v.len - 1] == ' ' || v.p[v.len - 1] == '\t'))
+                v.len--;
+        return v;
+}
+
 int config_parse_uint(const char *s, uint64_t *ret)
 {
-        const char *p;
-        Decimal d;
-        int r;
-
         if (!s)
                 return -EBADMSG;
-        p = skip_blanks(s);
-        r = decimal_parse(&p, &d);
-        if (r < 0)
-                return r;
-        if (d.frac_digits > 0 || *skip_blanks(p))
-                return -EBADMSG;
-        *ret = d.int_part;
-        return 0;
+        return span_to_u64(strip_blanks(s), ret);
 }
 
 int config_parse_int(const char *s, int64_t *ret)
 {
-        const char *p;
-        bool neg = false;
-        uint64_t u;
-        int r;
-
         if (!s)
                 return -EBADMSG;
-        p = skip_blanks(s);
-        if (*p == '-') {
-                neg = true;
-                p++;
-        }
-        r = config_parse_uint(p, &u);
-        if (r < 0)
-                return r;
-        if (neg) {
-                if (u > (uint64_t) INT64_MAX + 1)
-                        return -ERANGE;
-                *ret = u == (uint64_t) INT64_MAX + 1 ? INT64_MIN : -(int64_t) u;
-        } else {
-                if (u > INT64_MAX)
-                        return -ERANGE;
-                *ret = (int64_t) u;
-        }
-        return 0;
-}
-
-char *config_format_duration(char *buf, size_t size, usec_t u)
-{
-        /* largest unit that divides evenly: exact, and reads back the same */
-        static const struct {
-                const char *name;
-                usec_t usec;
-        } units[] = {
-                { "d", 24 * 60 * USEC_PER_MINUTE },
-                { "h", 60 * USEC_PER_MINUTE },
-                { "min", USEC_PER_MINUTE },
-                { "s", USEC_PER_SEC },
-                { "ms", USEC_PER_MSEC },
-                { "us", 1 },
-        };
-
-        if (u == 0) {
-                snprintf(buf, size, "0");
-                return buf;
-        }
-        for (size_t i = 0; i < ELEMENTSOF(units); i++)
-                if (u % units[i].usec == 0) {
-                        snprintf(buf, size, "%llu%s", (unsigned long long) (u / units[i].usec), units[i].name);
-                        break;
-                }
-        return buf;
-}
-
-char *config_format_bytes(char *buf, size_t size, uint64_t b)
-{
-        static const char *const names[] = { "PiB", "TiB", "GiB", "MiB", "KiB" };
-
-        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
-                uint64_t unit = 1ULL << (10 * (ELEMENTSOF(names) - i));
-
-                if (b != 0 && b % unit == 0) {
-                        snprintf(buf, size, "%llu%s", (unsigned long long) (b / unit), names[i]);
-                        return buf;
-                }
-        }
-        snprintf(buf, size, "%llu", (unsigned long long) b);
-        return buf;
+        return span_to_i64(strip_blanks(s), ret);
 }
 
 char *config_format_ratio(char *buf, size_t size, uint32_t permyriad)
@@ -463,17 +410,15 @@ char *config_format_size(char *buf, size_t size, SizeSpec s)
 {
         if (s.bytes == 0 && s.permyriad != 0)
                 return config_format_ratio(buf, size, s.permyriad);
-        return config_format_bytes(buf, size, s.bytes);
+        format_bytes_exact(buf, size, s.bytes);
+        return buf;
 }
 
-/* Shortest %g form that reads back to the same double. */
+/* Shortest form that reads back to the same double (core's), as a plain
+ * decimal: fragd.conf numbers have no exponent. */
 static char *format_double(char *buf, size_t size, double v)
 {
-        for (int prec = 6; prec <= 17; prec++) {
-                snprintf(buf, size, "%.*g", prec, v);
-                if (strtod(buf, NULL) == v)
-                        break;
-        }
+        format_double_shortest(buf, size, v);
         /* %g may print an exponent ("1e+06"): print as a plain decimal then */
         if (strpbrk(buf, "eE")) {
                 snprintf(buf, size, "%.6f", v);

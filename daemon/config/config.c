@@ -8,13 +8,14 @@
  * the caller unless both passes found no error.
  *
  * This file holds the layers (the main file, drop-ins, fleet files, the
- * command line), pass two, the defaults, and error collection. Parsing is
- * in config-parse.c, the rules between keys in config-validate.c, and the
- * --check-config output in config-print.c. */
+ * command line), pass two and the defaults: it orchestrates, and nothing in
+ * daemon/config/ calls back into it. Parsing is in config-parse.c, the rules
+ * between keys in config-validate.c, error collection and "where a value
+ * came from" in config-source.c. Printing a loaded configuration is
+ * config-print.c; --check-config is a command-line mode (cli/check-config.c). */
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -29,44 +30,6 @@
 #define FLEET_DIR_DEFAULT CONF_DIR "/fleet.d"
 #define MAX_DIR_ENTRIES 256
 #define CONFIG_FILE_MAX (1024 * 1024)
-
-/* ---- errors ---- */
-
-static void errors_add(ConfigErrors *e, const char *msg)
-{
-        if (e->n >= CONFIG_MAX_ERRORS) {
-                e->n_dropped++;
-                return;
-        }
-        snprintf(e->msg[e->n++], CONFIG_ERROR_MAX, "%s", msg);
-}
-
-/* "path:line: ", "command line: --set 'x': " */
-static void location(const Loader *l, ConfigSource src, const char *set_arg, char *buf, size_t size)
-{
-        if (src.origin == CONFIG_ORIGIN_CMDLINE)
-                snprintf(buf, size, "command line: --set '%s': ", set_arg ? set_arg : "");
-        else if (src.line > 0)
-                snprintf(buf, size, "%s:%u: ", config_file_name(l->src, src.file), src.line);
-        else if (src.origin == CONFIG_ORIGIN_FILE || src.origin == CONFIG_ORIGIN_FLEET)
-                snprintf(buf, size, "%s: ", config_file_name(l->src, src.file));
-        else
-                buf[0] = '\0';
-}
-
-void config_error_at(Loader *l, ConfigSource src, const char *set_arg, const char *fmt, ...)
-{
-        char loc[FRAGD_PATH_MAX + 64], msg[CONFIG_ERROR_MAX], all[CONFIG_ERROR_MAX];
-        va_list ap;
-
-        location(l, src, set_arg, loc, sizeof(loc));
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof(msg), fmt, ap);
-        va_end(ap);
-        snprintf(all, sizeof(all), "%s%s", loc, msg);
-        errors_add(l->errs, all);
-        l->n_errors++;
-}
 
 /* ---- files ---- */
 
@@ -95,11 +58,6 @@ static const char *file_type_name(mode_t m)
                              : "not a regular file";
 }
 
-/* Reads a configuration file whole, never blocking: opened O_NONBLOCK (a
- * FIFO would wait for a writer, holding up SIGHUP, --restore, status and
- * --check-config), then only a regular file of at most CONFIG_FILE_MAX
- * bytes is read. Returns -ENOENT only for a name that does not exist; every
- * other failure writes what went wrong into why, and returns -errno. */
 /* true when the last component of rel is a symbolic link, its directory
  * resolved inside root_fd */
 static bool is_symlink_in_root(int root_fd, const char *rel)
@@ -119,9 +77,15 @@ static bool is_symlink_in_root(int root_fd, const char *rel)
         return dfd >= 0 && fstatat(dfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
 }
 
-/* in_root: rel is resolved inside dirfd as its root (root_openat(): an
- * absolute symlink restarts at dirfd, ".." stops there); else as openat(2)
- * does, for the user's own -c FILE */
+/* Reads a configuration file whole, never blocking: opened O_NONBLOCK (a
+ * FIFO would wait for a writer, holding up SIGHUP, --restore, status and
+ * --check-config), then only a regular file of at most CONFIG_FILE_MAX
+ * bytes is read. Returns -ENOENT only for a name that does not exist; every
+ * other failure writes what went wrong into why, and returns -errno. A dangling
+ * symbolic link is -ENOLINK, a loop -ELOOP. in_root: rel is resolved
+ * inside dirfd as its root (root_openat(): an absolute symlink restarts at
+ * dirfd, ".." stops there, fragd.conf, fragd.conf.d, fleet_dir below
+ * --root); else as openat(2) does, for the user's own -c FILE. */
 static int config_file_read(int dirfd, const char *rel, bool in_root, char **ret_buf, size_t *ret_len, char *why,
                             size_t whysize)
 {
@@ -129,13 +93,14 @@ static int config_file_read(int dirfd, const char *rel, bool in_root, char **ret
         _cleanup_free_ char *buf = NULL;
         struct stat st;
         size_t len = 0;
+        int r;
 
         if (in_root)
                 fd = root_openat(dirfd, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0, 0);
         else
                 fd = openat(dirfd, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
         if (fd < 0) {
-                int r = negative_errno();
+                r = negative_errno();
 
                 if (r == -ENOENT && in_root && is_symlink_in_root(dirfd, rel)) {
                         snprintf(why, whysize,
@@ -155,7 +120,7 @@ static int config_file_read(int dirfd, const char *rel, bool in_root, char **ret
                 return r;
         }
         if (fstat(fd, &st) < 0) {
-                int r = negative_errno();
+                r = negative_errno();
 
                 snprintf(why, whysize, "cannot stat: %s", strerror(-r));
                 return r;
@@ -170,46 +135,21 @@ static int config_file_read(int dirfd, const char *rel, bool in_root, char **ret
                          CONFIG_FILE_MAX / 1024, (long long) st.st_size);
                 return -EFBIG;
         }
-        buf = malloc(CONFIG_FILE_MAX + 1);
-        if (!buf)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t n = read(fd, buf + len, CONFIG_FILE_MAX + 1 - len);
-
-                if (n < 0) {
-                        int r;
-
-                        if (errno == EINTR)
-                                continue;
-                        r = negative_errno();
-                        snprintf(why, whysize, "cannot read: %s", strerror(-r));
-                        return r;
-                }
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-                if (len > CONFIG_FILE_MAX) {
-                        /* grew while read */
-                        snprintf(why, whysize, "larger than %d KiB: not a configuration file",
-                                 CONFIG_FILE_MAX / 1024);
-                        return -EFBIG;
-                }
+        r = read_fd_alloc(fd, CONFIG_FILE_MAX, &buf, &len);
+        if (r == -EFBIG) {
+                /* grew while read */
+                snprintf(why, whysize, "larger than %d KiB: not a configuration file", CONFIG_FILE_MAX / 1024);
+                return r;
         }
-        buf[len] = '\0';
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                snprintf(why, whysize, "cannot read: %s", strerror(-r));
+                return r;
+        }
         *ret_buf = TAKE_PTR(buf);
         *ret_len = len;
         return 0;
-}
-
-int config_file_read_at(int dirfd, const char *rel, char **ret_buf, size_t *ret_len, char *why, size_t whysize)
-{
-        return config_file_read(dirfd, rel, false, ret_buf, ret_len, why, whysize);
-}
-
-int config_file_read_in_root(int root_fd, const char *rel, char **ret_buf, size_t *ret_len, char *why,
-                             size_t whysize)
-{
-        return config_file_read(root_fd, rel, true, ret_buf, ret_len, why, whysize);
 }
 
 /* Reads one file into list. A missing file is fine unless must_exist; a

@@ -2,6 +2,9 @@
 #pragma once
 
 /* fragd.conf: layered INI configuration (daemon/config/config.c, daemon/config/fleet.c).
+ * What the rest of fragd uses: the configuration's types, loading, printing,
+ * the instance probe. The key table, the value syntax and fleet matching are
+ * config/'s own (config-internal.h).
  * Layers, lowest first: preset -> fleet file -> /etc/fragd/fragd.conf ->
  * /etc/fragd/fragd.conf.d/NAME.conf (sorted) -> command line (--set). Every
  * effective value remembers where it came from.
@@ -78,44 +81,6 @@ typedef struct FragdConfig {
         CgroupConfig cgroups[FRAGD_MAX_CGROUPS];
 } FragdConfig;
 
-/* ---- value parsers (daemon/config/config-values.c) ------------------------------
- * One parser per kind of value, shared by every key. Return 0, -EBADMSG when
- * malformed, -ERANGE when too large or more precise than the unit allows.
- * Out-params are written only on success. */
-
-/* yes/no, true/false, on/off, 1/0 (any case) */
-int config_parse_bool(const char *s, bool *ret);
-/* "500ms", "5s", "2min", "1h", "1h30min", "1.5s"; units us ms s min h d (and
- * usec msec sec m hour day). A bare number is an error except "0". */
-int config_parse_duration(const char *s, usec_t *ret);
-/* "64MiB", "64M", "1.5GiB", "4096" (bytes), "2%" or "0.05%" of node memory.
- * Units B K/KiB M/MiB G/GiB T/TiB P/PiB, all powers of 1024; "kB", "MB"
- * are rejected as ambiguous. Percent has 0.01% resolution, at most 100%. */
-int config_parse_size(const char *s, SizeSpec *ret);
-/* Like config_parse_size without '%'. */
-int config_parse_bytes(const char *s, uint64_t *ret);
-/* "0.05" or "5%" -> 500 permyriad; 0..1, resolution 0.0001 (0.01%). */
-int config_parse_ratio(const char *s, uint32_t *ret_permyriad);
-/* "0.5", "0.5/s", "30/min", "2/h" -> events per second. */
-int config_parse_rate(const char *s, double *ret_per_sec);
-/* Plain non-negative decimal: "16384", "0.25". */
-int config_parse_number(const char *s, double *ret);
-/* Decimal integers: optional '-' for the signed one. */
-int config_parse_uint(const char *s, uint64_t *ret);
-int config_parse_int(const char *s, int64_t *ret);
-
-/* Formatters produce text the parsers read back to the same value. They
- * return buf. */
-char *config_format_duration(char *buf, size_t size, usec_t u);  /* "2min", "1500ms", "0" */
-char *config_format_bytes(char *buf, size_t size, uint64_t b);   /* "64MiB", "1000" */
-char *config_format_size(char *buf, size_t size, SizeSpec s);    /* "2%" or as bytes */
-char *config_format_ratio(char *buf, size_t size, uint32_t permyriad); /* "0.05%" */
-char *config_format_rate(char *buf, size_t size, double per_sec); /* "0.5/s" */
-char *config_format_number(char *buf, size_t size, double v);    /* "16384", "0.25" */
-
-/* Levenshtein distance, capped: returns cap + 1 when larger. */
-unsigned config_edit_distance(const char *a, const char *b, unsigned cap);
-
 /* ---- instance type and fleet defaults (daemon/config/fleet.c, config-probe.c) -- */
 
 /* What detection found. Shown by `fragd --once`, `fragd status` and
@@ -145,27 +110,6 @@ typedef struct InstanceProbe {
  * Missing pieces stay zero: never fails for lack of DMI or topology.
  * daemon/config/config-probe.c. */
 int instance_probe(const Root *root, const char *arch, InstanceProbe *ret);
-
-/* The sizing class: "mem-<G>g-<C>c-<arch>" plus "-<P>k" when pages are not
- * 4 KiB. G is MemTotal rounded up to a power of two GiB (MemTotal is a few
- * percent below the installed memory, so 128 GiB machines report ~125 GiB);
- * C is the online CPU count rounded up to a power of two; "-<C>c" is left
- * out when the CPU count is unknown. -ENODATA when memory is unknown. */
-int instance_class(const InstanceProbe *p, char *buf, size_t size);
-
-/* The instance type, in order: configured (anything but "auto" or ""), DMI
- * where the cloud puts a type there, else the sizing class. Pure. */
-void instance_identify(const InstanceProbe *p, const char *configured, InstanceInfo *ret);
-
-/* How specific a fleet [match] is for this instance: 0 = no match; higher
- * wins. instance_type exact > instance_type glob (longer literal prefix
- * first) > class exact > class glob. Pure. */
-typedef enum FleetMatchKind {
-        FLEET_MATCH_NONE,
-        FLEET_MATCH_INSTANCE_TYPE,
-        FLEET_MATCH_CLASS,
-} FleetMatchKind;
-unsigned fleet_match_score(FleetMatchKind kind, const char *pattern, const InstanceInfo *inst);
 
 /* ---- loading ------------------------------------------------------------ */
 
@@ -216,20 +160,6 @@ typedef struct ConfigLoadArgs {
         const InstanceProbe *probe; /* NULL: no detection (no DMI, no sizing class) */
 } ConfigLoadArgs;
 
-/* Reads a configuration file (fragd.conf, a drop-in, a fleet file) relative
- * to dirfd whole into a malloc'ed NUL-terminated buffer, without ever
- * blocking: opened O_NONBLOCK, only a regular file of at most 1 MiB is read
- * (a FIFO, a device, a directory are refused). Returns -ENOENT when the name
- * does not exist (a dangling symbolic link is -ENOLINK, a loop -ELOOP), and
- * for every failure writes what went wrong ("is a FIFO, not a regular
- * file...") into why. */
-int config_file_read_at(int dirfd, const char *rel, char **ret_buf, size_t *ret_len, char *why, size_t whysize);
-/* The same for a file below --root (fragd.conf, fragd.conf.d, fleet_dir):
- * rel resolved inside root_fd (root_openat()), an absolute symbolic link
- * taken below the root, never on the host. */
-int config_file_read_in_root(int root_fd, const char *rel, char **ret_buf, size_t *ret_len, char *why,
-                             size_t whysize);
-
 /* Built-in defaults: the database preset, no cgroups. Cannot fail. */
 void config_defaults(FragdConfig *ret);
 
@@ -244,6 +174,8 @@ int config_load(const ConfigLoadArgs *args, FragdConfig *ret, ConfigSources *ret
  * success. */
 int config_reload(const ConfigLoadArgs *args, FragdConfig *cfg, ConfigSources *sources, ConfigErrors *errs);
 
+/* ---- printing (daemon/config/config-print.c, config-source.c) ---------- */
+
 /* Every effective value as fragd.conf text (valid input again), each line
  * followed by "; <source>", then the detected instance. */
 void config_print(FILE *f, const FragdConfig *c, const ConfigSources *s);
@@ -251,9 +183,4 @@ void config_print(FILE *f, const FragdConfig *c, const ConfigSources *s);
  * "fleet /etc/fragd/fleet.d/r7g.conf:8". Returns buf. */
 char *config_source_format(const ConfigSources *s, ConfigSource src, char *buf, size_t size);
 void config_errors_print(FILE *f, const ConfigErrors *errs);
-void config_instance_print(FILE *f, const InstanceInfo *i);
 
-/* fragd --check-config: load, print every value (to out) or every error
- * (to err). Returns 0 when valid, -EINVAL when not (main() exits 2:
- * configuration error), or another -errno (exit 1). */
-int config_check_main(const ConfigLoadArgs *args, FILE *out, FILE *err);

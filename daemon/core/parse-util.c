@@ -112,6 +112,20 @@ int span_to_i64(Span s, int64_t *ret)
         return 0;
 }
 
+int parse_u64(const char *s, uint64_t *ret)
+{
+        if (!s)
+                return -EBADMSG;
+        return span_to_u64((Span) { s, strlen(s) }, ret);
+}
+
+int parse_i64(const char *s, int64_t *ret)
+{
+        if (!s)
+                return -EBADMSG;
+        return span_to_i64((Span) { s, strlen(s) }, ret);
+}
+
 int span_copy(Span s, char *dst, size_t size)
 {
         if (size == 0 || s.len >= size)

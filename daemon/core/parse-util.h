@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-/* Tokenizing primitives for the pure parsers. A Cursor walks a buffer that
- * need not be NUL-terminated; nothing here allocates. */
+/* Tokenizing primitives for the pure parsers, and fragd's one integer
+ * parser. A Cursor walks a buffer that need not be NUL-terminated; nothing
+ * here allocates. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -40,10 +41,19 @@ bool span_next_token(Span *s, Span *ret_tok);
 /* Token equals the NUL-terminated string. */
 bool span_eq(Span s, const char *str);
 bool span_startswith(Span s, const char *prefix);
-/* Decimal unsigned, whole token: -EBADMSG if not all digits, -ERANGE on overflow. */
+
+/* The one integer parser of fragd: a decimal integer, the whole input and
+ * nothing else. Digits, after one leading '-' for the signed ones ("-0" is
+ * 0). No blanks anywhere (a caller that allows them around a number strips
+ * them first: fragd.conf values, knob files), no '+', no base prefix, no
+ * empty input. Returns 0, -EBADMSG when malformed (a NULL string too),
+ * -ERANGE when the number does not fit (below INT64_MIN, above INT64_MAX or
+ * UINT64_MAX). *ret is written only on success. Leading zeros are fine. */
 int span_to_u64(Span s, uint64_t *ret);
-/* Optional '-' then digits. */
 int span_to_i64(Span s, int64_t *ret);
+/* The same for a NUL-terminated string. */
+int parse_u64(const char *s, uint64_t *ret);
+int parse_i64(const char *s, int64_t *ret);
 /* Copies into dst (NUL-terminated); -ENAMETOOLONG if it does not fit. */
 int span_copy(Span s, char *dst, size_t size);
 /* Strips trailing blanks (and a trailing ':' or ',' when strip_punct). */

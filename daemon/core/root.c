@@ -173,25 +173,17 @@ static int walk_openat(int dirfd, const char *path, int flags, mode_t mode, unsi
                         p = comp + strlen(comp);
                 last = *p == '\0';
 
-                if (strcmp(comp, ".") == 0) {
-                        if (last) {
-                                r = openat(w.fds[w.depth], ".", flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW),
-                                           mode);
-                                r = r < 0 ? negative_errno() : r;
-                                goto done;
-                        }
-                        continue;
-                }
-                if (strcmp(comp, "..") == 0) {
-                        if (w.depth == 0) {
+                if (strcmp(comp, ".") == 0 || strcmp(comp, "..") == 0) {
+                        if (comp[1] == '.' && w.depth == 0) {
                                 if (how_flags & ROOT_BENEATH) {
                                         r = -EXDEV;
                                         goto done;
                                 }
-                        } else {
+                        } else if (comp[1] == '.') {
                                 closep(&w.fds[w.depth]);
                                 w.depth--;
                         }
+                        /* the directory reached is the file */
                         if (last) {
                                 r = openat(w.fds[w.depth], ".", flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW),
                                            mode);
@@ -360,22 +352,16 @@ static int open_for_read(int dirfd, const char *path, unsigned how_flags)
         return fd;
 }
 
-int read_file_at_full(int dirfd, const char *path, unsigned how_flags, char *buf, size_t size)
+/* Reads fd to its end, or until buf (size bytes) is full: the number of
+ * bytes read (size: full, more may follow), or -errno. Retries EINTR. The
+ * one read loop of the readers below. */
+static ssize_t read_fd_fill(int fd, char *buf, size_t size)
 {
-        _cleanup_close_ int fd = -1;
         size_t len = 0;
 
-        if (size == 0)
-                return -EINVAL;
-        fd = open_for_read(dirfd, path, how_flags);
-        if (fd < 0)
-                return fd;
-        for (;;) {
-                ssize_t n;
+        while (len < size) {
+                ssize_t n = read(fd, buf + len, size - len);
 
-                if (len + 1 >= size)
-                        return -EFBIG;
-                n = read(fd, buf + len, size - 1 - len);
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -385,13 +371,51 @@ int read_file_at_full(int dirfd, const char *path, unsigned how_flags, char *buf
                         break;
                 len += (size_t) n;
         }
-        buf[len] = '\0';
-        return len > INT_MAX ? -EFBIG : (int) len;
+        return (ssize_t) len;
+}
+
+int read_file_at_full(int dirfd, const char *path, unsigned how_flags, char *buf, size_t size)
+{
+        _cleanup_close_ int fd = -1;
+        ssize_t n;
+
+        if (size == 0)
+                return -EINVAL;
+        fd = open_for_read(dirfd, path, how_flags);
+        if (fd < 0)
+                return fd;
+        n = read_fd_fill(fd, buf, size - 1);
+        if (n < 0)
+                return (int) n;
+        if ((size_t) n == size - 1)
+                return -EFBIG; /* full: cannot tell the end from more */
+        buf[n] = '\0';
+        return n > INT_MAX ? -EFBIG : (int) n;
 }
 
 int read_file_at(int dirfd, const char *path, char *buf, size_t size)
 {
         return read_file_at_full(dirfd, path, ROOT_BENEATH, buf, size);
+}
+
+int read_fd_alloc(int fd, size_t max, char **ret_buf, size_t *ret_len)
+{
+        _cleanup_free_ char *buf = NULL;
+        ssize_t n;
+
+        buf = malloc(max + 2);
+        if (!buf)
+                return -ENOMEM;
+        n = read_fd_fill(fd, buf, max + 1);
+        if (n < 0)
+                return (int) n;
+        if ((size_t) n > max)
+                return -EFBIG;
+        buf[n] = '\0';
+        *ret_buf = TAKE_PTR(buf);
+        if (ret_len)
+                *ret_len = (size_t) n;
+        return 0;
 }
 
 int read_file_alloc_at_full(int dirfd, const char *path, unsigned how_flags, char **ret_buf, size_t *ret_len)
@@ -407,28 +431,21 @@ int read_file_alloc_at_full(int dirfd, const char *path, unsigned how_flags, cha
         if (!buf)
                 return -ENOMEM;
         for (;;) {
-                ssize_t n;
+                ssize_t n = read_fd_fill(fd, buf + len, cap - 1 - len);
+                char *nb;
 
-                if (len + 1 >= cap) {
-                        char *nb;
-
-                        if (cap >= 64u << 20)
-                                return -EFBIG;
-                        nb = realloc(buf, cap * 2);
-                        if (!nb)
-                                return -ENOMEM;
-                        buf = nb;
-                        cap *= 2;
-                }
-                n = read(fd, buf + len, cap - 1 - len);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (n == 0)
-                        break;
+                if (n < 0)
+                        return (int) n;
                 len += (size_t) n;
+                if (len + 1 < cap)
+                        break; /* the end */
+                if (cap >= 64u << 20)
+                        return -EFBIG;
+                nb = realloc(buf, cap * 2);
+                if (!nb)
+                        return -ENOMEM;
+                buf = nb;
+                cap *= 2;
         }
         buf[len] = '\0';
         *ret_buf = TAKE_PTR(buf);
@@ -671,19 +688,35 @@ static int create_named(int dfd, const char *name, const char *data, size_t len,
         return 0;
 }
 
+/* The directory that holds path below dirfd, opened (with create, made
+ * first as mkdir -p does), and path's last component. */
+static int open_parent(int dirfd, const char *path, bool create, int *ret_dfd, const char **ret_name)
+{
+        char dir[PATH_MAX];
+        int r, dfd;
+
+        if (dirfd < 0)
+                return -ENOENT;
+        r = split_path(path, dir, sizeof(dir), ret_name);
+        if (r < 0)
+                return r;
+        if (create)
+                return root_mkdir_p_at(dirfd, dir, 0755, ret_dfd);
+        dfd = root_openat(dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
+        if (dfd < 0)
+                return dfd;
+        *ret_dfd = dfd;
+        return 0;
+}
+
 int write_file_atomic_at(int dirfd, const char *path, const char *data, size_t len, unsigned mode)
 {
-        char dir[PATH_MAX], tmp[NAME_MAX + 1];
+        char tmp[NAME_MAX + 1];
         _cleanup_close_ int dfd = -1;
         const char *name;
         int r;
 
-        if (dirfd < 0)
-                return -ENOENT;
-        r = split_path(path, dir, sizeof(dir), &name);
-        if (r < 0)
-                return r;
-        r = root_mkdir_p_at(dirfd, dir, 0755, &dfd);
+        r = open_parent(dirfd, path, true, &dfd, &name);
         if (r < 0)
                 return r;
         r = create_tmpfile(dfd, name, data, len, mode, tmp, sizeof(tmp));
@@ -705,19 +738,13 @@ int write_file_atomic_at(int dirfd, const char *path, const char *data, size_t l
 
 int unlink_file_at(int dirfd, const char *path)
 {
-        char dir[PATH_MAX];
         _cleanup_close_ int dfd = -1;
         const char *name;
         int r;
 
-        if (dirfd < 0)
-                return -ENOENT;
-        r = split_path(path, dir, sizeof(dir), &name);
+        r = open_parent(dirfd, path, false, &dfd, &name);
         if (r < 0)
                 return r;
-        dfd = root_openat(dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
-        if (dfd < 0)
-                return dfd;
         if (unlinkat(dfd, name, 0) < 0)
                 return negative_errno();
         return 0;

@@ -10,6 +10,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/cleanup.h"
+#include "fragd/macro.h"
+
 typedef struct Root {
         char *path;      /* as given, for messages ("/" by default) */
         int root_fd;     /* the root itself: etc/, run/, var/ are opened below it */
@@ -23,6 +26,7 @@ typedef struct Root {
  * the sources that need them report -ENOENT. */
 int root_open(const char *dir, unsigned page_size, Root **ret);
 Root *root_free(Root *r);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Root *, root_free);
 
 /* How root_openat() and the readers below resolve a path below dirfd. Never
  * outside dirfd: by default dirfd is taken as the root (an absolute symlink
@@ -55,6 +59,11 @@ extern uint64_t (*root_test_random)(void);
  * and is named once in a warning. */
 int read_file_at(int dirfd, const char *path, char *buf, size_t size);
 int read_file_at_full(int dirfd, const char *path, unsigned how_flags, char *buf, size_t size);
+
+/* Reads an open fd to its end into a malloc'ed, NUL-terminated buffer of at
+ * most max bytes: -EFBIG when there is more (a file that grew after its
+ * fstat), -ENOMEM, or -errno. ret_len may be NULL. */
+int read_fd_alloc(int fd, size_t max, char **ret_buf, size_t *ret_len);
 
 /* Reads a file of unknown size into a malloc'ed, NUL-terminated buffer. */
 int read_file_alloc_at(int dirfd, const char *path, char **ret_buf, size_t *ret_len);

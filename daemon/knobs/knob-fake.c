@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/parse-util.h"
 #include "knobs/knob.h"
 
 #define FAKE_RULES_MAX 64
@@ -221,12 +222,11 @@ static int fake_write(const Knob *k, const char *value)
                 if (rule_matches(rule, FAKE_DELAY, k->name))
                         delay = rule->delay_usec;
                 if (rule_matches(rule, FAKE_CLAMP, k->name)) {
-                        char *end;
-                        long long v = strtoll(value, &end, 10);
+                        int64_t v;
 
-                        if (*end == '\0' && end != value) {
+                        if (parse_i64(value, &v) >= 0) {
                                 snprintf(clamped, sizeof(clamped), "%lld",
-                                         (long long) CLAMP((int64_t) v, rule->lo, rule->hi));
+                                         (long long) CLAMP(v, rule->lo, rule->hi));
                                 value = clamped;
                         }
                 }

@@ -6,6 +6,7 @@
  * API. The calls go one way: knob.c -> knob-restore.c -> knob-journal.c,
  * all three -> knob-name.c, knob-value.c. */
 
+#include "core/parse-util.h"
 #include "knobs/knob.h"
 
 #define MIN_FREE_KNOB "vm.min_free_kbytes"
@@ -50,8 +51,11 @@ bool knob_value_valid_for(KnobKind kind, const char *v);
  * the THP mode words. 0, else -EBADMSG / -ERANGE / -EINVAL with ret_why
  * ("outside the kernel's range 0..100"). */
 int knob_value_check(const Knob *k, const char *v, char *ret_why, size_t size);
-/* A whole decimal integer, no leading space. */
-bool knob_parse_i64(const char *s, int64_t *ret);
+/* A whole decimal integer, no blanks: core's parse_i64(). */
+static inline bool knob_parse_i64(const char *s, int64_t *ret)
+{
+        return parse_i64(s, ret) >= 0;
+}
 
 /* The journal of what the registry owns, in order of first touch. */
 void knob_journal_build(KnobRegistry *reg, Journal *j);

@@ -75,21 +75,6 @@ int knob_value_normalize(KnobKind kind, const char *raw, char *ret, size_t size)
         return 0;
 }
 
-bool knob_parse_i64(const char *s, int64_t *ret)
-{
-        char *end;
-        long long v;
-
-        if (!*s || is_space(*s))
-                return false;
-        errno = 0;
-        v = strtoll(s, &end, 10);
-        if (errno != 0 || *end != '\0')
-                return false;
-        *ret = v;
-        return true;
-}
-
 bool knob_value_equal(KnobKind kind, const char *a, const char *b)
 {
         int64_t x, y;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/cleanup.h"
+#include "core/format.h"
 #include "core/log.h"
 #include "core/root.h"
 #include "core/text.h"
@@ -47,8 +48,9 @@ const char *health_error_name(HealthError e)
 
 /* ---- formatting ---------------------------------------------------------- */
 
-/* Shortest decimal that reads back as the same double; integers without
- * exponent up to 2^53; NaN and infinities as Prometheus spells them. */
+/* Shortest decimal that reads back as the same double (core/format.h);
+ * integers without exponent up to 2^53; NaN and infinities as Prometheus
+ * spells them. */
 static void format_double(double v, char *buf, size_t size)
 {
         if (isnan(v)) {
@@ -67,11 +69,7 @@ static void format_double(double v, char *buf, size_t size)
                 snprintf(buf, size, "%.0f", v);
                 return;
         }
-        for (int prec = 1; prec <= 17; prec++) {
-                snprintf(buf, size, "%.*g", prec, v);
-                if (strtod(buf, NULL) == v)
-                        return;
-        }
+        format_double_shortest(buf, size, v);
 }
 
 /* A label value as the exposition format wants it: UTF-8 with '\\', '"'
@@ -342,8 +340,114 @@ static void render_knobs(Out *o, const Snapshot *s)
         }
 }
 
+/* The families over the assessed zones and nodes (render_free). Each is one
+ * shape: for each zone (or only those whose zoneinfo was read) or node, one
+ * sample per target order, per fixed label, or one; labelled node[, zone]
+ * [, order or the fixed label]. render_measures() walks them. */
+typedef enum Measure {
+        MEASURE_ZONE_MANAGED,
+        MEASURE_NODE_HIGH_ORDER_FREE,
+        MEASURE_ZONE_UNUSABLE,
+        MEASURE_ZONE_FRAG_INDEX,
+        MEASURE_NODE_SCORE,
+        MEASURE_ZONE_WATERMARK,
+        MEASURE_ZONE_WATERMARK_BOOST,
+} Measure;
+
+typedef struct MeasureFamily {
+        MetricId id;
+        Measure measure;
+        bool nodes;              /* over the nodes, else over the zones */
+        bool zoneinfo_only;      /* zones whose zoneinfo was read */
+        bool per_order;          /* a sample per target order */
+        const char *const *fixed; /* a sample per label value (NULL-terminated) */
+} MeasureFamily;
+
+static const char *const watermark_names[] = { "min", "low", "high", NULL };
+
+/* One sample: variant is the order (per_order) or the index into fixed. */
+static void measure_emit(Out *o, const MeasureFamily *mf, const ZoneMeasures *zm, const NodeMeasures *nm,
+                         unsigned variant, uint64_t ps, const char *const *l)
+{
+        const uint64_t wmark[] = { zm ? zm->wmark_min : 0, zm ? zm->wmark_low : 0, zm ? zm->wmark_high : 0 };
+
+        switch (mf->measure) {
+        case MEASURE_ZONE_MANAGED:
+                emit_u64(o, mf->id, zm->managed * ps, l[0], l[1], l[2]);
+                break;
+        case MEASURE_NODE_HIGH_ORDER_FREE:
+                emit_u64(o, mf->id, nm->free_pages_ge[variant] * ps, l[0], l[1], l[2]);
+                break;
+        case MEASURE_ZONE_UNUSABLE:
+                emit_double(o, mf->id, zm->unusable_permille[variant] / 1000.0, l[0], l[1], l[2]);
+                break;
+        case MEASURE_ZONE_FRAG_INDEX:
+                emit_double(o, mf->id, zm->frag_index_permille[variant] / 1000.0, l[0], l[1], l[2]);
+                break;
+        case MEASURE_NODE_SCORE:
+                emit_double(o, mf->id, nm->frag_score / 100.0, l[0], l[1], l[2]);
+                break;
+        case MEASURE_ZONE_WATERMARK:
+                emit_u64(o, mf->id, wmark[variant] * ps, l[0], l[1], l[2]);
+                break;
+        case MEASURE_ZONE_WATERMARK_BOOST:
+                emit_u64(o, mf->id, zm->boost * ps, l[0], l[1], l[2]);
+                break;
+        }
+}
+
+static void render_measures(Out *o, const Snapshot *s, const MeasureFamily *fams, size_t n_fams,
+                            const unsigned *orders, unsigned n_orders, uint64_t ps)
+{
+        const Assessment *a = s->assessment;
+
+        for (size_t f = 0; f < n_fams; f++) {
+                const MeasureFamily *mf = &fams[f];
+                unsigned n_fixed = 0;
+
+                while (mf->fixed && mf->fixed[n_fixed])
+                        n_fixed++;
+                for (unsigned i = 0; i < (mf->nodes ? a->n_nodes : a->n_zones); i++) {
+                        const ZoneMeasures *zm = mf->nodes ? NULL : &a->zones[i];
+                        const NodeMeasures *nm = mf->nodes ? &a->nodes[i] : NULL;
+                        unsigned n_var = mf->per_order ? n_orders : mf->fixed ? n_fixed : 1;
+                        char nb[16], kb[16];
+
+                        if (zm && mf->zoneinfo_only && !zm->have_zoneinfo)
+                                continue;
+                        snprintf(nb, sizeof(nb), "%d", zm ? zm->node : nm->node);
+                        for (unsigned v = 0; v < n_var; v++) {
+                                const char *l[3] = { nb, NULL, NULL };
+                                unsigned nl = 1;
+
+                                if (zm)
+                                        l[nl++] = zm->zone;
+                                if (mf->per_order) {
+                                        snprintf(kb, sizeof(kb), "%u", orders[v]);
+                                        l[nl++] = kb;
+                                } else if (mf->fixed)
+                                        l[nl++] = mf->fixed[v];
+                                measure_emit(o, mf, zm, nm, mf->per_order ? orders[v] : v, ps, l);
+                        }
+                }
+        }
+}
+
 static void render_free(Out *o, const Snapshot *s)
 {
+        static const MeasureFamily before_targets[] = {
+                { M_ZONE_MANAGED, MEASURE_ZONE_MANAGED, .zoneinfo_only = true },
+                { M_NODE_HIGH_ORDER_FREE, MEASURE_NODE_HIGH_ORDER_FREE, .nodes = true, .per_order = true },
+        };
+        static const MeasureFamily before_thresholds[] = {
+                { M_ZONE_UNUSABLE, MEASURE_ZONE_UNUSABLE, .per_order = true },
+                { M_ZONE_FRAG_INDEX, MEASURE_ZONE_FRAG_INDEX, .per_order = true },
+                { M_NODE_SCORE, MEASURE_NODE_SCORE, .nodes = true },
+        };
+        static const MeasureFamily after_thresholds[] = {
+                { M_ZONE_WATERMARK, MEASURE_ZONE_WATERMARK, .zoneinfo_only = true, .fixed = watermark_names },
+                { M_ZONE_WATERMARK_BOOST, MEASURE_ZONE_WATERMARK_BOOST, .zoneinfo_only = true },
+        };
         const Observation *obs = s->obs;
         const Assessment *a = s->assessment;
         uint64_t ps = a->page_size ? a->page_size : obs->page_size;
@@ -361,68 +465,18 @@ static void render_free(Out *o, const Snapshot *s)
                                 emit_u64(o, M_ZONE_FREE, (bz->nr_free[k] << k) * ps, nb, bz->zone, kb);
                         }
                 }
-        for (unsigned z = 0; z < a->n_zones; z++) {
-                const ZoneMeasures *zm = &a->zones[z];
-
-                if (!zm->have_zoneinfo)
-                        continue;
-                snprintf(nb, sizeof(nb), "%d", zm->node);
-                emit_u64(o, M_ZONE_MANAGED, zm->managed * ps, nb, zm->zone);
-        }
-        for (unsigned n = 0; n < a->n_nodes; n++) {
-                snprintf(nb, sizeof(nb), "%d", a->nodes[n].node);
-                for (unsigned i = 0; i < n_orders; i++) {
-                        snprintf(kb, sizeof(kb), "%u", orders[i]);
-                        emit_u64(o, M_NODE_HIGH_ORDER_FREE, a->nodes[n].free_pages_ge[orders[i]] * ps, nb, kb);
-                }
-        }
+        render_measures(o, s, before_targets, ELEMENTSOF(before_targets), orders, n_orders, ps);
         for (unsigned t = 0; t < s->n_targets; t++) {
                 snprintf(nb, sizeof(nb), "%d", s->targets[t].node);
                 snprintf(kb, sizeof(kb), "%u", s->targets[t].order);
                 emit_u64(o, M_NODE_RESERVE_TARGET, s->targets[t].bytes, nb, kb);
         }
-        for (unsigned z = 0; z < a->n_zones; z++) {
-                snprintf(nb, sizeof(nb), "%d", a->zones[z].node);
-                for (unsigned i = 0; i < n_orders; i++) {
-                        snprintf(kb, sizeof(kb), "%u", orders[i]);
-                        emit_double(o, M_ZONE_UNUSABLE, a->zones[z].unusable_permille[orders[i]] / 1000.0, nb,
-                                    a->zones[z].zone, kb);
-                }
-        }
-        for (unsigned z = 0; z < a->n_zones; z++) {
-                snprintf(nb, sizeof(nb), "%d", a->zones[z].node);
-                for (unsigned i = 0; i < n_orders; i++) {
-                        snprintf(kb, sizeof(kb), "%u", orders[i]);
-                        emit_double(o, M_ZONE_FRAG_INDEX, a->zones[z].frag_index_permille[orders[i]] / 1000.0,
-                                    nb, a->zones[z].zone, kb);
-                }
-        }
-        for (unsigned n = 0; n < a->n_nodes; n++) {
-                snprintf(nb, sizeof(nb), "%d", a->nodes[n].node);
-                emit_double(o, M_NODE_SCORE, a->nodes[n].frag_score / 100.0, nb);
-        }
+        render_measures(o, s, before_thresholds, ELEMENTSOF(before_thresholds), orders, n_orders, ps);
         if (a->proactiveness >= 0) {
                 emit_double(o, M_SCORE_THRESHOLD, a->score_wmark_low / 100.0, "low");
                 emit_double(o, M_SCORE_THRESHOLD, a->score_wmark_high / 100.0, "high");
         }
-        for (unsigned z = 0; z < a->n_zones; z++) {
-                const ZoneMeasures *zm = &a->zones[z];
-
-                if (!zm->have_zoneinfo)
-                        continue;
-                snprintf(nb, sizeof(nb), "%d", zm->node);
-                emit_u64(o, M_ZONE_WATERMARK, zm->wmark_min * ps, nb, zm->zone, "min");
-                emit_u64(o, M_ZONE_WATERMARK, zm->wmark_low * ps, nb, zm->zone, "low");
-                emit_u64(o, M_ZONE_WATERMARK, zm->wmark_high * ps, nb, zm->zone, "high");
-        }
-        for (unsigned z = 0; z < a->n_zones; z++) {
-                const ZoneMeasures *zm = &a->zones[z];
-
-                if (!zm->have_zoneinfo)
-                        continue;
-                snprintf(nb, sizeof(nb), "%d", zm->node);
-                emit_u64(o, M_ZONE_WATERMARK_BOOST, zm->boost * ps, nb, zm->zone);
-        }
+        render_measures(o, s, after_thresholds, ELEMENTSOF(after_thresholds), orders, n_orders, ps);
 
         /* sparse pagetypeinfo: whatever the last read gave, with its age */
         if (obs->pagetype_usec > 0) {

@@ -212,11 +212,25 @@ static size_t split_tabs(char *line, char **fields, size_t max)
         return n;
 }
 
+/* A header line "KEY A [B]" (pid, updated): true when line is that header
+ * and A reads (core's parse_u64); B, when asked for and present, too. */
+static bool header_numbers(const char *line, const char *key, uint64_t *ret_a, uint64_t *ret_b)
+{
+        Span s = { line, strlen(line) }, tok;
+
+        if (!span_next_token(&s, &tok) || !span_eq(tok, key) || !span_next_token(&s, &tok) ||
+            span_to_u64(tok, ret_a) < 0)
+                return false;
+        if (ret_b && span_next_token(&s, &tok))
+                (void) span_to_u64(tok, ret_b);
+        return true;
+}
+
 int status_print(const Root *root, const char *runtime_dir, FILE *out)
 {
         _cleanup_free_ char *buf = NULL;
         char rt[FRAGD_PATH_MAX], path[FRAGD_PATH_MAX + 16], when[32];
-        unsigned long long pid = 0, starttime = 0, updated = 0;
+        uint64_t pid = 0, starttime = 0, updated = 0;
         char ownership[16] = "?", ops[16] = "?";
         size_t len;
         unsigned n_owned = 0, n_yielded = 0, n_disabled = 0, n_cgroups = 0, n_decisions = 0;
@@ -248,8 +262,8 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
 
                 if (nl)
                         *nl = '\0';
-                if (sscanf(p, "pid %llu %llu", &pid, &starttime) >= 1 ||
-                    sscanf(p, "updated %llu", &updated) == 1 || sscanf(p, "ownership %15s", ownership) == 1 ||
+                if (header_numbers(p, "pid", &pid, &starttime) ||
+                    header_numbers(p, "updated", &updated, NULL) || sscanf(p, "ownership %15s", ownership) == 1 ||
                     sscanf(p, "ops %15s", ops) == 1)
                         ;
                 else if (strncmp(p, "owned\t", 6) == 0)
@@ -268,13 +282,13 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
         }
         fmt_time(updated, when, sizeof(when));
         if (pid == 0 || pid > INT32_MAX || !pid_is_alive((pid_t) pid, starttime)) {
-                fprintf(out, "fragd is not running (stale state left by pid %llu, last updated %s: it did not "
+                fprintf(out, "fragd is not running (stale state left by pid %" PRIu64 ", last updated %s: it did not "
                         "stop cleanly).\n",
                         pid, when);
                 r = print_left_changed(root, rt, out);
                 return r < 0 ? r : -ESRCH;
         }
-        fprintf(out, "fragd is running (pid %llu), state updated %s.\n", pid, when);
+        fprintf(out, "fragd is running (pid %" PRIu64 "), state updated %s.\n", pid, when);
         fprintf(out, "Ownership: %s. Writes: %s.\n", ownership,
                 strcmp(ops, "dryrun") == 0 ? "dry run (nothing is written)" : ops);
         for (char *p = buf; p && *p;) {
@@ -326,7 +340,10 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
                                         if (s <= 1 && n >= 4) {
                                                 char since[32];
 
-                                                fmt_time(strtoull(f[3], NULL, 10), since, sizeof(since));
+                                                uint64_t first_touch = 0; /* unreadable: "-" */
+
+                                                (void) parse_u64(f[3], &first_touch);
+                                                fmt_time(first_touch, since, sizeof(since));
                                                 fprintf(out, "  %-36s %-14s %-14s %s\n", f[0], f[1], f[2], since);
                                         } else if (s == 2 && n >= 3)
                                                 fprintf(out, "  %-36s %s (%s)\n", f[0], f[2], f[1]);

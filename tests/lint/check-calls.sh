@@ -15,13 +15,8 @@
 set -u
 NM=${NM:-nm}
 EXCEPTIONS="
-config/config-parse.o config/config-print.o config/config-validate.o config/config.o
 "
-# - config/: config-print.c holds config_check_main() and calls config_load()
-#   in config.c, which calls config-parse.c and config-validate.c, which
-#   call back (config_error_at, config_slot_source). Temporary: issue 12's
-#   config/ work (a parallel branch) breaks this circle; remove the line at
-#   its merge.
+# (none: the last, config/'s, went with issue 12's config/ work)
 
 # graph OBJ...: prints "edge A B SYM" lines, one per symbol A needs from B
 graph() {

@@ -9,7 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "config/config.h"
+#include "config/config-internal.h"
+#include "core/format.h"
 
 #define MS USEC_PER_MSEC
 #define S USEC_PER_SEC
@@ -262,22 +263,22 @@ static void test_format_roundtrip(void **state)
 
         for (size_t i = 0; i < ELEMENTSOF(durations); i++) {
                 usec_t u;
-                config_format_duration(buf, sizeof(buf), durations[i]);
+                format_duration_exact(buf, sizeof(buf), durations[i]);
                 assert_int_equal(config_parse_duration(buf, &u), 0);
                 assert_int_equal(u, durations[i]);
         }
-        assert_string_equal(config_format_duration(buf, sizeof(buf), 2 * MINU), "2min");
-        assert_string_equal(config_format_duration(buf, sizeof(buf), 1500 * MS), "1500ms");
-        assert_string_equal(config_format_duration(buf, sizeof(buf), 0), "0");
+        assert_string_equal(format_duration_exact(buf, sizeof(buf), 2 * MINU), "2min");
+        assert_string_equal(format_duration_exact(buf, sizeof(buf), 1500 * MS), "1500ms");
+        assert_string_equal(format_duration_exact(buf, sizeof(buf), 0), "0");
 
         for (size_t i = 0; i < ELEMENTSOF(sizes); i++) {
                 uint64_t b;
-                config_format_bytes(buf, sizeof(buf), sizes[i]);
+                format_bytes_exact(buf, sizeof(buf), sizes[i]);
                 assert_int_equal(config_parse_bytes(buf, &b), 0);
                 assert_int_equal(b, sizes[i]);
         }
-        assert_string_equal(config_format_bytes(buf, sizeof(buf), 64ULL << 20), "64MiB");
-        assert_string_equal(config_format_bytes(buf, sizeof(buf), 1536), "1536");
+        assert_string_equal(format_bytes_exact(buf, sizeof(buf), 64ULL << 20), "64MiB");
+        assert_string_equal(format_bytes_exact(buf, sizeof(buf), 1536), "1536");
 
         for (uint32_t p = 0; p <= 10000; p++) {
                 uint32_t q;

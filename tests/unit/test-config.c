@@ -12,6 +12,7 @@
 #include <syslog.h>
 #include <cmocka.h>
 
+#include "cli/main-internal.h"
 #include "config-test-util.h"
 #include "core/text.h"
 
@@ -573,7 +574,7 @@ static void test_check_main(void **state)
         tr_write(t, "etc/fragd/fragd.conf", "[daemon]\ninterval = 3s\n");
         out = open_memstream(&out_buf, &out_len);
         err = open_memstream(&err_buf, &err_len);
-        assert_int_equal(config_check_main(&a, out, err), 0);
+        assert_int_equal(check_config_main(&a, out, err), 0);
         fclose(out);
         fclose(err);
         assert_non_null(strstr(out_buf, "interval = 3s"));
@@ -586,7 +587,7 @@ static void test_check_main(void **state)
         tr_write(t, "etc/fragd/fragd.conf", "[daemon]\ninterval = 3\ndry_run = maybe\n");
         out = open_memstream(&out_buf, &out_len);
         err = open_memstream(&err_buf, &err_len);
-        assert_int_equal(config_check_main(&a, out, err), -EINVAL);
+        assert_int_equal(check_config_main(&a, out, err), -EINVAL);
         fclose(out);
         fclose(err);
         assert_int_equal(out_len, 0);

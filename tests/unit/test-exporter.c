@@ -67,8 +67,6 @@ static char *slurp(const char *path)
 
 /* ---- fixture observations: the real readers and assess() ------------------- */
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(Root *, root_free);
-
 /* pagetype_age_usec: 0 = pagetypeinfo not read (as for a non-root run) */
 static Observation *load_obs(const char *fx, usec_t now, usec_t pagetype_age_usec)
 {

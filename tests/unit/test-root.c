@@ -473,6 +473,22 @@ static void test_resolution(void **state)
                 fd = root_openat(e.tree_fd, "a/", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
                 assert_true(fd >= 0);
                 close(fd);
+                /* a path ending in "." or "..": the directory reached; ".." at
+                 * the top stays there, or is refused beneath */
+                fd = root_openat(e.tree_fd, "a/b/..", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
+                assert_int_equal(fd, -ENOENT);
+                fd = root_openat(e.tree_fd, "b/..", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
+                assert_true(fd >= 0);
+                close(fd);
+                fd = root_openat(e.tree_fd, "b/.", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
+                assert_true(fd >= 0);
+                close(fd);
+                fd = root_openat(e.tree_fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
+                assert_true(fd >= 0);
+                close(fd);
+                assert_int_equal(root_openat(e.tree_fd, "b/../..", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
+                                             ROOT_BENEATH),
+                                 -EXDEV);
                 env_free(&e);
         }
 }

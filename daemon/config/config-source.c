@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Where a value came from ("preset database", "/etc/fragd/fragd.conf:12",
+ * "command line"), and the loader's errors, each recorded with the place it
+ * names. Used by every stage of loading (config-parse.c, config-validate.c,
+ * config.c) and by printing (config-print.c); calls none of them. */
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "config/config-load-internal.h"
+
+char *config_source_format(const ConfigSources *s, ConfigSource src, char *buf, size_t size)
+{
+        switch (src.origin) {
+        case CONFIG_ORIGIN_DEFAULT:
+                snprintf(buf, size, "default");
+                break;
+        case CONFIG_ORIGIN_PRESET:
+                snprintf(buf, size, "preset %s", preset_name(s->preset) ?: "?");
+                break;
+        case CONFIG_ORIGIN_FLEET:
+                snprintf(buf, size, "fleet %s:%u", config_file_name(s, src.file), src.line);
+                break;
+        case CONFIG_ORIGIN_FILE:
+                snprintf(buf, size, "%s:%u", config_file_name(s, src.file), src.line);
+                break;
+        case CONFIG_ORIGIN_CMDLINE:
+                snprintf(buf, size, "command line");
+                break;
+        default:
+                snprintf(buf, size, "?");
+        }
+        return buf;
+}
+
+const char *config_slot_source(const ConfigSources *s, const ConfigKey *k, int sub, char *buf, size_t size)
+{
+        return config_source_format(s, s->slot[config_key_slot(k, sub)], buf, size);
+}
+
+static void errors_add(ConfigErrors *e, const char *msg)
+{
+        if (e->n >= CONFIG_MAX_ERRORS) {
+                e->n_dropped++;
+                return;
+        }
+        snprintf(e->msg[e->n++], CONFIG_ERROR_MAX, "%s", msg);
+}
+
+/* "path:line: ", "command line: --set 'x': " */
+static void location(const Loader *l, ConfigSource src, const char *set_arg, char *buf, size_t size)
+{
+        if (src.origin == CONFIG_ORIGIN_CMDLINE)
+                snprintf(buf, size, "command line: --set '%s': ", set_arg ? set_arg : "");
+        else if (src.line > 0)
+                snprintf(buf, size, "%s:%u: ", config_file_name(l->src, src.file), src.line);
+        else if (src.origin == CONFIG_ORIGIN_FILE || src.origin == CONFIG_ORIGIN_FLEET)
+                snprintf(buf, size, "%s: ", config_file_name(l->src, src.file));
+        else
+                buf[0] = '\0';
+}
+
+void config_error_at(Loader *l, ConfigSource src, const char *set_arg, const char *fmt, ...)
+{
+        char loc[FRAGD_PATH_MAX + 64], msg[CONFIG_ERROR_MAX], all[CONFIG_ERROR_MAX];
+        va_list ap;
+
+        location(l, src, set_arg, loc, sizeof(loc));
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        snprintf(all, sizeof(all), "%s%s", loc, msg);
+        errors_add(l->errs, all);
+        l->n_errors++;
+}
