@@ -22,6 +22,7 @@ if ! (cd "$src" && dpkg-buildpackage -us -uc -b -j"${FRAGD_DEB_JOBS:-2}") >"$out
 	echo "build-deb: dpkg-buildpackage failed (log: $out/build.log)" >&2
 	exit 1
 fi
-rm -f "$out"/fragd_*.deb "$out"/fragd_*.changes "$out"/fragd_*.buildinfo
-cp "$tmp"/fragd_*.deb "$tmp"/fragd_*.changes "$tmp"/fragd_*.buildinfo "$out/"
-ls "$out"/fragd_*.deb
+# fragd and fragd-dbgsym (the .changes lists both)
+rm -f "$out"/fragd*_*.deb "$out"/fragd_*.changes "$out"/fragd_*.buildinfo
+cp "$tmp"/fragd*_*.deb "$tmp"/fragd_*.changes "$tmp"/fragd_*.buildinfo "$out/"
+ls "$out"/fragd*_*.deb

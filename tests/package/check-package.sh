@@ -49,7 +49,7 @@ rel_date=$(echo "$top" | grep -oE '[0-9]{4}-[0-9]{2}-[0-9]{2}')
 	&& pass "CHANGELOG.md: $VERSION of $rel_date" || bad "CHANGELOG.md's newest section is '$top', not $VERSION with a date"
 for m in docs/*.[1-8]; do
 	th=$(grep -m1 '^\.TH ' "$m")
-	echo "$th" | grep -qF " $rel_date \"fragd $VERSION\"" && pass "$m: .TH $rel_date fragd $VERSION" \
+	grep -qF " $rel_date \"fragd $VERSION\"" <<<"$th" && pass "$m: .TH $rel_date fragd $VERSION" \
 		|| bad "$m: '$th' is not the release's date $rel_date and \"fragd $VERSION\""
 done
 
@@ -67,10 +67,10 @@ sum2=$(sha256sum "$tarball" | cut -d' ' -f1)
 	|| bad "make dist is not reproducible: $sum1 then $sum2"
 list=$(tar -tzf "$tarball")
 prefix=fragd-$DIST_VERSION/
-outside=$(echo "$list" | grep -v "^$prefix" | head -3)
+outside=$(grep -vF "$prefix" <<<"$list" | head -3)
 [ -z "$outside" ] && pass "every entry below $prefix" || bad "entries outside $prefix: $outside"
 for f in .version LICENSE CHANGELOG.md Makefile debian/control debian/rules; do
-	echo "$list" | grep -qx "$prefix$f" && pass "tarball has $f" || bad "tarball lacks $f"
+	grep -qxF "$prefix$f" <<<"$list" && pass "tarball has $f" || bad "tarball lacks $f"
 done
 tv=$(tar -xOzf "$tarball" "$prefix.version")
 [ "$tv" = "$DIST_VERSION" ] && pass ".version is $tv" || bad ".version is '$tv', not $DIST_VERSION"
@@ -82,7 +82,7 @@ if ! sh scripts/build-deb.sh "$tarball" "$tmp/out" >"$tmp/build.out" 2>&1; then
 	bad "the package does not build: $(cat "$tmp/build.out")"
 	exit 1
 fi
-deb=$(ls "$tmp"/out/fragd_*.deb)
+deb=$tmp/out/fragd_${DIST_VERSION}_$(dpkg --print-architecture).deb
 pass "dpkg-buildpackage -us -uc -b from the tarball: $(basename "$deb")"
 
 if lintian --fail-on error,warning --display-info "$tmp"/out/fragd_*.changes >"$tmp/lintian.out" 2>&1 &&
