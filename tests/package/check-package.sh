@@ -3,6 +3,9 @@
 #  - the version agrees everywhere: Makefile VERSION, debian/changelog,
 #    CHANGELOG.md's newest section, the man pages' .TH (version and date =
 #    the CHANGELOG's release date);
+#  - the version: VERSION without a tag; in a throwaway clone with a tag
+#    v9.8.7 one commit back, 9.8.7-1-gHASH (-dirty with a changed file) and
+#    a dist tarball of that name and .version;
 #  - `make dist` twice gives the same bytes (sha256), the tarball holds
 #    .version, LICENSE, debian/, and nothing outside its prefix;
 #  - the .deb builds from that tarball (no .git: the version comes from
@@ -76,6 +79,31 @@ tv=$(tar -xOzf "$tarball" "$prefix.version")
 [ "$tv" = "$DIST_VERSION" ] && pass ".version is $tv" || bad ".version is '$tv', not $DIST_VERSION"
 owners=$(tar -tvzf "$tarball" | awk '{print $2}' | sort -u | tr '\n' ' ')
 [ "$owners" = "root/root " ] && pass "owner root/root throughout" || bad "tar owners: $owners"
+
+# --- the version from a tag, in a throwaway clone (no tag in this repository) ------------
+clone=$tmp/clone
+if git clone -q --shared . "$clone" 2>"$tmp/clone.log"; then
+	pv() { make -s -C "$clone" --no-print-directory --eval 'pv:; @echo $(BUILD_VERSION) $(DIST_VERSION)' pv 2>/dev/null; }
+	[ "$(pv)" = "$VERSION $VERSION" ] && pass "no tag: the version is the Makefile's $VERSION" \
+		|| bad "no tag: version '$(pv)', want '$VERSION $VERSION'"
+	git -C "$clone" tag -a v9.8.7 -m test HEAD~1
+	h=$(git -C "$clone" rev-parse --short HEAD)
+	[ "$(pv)" = "9.8.7-1-g$h 9.8.7-1-g$h" ] && pass "tag v9.8.7 one commit back: 9.8.7-1-g$h" \
+		|| bad "with tag v9.8.7 one commit back: '$(pv)'"
+	echo >>"$clone/README.md"
+	[ "$(pv)" = "9.8.7-1-g$h-dirty 9.8.7-1-g$h" ] && pass "a changed file: the build says -dirty, the tarball (HEAD) does not" \
+		|| bad "with a changed file: '$(pv)'"
+	git -C "$clone" checkout -q README.md
+	if make -s -C "$clone" dist DISTDIR="$tmp/cdist" >/dev/null 2>&1 &&
+		[ "$(tar -xOzf "$tmp/cdist/fragd-9.8.7-1-g$h.tar.gz" "fragd-9.8.7-1-g$h/.version")" = "9.8.7-1-g$h" ]; then
+		pass "make dist with the tag: fragd-9.8.7-1-g$h.tar.gz, .version 9.8.7-1-g$h"
+	else
+		bad "make dist with the tag: $(ls "$tmp/cdist" 2>&1)"
+	fi
+	rm -rf "$clone"
+else
+	bad "git clone for the version checks: $(cat "$tmp/clone.log")"
+fi
 
 # --- the package ---------------------------------------------------------------------
 if ! sh scripts/build-deb.sh "$tarball" "$tmp/out" >"$tmp/build.out" 2>&1; then
