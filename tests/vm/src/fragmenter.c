@@ -38,7 +38,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/root.h"
 #include "vmstat.h"
 
 static volatile sig_atomic_t stop, wave_requested;
