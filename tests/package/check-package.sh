@@ -21,7 +21,7 @@
 # (scripts/install-deps.sh installs them). Writes below a temp dir and
 # $DISTDIR (build/) only.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 : "${VERSION:?}" "${DIST_VERSION:?}"
 DISTDIR=${DISTDIR:-build}
 fail=0
@@ -132,7 +132,7 @@ for f in /usr/sbin/fragd /usr/bin/fragd-thp-exec /lib/systemd/system/fragd.servi
 	grep -qxF "$f" "$tmp/contents" || grep -qxF "$f.gz" "$tmp/contents" \
 		&& pass "contains $f" || bad "does not contain $f"
 done
-n_fleet=$(ls fleet/*.conf | wc -l)
+n_fleet=$(find fleet -maxdepth 1 -name "*.conf" | wc -l)
 [ "$(grep -c '^/usr/share/fragd/fleet/.*\.conf$' "$tmp/contents")" = "$n_fleet" ] \
 	&& pass "all $n_fleet fleet files" || bad "fleet files: $(grep '/fleet/' "$tmp/contents")"
 # nothing a build would leave: objects, test programs, the tools that stay in build/
