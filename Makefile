@@ -1,5 +1,5 @@
 # fragd - see README.md. Targets: all check check-unit check-integration
-# check-vm fuzz bench install uninstall clean.
+# check-package check-vm fuzz bench install uninstall dist deb clean.
 #
 # Sources are found by directory, so a module is added by adding its files:
 #   policy/*.c              -> libpolicy.a (pure: links nothing else)
@@ -11,7 +11,15 @@
 #   tests/fuzz/fuzz-*.c         one fuzzer per parser; corpus in tests/corpus/<name>/,
 #                           replayed under gcc by tests/fuzz/replay-main.c
 
+# The release this tree is (or prepares): CHANGELOG.md, debian/changelog and
+# the man pages' .TH carry the same (make check-package checks it).
 VERSION := 0.1.0
+# The version the binaries report (fragd --version, fragd_build_info):
+# `git describe` of the newest v* tag in a git checkout (0.1.0, or
+# 0.1.0-3-gabc1234[-dirty] after it), else the .version file a `make dist`
+# tarball carries, else VERSION (a checkout without any tag yet).
+GIT_VERSION := $(if $(wildcard .git),$(shell git describe --tags --dirty --match 'v[0-9]*' 2>/dev/null | sed 's/^v//'))
+BUILD_VERSION := $(or $(GIT_VERSION),$(shell cat .version 2>/dev/null),$(VERSION))
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 BINDIR ?= $(PREFIX)/bin
@@ -35,11 +43,11 @@ ifneq ($(SANITIZE),)
 CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
 endif
-CPPFLAGS += -Iinclude -Idaemon -D_GNU_SOURCE -DFRAGD_VERSION='"$(VERSION)"' \
+CPPFLAGS += -Iinclude -Idaemon -D_GNU_SOURCE -DFRAGD_VERSION='"$(BUILD_VERSION)"' \
 	-DFRAGD_SYSCONFDIR='"$(SYSCONFDIR)"' -MMD -MP $(shell $(PKG_CONFIG) --cflags $(DEPS))
 LDLIBS += $(shell $(PKG_CONFIG) --libs $(DEPS)) -lm -pthread
-CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka)
-CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka)
+CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 PURE_CPPFLAGS := -Iinclude -D_GNU_SOURCE -MMD -MP
 
 POLICY_SRC := $(sort $(wildcard policy/*.c))
@@ -54,6 +62,18 @@ TOOLS_SRC := $(sort $(wildcard tools/*.c))
 TOOLS := $(TOOLS_SRC:tools/%.c=$(BUILDDIR)/%)
 
 all: $(BUILDDIR)/fragd $(TOOLS)
+
+# the objects that use FRAGD_VERSION are rebuilt when it changes (a new
+# commit or tag): $(BUILDDIR)/version is rewritten only then
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+$(shell mkdir -p $(BUILDDIR) && { [ "$$(cat $(BUILDDIR)/version 2>/dev/null)" = "$(BUILD_VERSION)" ] || \
+	echo "$(BUILD_VERSION)" >$(BUILDDIR)/version; })
+endif
+$(BUILDDIR)/version:
+	@mkdir -p $(dir $@)
+	echo "$(BUILD_VERSION)" >$@
+$(patsubst %.c,$(BUILDDIR)/%.o,$(shell grep -l FRAGD_VERSION daemon/main.c $(DAEMON_SRC) $(TOOLS_SRC) 2>/dev/null)): \
+	$(BUILDDIR)/version
 
 $(BUILDDIR)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -101,7 +121,7 @@ test-programs: $(PURE_TESTS) $(UNIT_TESTS) $(FUZZ_REPLAY) $(BUILDDIR)/fragd $(TO
 
 # Unit tests, corpus replay, integration tests; then all of it again under
 # ASan+UBSan. Never writes the host's /proc or /sys.
-check: check-unit check-integration check-sanitize
+check: check-unit check-integration check-sanitize check-package
 
 check-unit: test-programs
 	@fail=0; for t in $(PURE_TESTS) $(UNIT_TESTS); do \
@@ -149,6 +169,7 @@ fuzz:
 -include tests/vm/vm.mk
 -include bench/bench.mk
 -include install.mk
+-include packaging.mk
 -include tests/lint/lint.mk
 
 clean:

@@ -2,6 +2,10 @@
 # the administrator's call): enable with `systemctl enable --now fragd`.
 MANPAGES := $(wildcard docs/*.[1-8])
 INSTALL ?= install
+# bash-completion's directory below PREFIX (/usr/local/share/... is searched
+# too, through XDG_DATA_DIRS); the Debian package sets it explicitly
+BASHCOMPDIR ?= $(or $(shell $(PKG_CONFIG) --define-variable=prefix=$(PREFIX) \
+	--variable=completionsdir bash-completion 2>/dev/null),$(DATADIR)/bash-completion/completions)
 
 $(BUILDDIR)/fragd.service: systemd/fragd.service.in
 	@mkdir -p $(dir $@)
@@ -22,9 +26,12 @@ install: all $(BUILDDIR)/fragd.service
 		$(INSTALL) -Dm644 $$m $(DESTDIR)$(MANDIR)/man$$s/$$(basename $$m); done
 	@for f in monitoring/*; do [ -e "$$f" ] && \
 		$(INSTALL) -Dm644 $$f $(DESTDIR)$(DATADIR)/fragd/monitoring/$$(basename $$f); done; true
+	$(INSTALL) -Dm644 completion/fragd.bash $(DESTDIR)$(BASHCOMPDIR)/fragd
+	ln -sf fragd $(DESTDIR)$(BASHCOMPDIR)/fragd-thp-exec
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/fragd $(DESTDIR)$(BINDIR)/fragd-thp-exec $(DESTDIR)$(UNITDIR)/fragd.service
 	@for m in $(MANPAGES); do s=$${m##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$$(basename $$m); done
 	rm -rf $(DESTDIR)$(DATADIR)/fragd
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/fragd $(DESTDIR)$(BASHCOMPDIR)/fragd-thp-exec
 	@echo "uninstall: left $(SYSCONFDIR)/fragd in place (your configuration)"

@@ -13,11 +13,15 @@ $SUDO apt-get update -qq
 # tests: cmocka, clang (libFuzzer, second sanitizer build), promtool and a
 #        real node_exporter, qemu + busybox + debootstrap for the real-kernel
 #        suite (tests/vm), systemd-analyze, gnuplot for benchmark plots
+# package: debhelper, dpkg-dev, fakeroot and lintian build and check the .deb
+#        (make check-package), mandoc lints the man pages, bash-completion
+#        runs the completion test and says where completions go
 $SUDO apt-get install -y -qq --no-install-recommends \
 	build-essential pkg-config git ca-certificates \
 	libsystemd-dev libnl-3-dev libnl-genl-3-dev libinih-dev \
 	libcmocka-dev clang libclang-rt-14-dev \
 	prometheus prometheus-node-exporter curl \
 	qemu-system-x86 busybox-static cpio debootstrap e2fsprogs kmod xz-utils zstd python3 file shellcheck \
-	systemd gnuplot-nox >/dev/null
+	systemd gnuplot-nox \
+	debhelper dpkg-dev fakeroot lintian mandoc bash-completion >/dev/null
 echo "install-deps: done"

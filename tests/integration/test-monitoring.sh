@@ -1,5 +1,7 @@
 #!/bin/bash
-# monitoring/: promtool check rules, promtool test rules, and every metric the
+# monitoring/: promtool check rules, promtool test rules, every alert has a
+# runbook_url into a section of docs/runbook.md that exists, the dashboard
+# marks knob changes as annotations, and every metric the
 # rules and the Grafana dashboard use exists in fragd's metric family table
 # (docs/metrics.md, which test-exporter keeps equal to the table), with label
 # matchers naming only that family's labels (plus instance and job). The
@@ -27,10 +29,11 @@ else
 	echo "FAIL promtool test rules:"; echo "$out" | sed 's/^/    /'; fail=1
 fi
 
-python3 - "$FRAGD_SRCDIR/docs/metrics.md" "$mon/fragd.rules.yml" "$mon/grafana-dashboard.json" <<'PY' || fail=1
+python3 - "$FRAGD_SRCDIR/docs/metrics.md" "$mon/fragd.rules.yml" "$mon/grafana-dashboard.json" \
+	"$FRAGD_SRCDIR/docs/runbook.md" <<'PY' || fail=1
 import json, re, sys
 
-docs, rules_path, dash_path = sys.argv[1:4]
+docs, rules_path, dash_path, runbook_path = sys.argv[1:5]
 table = {}
 for line in open(docs):
     m = re.match(r"\| `(fragd_[a-z0-9_]+)` \| (gauge|counter) \| ([^|]*)\|", line)
@@ -131,6 +134,28 @@ def walk(panels):
                 problems.extend(check(f"dashboard panel '{p.get('title')}'", t["expr"], False))
         walk(p.get("panels", []))
 walk(dash.get("panels", []))
+n_ann = 0
+for a in dash.get("annotations", {}).get("list", []):
+    if "expr" in a:
+        n_ann += 1
+        problems.extend(check(f"dashboard annotation '{a.get('name')}'", a["expr"], False))
+if not any("fragd_knob_value" in a.get("expr", "") for a in dash.get("annotations", {}).get("list", [])):
+    problems.append("dashboard: no annotation marks knob changes (fragd_knob_value)")
+# runbook: every alert links to a section that exists (GitHub-style anchors)
+anchors = {re.sub(r"[^a-z0-9 _-]", "", h.strip().lower()).replace(" ", "-")
+           for h in re.findall(r"^#+ (.*)$", open(runbook_path).read(), re.M)}
+alerts = re.split(r"^\s*- alert:\s*", rules_text, flags=re.M)[1:]
+for a in alerts:
+    name = a.split()[0]
+    m = re.search(r'^\s*runbook_url:\s*"?([^"\n]*)"?\s*$', a, re.M)
+    if not m:
+        problems.append(f"alert {name}: no runbook_url")
+    elif not m[1].startswith("file:///usr/share/doc/fragd/runbook.md#"):
+        problems.append(f"alert {name}: runbook_url {m[1]} is not the installed runbook")
+    elif m[1].split("#", 1)[1] not in anchors:
+        problems.append(f"alert {name}: runbook_url anchor #{m[1].split('#', 1)[1]} is no section of docs/runbook.md")
+if len(alerts) < 10:
+    problems.append(f"only {len(alerts)} alerts parsed from the rules")
 for v in dash.get("templating", {}).get("list", []):
     q = v.get("query")
     q = q.get("query") if isinstance(q, dict) else q
@@ -143,6 +168,8 @@ for p in problems:
     print("FAIL monitoring:", p)
 if problems:
     sys.exit(1)
-print(f"PASS monitoring: {len(exprs)} rule expressions ({n_rule_refs} selectors) and {n_dash} dashboard queries use only known metrics and labels")
+print(f"PASS monitoring: {len(exprs)} rule expressions ({n_rule_refs} selectors), {n_dash} dashboard queries "
+      f"and {n_ann} annotation queries use only known metrics and labels")
+print(f"PASS monitoring: all {len(alerts)} alerts link to their section of docs/runbook.md")
 PY
 exit $fail

@@ -121,7 +121,25 @@ if scrape "$tmp/scrape2" && grep -qx 'node_textfile_scrape_error 1' "$tmp/scrape
 else
 	failed "broken .prom file not detected: the scrape_error check proves nothing"
 fi
+# ... and fragd's file keeps its mtime: the error is another file's
+# (FragdTextfileUnreadable is scoped to fragd.prom by that mtime)
+if grep -Eq '^node_textfile_mtime_seconds\{file="([^"]*/)?fragd\.prom"\}' "$tmp/scrape2"; then
+	pass "another broken .prom file: fragd.prom's mtime still exported"
+else
+	failed "another broken .prom file hides fragd.prom's mtime"
+fi
 rm -f "$tmp/textfile/broken.prom"
+# a broken fragd.prom: scrape_error 1 and no mtime for it, which is what
+# FragdTextfileUnreadable (monitoring/fragd.rules.yml) looks for
+cp "$tmp/textfile/fragd.prom" "$tmp/fragd.prom.good"
+printf 'fragd_broken{ 1\n' >>"$tmp/textfile/fragd.prom"
+if scrape "$tmp/scrape2b" && grep -qx 'node_textfile_scrape_error 1' "$tmp/scrape2b" &&
+	! grep -Eq '^node_textfile_mtime_seconds\{file="([^"]*/)?fragd\.prom"\}' "$tmp/scrape2b"; then
+	pass "a broken fragd.prom: scrape_error 1 and no mtime for fragd.prom"
+else
+	failed "a broken fragd.prom: $(grep -E '^node_textfile_(scrape_error|mtime)' "$tmp/scrape2b")"
+fi
+mv "$tmp/fragd.prom.good" "$tmp/textfile/fragd.prom"
 
 # the running daemon: fragd itself writes fragd.prom into the directory the
 # exporter serves (against a copy of a fixture tree), and a scrape finds it

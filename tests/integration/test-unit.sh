@@ -11,7 +11,7 @@
 #    RuntimeDirectory= and StateDirectory= (the learned reserve),
 #    AF_UNIX + AF_NETLINK, the capabilities it uses, no private network or
 #    user namespace (taskstats and the proc connector live in the initial
-#    ones);
+#    ones), OOMScoreAdjust= and MemoryMin= (it acts under memory pressure);
 #  - ExecStopPost's `fragd --restore --quiet-if-clean` is accepted by the CLI
 #    and is silent with nothing to restore;
 #  - systemd-analyze security --offline=yes: the overall exposure is at most
@@ -109,6 +109,10 @@ for o in PrivateNetwork PrivateUsers; do
 	has "^$o=(yes|true|on|1)$" && bad "$o=yes: taskstats and the proc connector need the initial namespaces" \
 		|| pass "no $o=yes"
 done
+# protected under memory pressure: it acts then, and restores the knobs at stop
+has '^OOMScoreAdjust=-([5-9][0-9][0-9])$' && pass "OOMScoreAdjust= $(sed -n 's/^OOMScoreAdjust=//p' "$U")" \
+	|| bad "no OOMScoreAdjust= between -999 and -500"
+has '^MemoryMin=[1-9][0-9]*[KMG]$' && pass "MemoryMin= $(sed -n 's/^MemoryMin=//p' "$U")" || bad "no MemoryMin="
 has '^User=|^DynamicUser=(yes|true|on|1)$' && bad "runs as another user: /proc/sys is writable only for euid 0" \
 	|| pass "runs as root"
 

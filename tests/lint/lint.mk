@@ -30,3 +30,16 @@ check-unit: check-calls
 check-calls: $(DAEMON_OBJ)
 	@NM=$(NM) CC=$(CC) sh tests/lint/check-calls.sh --self-test
 	@NM=$(NM) sh tests/lint/check-calls.sh $(DAEMON_OBJ)
+
+# the man pages are lint-clean (mandoc -T lint: style messages included) and
+# carry a real date; SKIP without mandoc (CI installs it: scripts/install-deps.sh)
+.PHONY: check-man
+check-unit: check-man
+check-man:
+	@if ! command -v mandoc >/dev/null; then echo "SKIP check-man: mandoc not installed"; exit 0; fi; \
+	fail=0; for m in $(wildcard docs/*.[1-8]); do \
+		out=$$(mandoc -T lint $$m 2>&1) || fail=1; \
+		[ -z "$$out" ] || { echo "$$out"; fail=1; }; \
+		grep -Eq '^\.TH [^ ]+ [1-8] "?[0-9]{4}-[0-9]{2}-[0-9]{2}"? ' $$m || \
+			{ echo "$$m: .TH has no date YYYY-MM-DD"; fail=1; }; \
+	done; [ $$fail = 0 ] && echo "PASS check-man: $(words $(wildcard docs/*.[1-8])) man pages lint-clean"; exit $$fail

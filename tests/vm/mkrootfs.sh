@@ -1,5 +1,9 @@
 #!/bin/bash
 # mkrootfs.sh -o IMAGE -f FRAGD [-u UNIT] [-C CONF] - the systemd guest.
+# mkrootfs.sh -o IMAGE -p DIR - the same guest without fragd, for the package
+#   scenario: the files of DIR (the .deb, its dependencies' .debs, a
+#   workload) go to /vm/pkg/, and no fragd binary, unit or config is
+#   installed (the package brings them).
 #
 # A Debian bookworm root (debootstrap --variant=minbase with systemd-sysv,
 # udev, kmod, procps), made once and cached in $FRAGD_VM_CACHE/rootfs/, gets the
@@ -20,14 +24,16 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
 . "$(dirname "$0")/common.sh"
 
-out='' fragd='' unit='' conf=''
-while getopts o:f:u:C: o; do
+out='' fragd='' unit='' conf='' pkg=''
+while getopts o:f:u:C:p: o; do
 	case $o in
 	o) out=$OPTARG ;; f) fragd=$OPTARG ;; u) unit=$OPTARG ;; C) conf=$OPTARG ;;
+	p) pkg=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
-{ [ -n "$out" ] && [ -n "$fragd" ]; } || die "usage: $0 -o IMAGE -f FRAGD [-u UNIT] [-C CONF]"
+{ [ -n "$out" ] && { [ -n "$fragd" ] || [ -n "$pkg" ]; }; } ||
+	die "usage: $0 -o IMAGE -f FRAGD [-u UNIT] [-C CONF] | -o IMAGE -p DIR"
 srcdir=$(cd "$VM_DIR/../.." && pwd)
 
 # --- the cached base: debootstrap + the harness's fixed setup
@@ -67,28 +73,52 @@ trap 'rm -rf "$stage" "$out.tmp"' EXIT
 cp -a "$base/." "$stage/"
 rm -f "$stage/.fragd-vm-prep"
 
-install -D -m 755 "$fragd" "$stage/usr/local/sbin/fragd"
-for lib in $(ldd "$fragd" 2>/dev/null | grep -o '/[^ ]*' || true); do
-	# only what the guest lacks: its own libc and libsystemd stay
-	[ -e "$stage$lib" ] || [ -e "$stage/usr$lib" ] && continue
-	install -D -m 644 "$(readlink -f "$lib")" "$stage$lib"
-done
+if [ -n "$pkg" ]; then
+	mkdir -p "$stage/vm/pkg/deps"
+	cp -r "$pkg/." "$stage/vm/pkg/"
+	# the guest has no network: the packages the .debs depend on that the
+	# base lacks (and theirs) are fetched here with apt-get download
+	want=$(for d in "$pkg"/*.deb; do dpkg-deb -f "$d" Depends; done)
+	for _round in 1 2 3; do
+		missing=$(echo "$want" | tr ',' '\n' | sed 's/|.*//; s/(.*//; s/:any//; s/ //g' | sort -u |
+			while read -r p; do
+				[ -n "$p" ] || continue
+				dpkg-query --admindir="$stage/var/lib/dpkg" -W -f '${Status}' "$p" 2>/dev/null |
+					grep -q ' installed$' && continue
+				ls "$stage/vm/pkg/deps/${p}"_*.deb >/dev/null 2>&1 && continue
+				echo "$p"
+			done)
+		[ -n "$missing" ] || break
+		# shellcheck disable=SC2086 # one package name per word
+		(cd "$stage/vm/pkg/deps" && apt-get download -q $missing >/dev/null) ||
+			die "apt-get download $missing failed"
+		want=$(for d in "$stage"/vm/pkg/deps/*.deb; do dpkg-deb -f "$d" Depends; done)
+	done
+	echo "package guest: $(cd "$stage/vm/pkg" && echo ./*.deb deps/*.deb)"
+else
+	install -D -m 755 "$fragd" "$stage/usr/local/sbin/fragd"
+	for lib in $(ldd "$fragd" 2>/dev/null | grep -o '/[^ ]*' || true); do
+		# only what the guest lacks: its own libc and libsystemd stay
+		[ -e "$stage$lib" ] || [ -e "$stage/usr$lib" ] && continue
+		install -D -m 644 "$(readlink -f "$lib")" "$stage$lib"
+	done
 
-if [ -z "$unit" ]; then
-	if [ -f "$srcdir/systemd/fragd.service.in" ]; then
-		unit=$srcdir/systemd/fragd.service.in
-	else
-		unit=$VM_DIR/guest/fragd.service
+	if [ -z "$unit" ]; then
+		if [ -f "$srcdir/systemd/fragd.service.in" ]; then
+			unit=$srcdir/systemd/fragd.service.in
+		else
+			unit=$VM_DIR/guest/fragd.service
+		fi
 	fi
-fi
-sed -e 's|@SBINDIR@|/usr/local/sbin|g; s|@sbindir@|/usr/local/sbin|g' \
-	-e 's|@BINDIR@|/usr/local/bin|g; s|@bindir@|/usr/local/bin|g' \
-	-e 's|@SYSCONFDIR@|/etc|g; s|@sysconfdir@|/etc|g' \
-	-e 's|@RUNSTATEDIR@|/run|g; s|@runstatedir@|/run|g' \
-	"$unit" >"$stage/etc/systemd/system/fragd.service"
-if [ -n "$conf" ]; then
-	install -D -m 644 "$conf" "$stage/etc/fragd/fragd.conf"
-	ln -sf fragd/fragd.conf "$stage/etc/fragd.conf"
+	sed -e 's|@SBINDIR@|/usr/local/sbin|g; s|@sbindir@|/usr/local/sbin|g' \
+		-e 's|@BINDIR@|/usr/local/bin|g; s|@bindir@|/usr/local/bin|g' \
+		-e 's|@SYSCONFDIR@|/etc|g; s|@sysconfdir@|/etc|g' \
+		-e 's|@RUNSTATEDIR@|/run|g; s|@runstatedir@|/run|g' \
+		"$unit" >"$stage/etc/systemd/system/fragd.service"
+	if [ -n "$conf" ]; then
+		install -D -m 644 "$conf" "$stage/etc/fragd/fragd.conf"
+		ln -sf fragd/fragd.conf "$stage/etc/fragd.conf"
+	fi
 fi
 
 mkdir -p "$stage/vm/scenarios"
@@ -102,4 +132,4 @@ mkdir -p "$(dirname "$out")"
 rm -f "$out.tmp"
 mkfs.ext4 -q -F -L fragd-vm -d "$stage" "$out.tmp" 1G
 mv "$out.tmp" "$out"
-echo "rootfs $out: $(du -h "$out" | cut -f1) used of 1G; unit from ${unit#"$srcdir"/}"
+echo "rootfs $out: $(du -h "$out" | cut -f1) used of 1G; ${pkg:+package guest, no fragd installed}${unit:+unit from ${unit#"$srcdir"/}}"

@@ -237,6 +237,15 @@ for k in $kernels; do
 			run "$k/service" service -k "$k" "${small[@]}" -T 150 \
 				-i "$builddir/vm/initramfs-root-$k.cpio.gz" -d "$builddir/vm/rootfs.img" --
 		fi
+		# the Debian package: apt install (neither enabled nor started),
+		# enable, a knob change under load, remove (knobs back), purge
+		# (nothing left); the image is made by make vm-package-image (root)
+		if [ -f "$builddir/vm/rootfs-pkg.img" ]; then
+			run "$k/package" package -k "$k" "${small[@]}" -T 240 \
+				-i "$builddir/vm/initramfs-root-$k.cpio.gz" -d "$builddir/vm/rootfs-pkg.img" --
+		else
+			say SKIP "$k/package" "no package guest ($builddir/vm/rootfs-pkg.img): make vm-package-image needs root (debootstrap)"
+		fi
 	elif [ "${FRAGD_VM_ALL:-0}" = 1 ]; then
 		run "$k/service" service -k "$k" "${small[@]}" -T 150 \
 			-i "$builddir/vm/initramfs-root-$k.cpio.gz" -d "$builddir/vm/rootfs.img" --

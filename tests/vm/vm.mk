@@ -6,6 +6,9 @@
 #   make vm-run SCENARIO=churn VM_ARGS='policy=tuned defrag=never' [VM_KERNEL=6.12]
 #               [VM_OPTS='-m 4G -L 1G -N 2']
 #   make vm-shell [VM_KERNEL=6.12]   interactive guest (poweroff -f to leave)
+#   make vm-package [VM_KERNEL=6.12]   the Debian package in the systemd guest:
+#                            install, enable, a knob change under load,
+#                            remove, purge (scenario 'package')
 #   make vm-lint             shellcheck + warning-free workload build
 #   make check-vm VM_FRAGD=build/vm/fragd-stub   self-test of the fragd paths
 #                            with a stand-in daemon (NOT fragd)
@@ -35,7 +38,8 @@ VM_ROOT_MODULES := virtio_pci virtio_blk ext4
 # the config a fragd guest runs with: the project's own when it exists
 VM_FRAGD_CONF ?= $(firstword $(wildcard fragd.conf $(VM_SRC)/guest/fragd.conf))
 
-.PHONY: check-vm vm-progs vm-kernels vm-initramfs vm-rootfs vm-run vm-shell vm-lint
+.PHONY: check-vm vm-progs vm-kernels vm-initramfs vm-rootfs vm-run vm-shell vm-lint \
+	vm-package vm-package-image
 
 $(VM_OUT)/%: $(VM_SRC)/src/%.c $(VM_SRC)/src/vmstat.h
 	@mkdir -p $(dir $@)
@@ -72,10 +76,25 @@ $(VM_OUT)/rootfs.img: $(VM_OUT)/guest/fragd $(VM_GUEST) $(VM_SYSD) $(VM_SRC)/mkr
 
 vm-rootfs: $(VM_OUT)/rootfs.img $(FRAGD_VM_KERNELS:%=$(VM_OUT)/initramfs-root-%.cpio.gz)
 
+# the package guest: the same systemd guest without fragd, with the .deb that
+# `make deb` builds from HEAD (commit first), the fragmenter, and the .debs of
+# the libraries the guest lacks (mkrootfs.sh -p fetches them). Rebuilt every
+# time: the package is built from HEAD, which make cannot see change.
+VM_PKG := $(VM_OUT)/pkg
+vm-package-image: $(VM_OUT)/fragmenter $(VM_SRC)/mkrootfs.sh $(VM_GUEST) $(VM_SYSD)
+	$(MAKE) --no-print-directory deb DISTDIR=$(VM_OUT)/dist
+	rm -rf $(VM_PKG) && mkdir -p $(VM_PKG)
+	cp $(VM_OUT)/dist/deb/fragd_*.deb $(VM_OUT)/fragmenter $(VM_PKG)/
+	$(VM_SRC)/mkrootfs.sh -o $(VM_OUT)/rootfs-pkg.img -p $(VM_PKG)
+
+vm-package: vm-package-image $(VM_OUT)/initramfs-root-$(VM_KERNEL).cpio.gz
+	BUILDDIR=$(BUILDDIR) $(VM_SRC)/run.sh -v -k $(VM_KERNEL) -m 2G -L 512M -T 240 \
+		-i $(VM_OUT)/initramfs-root-$(VM_KERNEL).cpio.gz -d $(VM_OUT)/rootfs-pkg.img package
+
 # the systemd guest is debootstrapped, which needs root; as another user the
 # suite says SKIP for the service run instead (run make check-vm as root)
 VM_IS_ROOT := $(filter 0,$(shell id -u))
-check-vm: vm-kernels vm-initramfs $(if $(VM_IS_ROOT),vm-rootfs)
+check-vm: vm-kernels vm-initramfs $(if $(VM_IS_ROOT),vm-rootfs vm-package-image)
 	BUILDDIR=$(BUILDDIR) FRAGD=$(VM_OUT)/guest/fragd FRAGD_VM_KERNELS="$(FRAGD_VM_KERNELS)" \
 		$(VM_SRC)/suite.sh
 
