@@ -410,8 +410,8 @@ static const char *const obs_source_impacts[_OBS_SOURCE_MAX] = {
         [OBS_BUDDYINFO] = "no free memory by order: no decision",
         [OBS_ZONEINFO] = "reserve targets, watermarks and node sizes not measured: targets neither met nor missed",
         [OBS_PAGETYPEINFO] = "pageblock mix not tracked",
-        [OBS_VMSTAT] = "no compaction, reclaim or THP fault rates: stall objectives and the learned THP "
-                       "reserve not updated",
+        [OBS_VMSTAT] = ("no compaction, reclaim or THP fault rates: stall objectives and the learned "
+                        "THP reserve not updated"),
         [OBS_MEMINFO] = "MemTotal unknown: readings not checked against it",
         [OBS_PSI_MEMORY] = "memory pressure unknown: the pressure objective is off",
         [OBS_THP] = "THP modes and huge page size unknown: the THP defrag lever is off",
