@@ -3,6 +3,7 @@
 
 #include "core/log.h"
 #include "service/pipeline.h"
+#include "sources/observe.h"
 
 int pipeline_run(const Pipeline *p, unsigned mask, usec_t now, const PipelineHooks *h,
                  PipelineStage *ret_stage)
