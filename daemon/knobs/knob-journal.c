@@ -385,71 +385,14 @@ int knob_journal_path(const char *rt, const char *name, char *ret, size_t size)
  * through a symlink, never blocking (a FIFO planted there). */
 int knob_journal_read_bounded(int root_fd, const char *path, char **ret_buf, size_t *ret_len)
 {
-        _cleanup_close_ int fd = -1;
-        _cleanup_free_ char *buf = NULL;
-        struct stat st;
-        size_t len = 0;
+        int r = read_file_alloc_at_max(root_fd, path, ROOT_OWN_FILE, JOURNAL_SIZE_MAX, ret_buf, ret_len);
 
-        fd = root_openat(root_fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK, 0, ROOT_OWN_FILE);
-        if (fd < 0)
-                return negative_errno();
-        if (fstat(fd, &st) < 0)
-                return negative_errno();
-        if (!S_ISREG(st.st_mode))
-                return -EBADFD;
-        if (st.st_size > (off_t) JOURNAL_SIZE_MAX)
-                return -EFBIG;
-        buf = malloc(JOURNAL_SIZE_MAX + 2);
-        if (!buf)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t n = read(fd, buf + len, JOURNAL_SIZE_MAX + 1 - len);
-
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-                if (len > JOURNAL_SIZE_MAX)
-                        return -EFBIG; /* grew while read */
-        }
-        buf[len] = '\0';
-        *ret_buf = TAKE_PTR(buf);
-        *ret_len = len;
-        return 0;
+        return r == -EISDIR ? -EBADFD : r; /* a directory is no journal, as a FIFO is not */
 }
 
 int knob_journal_read_head(int root_fd, const char *path, char **ret_buf, size_t *ret_len)
 {
-        _cleanup_close_ int fd = -1;
-        _cleanup_free_ char *buf = NULL;
-        size_t len = 0;
-
-        fd = root_openat(root_fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK, 0, ROOT_OWN_FILE);
-        if (fd < 0)
-                return fd;
-        buf = malloc(JOURNAL_SIZE_MAX + 1);
-        if (!buf)
-                return -ENOMEM;
-        while (len < JOURNAL_SIZE_MAX) {
-                ssize_t n = read(fd, buf + len, JOURNAL_SIZE_MAX - len);
-
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-        }
-        buf[len] = '\0';
-        *ret_buf = TAKE_PTR(buf);
-        *ret_len = len;
-        return 0;
+        return read_file_head_at(root_fd, path, ROOT_OWN_FILE, JOURNAL_SIZE_MAX, ret_buf, ret_len);
 }
 
 int knob_journal_read(int root_fd, const char *rt, Journal *ret)
