@@ -157,37 +157,6 @@ int meminfo_read(const Root *root, KvList *ret)
 }
 
 /* A cgroup path below sys/fs/cgroup: relative, no "..", no empty name. */
-static bool cgroup_path_valid(const char *cgroup)
-{
-        const char *p = cgroup;
-
-        if (!cgroup || *cgroup == '/')
-                return false;
-        if (*cgroup == '\0')
-                return true; /* the root cgroup */
-        for (;;) {
-                size_t n = strcspn(p, "/");
-
-                if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
-                        return false;
-                if (p[n] == '\0')
-                        return true;
-                p += n + 1;
-        }
-}
-
-int cgroup_file_path(const char *cgroup, const char *file, char *buf, size_t size)
-{
-        int n;
-
-        if (!cgroup_path_valid(cgroup) || !file || !*file || strchr(file, '/'))
-                return -EINVAL;
-        n = snprintf(buf, size, "fs/cgroup/%s%s%s", cgroup, *cgroup ? "/" : "", file);
-        if (n < 0 || (size_t) n >= size)
-                return -ENAMETOOLONG;
-        return 0;
-}
-
 int memory_stat_read(const Root *root, const char *cgroup, KvList *ret)
 {
         char path[4096];
