@@ -34,9 +34,8 @@ int thp_mode_parse(const char *buf, size_t len, char *ret, size_t size)
         Cursor c;
         Span line, tok;
 
-        if (!buf && len > 0)
+        if (cursor_open(&c, buf, len) < 0)
                 return -EINVAL;
-        c = cursor_make(buf, len);
         while (cursor_next_line(&c, &line))
                 while (span_next_token(&line, &tok)) {
                         bool bracketed = tok.len >= 2 && tok.p[0] == '[' && tok.p[tok.len - 1] == ']';
