@@ -98,26 +98,15 @@ static bool thp_size_dir_name(const char *name, unsigned *ret_kb)
         return true;
 }
 
-static bool entry_is_dir(int dirfd, const struct dirent *de)
+/* The entry is of type dt (DT_DIR, DT_REG), not following a symlink: from
+ * d_type, or fstatat() where the file system does not fill it in. */
+static bool entry_is(int dirfd, const struct dirent *de, unsigned char dt)
 {
         struct stat st;
 
-        if (de->d_type == DT_DIR)
-                return true;
         if (de->d_type != DT_UNKNOWN)
-                return false;
-        return fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) >= 0 && S_ISDIR(st.st_mode);
-}
-
-static bool entry_is_reg(int dirfd, const struct dirent *de)
-{
-        struct stat st;
-
-        if (de->d_type == DT_REG)
-                return true;
-        if (de->d_type != DT_UNKNOWN)
-                return false;
-        return fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) >= 0 && S_ISREG(st.st_mode);
+                return de->d_type == dt;
+        return fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) >= 0 && IFTODT(st.st_mode) == dt;
 }
 
 /* Opens dirfd/path as a DIR stream (which then owns the fd). */
@@ -191,7 +180,7 @@ static int thp_stats_read(int size_fd, ThpSize *s)
 
                 if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(st->name))
                         continue;
-                if (!entry_is_reg(dirfd(d), de))
+                if (!entry_is(dirfd(d), de, DT_REG))
                         continue;
                 if (u64_read_at(dirfd(d), de->d_name, &v) < 0)
                         continue;
@@ -221,7 +210,7 @@ static int thp_sizes_read(int thp_fd, ThpInfo *t)
         while ((errno = 0, de = readdir(d))) {
                 unsigned kb;
 
-                if (!thp_size_dir_name(de->d_name, &kb) || !entry_is_dir(dirfd(d), de))
+                if (!thp_size_dir_name(de->d_name, &kb) || !entry_is(dirfd(d), de, DT_DIR))
                         continue;
                 if (n >= FRAGD_MAX_THP_SIZES)
                         return -E2BIG;
