@@ -90,6 +90,44 @@ bool pid_is_alive(pid_t pid, uint64_t starttime)
         return starttime == 0 || st == starttime;
 }
 
+#define STATUS_MAGIC "fragd-status 1"
+
+void knob_status_head_write(FILE *f)
+{
+        pid_t pid = getpid();
+
+        fprintf(f, "%s\npid %d %" PRIu64 "\n", STATUS_MAGIC, (int) pid, pid_starttime(pid));
+}
+
+/* A header line "KEY A [B]": true when line is that header and A reads
+ * (core's parse_u64); B, when asked for and present, too. */
+bool knob_status_header_numbers(Span line, const char *key, uint64_t *ret_a, uint64_t *ret_b)
+{
+        Span tok;
+
+        if (!span_next_token(&line, &tok) || !span_eq(tok, key) || !span_next_token(&line, &tok) ||
+            span_to_u64(tok, ret_a) < 0)
+                return false;
+        if (ret_b && span_next_token(&line, &tok))
+                (void) span_to_u64(tok, ret_b);
+        return true;
+}
+
+int knob_status_owner(const char *buf, size_t len, uint64_t *ret_pid, uint64_t *ret_starttime)
+{
+        Cursor c;
+        Span line;
+
+        *ret_pid = *ret_starttime = 0;
+        if (cursor_open(&c, buf, len) < 0 || memchr(buf, '\0', len) || len <= strlen(STATUS_MAGIC) ||
+            strncmp(buf, STATUS_MAGIC "\n", strlen(STATUS_MAGIC) + 1) != 0)
+                return -EBADMSG;
+        while (cursor_next_line(&c, &line))
+                if (knob_status_header_numbers(line, "pid", ret_pid, ret_starttime))
+                        break;
+        return 0;
+}
+
 bool pid_is_fragd(pid_t pid)
 {
         char path[64], comm[32] = "";
