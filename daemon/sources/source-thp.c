@@ -242,6 +242,20 @@ static int thp_sizes_read(int thp_fd, ThpInfo *t)
         return 0;
 }
 
+/* sys/kernel/mm/transparent_hugepage, -EOPNOTSUPP when the kernel has none. */
+static int thp_dir_open(const Root *root)
+{
+        int fd;
+
+        if (root->sys_fd < 0)
+                return -ENOENT;
+        fd = root_openat(root->sys_fd, "kernel/mm/transparent_hugepage", O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                         0, 0);
+        if (fd < 0)
+                return errno == ENOENT ? -EOPNOTSUPP : negative_errno();
+        return fd;
+}
+
 int thp_read(const Root *root, ThpInfo *ret)
 {
         static const struct {
@@ -264,12 +278,9 @@ int thp_read(const Root *root, ThpInfo *ret)
         uint64_t v;
         int r;
 
-        if (root->sys_fd < 0)
-                return -ENOENT;
-        fd = root_openat(root->sys_fd, "kernel/mm/transparent_hugepage", O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-                         0, 0);
+        fd = thp_dir_open(root);
         if (fd < 0)
-                return errno == ENOENT ? -EOPNOTSUPP : negative_errno();
+                return fd;
 
         /* ~21 KiB: off the stack, and ret stays untouched on failure */
         t = calloc(1, sizeof(*t));
@@ -330,12 +341,9 @@ int thp_refresh(const Root *root, ThpInfo *t)
         _cleanup_close_ int fd = -1;
         char enabled[THP_MODE_MAX] = "", defrag[THP_MODE_MAX] = "", shmem_enabled[THP_MODE_MAX] = "";
 
-        if (root->sys_fd < 0)
-                return -ENOENT;
-        fd = root_openat(root->sys_fd, "kernel/mm/transparent_hugepage", O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-                         0, 0);
+        fd = thp_dir_open(root);
         if (fd < 0)
-                return errno == ENOENT ? -EOPNOTSUPP : negative_errno();
+                return fd;
         thp_mode_read_at(fd, "enabled", enabled, sizeof(enabled));
         thp_mode_read_at(fd, "defrag", defrag, sizeof(defrag));
         thp_mode_read_at(fd, "shmem_enabled", shmem_enabled, sizeof(shmem_enabled));
