@@ -53,19 +53,12 @@ static const char *const hold_words[_POLICY_HOLD_MAX] = {
         [POLICY_HOLD_UNMEASURED] = "its measure is missing",
 };
 
-/* The config engineer's names.c has lever_name(); the pure tests must not
- * depend on its arrival, so explain keeps its own copy of the labels. */
+/* A lever's name (names.c), "?" for none. */
 static const char *lever_label(Lever l)
 {
-        static const char *const n[_LEVER_MAX] = {
-                [LEVER_COMPACTION_PROACTIVENESS] = "compaction_proactiveness",
-                [LEVER_WATERMARK_SCALE_FACTOR] = "watermark_scale_factor",
-                [LEVER_MIN_FREE_KBYTES] = "min_free_kbytes",
-                [LEVER_WATERMARK_BOOST_FACTOR] = "watermark_boost_factor",
-                [LEVER_EXTFRAG_THRESHOLD] = "extfrag_threshold",
-                [LEVER_THP_DEFRAG] = "thp_defrag",
-        };
-        return (unsigned) l < _LEVER_MAX ? n[l] : "?";
+        const char *n = lever_name(l);
+
+        return n ? n : "?";
 }
 
 const char *policy_reason_name(PolicyReason r)

@@ -5,6 +5,7 @@
  * parser. A Cursor walks a buffer that need not be NUL-terminated; nothing
  * here allocates. */
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,6 +26,16 @@ static inline Cursor cursor_make(const char *buf, size_t len)
         if (!buf || len == 0)
                 return (Cursor) { buf, buf };
         return (Cursor) { buf, buf + len };
+}
+
+/* The parsers' one rule for their input: NULL with len 0 is the empty
+ * text, NULL with len > 0 is -EINVAL; else *ret walks buf. */
+static inline int cursor_open(Cursor *ret, const char *buf, size_t len)
+{
+        if (!buf && len > 0)
+                return -EINVAL;
+        *ret = cursor_make(buf, len);
+        return 0;
 }
 
 static inline bool cursor_eof(const Cursor *c)

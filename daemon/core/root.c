@@ -418,6 +418,45 @@ int read_fd_alloc(int fd, size_t max, char **ret_buf, size_t *ret_len)
         return 0;
 }
 
+int read_file_alloc_at_max(int dirfd, const char *path, unsigned how_flags, size_t max, char **ret_buf,
+                           size_t *ret_len)
+{
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+
+        fd = open_for_read(dirfd, path, how_flags);
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (st.st_size > (off_t) max)
+                return -EFBIG;
+        return read_fd_alloc(fd, max, ret_buf, ret_len);
+}
+
+int read_file_head_at(int dirfd, const char *path, unsigned how_flags, size_t max, char **ret_buf,
+                      size_t *ret_len)
+{
+        _cleanup_close_ int fd = -1;
+        _cleanup_free_ char *buf = NULL;
+        ssize_t n;
+
+        fd = open_for_read(dirfd, path, how_flags);
+        if (fd < 0)
+                return fd;
+        buf = malloc(max + 1);
+        if (!buf)
+                return -ENOMEM;
+        n = read_fd_fill(fd, buf, max);
+        if (n < 0)
+                return (int) n;
+        buf[n] = '\0';
+        *ret_buf = TAKE_PTR(buf);
+        if (ret_len)
+                *ret_len = (size_t) n;
+        return 0;
+}
+
 int read_file_alloc_at_full(int dirfd, const char *path, unsigned how_flags, char **ret_buf, size_t *ret_len)
 {
         _cleanup_close_ int fd = -1;

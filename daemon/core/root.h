@@ -65,6 +65,15 @@ int read_file_at_full(int dirfd, const char *path, unsigned how_flags, char *buf
  * fstat), -ENOMEM, or -errno. ret_len may be NULL. */
 int read_fd_alloc(int fd, size_t max, char **ret_buf, size_t *ret_len);
 
+/* Reads a whole file below dirfd (opened as read_file_at_full() does) of at
+ * most max bytes into a malloc'ed, NUL-terminated buffer: -EFBIG when it is
+ * larger (by its size, or grown while read), -ENOMEM, or -errno. */
+int read_file_alloc_at_max(int dirfd, const char *path, unsigned how_flags, size_t max, char **ret_buf,
+                           size_t *ret_len);
+/* The same for the first max bytes of a file of any size (the rest unread). */
+int read_file_head_at(int dirfd, const char *path, unsigned how_flags, size_t max, char **ret_buf,
+                      size_t *ret_len);
+
 /* Reads a file of unknown size into a malloc'ed, NUL-terminated buffer. */
 int read_file_alloc_at(int dirfd, const char *path, char **ret_buf, size_t *ret_len);
 int read_file_alloc_at_full(int dirfd, const char *path, unsigned how_flags, char **ret_buf,

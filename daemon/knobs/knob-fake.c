@@ -92,10 +92,11 @@ static int fake_rule(FakeRuleType type, const char *name, FakeRule *ret)
         return 0;
 }
 
-int knob_fake_fail_read(KnobFake *f, const char *name, int err, unsigned count)
+/* A read or write of name fails with err, count times. */
+static int fake_fail(KnobFake *f, FakeRuleType type, const char *name, int err, unsigned count)
 {
         FakeRule rule;
-        int r = fake_rule(FAKE_FAIL_READ, name, &rule);
+        int r = fake_rule(type, name, &rule);
 
         if (r < 0)
                 return r;
@@ -104,16 +105,14 @@ int knob_fake_fail_read(KnobFake *f, const char *name, int err, unsigned count)
         return fake_add(f, &rule);
 }
 
+int knob_fake_fail_read(KnobFake *f, const char *name, int err, unsigned count)
+{
+        return fake_fail(f, FAKE_FAIL_READ, name, err, count);
+}
+
 int knob_fake_fail_write(KnobFake *f, const char *name, int err, unsigned count)
 {
-        FakeRule rule;
-        int r = fake_rule(FAKE_FAIL_WRITE, name, &rule);
-
-        if (r < 0)
-                return r;
-        rule.err = -abs(err);
-        rule.remaining = count;
-        return fake_add(f, &rule);
+        return fake_fail(f, FAKE_FAIL_WRITE, name, err, count);
 }
 
 int knob_fake_clamp(KnobFake *f, const char *name, int64_t lo, int64_t hi)

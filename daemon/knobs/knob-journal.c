@@ -90,6 +90,44 @@ bool pid_is_alive(pid_t pid, uint64_t starttime)
         return starttime == 0 || st == starttime;
 }
 
+#define STATUS_MAGIC "fragd-status 1"
+
+void knob_status_head_write(FILE *f)
+{
+        pid_t pid = getpid();
+
+        fprintf(f, "%s\npid %d %" PRIu64 "\n", STATUS_MAGIC, (int) pid, pid_starttime(pid));
+}
+
+/* A header line "KEY A [B]": true when line is that header and A reads
+ * (core's parse_u64); B, when asked for and present, too. */
+bool knob_status_header_numbers(Span line, const char *key, uint64_t *ret_a, uint64_t *ret_b)
+{
+        Span tok;
+
+        if (!span_next_token(&line, &tok) || !span_eq(tok, key) || !span_next_token(&line, &tok) ||
+            span_to_u64(tok, ret_a) < 0)
+                return false;
+        if (ret_b && span_next_token(&line, &tok))
+                (void) span_to_u64(tok, ret_b);
+        return true;
+}
+
+int knob_status_owner(const char *buf, size_t len, uint64_t *ret_pid, uint64_t *ret_starttime)
+{
+        Cursor c;
+        Span line;
+
+        *ret_pid = *ret_starttime = 0;
+        if (cursor_open(&c, buf, len) < 0 || memchr(buf, '\0', len) || len <= strlen(STATUS_MAGIC) ||
+            strncmp(buf, STATUS_MAGIC "\n", strlen(STATUS_MAGIC) + 1) != 0)
+                return -EBADMSG;
+        while (cursor_next_line(&c, &line))
+                if (knob_status_header_numbers(line, "pid", ret_pid, ret_starttime))
+                        break;
+        return 0;
+}
+
 bool pid_is_fragd(pid_t pid)
 {
         char path[64], comm[32] = "";
@@ -385,71 +423,14 @@ int knob_journal_path(const char *rt, const char *name, char *ret, size_t size)
  * through a symlink, never blocking (a FIFO planted there). */
 int knob_journal_read_bounded(int root_fd, const char *path, char **ret_buf, size_t *ret_len)
 {
-        _cleanup_close_ int fd = -1;
-        _cleanup_free_ char *buf = NULL;
-        struct stat st;
-        size_t len = 0;
+        int r = read_file_alloc_at_max(root_fd, path, ROOT_OWN_FILE, JOURNAL_SIZE_MAX, ret_buf, ret_len);
 
-        fd = root_openat(root_fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK, 0, ROOT_OWN_FILE);
-        if (fd < 0)
-                return negative_errno();
-        if (fstat(fd, &st) < 0)
-                return negative_errno();
-        if (!S_ISREG(st.st_mode))
-                return -EBADFD;
-        if (st.st_size > (off_t) JOURNAL_SIZE_MAX)
-                return -EFBIG;
-        buf = malloc(JOURNAL_SIZE_MAX + 2);
-        if (!buf)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t n = read(fd, buf + len, JOURNAL_SIZE_MAX + 1 - len);
-
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-                if (len > JOURNAL_SIZE_MAX)
-                        return -EFBIG; /* grew while read */
-        }
-        buf[len] = '\0';
-        *ret_buf = TAKE_PTR(buf);
-        *ret_len = len;
-        return 0;
+        return r == -EISDIR ? -EBADFD : r; /* a directory is no journal, as a FIFO is not */
 }
 
 int knob_journal_read_head(int root_fd, const char *path, char **ret_buf, size_t *ret_len)
 {
-        _cleanup_close_ int fd = -1;
-        _cleanup_free_ char *buf = NULL;
-        size_t len = 0;
-
-        fd = root_openat(root_fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK, 0, ROOT_OWN_FILE);
-        if (fd < 0)
-                return fd;
-        buf = malloc(JOURNAL_SIZE_MAX + 1);
-        if (!buf)
-                return -ENOMEM;
-        while (len < JOURNAL_SIZE_MAX) {
-                ssize_t n = read(fd, buf + len, JOURNAL_SIZE_MAX - len);
-
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-        }
-        buf[len] = '\0';
-        *ret_buf = TAKE_PTR(buf);
-        *ret_len = len;
-        return 0;
+        return read_file_head_at(root_fd, path, ROOT_OWN_FILE, JOURNAL_SIZE_MAX, ret_buf, ret_len);
 }
 
 int knob_journal_read(int root_fd, const char *rt, Journal *ret)

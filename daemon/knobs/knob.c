@@ -513,12 +513,12 @@ static void root_option(const Root *root, char *ret, size_t size)
 static int runtime_dir_check_free(const Root *root, int dfd, const char *rt, char *why, size_t size)
 {
         const char *prefix = root->is_host ? "" : root->path;
-        char aside[FRAGD_PATH_MAX + 48], ropt[FRAGD_PATH_MAX + 16], buf[128];
-        _cleanup_close_ int fd = -1;
+        char aside[FRAGD_PATH_MAX + 48], ropt[FRAGD_PATH_MAX + 16];
+        _cleanup_free_ char *head = NULL;
+        uint64_t pid, starttime;
         struct stat st;
-        ssize_t n;
-        int pid, r;
-        uint64_t starttime;
+        size_t n;
+        int r;
 
         root_option(root, ropt, sizeof(ropt));
         if (fstatat(dfd, "saved", &st, AT_SYMLINK_NOFOLLOW) == 0) {
@@ -544,16 +544,13 @@ static int runtime_dir_check_free(const Root *root, int dfd, const char *rt, cha
                         snprintf(why, size, "cannot list '%s/%s': %s", prefix, rt, strerror(-r));
                 return r > 0 ? -EEXIST : r;
         }
-        fd = openat(dfd, "status", O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
-        if (fd < 0)
+        /* the head of the file names its owner (knob_status_owner()) */
+        if (read_file_head_at(dfd, "status", ROOT_OWN_FILE, 127, &head, &n) < 0)
                 return 0;
-        n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, buf, sizeof(buf) - 1) : -1;
-        if (n <= 0)
-                return 0;
-        buf[n] = '\0';
-        if (sscanf(buf, "fragd-status 1\npid %d %" SCNu64, &pid, &starttime) == 2 && pid > 0 && pid != getpid() &&
-            pid_is_alive(pid, starttime)) {
-                snprintf(why, size, "'%s/%s/status' belongs to another running fragd (pid %d)", prefix, rt, pid);
+        if (knob_status_owner(head, n, &pid, &starttime) == 0 && pid > 0 && pid <= INT32_MAX &&
+            (pid_t) pid != getpid() && pid_is_alive((pid_t) pid, starttime)) {
+                snprintf(why, size, "'%s/%s/status' belongs to another running fragd (pid %" PRIu64 ")", prefix, rt,
+                         pid);
                 return -EBUSY;
         }
         return 0;

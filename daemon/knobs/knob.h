@@ -87,10 +87,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "config/config.h"
 #include "core/cleanup.h"
+#include "core/parse-util.h"
 #include "core/root.h"
 #include "fragd/macro.h"
 #include "fragd/policy-config.h"
@@ -352,6 +354,22 @@ int knob_runtime_dir_relative(const char *runtime_dir, char *ret, size_t size);
 /* A journal moved aside earlier (<rt>/saved.corrupt*) that the operator has
  * not handled yet: 1 and its name (relative to the root) in ret, 0 when none. */
 int knob_journal_find_aside(int root_fd, const char *rt, char *ret, size_t size);
+
+/* The head of fragd's status file, <rt>/status (the rest of it, its writer
+ * and `fragd status`: output/status.c): "fragd-status 1" and "pid <pid>
+ * <starttime>", the fragd that owns the runtime directory, named as the
+ * journal names its writer. Written and read here, below both users: the
+ * status file and the check that a runtime directory is free
+ * (knob_registry_move()). */
+/* Writes the head for this process. */
+void knob_status_head_write(FILE *f);
+/* The text of a status file (len bytes): 0 and the pid and starttime of its
+ * "pid" line (0 and 0 when it has none that reads), or -EBADMSG when it is
+ * not a status file (no "fragd-status 1" line first, or a NUL in it). */
+int knob_status_owner(const char *buf, size_t len, uint64_t *ret_pid, uint64_t *ret_starttime);
+/* A head line "KEY A [B]" ("pid", "updated"): true when line is that line
+ * and A reads; B, when asked for and present, too. */
+bool knob_status_header_numbers(Span line, const char *key, uint64_t *ret_a, uint64_t *ret_b);
 
 /* Field 22 of /proc/<pid>/stat of the host (0 when unreadable). */
 uint64_t pid_starttime(pid_t pid);

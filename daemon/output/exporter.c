@@ -137,36 +137,43 @@ static void emitv(Out *o, MetricId id, const char *value, va_list ap)
         fprintf(o->f, " %s\n", value);
 }
 
-static void emit_u64(Out *o, MetricId id, uint64_t v, ...)
-{
-        char buf[32];
-        va_list ap;
+/* A sample's value as the text format writes it (a struct, so that it can
+ * be made in the call and stand before the label values). */
+typedef struct Value {
+        char s[40];
+} Value;
 
-        snprintf(buf, sizeof(buf), "%" PRIu64, v);
-        va_start(ap, v);
-        emitv(o, id, buf, ap);
-        va_end(ap);
+static Value u64v(uint64_t v)
+{
+        Value r;
+
+        snprintf(r.s, sizeof(r.s), "%" PRIu64, v);
+        return r;
 }
 
-static void emit_i64(Out *o, MetricId id, int64_t v, ...)
+static Value i64v(int64_t v)
 {
-        char buf[32];
-        va_list ap;
+        Value r;
 
-        snprintf(buf, sizeof(buf), "%" PRId64, v);
-        va_start(ap, v);
-        emitv(o, id, buf, ap);
-        va_end(ap);
+        snprintf(r.s, sizeof(r.s), "%" PRId64, v);
+        return r;
 }
 
-static void emit_double(Out *o, MetricId id, double v, ...)
+static Value doublev(double v)
 {
-        char buf[40];
+        Value r;
+
+        format_double(v, r.s, sizeof(r.s));
+        return r;
+}
+
+/* One sample: emit(o, id, u64v(n), label values...). */
+static void emit(Out *o, MetricId id, Value v, ...)
+{
         va_list ap;
 
-        format_double(v, buf, sizeof(buf));
         va_start(ap, v);
-        emitv(o, id, buf, ap);
+        emitv(o, id, v.s, ap);
         va_end(ap);
 }
 
@@ -275,21 +282,21 @@ static void render_health(Out *o, const Snapshot *s)
 {
         const HealthView *h = &s->health;
 
-        emit_u64(o, M_BUILD_INFO, 1, s->version ? s->version : FRAGD_VERSION);
+        emit(o, M_BUILD_INFO, u64v(1), s->version ? s->version : FRAGD_VERSION);
         if (h->last_tick_realtime_usec > 0)
-                emit_double(o, M_LAST_TICK_TIMESTAMP, usec_to_sec(h->last_tick_realtime_usec));
+                emit(o, M_LAST_TICK_TIMESTAMP, doublev(usec_to_sec(h->last_tick_realtime_usec)));
         if (h->last_tick_realtime_usec > 0)
-                emit_double(o, M_TICK_DURATION, usec_to_sec(h->tick_duration_usec));
+                emit(o, M_TICK_DURATION, doublev(usec_to_sec(h->tick_duration_usec)));
         if (h->tick_interval_usec > 0)
-                emit_double(o, M_TICK_INTERVAL, usec_to_sec(h->tick_interval_usec));
+                emit(o, M_TICK_INTERVAL, doublev(usec_to_sec(h->tick_interval_usec)));
         for (unsigned e = 0; e < _HEALTH_ERR_MAX; e++)
-                emit_u64(o, M_ERRORS, h->errors[e], health_error_name(e));
-        emit_u64(o, M_DRY_RUN, h->dry_run);
+                emit(o, M_ERRORS, u64v(h->errors[e]), health_error_name(e));
+        emit(o, M_DRY_RUN, u64v(h->dry_run));
         for (unsigned src = 0; src < _OBS_SOURCE_MAX; src++) {
                 if (s->obs->have & OBS_MASK(src))
-                        emit_u64(o, M_SOURCE_UP, 1, obs_source_name(src));
+                        emit(o, M_SOURCE_UP, u64v(1), obs_source_name(src));
                 else if (s->obs->err[src] < 0)
-                        emit_u64(o, M_SOURCE_UP, 0, obs_source_name(src));
+                        emit(o, M_SOURCE_UP, u64v(0), obs_source_name(src));
         }
 }
 
@@ -310,18 +317,18 @@ static void render_knobs(Out *o, const Snapshot *s)
 
         for (unsigned i = 0; i < s->n_knobs; i++)
                 if (s->knobs[i].has_current)
-                        emit_i64(o, M_KNOB_VALUE, s->knobs[i].current, s->knobs[i].name);
+                        emit(o, M_KNOB_VALUE, i64v(s->knobs[i].current), s->knobs[i].name);
         for (unsigned i = 0; i < s->n_knobs; i++)
                 if (s->knobs[i].has_original)
-                        emit_i64(o, M_KNOB_ORIGINAL, s->knobs[i].original, s->knobs[i].name);
+                        emit(o, M_KNOB_ORIGINAL, i64v(s->knobs[i].original), s->knobs[i].name);
         for (unsigned i = 0; i < s->n_knobs; i++)
-                emit_i64(o, M_KNOB_MIN, s->knobs[i].min, s->knobs[i].name);
+                emit(o, M_KNOB_MIN, i64v(s->knobs[i].min), s->knobs[i].name);
         for (unsigned i = 0; i < s->n_knobs; i++)
-                emit_i64(o, M_KNOB_MAX, s->knobs[i].max, s->knobs[i].name);
+                emit(o, M_KNOB_MAX, i64v(s->knobs[i].max), s->knobs[i].name);
         for (unsigned i = 0; i < s->n_knobs; i++)
-                emit_u64(o, M_KNOB_OWNED, s->knobs[i].owned, s->knobs[i].name);
+                emit(o, M_KNOB_OWNED, u64v(s->knobs[i].owned), s->knobs[i].name);
         for (unsigned i = 0; i < s->n_knobs; i++)
-                emit_u64(o, M_KNOB_DISABLED, s->knobs[i].disabled, s->knobs[i].name);
+                emit(o, M_KNOB_DISABLED, u64v(s->knobs[i].disabled), s->knobs[i].name);
 
         /* insertion sort of indices: at most SNAPSHOT_MAX_ACTIONS entries */
         for (unsigned i = 0; i < s->n_actions; i++) {
@@ -336,7 +343,7 @@ static void render_knobs(Out *o, const Snapshot *s)
         for (unsigned i = 0; i < s->n_actions; i++) {
                 const ActionCounter *a = &s->actions[idx[i]];
 
-                emit_u64(o, M_ACTIONS, a->count, a->knob, action_direction_name(a->direction), a->reason);
+                emit(o, M_ACTIONS, u64v(a->count), a->knob, action_direction_name(a->direction), a->reason);
         }
 }
 
@@ -373,25 +380,25 @@ static void measure_emit(Out *o, const MeasureFamily *mf, const ZoneMeasures *zm
 
         switch (mf->measure) {
         case MEASURE_ZONE_MANAGED:
-                emit_u64(o, mf->id, zm->managed * ps, l[0], l[1], l[2]);
+                emit(o, mf->id, u64v(zm->managed * ps), l[0], l[1], l[2]);
                 break;
         case MEASURE_NODE_HIGH_ORDER_FREE:
-                emit_u64(o, mf->id, nm->free_pages_ge[variant] * ps, l[0], l[1], l[2]);
+                emit(o, mf->id, u64v(nm->free_pages_ge[variant] * ps), l[0], l[1], l[2]);
                 break;
         case MEASURE_ZONE_UNUSABLE:
-                emit_double(o, mf->id, zm->unusable_permille[variant] / 1000.0, l[0], l[1], l[2]);
+                emit(o, mf->id, doublev(zm->unusable_permille[variant] / 1000.0), l[0], l[1], l[2]);
                 break;
         case MEASURE_ZONE_FRAG_INDEX:
-                emit_double(o, mf->id, zm->frag_index_permille[variant] / 1000.0, l[0], l[1], l[2]);
+                emit(o, mf->id, doublev(zm->frag_index_permille[variant] / 1000.0), l[0], l[1], l[2]);
                 break;
         case MEASURE_NODE_SCORE:
-                emit_double(o, mf->id, nm->frag_score / 100.0, l[0], l[1], l[2]);
+                emit(o, mf->id, doublev(nm->frag_score / 100.0), l[0], l[1], l[2]);
                 break;
         case MEASURE_ZONE_WATERMARK:
-                emit_u64(o, mf->id, wmark[variant] * ps, l[0], l[1], l[2]);
+                emit(o, mf->id, u64v(wmark[variant] * ps), l[0], l[1], l[2]);
                 break;
         case MEASURE_ZONE_WATERMARK_BOOST:
-                emit_u64(o, mf->id, zm->boost * ps, l[0], l[1], l[2]);
+                emit(o, mf->id, u64v(zm->boost * ps), l[0], l[1], l[2]);
                 break;
         }
 }
@@ -462,19 +469,19 @@ static void render_free(Out *o, const Snapshot *s)
                         snprintf(nb, sizeof(nb), "%d", bz->node);
                         for (unsigned k = 0; k < bz->n_orders && k < FRAGD_MAX_ORDERS; k++) {
                                 snprintf(kb, sizeof(kb), "%u", k);
-                                emit_u64(o, M_ZONE_FREE, (bz->nr_free[k] << k) * ps, nb, bz->zone, kb);
+                                emit(o, M_ZONE_FREE, u64v((bz->nr_free[k] << k) * ps), nb, bz->zone, kb);
                         }
                 }
         render_measures(o, s, before_targets, ELEMENTSOF(before_targets), orders, n_orders, ps);
         for (unsigned t = 0; t < s->n_targets; t++) {
                 snprintf(nb, sizeof(nb), "%d", s->targets[t].node);
                 snprintf(kb, sizeof(kb), "%u", s->targets[t].order);
-                emit_u64(o, M_NODE_RESERVE_TARGET, s->targets[t].bytes, nb, kb);
+                emit(o, M_NODE_RESERVE_TARGET, u64v(s->targets[t].bytes), nb, kb);
         }
         render_measures(o, s, before_thresholds, ELEMENTSOF(before_thresholds), orders, n_orders, ps);
         if (a->proactiveness >= 0) {
-                emit_double(o, M_SCORE_THRESHOLD, a->score_wmark_low / 100.0, "low");
-                emit_double(o, M_SCORE_THRESHOLD, a->score_wmark_high / 100.0, "high");
+                emit(o, M_SCORE_THRESHOLD, doublev(a->score_wmark_low / 100.0), "low");
+                emit(o, M_SCORE_THRESHOLD, doublev(a->score_wmark_high / 100.0), "high");
         }
         render_measures(o, s, after_thresholds, ELEMENTSOF(after_thresholds), orders, n_orders, ps);
 
@@ -487,19 +494,20 @@ static void render_free(Out *o, const Snapshot *s)
                                 continue;
                         snprintf(nb, sizeof(nb), "%d", p->zones[z].node);
                         for (unsigned t = 0; t < p->n_types && t < FRAGD_MAX_MIGRATETYPES; t++)
-                                emit_u64(o, M_ZONE_PAGEBLOCKS, p->zones[z].blocks[t], nb, p->zones[z].zone,
-                                         p->types[t]);
+                                emit(o, M_ZONE_PAGEBLOCKS, u64v(p->zones[z].blocks[t]), nb, p->zones[z].zone,
+                                     p->types[t]);
                 }
                 for (unsigned n = 0; n < a->n_nodes; n++) {
                         if (a->nodes[n].polluted_blocks_permille < 0)
                                 continue;
                         snprintf(nb, sizeof(nb), "%d", a->nodes[n].node);
-                        emit_double(o, M_NODE_NONMOVABLE_BLOCKS, a->nodes[n].polluted_blocks_permille / 1000.0,
-                                    nb);
+                        emit(o, M_NODE_NONMOVABLE_BLOCKS,
+                             doublev(a->nodes[n].polluted_blocks_permille / 1000.0), nb);
                 }
-                emit_double(o, M_PAGETYPEINFO_AGE,
-                            obs->now_usec > obs->pagetype_usec ? usec_to_sec(obs->now_usec - obs->pagetype_usec)
-                                                               : 0.0);
+                emit(o, M_PAGETYPEINFO_AGE,
+                     doublev(obs->now_usec > obs->pagetype_usec
+                                     ? usec_to_sec(obs->now_usec - obs->pagetype_usec)
+                                     : 0.0));
         }
 }
 
@@ -536,25 +544,25 @@ static void render_compaction(Out *o, const Snapshot *s)
         double eff;
 
         if (vm_get(obs, "compact_stall", &v))
-                emit_u64(o, M_COMPACT_STALLS, v);
+                emit(o, M_COMPACT_STALLS, u64v(v));
         if (vm_get(obs, "compact_success", &v))
-                emit_u64(o, M_COMPACT_OUTCOMES, v, "success");
+                emit(o, M_COMPACT_OUTCOMES, u64v(v), "success");
         if (vm_get(obs, "compact_fail", &v))
-                emit_u64(o, M_COMPACT_OUTCOMES, v, "fail");
+                emit(o, M_COMPACT_OUTCOMES, u64v(v), "fail");
         if (vm_get(obs, "compact_migrate_scanned", &v))
-                emit_u64(o, M_COMPACT_SCANNED, v, "migrate");
+                emit(o, M_COMPACT_SCANNED, u64v(v), "migrate");
         if (vm_get(obs, "compact_free_scanned", &v))
-                emit_u64(o, M_COMPACT_SCANNED, v, "free");
+                emit(o, M_COMPACT_SCANNED, u64v(v), "free");
         if (vm_get(obs, "compact_daemon_migrate_scanned", &v))
-                emit_u64(o, M_KCOMPACTD_SCANNED, v, "migrate");
+                emit(o, M_KCOMPACTD_SCANNED, u64v(v), "migrate");
         if (vm_get(obs, "compact_daemon_free_scanned", &v))
-                emit_u64(o, M_KCOMPACTD_SCANNED, v, "free");
+                emit(o, M_KCOMPACTD_SCANNED, u64v(v), "free");
         if (vm_get(obs, "compact_isolated", &v))
-                emit_u64(o, M_COMPACT_ISOLATED, v);
+                emit(o, M_COMPACT_ISOLATED, u64v(v));
         if (vm_get(obs, "compact_daemon_wake", &v))
-                emit_u64(o, M_KCOMPACTD_WAKEUPS, v);
+                emit(o, M_KCOMPACTD_WAKEUPS, u64v(v));
         if (compaction_efficiency(s, &eff))
-                emit_double(o, M_COMPACT_EFFICIENCY, eff);
+                emit(o, M_COMPACT_EFFICIENCY, doublev(eff));
         if (obs->have & OBS_MASK(OBS_VMSTAT))
                 for (unsigned i = 0; i < obs->vmstat.n && i < FRAGD_MAX_KV; i++)
                         if (strncmp(obs->vmstat.e[i].name, "allocstall_", strlen("allocstall_")) == 0) {
@@ -562,7 +570,7 @@ static void render_compaction(Out *o, const Snapshot *s)
                                 any = true;
                         }
         if (any)
-                emit_u64(o, M_RECLAIM_STALLS, sum);
+                emit(o, M_RECLAIM_STALLS, u64v(sum));
 }
 
 static void render_thp(Out *o, const Snapshot *s)
@@ -598,15 +606,15 @@ static void render_thp(Out *o, const Snapshot *s)
                                 if (thp_size_stat_get(&t->sizes[i], fams[f].mthp, &v) < 0)
                                         continue;
                                 snprintf(sb, sizeof(sb), "%ukB", t->sizes[i].size_kb);
-                                emit_u64(o, fams[f].id, v, sb);
+                                emit(o, fams[f].id, u64v(v), sb);
                         }
                 } else if (fams[f].vmstat && vm_get(obs, fams[f].vmstat, &v))
-                        emit_u64(o, fams[f].id, v, sb);
+                        emit(o, fams[f].id, u64v(v), sb);
         }
         if (vm_get(obs, "thp_collapse_alloc", &v))
-                emit_u64(o, M_THP_COLLAPSE_ALLOC, v);
+                emit(o, M_THP_COLLAPSE_ALLOC, u64v(v));
         if (vm_get(obs, "thp_collapse_alloc_failed", &v))
-                emit_u64(o, M_THP_COLLAPSE_ALLOC_FAILED, v);
+                emit(o, M_THP_COLLAPSE_ALLOC_FAILED, u64v(v));
 }
 
 static void render_psi(Out *o, const Snapshot *s)
@@ -616,13 +624,13 @@ static void render_psi(Out *o, const Snapshot *s)
         if (!(s->obs->have & OBS_MASK(OBS_PSI_MEMORY)))
                 return;
         if (p->some.present)
-                emit_double(o, M_PSI_STALLED, usec_to_sec(p->some.total_usec), "some");
+                emit(o, M_PSI_STALLED, doublev(usec_to_sec(p->some.total_usec)), "some");
         if (p->full.present)
-                emit_double(o, M_PSI_STALLED, usec_to_sec(p->full.total_usec), "full");
+                emit(o, M_PSI_STALLED, doublev(usec_to_sec(p->full.total_usec)), "full");
         if (p->some.present)
-                emit_double(o, M_PSI_AVG10, p->some.avg10_permyriad / 10000.0, "some");
+                emit(o, M_PSI_AVG10, doublev(p->some.avg10_permyriad / 10000.0), "some");
         if (p->full.present)
-                emit_double(o, M_PSI_AVG10, p->full.avg10_permyriad / 10000.0, "full");
+                emit(o, M_PSI_AVG10, doublev(p->full.avg10_permyriad / 10000.0), "full");
 }
 
 static void render_cgroups(Out *o, const Snapshot *s)
@@ -631,33 +639,38 @@ static void render_cgroups(Out *o, const Snapshot *s)
         unsigned n = s->n_cgroups;
 
         for (unsigned i = 0; i < n; i++)
-                emit_u64(o, M_CGROUP_PRESENT, cg[i].present, cg[i].name);
+                emit(o, M_CGROUP_PRESENT, u64v(cg[i].present), cg[i].name);
         for (unsigned i = 0; i < n; i++)
                 if (cg[i].have_psi) {
-                        emit_double(o, M_CGROUP_PSI_STALLED, usec_to_sec(cg[i].psi_some_usec), cg[i].name, "some");
-                        emit_double(o, M_CGROUP_PSI_STALLED, usec_to_sec(cg[i].psi_full_usec), cg[i].name, "full");
+                        emit(o, M_CGROUP_PSI_STALLED, doublev(usec_to_sec(cg[i].psi_some_usec)), cg[i].name,
+                             "some");
+                        emit(o, M_CGROUP_PSI_STALLED, doublev(usec_to_sec(cg[i].psi_full_usec)), cg[i].name,
+                             "full");
                 }
         for (unsigned i = 0; i < n; i++)
                 if (cg[i].have_thp) {
-                        emit_u64(o, M_CGROUP_THP, cg[i].anon_thp_bytes, cg[i].name, "anon");
-                        emit_u64(o, M_CGROUP_THP, cg[i].file_thp_bytes, cg[i].name, "file");
-                        emit_u64(o, M_CGROUP_THP, cg[i].shmem_thp_bytes, cg[i].name, "shmem");
+                        emit(o, M_CGROUP_THP, u64v(cg[i].anon_thp_bytes), cg[i].name, "anon");
+                        emit(o, M_CGROUP_THP, u64v(cg[i].file_thp_bytes), cg[i].name, "file");
+                        emit(o, M_CGROUP_THP, u64v(cg[i].shmem_thp_bytes), cg[i].name, "shmem");
                 }
         for (unsigned i = 0; i < n; i++)
                 if (cg[i].have_delay) {
-                        emit_double(o, M_CGROUP_DELAY, cg[i].compact_delay_ns / 1e9, cg[i].name, "compact");
-                        emit_double(o, M_CGROUP_DELAY, cg[i].reclaim_delay_ns / 1e9, cg[i].name, "reclaim");
-                        emit_double(o, M_CGROUP_DELAY, cg[i].thrashing_delay_ns / 1e9, cg[i].name, "thrashing");
+                        emit(o, M_CGROUP_DELAY, doublev(cg[i].compact_delay_ns / 1e9), cg[i].name,
+                             "compact");
+                        emit(o, M_CGROUP_DELAY, doublev(cg[i].reclaim_delay_ns / 1e9), cg[i].name,
+                             "reclaim");
+                        emit(o, M_CGROUP_DELAY, doublev(cg[i].thrashing_delay_ns / 1e9), cg[i].name,
+                             "thrashing");
                 }
         for (unsigned i = 0; i < n; i++)
                 if (cg[i].have_delay) {
-                        emit_u64(o, M_CGROUP_DELAYS, cg[i].compact_count, cg[i].name, "compact");
-                        emit_u64(o, M_CGROUP_DELAYS, cg[i].reclaim_count, cg[i].name, "reclaim");
-                        emit_u64(o, M_CGROUP_DELAYS, cg[i].thrashing_count, cg[i].name, "thrashing");
+                        emit(o, M_CGROUP_DELAYS, u64v(cg[i].compact_count), cg[i].name, "compact");
+                        emit(o, M_CGROUP_DELAYS, u64v(cg[i].reclaim_count), cg[i].name, "reclaim");
+                        emit(o, M_CGROUP_DELAYS, u64v(cg[i].thrashing_count), cg[i].name, "thrashing");
                 }
         for (unsigned i = 0; i < n; i++)
                 if (cg[i].mechanism)
-                        emit_u64(o, M_CGROUP_THP_MECHANISM, 1, cg[i].name, cg[i].mechanism);
+                        emit(o, M_CGROUP_THP_MECHANISM, u64v(1), cg[i].name, cg[i].mechanism);
 }
 
 int metrics_render(const Snapshot *s, FILE *f)

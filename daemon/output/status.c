@@ -16,7 +16,6 @@
 #include "knobs/knob.h"
 #include "output/status.h"
 
-#define STATUS_MAGIC "fragd-status 1"
 
 static void put_clean(FILE *f, const char *s, size_t max)
 {
@@ -54,7 +53,6 @@ int status_write_info(const KnobRegistry *reg, const char *const *info, size_t n
         _cleanup_free_ char *buf = NULL;
         char path[FRAGD_PATH_MAX + 16];
         size_t len = 0, first;
-        pid_t pid = getpid();
         FILE *f;
         int r;
 
@@ -64,8 +62,8 @@ int status_write_info(const KnobRegistry *reg, const char *const *info, size_t n
         f = open_memstream(&buf, &len);
         if (!f)
                 return -ENOMEM;
-        fprintf(f, "%s\npid %d %" PRIu64 "\nupdated %" PRIu64 "\nownership %s\nops %s\n", STATUS_MAGIC, (int) pid,
-                pid_starttime(pid), now_realtime_usec(),
+        knob_status_head_write(f);
+        fprintf(f, "updated %" PRIu64 "\nownership %s\nops %s\n", now_realtime_usec(),
                 knob_registry_ownership(reg) == OWNERSHIP_REASSERT ? "reassert" : "respect",
                 knob_registry_ops(reg)->name);
         for (size_t i = 0; i < n_info; i++) {
@@ -212,20 +210,6 @@ static size_t split_tabs(char *line, char **fields, size_t max)
         return n;
 }
 
-/* A header line "KEY A [B]" (pid, updated): true when line is that header
- * and A reads (core's parse_u64); B, when asked for and present, too. */
-static bool header_numbers(const char *line, const char *key, uint64_t *ret_a, uint64_t *ret_b)
-{
-        Span s = { line, strlen(line) }, tok;
-
-        if (!span_next_token(&s, &tok) || !span_eq(tok, key) || !span_next_token(&s, &tok) ||
-            span_to_u64(tok, ret_a) < 0)
-                return false;
-        if (ret_b && span_next_token(&s, &tok))
-                (void) span_to_u64(tok, ret_b);
-        return true;
-}
-
 int status_print(const Root *root, const char *runtime_dir, FILE *out)
 {
         _cleanup_free_ char *buf = NULL;
@@ -251,7 +235,7 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
                 fprintf(out, "fragd status: cannot read '%s/%s': %s\n", root->path, path, strerror(-r));
                 return r;
         }
-        if (strlen(buf) != len || strncmp(buf, STATUS_MAGIC "\n", strlen(STATUS_MAGIC) + 1) != 0) {
+        if (knob_status_owner(buf, len, &pid, &starttime) < 0) {
                 fprintf(out, "fragd status: '%s/%s' is not a fragd status file.\n", root->path, path);
                 return -EBADMSG;
         }
@@ -262,9 +246,8 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
 
                 if (nl)
                         *nl = '\0';
-                if (header_numbers(p, "pid", &pid, &starttime) ||
-                    header_numbers(p, "updated", &updated, NULL) || sscanf(p, "ownership %15s", ownership) == 1 ||
-                    sscanf(p, "ops %15s", ops) == 1)
+                if (knob_status_header_numbers((Span) { p, strlen(p) }, "updated", &updated, NULL) ||
+                    sscanf(p, "ownership %15s", ownership) == 1 || sscanf(p, "ops %15s", ops) == 1)
                         ;
                 else if (strncmp(p, "owned\t", 6) == 0)
                         n_owned++;

@@ -22,7 +22,9 @@
  * workload_stall_text() (the last minute of direct compaction/reclaim).
  * Decision lines are the caller's text, newest last; tabs and control
  * characters in them (and in cgroup fields) become spaces. A reader skips
- * line tags it does not know. */
+ * line tags it does not know. The first two lines, the head that names the
+ * owner, are written and read by knobs/ (knob_status_head_write(),
+ * knob_status_owner()): the runtime-dir check there reads them too. */
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -62,29 +62,31 @@ static void workload_psi_add(ManagerWorkload *w, unsigned i)
         }
 }
 
+/* An event listener that failed for good (not -EAGAIN, -EINTR): say so and
+ * what takes its place, and stop its event source. */
+static void listener_check(sd_event_source *s, int r, const char *what, const char *instead)
+{
+        if (r < 0 && r != -EAGAIN && r != -EINTR) {
+                log_warning_errno(r, "%s failed (%m); %s from now on", what, instead);
+                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+        }
+}
+
 static int on_workload_taskstats(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         ManagerWorkload *w = userdata;
-        int r = workload_on_taskstats(w->workload);
 
-        if (r < 0 && r != -EAGAIN && r != -EINTR) {
-                log_warning_errno(r, "The taskstats exit listener failed (%m); exited processes are found by "
-                                  "queries from now on");
-                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
-        }
+        listener_check(s, workload_on_taskstats(w->workload), "The taskstats exit listener",
+                       "exited processes are found by queries");
         return 0;
 }
 
 static int on_workload_proc_events(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         ManagerWorkload *w = userdata;
-        int r = workload_on_proc_events(w->workload);
 
-        if (r < 0 && r != -EAGAIN && r != -EINTR) {
-                log_warning_errno(r, "The proc connector failed (%m); membership comes from cgroup.procs scans "
-                                  "from now on");
-                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
-        }
+        listener_check(s, workload_on_proc_events(w->workload), "The proc connector",
+                       "membership comes from cgroup.procs scans");
         return 0;
 }
 

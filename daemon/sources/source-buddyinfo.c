@@ -62,9 +62,11 @@ int buddyinfo_parse_zone_prefix(Span *line, int *ret_node, char *ret_zone, bool 
 /* Parses into *b, which the caller throws away on failure. */
 static int buddyinfo_parse_into(const char *buf, size_t len, BuddyInfo *b)
 {
-        Cursor c = cursor_make(buf, len);
+        Cursor c;
         Span line;
 
+        if (cursor_open(&c, buf, len) < 0)
+                return -EINVAL;
         while (cursor_next_line(&c, &line)) {
                 BuddyZone *z;
                 Span tok;
@@ -118,11 +120,6 @@ int buddyinfo_parse(const char *buf, size_t len, BuddyInfo *ret)
         BuddyInfo b = {};
         int r;
 
-        if (!buf) {
-                if (len > 0)
-                        return -EINVAL;
-                buf = ""; /* no pointer arithmetic on NULL */
-        }
         r = buddyinfo_parse_into(buf, len, &b);
         if (r < 0)
                 return r;

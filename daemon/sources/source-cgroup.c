@@ -169,36 +169,6 @@ int cgroup_root_open(const Root *root, CgroupRoot *ret)
         return 0;
 }
 
-bool cgroup_relpath_valid(const char *path)
-{
-        const char *p = path;
-
-        if (!path || *path == '/')
-                return false;
-        if (*path == '\0')
-                return true;
-        if (strlen(path) >= CGROUP_PATH_MAX)
-                return false;
-        for (;;) {
-                size_t n = strcspn(p, "/");
-
-                if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
-                        return false;
-                if (p[n] == '\0')
-                        return true;
-                p += n + 1;
-        }
-}
-
-bool cgroup_path_contains(const char *parent, const char *child)
-{
-        size_t n = strlen(parent);
-
-        if (n == 0)
-                return true;
-        return strncmp(parent, child, n) == 0 && (child[n] == '\0' || child[n] == '/');
-}
-
 /* ---- memory.stat ------------------------------------------------------------ */
 
 int cgroup_memstat_from_kv(const KvList *kv, CgroupMemStat *ret)

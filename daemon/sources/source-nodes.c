@@ -123,9 +123,8 @@ int node_memtotal_parse(const char *buf, size_t len, int node, uint64_t *ret_kb)
         Cursor c;
         Span line;
 
-        if (!buf && len > 0)
+        if (cursor_open(&c, buf, len) < 0)
                 return -EINVAL;
-        c = cursor_make(buf, len);
         while (cursor_next_line(&c, &line)) {
                 Span tok, id, name, val, unit, extra;
                 int got, r;

@@ -281,10 +281,12 @@ static int pt_node_row(PtState *s, Span line, PageTypeInfo *out)
 /* One pass. out == NULL: validate only. */
 static int pt_pass(const char *buf, size_t len, PtState *s, PageTypeInfo *out)
 {
-        Cursor c = cursor_make(buf, len);
+        Cursor c;
         Span line;
         int r;
 
+        if (cursor_open(&c, buf, len) < 0)
+                return -EINVAL;
         while (cursor_next_line(&c, &line)) {
                 Span rest;
 
@@ -342,11 +344,6 @@ int pagetypeinfo_parse(const char *buf, size_t len, PageTypeInfo *ret)
         PtState s = {};
         int r;
 
-        if (!buf) {
-                if (len > 0)
-                        return -EINVAL;
-                buf = ""; /* no pointer arithmetic on NULL */
-        }
         r = pt_pass(buf, len, &s, NULL);
         if (r < 0)
                 return r;

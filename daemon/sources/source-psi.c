@@ -120,9 +120,8 @@ int psi_parse(const char *buf, size_t len, PsiStats *ret)
         Cursor c;
         Span line;
 
-        if (!buf && len > 0)
+        if (cursor_open(&c, buf, len) < 0)
                 return -EINVAL;
-        c = cursor_make(buf, len);
         while (cursor_next_line(&c, &line)) {
                 PsiLine *l;
                 Span kind;

@@ -51,9 +51,8 @@ int sysctl_value_parse(const char *buf, size_t len, int64_t *ret)
         int64_t v;
         int r;
 
-        if (!buf && len > 0)
+        if (cursor_open(&c, buf, len) < 0)
                 return -EINVAL;
-        c = cursor_make(buf, len);
         while (cursor_next_line(&c, &line))
                 while (span_next_token(&line, &tok)) {
                         if (seen)

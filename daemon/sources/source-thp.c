@@ -34,9 +34,8 @@ int thp_mode_parse(const char *buf, size_t len, char *ret, size_t size)
         Cursor c;
         Span line, tok;
 
-        if (!buf && len > 0)
+        if (cursor_open(&c, buf, len) < 0)
                 return -EINVAL;
-        c = cursor_make(buf, len);
         while (cursor_next_line(&c, &line))
                 while (span_next_token(&line, &tok)) {
                         bool bracketed = tok.len >= 2 && tok.p[0] == '[' && tok.p[tok.len - 1] == ']';
@@ -99,26 +98,15 @@ static bool thp_size_dir_name(const char *name, unsigned *ret_kb)
         return true;
 }
 
-static bool entry_is_dir(int dirfd, const struct dirent *de)
+/* The entry is of type dt (DT_DIR, DT_REG), not following a symlink: from
+ * d_type, or fstatat() where the file system does not fill it in. */
+static bool entry_is(int dirfd, const struct dirent *de, unsigned char dt)
 {
         struct stat st;
 
-        if (de->d_type == DT_DIR)
-                return true;
         if (de->d_type != DT_UNKNOWN)
-                return false;
-        return fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) >= 0 && S_ISDIR(st.st_mode);
-}
-
-static bool entry_is_reg(int dirfd, const struct dirent *de)
-{
-        struct stat st;
-
-        if (de->d_type == DT_REG)
-                return true;
-        if (de->d_type != DT_UNKNOWN)
-                return false;
-        return fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) >= 0 && S_ISREG(st.st_mode);
+                return de->d_type == dt;
+        return fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) >= 0 && IFTODT(st.st_mode) == dt;
 }
 
 /* Opens dirfd/path as a DIR stream (which then owns the fd). */
@@ -192,7 +180,7 @@ static int thp_stats_read(int size_fd, ThpSize *s)
 
                 if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(st->name))
                         continue;
-                if (!entry_is_reg(dirfd(d), de))
+                if (!entry_is(dirfd(d), de, DT_REG))
                         continue;
                 if (u64_read_at(dirfd(d), de->d_name, &v) < 0)
                         continue;
@@ -222,7 +210,7 @@ static int thp_sizes_read(int thp_fd, ThpInfo *t)
         while ((errno = 0, de = readdir(d))) {
                 unsigned kb;
 
-                if (!thp_size_dir_name(de->d_name, &kb) || !entry_is_dir(dirfd(d), de))
+                if (!thp_size_dir_name(de->d_name, &kb) || !entry_is(dirfd(d), de, DT_DIR))
                         continue;
                 if (n >= FRAGD_MAX_THP_SIZES)
                         return -E2BIG;
@@ -254,6 +242,20 @@ static int thp_sizes_read(int thp_fd, ThpInfo *t)
         return 0;
 }
 
+/* sys/kernel/mm/transparent_hugepage, -EOPNOTSUPP when the kernel has none. */
+static int thp_dir_open(const Root *root)
+{
+        int fd;
+
+        if (root->sys_fd < 0)
+                return -ENOENT;
+        fd = root_openat(root->sys_fd, "kernel/mm/transparent_hugepage", O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                         0, 0);
+        if (fd < 0)
+                return errno == ENOENT ? -EOPNOTSUPP : negative_errno();
+        return fd;
+}
+
 int thp_read(const Root *root, ThpInfo *ret)
 {
         static const struct {
@@ -276,12 +278,9 @@ int thp_read(const Root *root, ThpInfo *ret)
         uint64_t v;
         int r;
 
-        if (root->sys_fd < 0)
-                return -ENOENT;
-        fd = root_openat(root->sys_fd, "kernel/mm/transparent_hugepage", O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-                         0, 0);
+        fd = thp_dir_open(root);
         if (fd < 0)
-                return errno == ENOENT ? -EOPNOTSUPP : negative_errno();
+                return fd;
 
         /* ~21 KiB: off the stack, and ret stays untouched on failure */
         t = calloc(1, sizeof(*t));
@@ -342,12 +341,9 @@ int thp_refresh(const Root *root, ThpInfo *t)
         _cleanup_close_ int fd = -1;
         char enabled[THP_MODE_MAX] = "", defrag[THP_MODE_MAX] = "", shmem_enabled[THP_MODE_MAX] = "";
 
-        if (root->sys_fd < 0)
-                return -ENOENT;
-        fd = root_openat(root->sys_fd, "kernel/mm/transparent_hugepage", O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-                         0, 0);
+        fd = thp_dir_open(root);
         if (fd < 0)
-                return errno == ENOENT ? -EOPNOTSUPP : negative_errno();
+                return fd;
         thp_mode_read_at(fd, "enabled", enabled, sizeof(enabled));
         thp_mode_read_at(fd, "defrag", defrag, sizeof(defrag));
         thp_mode_read_at(fd, "shmem_enabled", shmem_enabled, sizeof(shmem_enabled));

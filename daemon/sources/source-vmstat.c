@@ -45,19 +45,32 @@ static bool line_is_blank(Span line)
         return line.len == 0;
 }
 
+/* One "name value" pair into l: the name is an identifier (no NUL, no ':'),
+ * the value fragd's one integer parser reads. */
+static int kv_add_pair(KvList *l, Span name, Span val)
+{
+        uint64_t v;
+        int r;
+
+        if (memchr(name.p, '\0', name.len) || memchr(name.p, ':', name.len))
+                return -EBADMSG;
+        r = span_to_u64(val, &v);
+        if (r < 0)
+                return r;
+        return kv_add(l, name, v);
+}
+
 int vmstat_parse(const char *buf, size_t len, KvList *ret)
 {
         KvList tmp;
         Cursor c;
         Span line;
 
-        if (!buf && len > 0)
+        if (cursor_open(&c, buf, len) < 0)
                 return -EINVAL;
         tmp.n = tmp.n_skipped = 0;
-        c = cursor_make(buf, len);
         while (cursor_next_line(&c, &line)) {
                 Span name, val, extra;
-                uint64_t v;
                 int r;
 
                 if (line_is_blank(line))
@@ -66,14 +79,8 @@ int vmstat_parse(const char *buf, size_t len, KvList *ret)
                         return -EBADMSG; /* truncated line */
                 if (span_next_token(&line, &extra))
                         return -EBADMSG; /* not "name value" */
-                /* Names are identifiers; a NUL or a ':' means this is not a
-                 * vmstat-style file (meminfo has "Name:"). */
-                if (memchr(name.p, '\0', name.len) || memchr(name.p, ':', name.len))
-                        return -EBADMSG;
-                r = span_to_u64(val, &v);
-                if (r < 0)
-                        return r;
-                r = kv_add(&tmp, name, v);
+                /* a name with a ':' is not a vmstat-style file (meminfo has "Name:") */
+                r = kv_add_pair(&tmp, name, val);
                 if (r < 0)
                         return r;
         }
@@ -90,10 +97,9 @@ int meminfo_parse(const char *buf, size_t len, KvList *ret)
         Span line;
         uint64_t total, v;
 
-        if (!buf && len > 0)
+        if (cursor_open(&c, buf, len) < 0)
                 return -EINVAL;
         tmp.n = tmp.n_skipped = 0;
-        c = cursor_make(buf, len);
         while (cursor_next_line(&c, &line)) {
                 Span name, val, unit, extra;
                 int r;
@@ -112,12 +118,7 @@ int meminfo_parse(const char *buf, size_t len, KvList *ret)
                 if (name.len < 2 || name.p[name.len - 1] != ':')
                         return -EBADMSG;
                 name.len--;
-                if (memchr(name.p, ':', name.len) || memchr(name.p, '\0', name.len))
-                        return -EBADMSG;
-                r = span_to_u64(val, &v);
-                if (r < 0)
-                        return r;
-                r = kv_add(&tmp, name, v);
+                r = kv_add_pair(&tmp, name, val);
                 if (r < 0)
                         return r;
         }
@@ -157,37 +158,6 @@ int meminfo_read(const Root *root, KvList *ret)
 }
 
 /* A cgroup path below sys/fs/cgroup: relative, no "..", no empty name. */
-static bool cgroup_path_valid(const char *cgroup)
-{
-        const char *p = cgroup;
-
-        if (!cgroup || *cgroup == '/')
-                return false;
-        if (*cgroup == '\0')
-                return true; /* the root cgroup */
-        for (;;) {
-                size_t n = strcspn(p, "/");
-
-                if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
-                        return false;
-                if (p[n] == '\0')
-                        return true;
-                p += n + 1;
-        }
-}
-
-int cgroup_file_path(const char *cgroup, const char *file, char *buf, size_t size)
-{
-        int n;
-
-        if (!cgroup_path_valid(cgroup) || !file || !*file || strchr(file, '/'))
-                return -EINVAL;
-        n = snprintf(buf, size, "fs/cgroup/%s%s%s", cgroup, *cgroup ? "/" : "", file);
-        if (n < 0 || (size_t) n >= size)
-                return -ENAMETOOLONG;
-        return 0;
-}
-
 int memory_stat_read(const Root *root, const char *cgroup, KvList *ret)
 {
         char path[4096];

@@ -136,13 +136,15 @@ static int zoneinfo_zone_finish(const ZoneInfoZone *zz, unsigned seen)
 
 static int zoneinfo_parse_into(const char *buf, size_t len, ZoneInfo *z)
 {
-        Cursor c = cursor_make(buf, len);
+        Cursor c;
         Span line;
         ZoneInfoZone *cur = NULL;
         ZoneInfoNode *stats = NULL; /* inside a "per-node stats" block */
         unsigned seen = 0;
         int r;
 
+        if (cursor_open(&c, buf, len) < 0)
+                return -EINVAL;
         while (cursor_next_line(&c, &line)) {
                 Span rest, key;
                 bool done = false;
@@ -267,11 +269,6 @@ int zoneinfo_parse(const char *buf, size_t len, ZoneInfo *ret)
         ZoneInfo z = {};
         int r;
 
-        if (!buf) {
-                if (len > 0)
-                        return -EINVAL;
-                buf = ""; /* no pointer arithmetic on NULL */
-        }
         r = zoneinfo_parse_into(buf, len, &z);
         if (r < 0)
                 return r;

@@ -85,8 +85,9 @@ int meminfo_read(const Root *root, KvList *ret);
 /* cgroup v2 memory.stat (same format as vmstat) of the cgroup at
  * sys/fs/cgroup/<cgroup> ("" for the root, "db.slice", "a/b.scope"). */
 int memory_stat_read(const Root *root, const char *cgroup, KvList *ret);
-/* "fs/cgroup/<cgroup>/<file>" relative to sys_fd; -EINVAL for an absolute
- * path, "." or ".." components, or a file name with '/'. */
+/* "fs/cgroup/<cgroup>/<file>" relative to sys_fd (sources/cgroup-path.c);
+ * -EINVAL for a cgroup path cgroup_relpath_valid() refuses (absolute, "."
+ * or ".." components, too long) or a file name with '/'. */
 int cgroup_file_path(const char *cgroup, const char *file, char *buf, size_t size);
 
 /* ---- PSI: /proc/pressure/<resource>, cgroup <resource>.pressure --- */
