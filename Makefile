@@ -44,7 +44,7 @@ CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame
 LDFLAGS += -fsanitize=address,undefined
 endif
 CPPFLAGS += -Iinclude -Idaemon -D_GNU_SOURCE -DFRAGD_VERSION='"$(BUILD_VERSION)"' \
-	-DFRAGD_SYSCONFDIR='"$(SYSCONFDIR)"' -MMD -MP $(shell $(PKG_CONFIG) --cflags $(DEPS))
+	-DFRAGD_SYSCONFDIR='"$(SYSCONFDIR)"' -DFRAGD_DATADIR='"$(DATADIR)"' -MMD -MP $(shell $(PKG_CONFIG) --cflags $(DEPS))
 LDLIBS += $(shell $(PKG_CONFIG) --libs $(DEPS)) -lm -pthread
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)

@@ -318,6 +318,7 @@ int run_once(const FragdArgs *a)
         if (src->instance.source) {
                 inst.name = src->instance.name;
                 inst.source = src->instance.source;
+                inst.cloud = src->instance.cloud;
                 inst.fleet_file = src->instance.fleet_file[0] ? src->instance.fleet_file : NULL;
                 ri.instance = &inst;
         }

@@ -300,7 +300,8 @@ int report_text(FILE *f, const ReportInput *in)
         fprintf(f, "fragd %s: one-shot report for %s (%s)%s\n", in->version, in->root_path, t,
                 in->dry_run ? ", dry run: nothing was written" : "");
         if (in->instance)
-                fprintf(f, "instance: %s (from %s)%s%s\n", in->instance->name, in->instance->source,
+                fprintf(f, "instance: %s (from %s)%s%s%s%s\n", in->instance->name, in->instance->source,
+                        in->instance->cloud ? ", cloud " : "", in->instance->cloud ? in->instance->cloud : "",
                         in->instance->fleet_file ? ", fleet file " : ", no fleet file applied",
                         in->instance->fleet_file ? in->instance->fleet_file : "");
         fprintf(f, "memory: page size %s, %u orders (0..%u), THP order %u (%s), pageblock order %u%s\n",
@@ -536,6 +537,7 @@ int report_json(FILE *f, const ReportInput *in)
                 json_obj_begin(&w);
                 json_key(&w, "name"); json_str(&w, in->instance->name);
                 json_key(&w, "source"); json_str(&w, in->instance->source);
+                json_key(&w, "cloud"); json_str(&w, in->instance->cloud);
                 json_key(&w, "fleet_file"); json_str(&w, in->instance->fleet_file);
                 json_obj_end(&w);
         } else

@@ -24,6 +24,7 @@ typedef struct ReportDecision {
 typedef struct ReportInstance {
         const char *name;       /* "r7g.4xlarge", "mem-8g-x86_64" */
         const char *source;     /* "config", "dmi", "sizing" */
+        const char *cloud;      /* "aws", "gce", "azure" (DMI); NULL when none recognised */
         const char *fleet_file; /* NULL when none applied */
 } ReportInstance;
 

@@ -133,10 +133,15 @@ void instance_identify(const InstanceProbe *p, const char *configured, InstanceI
 
 /* How specific a fleet [match] is for this instance: 0 = no match; higher
  * wins. instance_type exact > instance_type glob (longer literal prefix
- * first) > class exact > class glob. Pure. */
+ * first) > class exact > class glob > cloud alone. cloud (NULL or "": any)
+ * restricts the match to that cloud and, within a band, beats the same
+ * match without it. Pure. */
 typedef enum FleetMatchKind {
         FLEET_MATCH_NONE,
         FLEET_MATCH_INSTANCE_TYPE,
         FLEET_MATCH_CLASS,
 } FleetMatchKind;
-unsigned fleet_match_score(FleetMatchKind kind, const char *pattern, const InstanceInfo *inst);
+unsigned fleet_match_score(FleetMatchKind kind, const char *pattern, const char *cloud, const InstanceInfo *inst);
+
+/* The clouds a [match] cloud = line can name: "aws", "gce", "azure". */
+bool fleet_cloud_valid(const char *name);

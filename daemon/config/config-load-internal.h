@@ -29,6 +29,8 @@ typedef struct FleetFile {
         FleetMatchKind kind;
         char pattern[CONFIG_INSTANCE_TYPE_MAX];
         unsigned line; /* of the match key */
+        char cloud[8]; /* [match] cloud = ..., "" when any */
+        unsigned cloud_line;
         AssignList list;
 } FleetFile;
 

@@ -166,6 +166,20 @@ static void key_value(Loader *l, const char *name, const char *value)
                 return;
         }
 
+        if (l->kind == SECTION_MATCH && strcmp(name, "cloud") == 0) {
+                if (l->fleet->cloud[0]) {
+                        error_here(l, "[match] already has cloud = %s (line %u)", l->fleet->cloud,
+                                   l->fleet->cloud_line);
+                        return;
+                }
+                if (!fleet_cloud_valid(value)) {
+                        error_here(l, "[match] cloud = %s: not aws, gce or azure", value);
+                        return;
+                }
+                snprintf(l->fleet->cloud, sizeof(l->fleet->cloud), "%s", value);
+                l->fleet->cloud_line = l->line;
+                return;
+        }
         if (l->kind == SECTION_MATCH) {
                 if (l->fleet->kind != FLEET_MATCH_NONE) {
                         error_here(l, "a fleet file matches one thing: [match] already has %s (line %u)",

@@ -48,6 +48,10 @@ void config_print(FILE *f, const FragdConfig *c, const ConfigSources *s)
         fprintf(f, "; fragd effective configuration\n");
         fprintf(f, "; instance type: %s (%s), sizing class: %s\n", i->name[0] ? i->name : "unknown",
                 i->source ? i->source : "not detected", i->class_name[0] ? i->class_name : "unknown");
+        fprintf(f, "; cloud (from DMI): %s\n", i->cloud ? i->cloud : "none recognised");
+        fprintf(f, "; architecture (for the sizing class) from %s\n", i->arch_source ? i->arch_source : "nowhere");
+        if (s->fleet_dirs[1][0])
+                fprintf(f, "; fleet files: %s, overridden by name from %s\n", s->fleet_dirs[0], s->fleet_dirs[1]);
         if (i->fleet_file[0])
                 fprintf(f, "; fleet file: %s ([match] %s)\n", i->fleet_file, i->fleet_match);
         else

@@ -155,12 +155,13 @@ static const ConfigKey fleet_keys[] = {
         { SECTION_FLEET, "instance_type", VT_INSTANCE, F(instance_type), 0, 0, false,
           "auto (DMI, then sizing class) or a name" },
         { SECTION_FLEET, "fleet_dir", VT_PATH, F(fleet_dir), 0, 0, true,
-          "directory of fleet files; empty disables fleet defaults" },
+          "the admin's fleet files, replacing the package's by name; empty disables fleet defaults" },
 };
 
 static const ConfigKey match_keys[] = {
         { SECTION_MATCH, "instance_type", VT_MATCH, 0, 0, 0, 0, false, "exact name or glob: r7g.*" },
         { SECTION_MATCH, "class", VT_MATCH, 0, 0, 0, 0, false, "sizing class or glob: mem-256g-*-arm64" },
+        { SECTION_MATCH, "cloud", VT_MATCH, 0, 0, 0, 0, false, "aws, gce or azure (from DMI); with or without one of the above" },
 };
 
 typedef struct Section {

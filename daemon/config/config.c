@@ -28,6 +28,7 @@
 #define CONF_FILE CONF_DIR "/fragd.conf"
 #define CONF_DROPIN_DIR CONF_DIR "/fragd.conf.d"
 #define FLEET_DIR_DEFAULT CONF_DIR "/fleet.d"
+#define VENDOR_FLEET_DIR_DEFAULT FRAGD_DATADIR "/fragd/fleet"
 #define MAX_DIR_ENTRIES 256
 #define CONFIG_FILE_MAX (1024 * 1024)
 
@@ -256,9 +257,8 @@ static void names_free(char **names, size_t n)
         free(names);
 }
 
-/* Every *.conf of a directory, in order, into list (or one FleetFile each). */
-static void load_dir(Loader *l, const char *dir, ConfigOrigin origin, AssignList *list, FleetFile **ret_fleet,
-                     size_t *ret_n_fleet)
+/* Every *.conf of a directory, in order, into list. */
+static void load_dir(Loader *l, const char *dir, ConfigOrigin origin, AssignList *list)
 {
         char **names;
         size_t n;
@@ -270,36 +270,102 @@ static void load_dir(Loader *l, const char *dir, ConfigOrigin origin, AssignList
                 config_error_at(l, none, NULL, "%s: cannot read directory: %s", dir, strerror(-r));
                 return;
         }
-        if (ret_fleet) {
-                *ret_fleet = n ? calloc(n, sizeof(FleetFile)) : NULL;
-                *ret_n_fleet = 0;
-                if (n && !*ret_fleet) {
-                        l->oom = true;
-                        names_free(names, n);
-                        return;
-                }
-        }
         for (size_t i = 0; i < n; i++) {
                 char rel[FRAGD_PATH_MAX * 2], display[FRAGD_PATH_MAX * 2];
-                const char *d = dir[0] == '/' ? dir + 1 : dir;
 
-                snprintf(rel, sizeof(rel), "%s/%s", d, names[i]);
+                snprintf(rel, sizeof(rel), "%s/%s", dir[0] == '/' ? dir + 1 : dir, names[i]);
                 snprintf(display, sizeof(display), "%s/%s", dir, names[i]);
-                if (ret_fleet) {
-                        FleetFile *ff = &(*ret_fleet)[(*ret_n_fleet)++];
-                        unsigned before = l->n_errors;
-
-                        if (load_file(l, l->args->root->root_fd, true, rel, display, origin, &ff->list, ff, true) < 0)
-                                continue;
-                        if (ff->kind == FLEET_MATCH_NONE && l->n_errors == before) {
-                                ConfigSource s = { .origin = origin, .file = ff->file };
-                                config_error_at(l, s, NULL,
-                                         "fleet file without [match] instance_type = ... or class = ...");
-                        }
-                } else
-                        (void) load_file(l, l->args->root->root_fd, true, rel, display, origin, list, NULL, true);
+                (void) load_file(l, l->args->root->root_fd, true, rel, display, origin, list, NULL, true);
         }
         names_free(names, n);
+}
+
+/* An admin fleet file that masks the vendor file of its name, as systemd's
+ * drop-ins do: a symbolic link to /dev/null, or an empty file. */
+static bool fleet_masked(Loader *l, const char *dir, const char *name)
+{
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+        char target[16];
+        ssize_t n;
+
+        fd = root_openat(l->args->root->root_fd, dir[0] == '/' ? dir + 1 : dir,
+                         O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC, 0, 0);
+        if (fd < 0 || fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return false;
+        if (S_ISREG(st.st_mode))
+                return st.st_size == 0;
+        if (!S_ISLNK(st.st_mode))
+                return false;
+        n = readlinkat(fd, name, target, sizeof(target) - 1);
+        if (n < 0)
+                return false;
+        target[n] = '\0';
+        return strcmp(target, "/dev/null") == 0;
+}
+
+/* One fleet file into ff; a file without a [match] is an error. */
+static void load_fleet_file(Loader *l, const char *dir, const char *name, FleetFile *ff)
+{
+        char rel[FRAGD_PATH_MAX * 2], display[FRAGD_PATH_MAX * 2];
+        unsigned before = l->n_errors;
+
+        snprintf(rel, sizeof(rel), "%s/%s", dir[0] == '/' ? dir + 1 : dir, name);
+        snprintf(display, sizeof(display), "%s/%s", dir, name);
+        if (load_file(l, l->args->root->root_fd, true, rel, display, CONFIG_ORIGIN_FLEET, &ff->list, ff, true) < 0)
+                return;
+        if (ff->kind == FLEET_MATCH_NONE && !ff->cloud[0] && l->n_errors == before) {
+                ConfigSource s = { .origin = CONFIG_ORIGIN_FLEET, .file = ff->file };
+                config_error_at(l, s, NULL, "fleet file without [match] instance_type = ..., class = ... or cloud = ...");
+        }
+}
+
+/* The fleet files: *.conf of the vendor directory (the package's) and of
+ * the admin directory (/etc/fragd/fleet.d), by name; a name in both is the
+ * admin's file, or none when the admin's masks it (fleet_masked()). Either
+ * directory may be "" (not read) or missing. */
+static void load_fleet(Loader *l, const char *vendor, const char *admin, FleetFile **ret, size_t *ret_n)
+{
+        char **vn = NULL, **an = NULL;
+        size_t n_v = 0, n_a = 0, i = 0, j = 0;
+        const char *dirs[2] = { vendor, admin };
+        char ***lists[2] = { &vn, &an };
+        size_t *counts[2] = { &n_v, &n_a };
+
+        *ret = NULL;
+        *ret_n = 0;
+        for (size_t k = 0; k < 2; k++) {
+                int r;
+
+                if (!dirs[k][0])
+                        continue;
+                r = list_dir(l, dirs[k], lists[k], counts[k]);
+                if (r < 0) {
+                        ConfigSource none = { .origin = CONFIG_ORIGIN_DEFAULT };
+                        config_error_at(l, none, NULL, "%s: cannot read directory: %s", dirs[k], strerror(-r));
+                }
+        }
+        if (n_v + n_a > 0) {
+                *ret = calloc(n_v + n_a, sizeof(FleetFile));
+                if (!*ret)
+                        l->oom = true;
+        }
+        /* both lists are sorted: merge them */
+        while (*ret && (i < n_v || j < n_a)) {
+                int c = i == n_v ? 1 : j == n_a ? -1 : strcmp(vn[i], an[j]);
+
+                if (c < 0)
+                        load_fleet_file(l, vendor, vn[i++], &(*ret)[(*ret_n)++]);
+                else {
+                        if (c == 0)
+                                i++; /* the admin's file replaces the vendor's */
+                        if (!fleet_masked(l, admin, an[j]))
+                                load_fleet_file(l, admin, an[j], &(*ret)[(*ret_n)++]);
+                        j++;
+                }
+        }
+        names_free(vn, n_v);
+        names_free(an, n_a);
 }
 
 /* ---- pass two ---- */
@@ -437,26 +503,43 @@ static bool find_preset(AssignList *const *lists, size_t n, Preset *ret, ConfigS
         return found;
 }
 
+/* "cloud = gce, class = mem-*": the [match] of ff, as written. */
+static void fleet_match_describe(const FleetFile *ff, char *buf, size_t size)
+{
+        snprintf(buf, size, "%s%s%s%s%s", ff->cloud[0] ? "cloud = " : "", ff->cloud,
+                 ff->cloud[0] && ff->kind != FLEET_MATCH_NONE ? ", " : "",
+                 ff->kind == FLEET_MATCH_NONE ? "" : ff->kind == FLEET_MATCH_CLASS ? "class = " : "instance_type = ",
+                 ff->kind == FLEET_MATCH_NONE ? "" : ff->pattern);
+}
+
+static unsigned fleet_score(const FleetFile *ff, const InstanceInfo *inst)
+{
+        return fleet_match_score(ff->kind, ff->pattern, ff->cloud, inst);
+}
+
 /* Picks the most specific fleet file for inst; ties are errors. */
 static FleetFile *fleet_choose(Loader *l, FleetFile *ff, size_t n, const InstanceInfo *inst)
 {
         FleetFile *best = NULL;
         unsigned best_score = 0;
+        char mi[192], mj[192];
 
         /* two files with the same [match] can never be told apart */
         for (size_t i = 0; i < n; i++)
                 for (size_t j = i + 1; j < n; j++)
-                        if (ff[i].kind != FLEET_MATCH_NONE && ff[i].kind == ff[j].kind &&
-                            strcmp(ff[i].pattern, ff[j].pattern) == 0) {
+                        if ((ff[i].kind != FLEET_MATCH_NONE || ff[i].cloud[0]) && ff[i].kind == ff[j].kind &&
+                            strcmp(ff[i].pattern, ff[j].pattern) == 0 && strcmp(ff[i].cloud, ff[j].cloud) == 0) {
                                 ConfigSource s = { .origin = CONFIG_ORIGIN_FLEET, .file = ff[j].file,
-                                                   .line = ff[j].line };
-                                config_error_at(l, s, NULL, "same [match] %s = %s as %s:%u",
-                                         ff[j].kind == FLEET_MATCH_CLASS ? "class" : "instance_type",
-                                         ff[j].pattern, config_file_name(l->src, ff[i].file), ff[i].line);
+                                                   .line = ff[j].line ? ff[j].line : ff[j].cloud_line };
+
+                                fleet_match_describe(&ff[j], mj, sizeof(mj));
+                                config_error_at(l, s, NULL, "same [match] %s as %s:%u", mj,
+                                                config_file_name(l->src, ff[i].file),
+                                                ff[i].line ? ff[i].line : ff[i].cloud_line);
                         }
 
         for (size_t i = 0; i < n; i++) {
-                unsigned score = fleet_match_score(ff[i].kind, ff[i].pattern, inst);
+                unsigned score = fleet_score(&ff[i], inst);
 
                 if (score > best_score) {
                         best_score = score;
@@ -466,15 +549,16 @@ static FleetFile *fleet_choose(Loader *l, FleetFile *ff, size_t n, const Instanc
         if (!best)
                 return NULL;
         for (size_t i = 0; i < n; i++)
-                if (&ff[i] != best && fleet_match_score(ff[i].kind, ff[i].pattern, inst) == best_score) {
-                        ConfigSource s = { .origin = CONFIG_ORIGIN_FLEET, .file = ff[i].file, .line = ff[i].line };
+                if (&ff[i] != best && fleet_score(&ff[i], inst) == best_score) {
+                        ConfigSource s = { .origin = CONFIG_ORIGIN_FLEET, .file = ff[i].file,
+                                           .line = ff[i].line ? ff[i].line : ff[i].cloud_line };
+
+                        fleet_match_describe(&ff[i], mi, sizeof(mi));
+                        fleet_match_describe(best, mj, sizeof(mj));
                         config_error_at(l, s, NULL,
-                                 "ambiguous fleet match for '%s': %s = %s here and %s = %s in %s:%u are equally "
-                                 "specific",
-                                 ff[i].kind == FLEET_MATCH_CLASS ? inst->class_name : inst->name,
-                                 ff[i].kind == FLEET_MATCH_CLASS ? "class" : "instance_type", ff[i].pattern,
-                                 best->kind == FLEET_MATCH_CLASS ? "class" : "instance_type", best->pattern,
-                                 config_file_name(l->src, best->file), best->line);
+                                 "ambiguous fleet match for '%s': %s here and %s in %s:%u are equally specific",
+                                 ff[i].kind == FLEET_MATCH_CLASS ? inst->class_name : inst->name, mi, mj,
+                                 config_file_name(l->src, best->file), best->line ? best->line : best->cloud_line);
                 }
         return best;
 }
@@ -531,7 +615,7 @@ int config_load(const ConfigLoadArgs *args, FragdConfig *ret, ConfigSources *ret
                 (void) load_file(l, args->root->root_fd, true, &CONF_FILE[1], CONF_FILE, CONFIG_ORIGIN_FILE, &files,
                                  NULL, false);
         if (args->root)
-                load_dir(l, CONF_DROPIN_DIR, CONFIG_ORIGIN_FILE, &files, NULL, NULL);
+                load_dir(l, CONF_DROPIN_DIR, CONFIG_ORIGIN_FILE, &files);
         config_load_set(l, &cmdline);
 
         /* [fleet] decides which fleet file applies: resolve it first */
@@ -540,14 +624,16 @@ int config_load(const ConfigLoadArgs *args, FragdConfig *ret, ConfigSources *ret
         apply_list(l, pre, NULL, &cmdline, true);
         instance_identify(args->probe, pre->fleet.instance_type, &src->instance);
         if (pre->fleet.fleet_dir[0] && args->root) {
-                load_dir(l, pre->fleet.fleet_dir, CONFIG_ORIGIN_FLEET, NULL, &fleet, &n_fleet);
+                const char *vendor = args->vendor_fleet_dir ? args->vendor_fleet_dir : VENDOR_FLEET_DIR_DEFAULT;
+
+                snprintf(src->fleet_dirs[0], sizeof(src->fleet_dirs[0]), "%s", vendor);
+                snprintf(src->fleet_dirs[1], sizeof(src->fleet_dirs[1]), "%s", pre->fleet.fleet_dir);
+                load_fleet(l, vendor, pre->fleet.fleet_dir, &fleet, &n_fleet);
                 chosen = fleet_choose(l, fleet, n_fleet, &src->instance);
                 if (chosen) {
                         snprintf(src->instance.fleet_file, sizeof(src->instance.fleet_file), "%s",
                                  config_file_name(src, chosen->file));
-                        snprintf(src->instance.fleet_match, sizeof(src->instance.fleet_match), "%s = %s",
-                                 chosen->kind == FLEET_MATCH_CLASS ? "class" : "instance_type",
-                                 chosen->pattern);
+                        fleet_match_describe(chosen, src->instance.fleet_match, sizeof(src->instance.fleet_match));
                 }
         }
 

@@ -70,7 +70,7 @@ typedef struct DaemonConfig {
 
 typedef struct FleetConfig {
         char instance_type[128]; /* "auto" or a name */
-        char fleet_dir[FRAGD_PATH_MAX];
+        char fleet_dir[FRAGD_PATH_MAX]; /* the admin's fleet files; "": no fleet files at all */
 } FleetConfig;
 
 typedef struct FragdConfig {
@@ -88,9 +88,11 @@ typedef struct FragdConfig {
 typedef struct InstanceInfo {
         char name[128];        /* "r7g.4xlarge", or the sizing class; "" if unknown */
         const char *source;    /* "config", "dmi", "sizing"; NULL if unknown */
+        const char *cloud;     /* "aws", "gce", "azure" from DMI; NULL if none recognised */
+        const char *arch_source; /* where the class's architecture came from (InstanceProbe) */
         char class_name[64];   /* sizing class, always computed when memory is known */
         char fleet_file[FRAGD_PATH_MAX]; /* fleet file that applied, "" when none */
-        char fleet_match[160]; /* the [match] line that won: "instance_type = r7g.*" */
+        char fleet_match[192]; /* the [match] line that won: "instance_type = r7g.*" */
 } InstanceInfo;
 
 /* Raw facts detection works from. Filled by instance_probe() on a real host
@@ -101,12 +103,17 @@ typedef struct InstanceProbe {
         uint64_t mem_total_kb; /* all nodes; 0 = unknown */
         unsigned n_cpus;       /* online CPUs; 0 = unknown */
         char arch[32];         /* "x86_64", "arm64" (uname machine, aarch64 -> arm64) */
+        const char *arch_source; /* "the root's proc/sys/kernel/arch", "the root's
+                                  * proc/cpuinfo", "given", "this host (uname): ...";
+                                  * NULL if unknown */
         unsigned page_size;    /* bytes */
 } InstanceProbe;
 
 /* Reads DMI and node topology under root (dmi_read, nodes_read, and
  * meminfo_read when the node topology has no memory sizes). arch NULL means
- * this machine's (uname); give one for fixture roots from other machines.
+ * the root's own: <root>/proc/sys/kernel/arch (Linux >= 6.1), else guessed
+ * from <root>/proc/cpuinfo, else this machine's (uname), so that --root
+ * sizes a tree from another machine by its architecture.
  * Missing pieces stay zero: never fails for lack of DMI or topology.
  * daemon/config/config-probe.c. */
 int instance_probe(const Root *root, const char *arch, InstanceProbe *ret);
@@ -139,6 +146,7 @@ typedef struct ConfigSources {
         ConfigSource slot[CONFIG_MAX_SLOTS]; /* one per key (per lever, per cgroup) */
         ConfigSource cgroup[FRAGD_MAX_CGROUPS]; /* where each [cgroup] first appeared */
         InstanceInfo instance;
+        char fleet_dirs[2][FRAGD_PATH_MAX]; /* vendor, admin: where fleet files were looked for */
 } ConfigSources;
 
 typedef struct ConfigErrors {
@@ -158,6 +166,8 @@ typedef struct ConfigLoadArgs {
         const char *const *set;   /* --set "section.key=value", in command-line order */
         size_t n_set;
         const InstanceProbe *probe; /* NULL: no detection (no DMI, no sizing class) */
+        const char *vendor_fleet_dir; /* the package's fleet files, below root; NULL:
+                                       * FRAGD_DATADIR/fragd/fleet (tests move it) */
 } ConfigLoadArgs;
 
 /* Built-in defaults: the database preset, no cgroups. Cannot fail. */

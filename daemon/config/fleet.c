@@ -33,9 +33,11 @@ static void trimmed(const char *in, char *out, size_t size)
  *    they fall through to the sizing class.
  *  - Google Compute Engine: sys_vendor "Google", product_name "Google
  *    Compute Engine". The machine type is only in the metadata server, which
- *    fragd does not query: falls through.
+ *    fragd does not query: falls through (the cloud is still known, see
+ *    dmi_cloud()).
  *  - Microsoft Azure: sys_vendor "Microsoft Corporation", product_name
- *    "Virtual Machine". The VM size is only in IMDS: falls through.
+ *    "Virtual Machine". The VM size is only in IMDS: falls through (the
+ *    cloud is still known).
  *  - Others seen (QEMU/KVM "Standard PC (...)", OpenStack "OpenStack Nova",
  *    Alibaba "Alibaba Cloud ECS", DigitalOcean "Droplet", Hetzner
  *    "vServer") carry no type: fall through.
@@ -59,6 +61,37 @@ static bool dmi_instance_type(const DmiInfo *dmi, char *buf, size_t size)
                 return true;
         }
         return false;
+}
+
+/* Which cloud the machine says it runs on, from DMI alone (no metadata
+ * server). Only markers the clouds document as theirs:
+ *  - "aws": sys_vendor "Amazon EC2" (Nitro). Xen-based EC2 says "Xen" and is
+ *    not recognised.
+ *  - "gce": sys_vendor "Google" and product_name "Google Compute Engine".
+ *  - "azure": chassis_asset_tag 7783-7084-3265-9085-8269-3286-77, which
+ *    Azure sets on every VM; sys_vendor "Microsoft Corporation" and
+ *    product_name "Virtual Machine" alone are any Hyper-V guest.
+ * NULL otherwise. */
+static const char *dmi_cloud(const DmiInfo *dmi)
+{
+        char vendor[sizeof(dmi->sys_vendor)], product[sizeof(dmi->product_name)];
+        char tag[sizeof(dmi->chassis_asset_tag)];
+
+        trimmed(dmi->sys_vendor, vendor, sizeof(vendor));
+        trimmed(dmi->product_name, product, sizeof(product));
+        trimmed(dmi->chassis_asset_tag, tag, sizeof(tag));
+        if (strcmp(vendor, "Amazon EC2") == 0)
+                return "aws";
+        if (strcmp(vendor, "Google") == 0 && strcmp(product, "Google Compute Engine") == 0)
+                return "gce";
+        if (strcmp(tag, "7783-7084-3265-9085-8269-3286-77") == 0)
+                return "azure";
+        return NULL;
+}
+
+bool fleet_cloud_valid(const char *name)
+{
+        return name && (strcmp(name, "aws") == 0 || strcmp(name, "gce") == 0 || strcmp(name, "azure") == 0);
 }
 
 static uint64_t round_up_pow2(uint64_t v)
@@ -93,8 +126,12 @@ void instance_identify(const InstanceProbe *p, const char *configured, InstanceI
 {
         InstanceInfo i = { 0 };
 
-        if (p)
+        if (p) {
                 (void) instance_class(p, i.class_name, sizeof(i.class_name));
+                i.arch_source = p->arch_source;
+                if (p->have_dmi)
+                        i.cloud = dmi_cloud(&p->dmi);
+        }
 
         if (configured && configured[0] && strcmp(configured, "auto") != 0) {
                 snprintf(i.name, sizeof(i.name), "%s", configured);
@@ -108,19 +145,31 @@ void instance_identify(const InstanceProbe *p, const char *configured, InstanceI
         *ret = i;
 }
 
-/* Score bands; the literal prefix (< CONFIG_INSTANCE_TYPE_MAX) orders globs
- * within a band. */
-#define SCORE_TYPE_EXACT 4000u
-#define SCORE_TYPE_GLOB 3000u
-#define SCORE_CLASS_EXACT 2000u
-#define SCORE_CLASS_GLOB 1000u
+/* Score bands; twice the literal prefix (< CONFIG_INSTANCE_TYPE_MAX) orders
+ * globs within a band, and a cloud = line adds one: of two otherwise equal
+ * matches the one that names the cloud wins. */
+#define SCORE_TYPE_EXACT 40000u
+#define SCORE_TYPE_GLOB 30000u
+#define SCORE_CLASS_EXACT 20000u
+#define SCORE_CLASS_GLOB 10000u
+#define SCORE_CLOUD 1u
 
-unsigned fleet_match_score(FleetMatchKind kind, const char *pattern, const InstanceInfo *inst)
+unsigned fleet_match_score(FleetMatchKind kind, const char *pattern, const char *cloud, const InstanceInfo *inst)
 {
         const char *subject;
+        unsigned bonus = 0;
         size_t prefix;
 
-        if (!pattern || !inst)
+        if (!inst)
+                return 0;
+        if (cloud && cloud[0]) {
+                if (!inst->cloud || strcmp(cloud, inst->cloud) != 0)
+                        return 0;
+                if (kind == FLEET_MATCH_NONE)
+                        return SCORE_CLOUD; /* [match] cloud = gce alone */
+                bonus = SCORE_CLOUD;
+        }
+        if (!pattern)
                 return 0;
         if (kind == FLEET_MATCH_INSTANCE_TYPE)
                 /* a sizing class is not an instance type */
@@ -135,10 +184,10 @@ unsigned fleet_match_score(FleetMatchKind kind, const char *pattern, const Insta
         prefix = strcspn(pattern, "*?[");
         if (pattern[prefix] == '\0')
                 return strcmp(pattern, subject) == 0
-                               ? (kind == FLEET_MATCH_INSTANCE_TYPE ? SCORE_TYPE_EXACT : SCORE_CLASS_EXACT)
+                               ? (kind == FLEET_MATCH_INSTANCE_TYPE ? SCORE_TYPE_EXACT : SCORE_CLASS_EXACT) + bonus
                                : 0;
         if (fnmatch(pattern, subject, 0) != 0)
                 return 0;
         return (kind == FLEET_MATCH_INSTANCE_TYPE ? SCORE_TYPE_GLOB : SCORE_CLASS_GLOB) +
-               (unsigned) MIN(prefix, (size_t) 999);
+               2 * (unsigned) MIN(prefix, (size_t) 999) + bonus;
 }

@@ -48,6 +48,7 @@ int dmi_read(const Root *root, DmiInfo *ret)
         dmi_attr_read(fd, "product_name", d.product_name, sizeof(d.product_name));
         dmi_attr_read(fd, "product_family", d.product_family, sizeof(d.product_family));
         dmi_attr_read(fd, "board_asset_tag", d.board_asset_tag, sizeof(d.board_asset_tag));
+        dmi_attr_read(fd, "chassis_asset_tag", d.chassis_asset_tag, sizeof(d.chassis_asset_tag));
         *ret = d;
         return 0;
 }

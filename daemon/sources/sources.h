@@ -158,6 +158,7 @@ typedef struct DmiInfo {
         char product_name[64];
         char product_family[64];
         char board_asset_tag[64]; /* some clouds put the instance id here */
+        char chassis_asset_tag[64]; /* Azure: 7783-7084-3265-9085-8269-3286-77 */
 } DmiInfo;
 
 /* -ENOENT when no DMI. Trailing whitespace trimmed, control characters

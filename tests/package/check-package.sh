@@ -10,7 +10,8 @@
 #    .version, LICENSE, debian/, and nothing outside its prefix;
 #  - the .deb builds from that tarball (no .git: the version comes from
 #    .version) with dpkg-buildpackage -us -uc -b in a temp dir, and its
-#    fragd --version is the tarball's;
+#    fragd --version is the tarball's, and it applies the fleet files from
+#    /usr/share/fragd/fleet;
 #  - lintian on the .changes: no E: or W: line (overrides are in
 #    debian/fragd.lintian-overrides, each with its reason);
 #  - the contents: binaries, unit, man pages, conffiles, bash completion,
@@ -147,6 +148,15 @@ dpkg-deb -x "$deb" "$tmp/root"
 v=$("$tmp/root/usr/sbin/fragd" --version 2>&1)
 [ "$v" = "fragd $DIST_VERSION" ] && pass "the packaged fragd --version: $v (from .version)" \
 	|| bad "the packaged fragd --version says '$v', the tarball is $DIST_VERSION"
+# the packaged fragd reads the fleet files where the package puts them: an
+# r7g.4xlarge (DMI as EC2 writes it) below the unpacked package picks r7g.conf
+mkdir -p "$tmp/root/sys/class/dmi/id"
+echo "Amazon EC2" >"$tmp/root/sys/class/dmi/id/sys_vendor"
+echo r7g.4xlarge >"$tmp/root/sys/class/dmi/id/product_name"
+cc=$("$tmp/root/usr/sbin/fragd" --check-config --root "$tmp/root" 2>&1)
+grep -qxF '; fleet file: /usr/share/fragd/fleet/r7g.conf ([match] instance_type = r7g.*)' <<<"$cc" \
+	&& pass "the packaged fragd applies /usr/share/fragd/fleet/r7g.conf on an r7g.4xlarge" \
+	|| bad "the packaged fragd's fleet files: $(grep -E '^; fleet|rror' <<<"$cc")"
 grep -qF 'ExecStart=/usr/sbin/fragd' "$tmp/root/lib/systemd/system/fragd.service" \
 	&& pass "unit runs /usr/sbin/fragd" || bad "unit ExecStart: $(grep ExecStart "$tmp/root/lib/systemd/system/fragd.service")"
 # the maintainer scripts: install neither enables nor starts; an upgrade

@@ -121,30 +121,30 @@ static void test_match_score(void **state)
 
         (void) state;
         instance_identify(&ec2, "auto", &i);
-        exact = fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "r7g.4xlarge", &i);
-        glob_long = fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "r7g.*", &i);
-        glob_short = fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "r7*", &i);
-        cls = fleet_match_score(FLEET_MATCH_CLASS, "mem-128g-16c-arm64", &i);
-        cls_glob = fleet_match_score(FLEET_MATCH_CLASS, "mem-128g-*", &i);
+        exact = fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "r7g.4xlarge", NULL, &i);
+        glob_long = fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "r7g.*", NULL, &i);
+        glob_short = fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "r7*", NULL, &i);
+        cls = fleet_match_score(FLEET_MATCH_CLASS, "mem-128g-16c-arm64", NULL, &i);
+        cls_glob = fleet_match_score(FLEET_MATCH_CLASS, "mem-128g-*", NULL, &i);
         assert_true(exact > glob_long);
         assert_true(glob_long > glob_short);
         assert_true(glob_short > cls);
         assert_true(cls > cls_glob);
-        assert_true(cls_glob > fleet_match_score(FLEET_MATCH_CLASS, "mem-*", &i));
-        assert_true(fleet_match_score(FLEET_MATCH_CLASS, "mem-*", &i) > 0);
+        assert_true(cls_glob > fleet_match_score(FLEET_MATCH_CLASS, "mem-*", NULL, &i));
+        assert_true(fleet_match_score(FLEET_MATCH_CLASS, "mem-*", NULL, &i) > 0);
 
-        assert_int_equal(fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "r7g.8xlarge", &i), 0);
-        assert_int_equal(fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "m7g.*", &i), 0);
-        assert_int_equal(fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "R7G.*", &i), 0);
-        assert_int_equal(fleet_match_score(FLEET_MATCH_CLASS, "mem-*-x86_64", &i), 0);
-        assert_int_equal(fleet_match_score(FLEET_MATCH_NONE, "r7g.*", &i), 0);
-        assert_true(fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "r7g.[48]xlarge", &i) > 0);
+        assert_int_equal(fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "r7g.8xlarge", NULL, &i), 0);
+        assert_int_equal(fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "m7g.*", NULL, &i), 0);
+        assert_int_equal(fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "R7G.*", NULL, &i), 0);
+        assert_int_equal(fleet_match_score(FLEET_MATCH_CLASS, "mem-*-x86_64", NULL, &i), 0);
+        assert_int_equal(fleet_match_score(FLEET_MATCH_NONE, "r7g.*", NULL, &i), 0);
+        assert_true(fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "r7g.[48]xlarge", NULL, &i) > 0);
 
         /* a sizing class is never matched as an instance type */
         instance_identify(&gce, "auto", &s);
-        assert_int_equal(fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "mem-*", &s), 0);
-        assert_int_equal(fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "*", &s), 0);
-        assert_true(fleet_match_score(FLEET_MATCH_CLASS, "mem-128g-16c-arm64", &s) > 0);
+        assert_int_equal(fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "mem-*", NULL, &s), 0);
+        assert_int_equal(fleet_match_score(FLEET_MATCH_INSTANCE_TYPE, "*", NULL, &s), 0);
+        assert_true(fleet_match_score(FLEET_MATCH_CLASS, "mem-128g-16c-arm64", NULL, &s) > 0);
 }
 
 static void write_fleet(TestRoot *t)
@@ -300,7 +300,7 @@ static void test_shipped_fleet_dir(void **state)
         struct dirent *de;
 
         (void) state;
-        /* copy the repo's fleet/ into the test root's /etc/fragd/fleet.d */
+        /* copy the repo's fleet/ where the package puts it */
         snprintf(dir, sizeof(dir), "%s/fleet", srcdir());
         d = opendir(dir);
         assert_non_null(d);
@@ -313,7 +313,7 @@ static void test_shipped_fleet_dir(void **state)
                         continue;
                 snprintf(path, sizeof(path), "%s", de->d_name);
                 assert_int_equal(read_file_alloc_at(dfd, path, &buf, &len), 0);
-                snprintf(rel, sizeof(rel), "etc/fragd/fleet.d/%s", de->d_name);
+                snprintf(rel, sizeof(rel), "usr/share/fragd/fleet/%s", de->d_name);
                 tr_write(root, rel, buf);
                 free(buf);
                 copied++;
@@ -325,7 +325,8 @@ static void test_shipped_fleet_dir(void **state)
                 bool ec2 = strchr(t[i].product, '.') != NULL;
                 InstanceProbe p = probe_make(ec2 ? "Amazon EC2" : "Microsoft Corporation", t[i].product,
                                              t[i].gib, t[i].cpus, t[i].arch, t[i].page);
-                TestLoad *l = tl_load_root(root, &p, NULL, 0);
+                ConfigLoadArgs a = { .root = root->root, .probe = &p, .vendor_fleet_dir = "/usr/share/fragd/fleet" };
+                TestLoad *l = tl_load(&a);
                 const char *base;
 
                 tl_dump_errors(l);
@@ -344,6 +345,144 @@ static void test_shipped_fleet_dir(void **state)
         tr_free(root);
 }
 
+/* Vendor files in the package's directory, the admin's in fleet.d: a
+ * same-named admin file replaces the vendor's, an empty one or a link to
+ * /dev/null masks it, other names from both count. */
+static void test_vendor_and_admin(void **state)
+{
+        InstanceProbe p = probe_make("Amazon EC2", "r7g.4xlarge", 128, 16, "arm64", 4096);
+        TestRoot *t = tr_new();
+        ConfigLoadArgs a = { .root = t->root, .probe = &p, .vendor_fleet_dir = "/usr/share/fragd/fleet" };
+        TestLoad *l;
+        char buf[FRAGD_PATH_MAX + 32], path[256];
+
+        (void) state;
+        tr_write(t, "usr/share/fragd/fleet/x.conf", "[match]\ninstance_type = r7g.*\n[policy]\nreserve_thp = 3%\n");
+        tr_write(t, "usr/share/fragd/fleet/z.conf", "[match]\nclass = mem-*\n[policy]\nreserve_thp = 1%\n");
+        l = tl_load(&a);
+        tl_dump_errors(l);
+        assert_int_equal(l->r, 0);
+        assert_string_equal(l->src.instance.fleet_file, "/usr/share/fragd/fleet/x.conf");
+        assert_string_equal(tl_source(l, "policy", "reserve_thp", 0, buf, sizeof(buf)),
+                            "fleet /usr/share/fragd/fleet/x.conf:4");
+        free(l);
+
+        /* the admin's x.conf replaces the vendor's: the vendor's is not read,
+         * so its [match] does not clash */
+        tr_write(t, "etc/fragd/fleet.d/x.conf", "[match]\ninstance_type = r7g.*\n[policy]\nreserve_thp = 4%\n");
+        tr_write(t, "etc/fragd/fleet.d/y.conf", "[match]\ninstance_type = r7g.4xlarge\n[daemon]\ndry_run = yes\n");
+        l = tl_load(&a);
+        tl_dump_errors(l);
+        assert_int_equal(l->r, 0);
+        assert_string_equal(l->src.instance.fleet_file, "/etc/fragd/fleet.d/y.conf");
+        assert_true(l->cfg.daemon.dry_run);
+        for (unsigned i = 0; i < l->src.n_files; i++)
+                assert_null(strstr(l->src.files[i], "/usr/share/fragd/fleet/x.conf"));
+        free(l);
+        tr_unlink(t, "etc/fragd/fleet.d/y.conf");
+        l = tl_load(&a);
+        assert_int_equal(l->r, 0);
+        assert_string_equal(l->src.instance.fleet_file, "/etc/fragd/fleet.d/x.conf");
+        assert_int_equal(l->cfg.policy.reserve_thp.permyriad, 400);
+        free(l);
+
+        /* masked: an empty file, or a symbolic link to /dev/null (which
+         * under --root does not even exist) */
+        tr_write(t, "etc/fragd/fleet.d/x.conf", "");
+        l = tl_load(&a);
+        tl_dump_errors(l);
+        assert_int_equal(l->r, 0);
+        assert_string_equal(l->src.instance.fleet_file, "/usr/share/fragd/fleet/z.conf");
+        free(l);
+        tr_unlink(t, "etc/fragd/fleet.d/x.conf");
+        snprintf(path, sizeof(path), "%s/etc/fragd/fleet.d/x.conf", t->dir);
+        assert_int_equal(symlink("/dev/null", path), 0);
+        l = tl_load(&a);
+        tl_dump_errors(l);
+        assert_int_equal(l->r, 0);
+        assert_string_equal(l->src.instance.fleet_file, "/usr/share/fragd/fleet/z.conf");
+        free(l);
+
+        /* fleet_dir = (empty): no fleet files at all */
+        static const char *const none[] = { "fleet.fleet_dir=" };
+        a.set = none;
+        a.n_set = 1;
+        l = tl_load(&a);
+        assert_int_equal(l->r, 0);
+        assert_string_equal(l->src.instance.fleet_file, "");
+        free(l);
+        tr_free(t);
+}
+
+/* [match] cloud = ...: alone, or narrowing an instance_type or class. */
+static void test_cloud_match(void **state)
+{
+        InstanceProbe gce = probe_make("Google", "Google Compute Engine", 64, 16, "x86_64", 4096);
+        InstanceProbe azure = probe_make("Microsoft Corporation", "Virtual Machine", 64, 16, "x86_64", 4096);
+        InstanceProbe hyperv = azure;
+        InstanceProbe ec2 = probe_make("Amazon EC2", "r7g.4xlarge", 128, 16, "arm64", 4096);
+        InstanceInfo i;
+        TestRoot *t = tr_new();
+        TestLoad *l;
+
+        (void) state;
+        snprintf(azure.dmi.chassis_asset_tag, sizeof(azure.dmi.chassis_asset_tag),
+                 "7783-7084-3265-9085-8269-3286-77\n");
+        instance_identify(&gce, "auto", &i);
+        assert_string_equal(i.cloud, "gce");
+        assert_string_equal(i.source, "sizing");
+        instance_identify(&azure, "auto", &i);
+        assert_string_equal(i.cloud, "azure");
+        instance_identify(&hyperv, "auto", &i);
+        assert_null(i.cloud);
+        instance_identify(&ec2, "r7g.8xlarge", &i);
+        assert_string_equal(i.cloud, "aws");
+
+        instance_identify(&gce, "auto", &i);
+        assert_true(fleet_match_score(FLEET_MATCH_NONE, "", "gce", &i) > 0);
+        assert_int_equal(fleet_match_score(FLEET_MATCH_NONE, "", "azure", &i), 0);
+        assert_true(fleet_match_score(FLEET_MATCH_CLASS, "mem-64g-*", "gce", &i) >
+                    fleet_match_score(FLEET_MATCH_CLASS, "mem-64g-*", NULL, &i));
+        assert_true(fleet_match_score(FLEET_MATCH_CLASS, "mem-64g-*", NULL, &i) >
+                    fleet_match_score(FLEET_MATCH_NONE, "", "gce", &i));
+        assert_int_equal(fleet_match_score(FLEET_MATCH_CLASS, "mem-64g-*", "aws", &i), 0);
+
+        tr_write(t, "etc/fragd/fleet.d/gce.conf", "[match]\ncloud = gce\n[policy]\nreserve_thp = 1%\n");
+        tr_write(t, "etc/fragd/fleet.d/gce-64.conf",
+                 "[match]\ncloud = gce\nclass = mem-64g-*\n[policy]\nreserve_thp = 2%\n");
+        tr_write(t, "etc/fragd/fleet.d/any-64.conf", "[match]\nclass = mem-64g-*\n[policy]\nreserve_thp = 3%\n");
+        tr_write(t, "etc/fragd/fleet.d/azure.conf", "[match]\ncloud = azure\n[policy]\nreserve_thp = 4%\n");
+        l = tl_load_root(t, &gce, NULL, 0);
+        tl_dump_errors(l);
+        assert_int_equal(l->r, 0);
+        assert_string_equal(l->src.instance.fleet_file, "/etc/fragd/fleet.d/gce-64.conf");
+        assert_string_equal(l->src.instance.fleet_match, "cloud = gce, class = mem-64g-*");
+        free(l);
+        l = tl_load_root(t, &azure, NULL, 0);
+        assert_int_equal(l->r, 0);
+        assert_string_equal(l->src.instance.fleet_file, "/etc/fragd/fleet.d/any-64.conf");
+        free(l);
+        tr_unlink(t, "etc/fragd/fleet.d/any-64.conf");
+        l = tl_load_root(t, &azure, NULL, 0);
+        assert_int_equal(l->r, 0);
+        assert_string_equal(l->src.instance.fleet_file, "/etc/fragd/fleet.d/azure.conf");
+        assert_string_equal(l->src.instance.fleet_match, "cloud = azure");
+        free(l);
+        l = tl_load_root(t, &hyperv, NULL, 0);
+        assert_int_equal(l->r, 0);
+        assert_string_equal(l->src.instance.fleet_file, "");
+        free(l);
+
+        tr_write(t, "etc/fragd/fleet.d/bad.conf", "[match]\ncloud = oracle\n");
+        tr_write(t, "etc/fragd/fleet.d/dup.conf", "[match]\ncloud = azure\n");
+        l = tl_load_root(t, &azure, NULL, 0);
+        assert_int_equal(l->r, -EINVAL);
+        assert_non_null(tl_error(l, "bad.conf:2: [match] cloud = oracle: not aws, gce or azure", NULL));
+        assert_non_null(tl_error(l, "same [match] cloud = azure as", NULL));
+        free(l);
+        tr_free(t);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -353,6 +492,8 @@ int main(void)
                 cmocka_unit_test(test_fleet_choice),
                 cmocka_unit_test(test_fleet_errors),
                 cmocka_unit_test(test_shipped_fleet_dir),
+                cmocka_unit_test(test_vendor_and_admin),
+                cmocka_unit_test(test_cloud_match),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -102,14 +102,54 @@ static void test_probe_arm64_64k(void **state)
         assert_string_equal(i.source, "dmi");
         assert_true(strncmp(i.class_name, "mem-64g-", 8) == 0);
         assert_true(strstr(i.class_name, "-arm64-64k") != NULL);
-        assert_true(fleet_match_score(FLEET_MATCH_CLASS, "mem-*-arm64-64k", &i) > 0);
+        assert_true(fleet_match_score(FLEET_MATCH_CLASS, "mem-*-arm64-64k", NULL, &i) > 0);
 
         root_free(r);
+}
+
+/* Detection from the fixture trees: the cloud from DMI, the architecture
+ * from the tree (not this host's). */
+static void test_probe_fixtures(void **state)
+{
+        static const struct {
+                const char *fixture;
+                const char *cloud;
+                const char *arch;
+                const char *arch_source;
+        } t[] = {
+                { "synthetic-config-dmi-ec2-r7g", "aws", "arm64", "the root's proc/sys/kernel/arch" },
+                { "synthetic-config-dmi-gce", "gce", "x86_64", "the root's proc/cpuinfo" },
+                { "synthetic-config-dmi-azure", "azure", "x86_64", "the root's proc/sys/kernel/arch" },
+                { "synthetic-config-dmi-none", NULL, NULL, "this host (uname)" },
+                { "synthetic-arm64-64k", "aws", "arm64", "the root's proc/sys/kernel/arch" },
+        };
+
+        (void) state;
+        for (size_t k = 0; k < ELEMENTSOF(t); k++) {
+                char dir[512];
+                Root *root = NULL;
+                InstanceProbe p;
+                InstanceInfo i;
+
+                snprintf(dir, sizeof(dir), "%s/tests/fixtures/%s", srcdir(), t[k].fixture);
+                assert_int_equal(root_open(dir, 0, &root), 0);
+                assert_int_equal(instance_probe(root, NULL, &p), 0);
+                instance_identify(&p, "auto", &i);
+                if (t[k].cloud)
+                        assert_string_equal(i.cloud, t[k].cloud);
+                else
+                        assert_null(i.cloud);
+                if (t[k].arch)
+                        assert_string_equal(p.arch, t[k].arch);
+                assert_true(strncmp(p.arch_source, t[k].arch_source, strlen(t[k].arch_source)) == 0);
+                root_free(root);
+        }
 }
 
 int main(void)
 {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_probe_fixtures),
                 cmocka_unit_test(test_probe_ec2),
                 cmocka_unit_test(test_probe_no_type_in_dmi),
                 cmocka_unit_test(test_probe_arm64_64k),
