@@ -4,7 +4,8 @@
 #    CHANGELOG.md's newest section, the man pages' .TH (version and date =
 #    the CHANGELOG's release date);
 #  - the version: VERSION without a tag; in a throwaway clone with a tag
-#    v9.8.7 one commit back, 9.8.7-1-gHASH (-dirty with a changed file) and
+#    v9.8.7 one commit back, 9.8.7-N-gHASH (N commits since the tag: 1, or
+#    more when HEAD is a merge; -dirty with a changed file) and
 #    a dist tarball of that name and .version;
 #  - `make dist` twice gives the same bytes (sha256), the tarball holds
 #    .version, LICENSE, debian/, and nothing outside its prefix;
@@ -89,15 +90,17 @@ if git clone -q --shared . "$clone" 2>"$tmp/clone.log"; then
 		|| bad "no tag: version '$(pv)', want '$VERSION $VERSION'"
 	git -C "$clone" tag -a v9.8.7 -m test HEAD~1
 	h=$(git -C "$clone" rev-parse --short HEAD)
-	[ "$(pv)" = "9.8.7-1-g$h 9.8.7-1-g$h" ] && pass "tag v9.8.7 one commit back: 9.8.7-1-g$h" \
+	# commits since the tag: 1 on a linear history, more when HEAD is a merge
+	n=$(git -C "$clone" rev-list --count v9.8.7..HEAD)
+	[ "$(pv)" = "9.8.7-$n-g$h 9.8.7-$n-g$h" ] && pass "tag v9.8.7 one commit back: 9.8.7-$n-g$h" \
 		|| bad "with tag v9.8.7 one commit back: '$(pv)'"
 	echo >>"$clone/README.md"
-	[ "$(pv)" = "9.8.7-1-g$h-dirty 9.8.7-1-g$h" ] && pass "a changed file: the build says -dirty, the tarball (HEAD) does not" \
+	[ "$(pv)" = "9.8.7-$n-g$h-dirty 9.8.7-$n-g$h" ] && pass "a changed file: the build says -dirty, the tarball (HEAD) does not" \
 		|| bad "with a changed file: '$(pv)'"
 	git -C "$clone" checkout -q README.md
 	if make -s -C "$clone" dist DISTDIR="$tmp/cdist" >/dev/null 2>&1 &&
-		[ "$(tar -xOzf "$tmp/cdist/fragd-9.8.7-1-g$h.tar.gz" "fragd-9.8.7-1-g$h/.version")" = "9.8.7-1-g$h" ]; then
-		pass "make dist with the tag: fragd-9.8.7-1-g$h.tar.gz, .version 9.8.7-1-g$h"
+		[ "$(tar -xOzf "$tmp/cdist/fragd-9.8.7-$n-g$h.tar.gz" "fragd-9.8.7-$n-g$h/.version")" = "9.8.7-$n-g$h" ]; then
+		pass "make dist with the tag: fragd-9.8.7-$n-g$h.tar.gz, .version 9.8.7-$n-g$h"
 	else
 		bad "make dist with the tag: $(ls "$tmp/cdist" 2>&1)"
 	fi
