@@ -11,6 +11,7 @@
 #include "config/config-internal.h"
 #include "core/format.h"
 #include "core/text.h"
+#include "sources/sources.h"
 
 #define SEC(x) ((int64_t) (x) * (int64_t) USEC_PER_SEC)
 #define MS(x) ((int64_t) (x) * (int64_t) USEC_PER_MSEC)
@@ -186,18 +187,23 @@ _Static_assert(ELEMENTSOF(daemon_keys) + ELEMENTSOF(policy_keys) + ELEMENTSOF(kn
                        CONFIG_MAX_SLOTS,
                "CONFIG_MAX_SLOTS too small");
 
-/* Kernel ranges of the levers (KERNEL.md §3), in the knob's unit. */
-static const struct {
-        int64_t lo, hi;
-} lever_limits[_LEVER_MAX] = {
-        [LEVER_COMPACTION_PROACTIVENESS] = { 0, 100 },
-        [LEVER_WATERMARK_SCALE_FACTOR] = { 1, 3000 },
-        [LEVER_MIN_FREE_KBYTES] = { 0, INT32_MAX },
-        [LEVER_WATERMARK_BOOST_FACTOR] = { 0, INT32_MAX },
-        [LEVER_EXTFRAG_THRESHOLD] = { 0, 1000 },
-        [LEVER_THP_DEFRAG] = { 0, _THP_DEFRAG_MAX - 1 },
-};
+/* The kernel's range of a lever, in the knob's unit: the sysctl's limits
+ * (sources/, the one table); THP defrag is an enum of its mode words. */
+static void lever_limits(int lever, int64_t *ret_lo, int64_t *ret_hi)
+{
+        char name[64];
 
+        if (lever == LEVER_THP_DEFRAG) {
+                *ret_lo = 0;
+                *ret_hi = _THP_DEFRAG_MAX - 1;
+                return;
+        }
+        snprintf(name, sizeof(name), "vm.%s", lever_name((Lever) lever));
+        if (sysctl_kernel_range(name, ret_lo, ret_hi) < 0) {
+                *ret_lo = 0; /* not reached: every vm lever is listed (test-sysctl) */
+                *ret_hi = INT32_MAX;
+        }
+}
 /* min_free_kbytes max as a share of memory: at most 10% (the kernel's own
  * THP recommendation stops at 5% of lowmem). */
 #define MIN_FREE_MAX_PERMYRIAD 1000
@@ -493,11 +499,12 @@ static int apply_lever(const ConfigKey *k, FragdConfig *c, int lever, const char
 {
         bool is_step = k->type == VT_LEVER_STEP;
         bool is_max = strcmp(k->name, "max") == 0;
-        int64_t lo = lever_limits[lever].lo, hi = lever_limits[lever].hi, v;
+        int64_t lo, hi, v;
         int r;
 
+        lever_limits(lever, &lo, &hi);
         if (is_step)
-                lo = 0, hi = lever_limits[lever].hi - lever_limits[lever].lo;
+                hi -= lo, lo = 0;
 
         if (lever == LEVER_THP_DEFRAG && !is_step) {
                 char names[96];

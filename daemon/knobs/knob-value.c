@@ -11,6 +11,7 @@
 
 #include "knobs/knob-internal.h"
 #include "knobs/knob.h"
+#include "sources/sources.h"
 
 static bool is_space(char c)
 {
@@ -110,31 +111,6 @@ bool knob_value_valid_for(KnobKind kind, const char *v)
 
 /* ---- what a knob can hold (a journal read back from disk is checked) ---- */
 
-typedef struct KnobRange {
-        const char *name;
-        int64_t lo, hi;
-} KnobRange;
-
-/* the kernel's limits (proc_dointvec_minmax extra1/extra2) of the knobs fragd
- * steers; an integer knob not listed holds one or more integers */
-static const KnobRange knob_ranges[] = {
-        { "vm.compaction_proactiveness", 0, 100 },
-        { "vm.extfrag_threshold", 0, 1000 },
-        { "vm.watermark_scale_factor", 1, 3000 },
-        { "vm.watermark_boost_factor", 0, INT32_MAX },
-        { "vm.min_free_kbytes", 0, INT32_MAX },
-        { "vm.compact_unevictable_allowed", 0, 1 },
-        { "vm.defrag_mode", 0, 1 },
-        { "kernel.task_delayacct", 0, 1 },
-        { "thp.khugepaged.defrag", 0, 1 },
-        { "thp.khugepaged.max_ptes_none", 0, 8191 }, /* HPAGE_PMD_NR - 1: 511 with 4 KiB pages, 8191 with 64 KiB */
-        { "thp.khugepaged.max_ptes_swap", 0, 8191 },
-        { "thp.khugepaged.max_ptes_shared", 0, 8191 },
-        { "thp.khugepaged.pages_to_scan", 1, UINT32_MAX },
-        { "thp.khugepaged.scan_sleep_millisecs", 0, UINT32_MAX },
-        { "thp.khugepaged.alloc_sleep_millisecs", 0, UINT32_MAX },
-};
-
 static const char *const thp_enabled_words[] = { "always", "madvise", "never", NULL };
 static const char *const thp_defrag_words[] = { "always", "defer", "defer+madvise", "madvise", "never", NULL };
 static const char *const thp_shmem_words[] = { "always", "within_size", "advise", "never", "deny", "force", NULL };
@@ -161,6 +137,8 @@ static const char *const *choice_words(const char *name)
 
 int knob_value_check(const Knob *k, const char *v, char *ret_why, size_t size)
 {
+        int64_t lo, hi;
+
         if (!knob_value_valid_for(k->kind, v)) {
                 snprintf(ret_why, size, "not a value a knob holds (empty, too long, control characters or "
                                         "stray blanks)");
@@ -184,18 +162,15 @@ int knob_value_check(const Knob *k, const char *v, char *ret_why, size_t size)
         }
         if (k->kind != KNOB_KIND_INT)
                 return 0;
-        for (size_t i = 0; i < ELEMENTSOF(knob_ranges); i++) {
+        if (sysctl_kernel_range(k->name, &lo, &hi) >= 0) {
                 int64_t x;
 
-                if (strcmp(knob_ranges[i].name, k->name) != 0)
-                        continue;
                 if (!knob_parse_i64(v, &x)) {
                         snprintf(ret_why, size, "not an integer");
                         return -EBADMSG;
                 }
-                if (x < knob_ranges[i].lo || x > knob_ranges[i].hi) {
-                        snprintf(ret_why, size, "outside the kernel's range %" PRId64 "..%" PRId64,
-                                 knob_ranges[i].lo, knob_ranges[i].hi);
+                if (x < lo || x > hi) {
+                        snprintf(ret_why, size, "outside the kernel's range %" PRId64 "..%" PRId64, lo, hi);
                         return -ERANGE;
                 }
                 return 0;

@@ -101,3 +101,37 @@ int vm_sysctls_read(const Root *root, VmSysctls *ret)
         *ret = tmp;
         return 0;
 }
+
+/* the kernel's limits (proc_dointvec_minmax extra1/extra2) of the knobs fragd
+ * steers; an integer knob not listed holds one or more integers */
+static const struct {
+        const char *name;
+        int64_t lo, hi;
+} kernel_ranges[] = {
+        { "vm.compaction_proactiveness", 0, 100 },
+        { "vm.extfrag_threshold", 0, 1000 },
+        { "vm.watermark_scale_factor", 1, 3000 },
+        { "vm.watermark_boost_factor", 0, INT32_MAX },
+        { "vm.min_free_kbytes", 0, INT32_MAX },
+        { "vm.compact_unevictable_allowed", 0, 1 },
+        { "vm.defrag_mode", 0, 1 },
+        { "kernel.task_delayacct", 0, 1 },
+        { "thp.khugepaged.defrag", 0, 1 },
+        { "thp.khugepaged.max_ptes_none", 0, 8191 }, /* HPAGE_PMD_NR - 1: 511 with 4 KiB pages, 8191 with 64 KiB */
+        { "thp.khugepaged.max_ptes_swap", 0, 8191 },
+        { "thp.khugepaged.max_ptes_shared", 0, 8191 },
+        { "thp.khugepaged.pages_to_scan", 1, UINT32_MAX },
+        { "thp.khugepaged.scan_sleep_millisecs", 0, UINT32_MAX },
+        { "thp.khugepaged.alloc_sleep_millisecs", 0, UINT32_MAX },
+};
+
+int sysctl_kernel_range(const char *name, int64_t *ret_lo, int64_t *ret_hi)
+{
+        for (size_t i = 0; i < ELEMENTSOF(kernel_ranges); i++)
+                if (strcmp(kernel_ranges[i].name, name) == 0) {
+                        *ret_lo = kernel_ranges[i].lo;
+                        *ret_hi = kernel_ranges[i].hi;
+                        return 0;
+                }
+        return -ENOENT;
+}

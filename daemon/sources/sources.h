@@ -131,6 +131,12 @@ int vm_knob_from_name(const char *name); /* VmKnob or -ENOENT */
 int sysctl_value_parse(const char *buf, size_t len, int64_t *ret);
 /* Reads dirfd/path and parses it with sysctl_value_parse(). */
 int sysctl_read_at(int dirfd, const char *path, int64_t *ret);
+
+/* The kernel's limits (proc_dointvec_minmax extra1/extra2) of an integer
+ * knob fragd steers, by its fragd name ("vm.watermark_scale_factor",
+ * "thp.khugepaged.defrag"): the one table, used by config validation and by
+ * the knob journal check. -ENOENT for a knob without listed limits. */
+int sysctl_kernel_range(const char *name, int64_t *ret_lo, int64_t *ret_hi);
 /* A knob that is missing, unreadable or not one integer is !present;
  * -ENOENT only when proc/sys/vm itself is missing. */
 int vm_sysctls_read(const Root *root, VmSysctls *ret);

@@ -8,11 +8,13 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/cleanup.h"
 #include "parser-test-util.h"
 #include "fragd/obs.h"
+#include "fragd/policy.h"
 #include "sources/sources.h"
 
 /* ---- fixtures ------------------------------------------------------------ */
@@ -175,10 +177,31 @@ static void test_value_len_bound(void **state)
         assert_int_equal(sysctl_value_parse(NULL, 0, &v), -ENODATA);
 }
 
+/* The one table of kernel limits covers every vm lever (config validation
+ * derives the lever bounds from it) and answers -ENOENT for others. */
+static void test_kernel_ranges(void **state)
+{
+        int64_t lo, hi;
+        char name[64];
+
+        for (int l = 0; l < _LEVER_MAX; l++) {
+                if (l == LEVER_THP_DEFRAG)
+                        continue;
+                snprintf(name, sizeof(name), "vm.%s", lever_name((Lever) l));
+                assert_int_equal(sysctl_kernel_range(name, &lo, &hi), 0);
+                assert_true(lo <= hi);
+        }
+        assert_int_equal(sysctl_kernel_range("vm.watermark_scale_factor", &lo, &hi), 0);
+        assert_int_equal(lo, 1);
+        assert_int_equal(hi, 3000);
+        assert_int_equal(sysctl_kernel_range("vm.no_such_knob", &lo, &hi), -ENOENT);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_fixtures_listed),
+                cmocka_unit_test(test_kernel_ranges),
                 cmocka_unit_test(test_fixture_sysctls),
                 cmocka_unit_test(test_synthetic_sysctls),
                 cmocka_unit_test(test_knob_names),
