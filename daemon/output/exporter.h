@@ -82,6 +82,7 @@ typedef struct HealthView {
         usec_t tick_interval_usec;      /* to the next timer tick; 0 = not a daemon */
         uint64_t errors[_HEALTH_ERR_MAX]; /* cumulative since start */
         bool dry_run;
+        bool paused;                    /* `fragd pause`: observing only */
 } HealthView;
 
 /* The reserve the policy aims for: free memory on node in blocks of at least
@@ -147,6 +148,7 @@ typedef enum MetricId {
         M_TICK_INTERVAL,
         M_ERRORS,
         M_DRY_RUN,
+        M_PAUSED,
         M_SOURCE_UP,
         M_KNOB_VALUE,
         M_KNOB_ORIGINAL,
