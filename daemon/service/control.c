@@ -357,7 +357,9 @@ int control_request(const Root *root, const char *runtime_dir, const char *cmd, 
         if (uc.uid != 0 && uc.uid != geteuid())
                 return -EPERM; /* not a fragd this user may talk to */
         snprintf(line, sizeof(line), "%s\n", cmd);
-        if (send(fd, line, strlen(line), MSG_NOSIGNAL) < 0)
+        /* a daemon that refuses this peer answers and closes at once: the
+         * send may fail then, its answer is still there to read */
+        if (send(fd, line, strlen(line), MSG_NOSIGNAL) < 0 && errno != EPIPE && errno != ECONNRESET)
                 return -errno;
         while (len < sizeof(line) - 1) {
                 ssize_t n = recv(fd, line + len, sizeof(line) - 1 - len, 0);
