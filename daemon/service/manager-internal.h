@@ -120,6 +120,7 @@ struct Manager {
         bool paused;
         bool paused_shown[_LEVER_MAX];  /* a paused decision on the lever was recorded */
         int64_t paused_to[_LEVER_MAX];  /* ... wanting this value */
+        uint64_t paused_compact_nodes;  /* nodes (id < 64) whose compaction was wanted at the last tick */
 };
 
 /* The runtime directory in use, absolute ("/run/fragd"), for the
@@ -135,7 +136,8 @@ static inline const char *manager_runtime_dir(const Manager *m, char *buf, size_
 void manager_recent_add(Manager *m, const char *line);
 void manager_change_add(Manager *m, const DecisionItem *it, const char *knob, const char *outcome);
 /* paused: the decision's items logged and recorded as "paused" when they
- * differ from what was last recorded for the lever; nothing is applied */
+ * differ from what was last recorded for the lever (a node compaction: when
+ * it was not wanted at the last tick); nothing is applied */
 void manager_paused_decisions(Manager *m);
 /* pause: every owned knob restored (as on stop; one another writer changed
  * is left to it), the flag file written; resume: the flag removed, the

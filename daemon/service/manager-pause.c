@@ -54,12 +54,18 @@ void manager_change_add(Manager *m, const DecisionItem *it, const char *knob, co
 void manager_paused_decisions(Manager *m)
 {
         char text[LEVER_TEXT_MAX], line[RECENT_LEN];
+        uint64_t compact_nodes = 0, was = m->paused_compact_nodes;
 
         for (unsigned i = 0; i < m->d->n_items; i++) {
                 const DecisionItem *it = &m->d->items[i];
 
                 if (it->kind == DECISION_KICK_KCOMPACTD)
                         continue; /* can come every tick */
+                if (it->kind == DECISION_COMPACT_NODE && it->node >= 0 && it->node < 64) {
+                        compact_nodes |= UINT64_C(1) << it->node;
+                        if (was & (UINT64_C(1) << it->node))
+                                continue; /* wanted at the last tick too */
+                }
                 if (it->kind == DECISION_LEVER) {
                         if (m->paused_shown[it->lever] && m->paused_to[it->lever] == it->to)
                                 continue; /* the same wish as last tick */
@@ -72,6 +78,7 @@ void manager_paused_decisions(Manager *m)
                 manager_recent_add(m, line);
                 manager_change_add(m, it, it->kind == DECISION_LEVER ? lever_name(it->lever) : "compact", "paused");
         }
+        m->paused_compact_nodes = compact_nodes;
 }
 
 static void pause_flag(Manager *m, bool pause)
@@ -100,6 +107,7 @@ int manager_pause_set(Manager *m, bool pause, char *reply, size_t size)
                 m->paused = false;
                 pause_flag(m, false);
                 memset(m->paused_shown, 0, sizeof(m->paused_shown));
+                m->paused_compact_nodes = 0;
                 manager_delayacct_apply(m->knobs, m->root, &m->cfg, m->dry_run, now_monotonic_usec());
                 log_notice("Resumed by 'fragd resume': fragd acts on its decisions again");
                 manager_recent_add(m, "resumed: acting again");
