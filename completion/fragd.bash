@@ -49,7 +49,12 @@ _fragd()
 		return
 		;;
 	--format)
-		COMPREPLY=($(compgen -W 'text json prom' -- "$cur"))
+		# status prints text or json; --once also prom
+		if [[ " ${COMP_WORDS[*]} " == *" status "* ]]; then
+			COMPREPLY=($(compgen -W 'text json' -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W 'text json prom' -- "$cur"))
+		fi
 		return
 		;;
 	--log-level)
@@ -105,6 +110,10 @@ _fragd()
 		return
 		;;
 	status)
+		COMPREPLY=($(compgen -W '--format --root --config --set --log-level' -- "$cur"))
+		return
+		;;
+	pause | resume)
 		COMPREPLY=($(compgen -W '--root --config --set --log-level' -- "$cur"))
 		return
 		;;
@@ -119,7 +128,7 @@ _fragd()
 			--format --interval --log-level --features --restore --check-config
 			--quiet-if-clean --help --version' -- "$cur"))
 	else
-		COMPREPLY=($(compgen -W 'status thp-dropin' -- "$cur"))
+		COMPREPLY=($(compgen -W 'status pause resume thp-dropin' -- "$cur"))
 	fi
 }
 

@@ -19,7 +19,10 @@ static void help(void)
 {
         printf("Usage: fragd [OPTIONS]            run the daemon in the foreground (systemd service)\n"
                "       fragd --once [OPTIONS]     one report of this host with the decisions fragd would take\n"
-               "       fragd status [--root DIR]  what the running daemon owns and why\n"
+               "       fragd status [--format text|json]\n"
+               "                                  what the running daemon owns and why\n"
+               "       fragd pause                hand every knob back and observe only (root)\n"
+               "       fragd resume               act again after fragd pause (root)\n"
                "       fragd --restore [--quiet-if-clean]\n"
                "                                  put back every knob a dead fragd left changed\n"
                "       fragd --check-config       validate configuration, print every value and its source\n"
@@ -37,7 +40,8 @@ static void help(void)
                "                         from 4096 to 262144 (default: this machine's)\n"
                "  -n, --dry-run          decide and report, write nothing\n"
                "      --once             observe once, print the report and exit\n"
-               "      --format FMT       report format: text (default), json, prom\n"
+               "      --format FMT       report format: text (default), json, prom (--once);\n"
+               "                         text (default), json (status)\n"
                "      --interval SEC     with --once: take two readings SEC apart to show rates\n"
                "      --log-level LEVEL  debug, info, notice, warning, err\n"
                "      --features         print the optional parts this build and kernel support\n"
@@ -47,7 +51,8 @@ static void help(void)
                "\n"
                "Exit status: 0 success, 1 failure, 2 usage or configuration error,\n"
                "3 missing privilege, kernel feature or (thp-dropin) system bus,\n"
-               "4 (status) fragd is not running.\n"
+               "4 (status, pause, resume) fragd is not running,\n"
+               "5 (status) fragd is not running and knobs it changed are left changed.\n"
                "See fragd(8) and fragd.conf(5).\n");
 }
 
@@ -184,6 +189,10 @@ static int parse_args(int argc, char **argv, FragdArgs *a)
         if (optind < argc) {
                 if (strcmp(argv[optind], "status") == 0 && optind + 1 == argc)
                         a->mode = MODE_STATUS;
+                else if (strcmp(argv[optind], "pause") == 0 && optind + 1 == argc)
+                        a->mode = MODE_PAUSE;
+                else if (strcmp(argv[optind], "resume") == 0 && optind + 1 == argc)
+                        a->mode = MODE_RESUME;
                 else if (strcmp(argv[optind], "thp-dropin") == 0) {
                         if (optind + 3 != argc) {
                                 fprintf(stderr, "fragd: usage: fragd thp-dropin UNIT never|madvise\n");
@@ -201,8 +210,13 @@ static int parse_args(int argc, char **argv, FragdArgs *a)
                 fprintf(stderr, "fragd: --interval only makes sense with --once\n");
                 return -EINVAL;
         }
-        if (strcmp(a->format, "text") && a->mode != MODE_ONCE) {
-                fprintf(stderr, "fragd: --format only makes sense with --once\n");
+        if (a->mode == MODE_STATUS && strcmp(a->format, "prom") == 0) {
+                fprintf(stderr, "fragd: status --format: 'prom' is not one of text, json (the daemon's metrics "
+                                "are in its textfile)\n");
+                return -EINVAL;
+        }
+        if (strcmp(a->format, "text") && a->mode != MODE_ONCE && a->mode != MODE_STATUS) {
+                fprintf(stderr, "fragd: --format only makes sense with --once or status\n");
                 return -EINVAL;
         }
         return 0;
@@ -238,6 +252,9 @@ int main(int argc, char **argv)
                 return run_check_config(&args);
         case MODE_THP_DROPIN:
                 return run_thp_dropin(&args);
+        case MODE_PAUSE:
+        case MODE_RESUME:
+                return run_control(&args);
         case MODE_DAEMON:
                 return run_daemon(&args);
         }

@@ -26,6 +26,8 @@ typedef enum Mode {
         MODE_CHECK_CONFIG,
         MODE_FEATURES,
         MODE_THP_DROPIN,
+        MODE_PAUSE,
+        MODE_RESUME,
         MODE_HELP,
         MODE_VERSION,
 } Mode;
@@ -51,6 +53,7 @@ int args_root_open(const FragdArgs *a, Root **ret);
 
 int run_once(const FragdArgs *a);
 int run_status(const FragdArgs *a);
+int run_control(const FragdArgs *a); /* fragd pause, fragd resume */
 int run_restore(const FragdArgs *a);
 int run_check_config(const FragdArgs *a);
 /* fragd --check-config's work (cli/check-config.c): load, print every value

@@ -11,6 +11,7 @@
 #include "core/log.h"
 #include "knobs/knob.h"
 #include "output/status.h"
+#include "service/control.h"
 #include "workload/thp-cgroup.h"
 
 int args_root_open(const FragdArgs *a, Root **ret)
@@ -59,7 +60,10 @@ int run_status(const FragdArgs *a)
         if (args_root_open(a, &root) < 0)
                 return EXIT_FAILURE;
         runtime_dir(root, a, rt, sizeof(rt));
-        r = status_print(root, rt, stdout);
+        if (strcmp(a->format, "json") == 0)
+                r = status_print_json(root, rt, stdout);
+        else
+                r = status_print(root, rt, stdout);
         if (r == -ENOENT || r == -ESRCH)
                 return EXIT_NOT_RUNNING;
         if (r == -EUCLEAN)
@@ -69,6 +73,49 @@ int run_status(const FragdArgs *a)
                 return EXIT_FAILURE;
         }
         return 0;
+}
+
+int run_control(const FragdArgs *a)
+{
+        _cleanup_(root_freep) Root *root = NULL;
+        const char *cmd = a->mode == MODE_PAUSE ? "pause" : "resume";
+        char rt[FRAGD_PATH_MAX], rel[FRAGD_PATH_MAX], reply[CONTROL_REPLY_MAX], sock[FRAGD_PATH_MAX * 2];
+        int r;
+
+        if (args_root_open(a, &root) < 0)
+                return EXIT_FAILURE;
+        runtime_dir(root, a, rt, sizeof(rt));
+        if (knob_runtime_dir_relative(rt, rel, sizeof(rel)) < 0) {
+                log_error("fragd %s: runtime_dir '%s' is not a directory fragd can use", cmd, rt);
+                return EXIT_FAILURE;
+        }
+        snprintf(sock, sizeof(sock), "%s/%s/" CONTROL_SOCKET_NAME, root->is_host ? "" : root->path, rel);
+        r = control_request(root, rt, cmd, reply, sizeof(reply));
+        switch (r) {
+        case 0:
+                printf("%s\n", reply);
+                return 0;
+        case -ENOENT:
+        case -ECONNREFUSED:
+                log_error("fragd %s: fragd is not running (nobody listens on '%s')", cmd, sock);
+                return EXIT_NOT_RUNNING;
+        case -EACCES:
+        case -EPERM:
+                log_error("fragd %s: permission denied on '%s'%s%s: only root may pause or resume fragd", cmd, sock,
+                          reply[0] ? ": " : "", reply);
+                return EXIT_PRECONDITION;
+        case -ENOTSOCK:
+                log_error("fragd %s: '%s' is not a socket (a symbolic link or a file put there?): not used. Remove "
+                          "it, then restart fragd",
+                          cmd, sock);
+                return EXIT_FAILURE;
+        case -EIO:
+                log_error("fragd %s: %s", cmd, reply[0] ? reply : "no answer from fragd");
+                return EXIT_FAILURE;
+        default:
+                log_error_errno(r, "fragd %s: cannot reach fragd through '%s': %m", cmd, sock);
+                return EXIT_FAILURE;
+        }
 }
 
 int run_restore(const FragdArgs *a)
@@ -131,7 +178,7 @@ int run_restore(const FragdArgs *a)
 int run_features(const FragdArgs *a)
 {
         (void) a;
-        printf("once\ndaemon\nstatus\nrestore\ncheck-config\nprom\n");
+        printf("once\ndaemon\nstatus\nstatus-json\npause\nrestore\ncheck-config\nprom\n");
         return 0;
 }
 

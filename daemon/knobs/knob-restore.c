@@ -187,6 +187,10 @@ int knob_restore_all(KnobRegistry *reg, unsigned *ret_n_failed)
                         if (e->k.recomputes_min_free)
                                 recomputed = true;
                 }
+                /* left to another writer: yielded, as when seen while
+                 * running (a resume after `fragd pause` leaves it alone) */
+                if (oc == RESTORE_LEFT)
+                        e->yielded = true;
                 e->owned = false;
                 e->last_written[0] = '\0';
         }

@@ -46,6 +46,11 @@ const MetricFamily metric_families[_METRIC_MAX] = {
                 "fragd_dry_run", METRIC_GAUGE, "", NOLABELS,
                 "1 when fragd decides and reports but writes no knob (--dry-run or preset observe).",
                 S_HEALTH, "1" },
+        [M_PAUSED] = {
+                "fragd_paused", METRIC_GAUGE, "", NOLABELS,
+                "1 while fragd is paused (fragd pause): every knob handed back, fragd observes and decides but "
+                "does not act until fragd resume.",
+                S_HEALTH, "1" },
         [M_SOURCE_UP] = {
                 "fragd_source_up", METRIC_GAUGE, "", L("source"),
                 "1 when the last read of a kernel source succeeded, 0 when it failed or its reading was "

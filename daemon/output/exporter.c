@@ -292,6 +292,7 @@ static void render_health(Out *o, const Snapshot *s)
         for (unsigned e = 0; e < _HEALTH_ERR_MAX; e++)
                 emit(o, M_ERRORS, u64v(h->errors[e]), health_error_name(e));
         emit(o, M_DRY_RUN, u64v(h->dry_run));
+        emit(o, M_PAUSED, u64v(h->paused));
         for (unsigned src = 0; src < _OBS_SOURCE_MAX; src++) {
                 if (s->obs->have & OBS_MASK(src))
                         emit(o, M_SOURCE_UP, u64v(1), obs_source_name(src));

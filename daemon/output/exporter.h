@@ -82,6 +82,7 @@ typedef struct HealthView {
         usec_t tick_interval_usec;      /* to the next timer tick; 0 = not a daemon */
         uint64_t errors[_HEALTH_ERR_MAX]; /* cumulative since start */
         bool dry_run;
+        bool paused;                    /* `fragd pause`: observing only */
 } HealthView;
 
 /* The reserve the policy aims for: free memory on node in blocks of at least
@@ -147,6 +148,7 @@ typedef enum MetricId {
         M_TICK_INTERVAL,
         M_ERRORS,
         M_DRY_RUN,
+        M_PAUSED,
         M_SOURCE_UP,
         M_KNOB_VALUE,
         M_KNOB_ORIGINAL,
@@ -211,12 +213,12 @@ const char *metric_type_name(MetricType t); /* "gauge", "counter" */
 /* With default settings (6 steered knobs, target orders 4 and the THP order,
  * no watched cgroups), the 2-node fixture vm-6.1-x86_64-2node-compacted
  * renders this many series; test-exporter checks it, docs/metrics.md states it. */
-#define METRICS_SERIES_2NODE_FIXTURE 186
+#define METRICS_SERIES_2NODE_FIXTURE 187
 /* The ceiling promised for a 2-node host with default settings. */
 #define METRICS_SERIES_2NODE_BUDGET 400
 /* Series that do not scale with zones, nodes, knobs, actions or THP sizes:
- * one fragd_source_up per source plus 27 others. */
-#define METRICS_SERIES_FIXED (27 + _OBS_SOURCE_MAX)
+ * one fragd_source_up per source plus 28 others. */
+#define METRICS_SERIES_FIXED (28 + _OBS_SOURCE_MAX)
 /* The formula in docs/metrics.md for 6 zones, 14 orders, 6 migratetypes,
  * 9 THP sizes, 6 knobs and SNAPSHOT_MAX_ACTIONS actions; the test renders it:
  * FIXED + 6*6 + 64 + 6*(14 + 4 + 5 + 6) + 2*(4 + 2) + 5*9. */

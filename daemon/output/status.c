@@ -49,6 +49,68 @@ int status_write_info(const KnobRegistry *reg, const char *const *info, size_t n
                       const char *const *decisions, size_t n_decisions, const StatusCgroup *cgroups,
                       size_t n_cgroups)
 {
+        StatusData d = {
+                .info = info,
+                .n_info = n_info,
+                .decisions = decisions,
+                .n_decisions = n_decisions,
+                .cgroups = cgroups,
+                .n_cgroups = n_cgroups,
+        };
+
+        return status_write_data(reg, &d);
+}
+
+static void put_u64(FILE *f, uint64_t v)
+{
+        fprintf(f, "\t%" PRIu64, v);
+}
+
+static void write_state(FILE *f, const StatusData *d)
+{
+        size_t first;
+
+        fprintf(f, "state %s\n", d->paused ? "paused" : "running");
+        fputs("instance", f);
+        put_field(f, d->instance);
+        put_field(f, d->instance_source);
+        put_field(f, d->cloud);
+        put_field(f, d->fleet_file);
+        put_field(f, d->preset);
+        fputs("\ncadence", f);
+        put_u64(f, d->interval_usec);
+        put_u64(f, d->base_interval_usec);
+        put_u64(f, d->active_interval_usec);
+        put_u64(f, d->watching);
+        put_u64(f, d->on_pressure);
+        put_u64(f, d->next_tick_realtime_usec);
+        fputc('\n', f);
+        for (size_t i = 0; i < d->n_reserves && i < STATUS_RESERVES_MAX; i++) {
+                const StatusReserve *r = &d->reserves[i];
+
+                fprintf(f, "reserve\t%d\t%u\t%" PRIu64 "\t%" PRIu64 "\t%d\n", r->node, r->order, r->have_bytes,
+                        r->target_bytes, r->learned);
+        }
+        if (d->have_learned)
+                fprintf(f, "learned\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", d->learned_need_bytes,
+                        d->learned_peak_bytes, d->learned_age_usec);
+        first = d->n_changes > STATUS_CHANGES_MAX ? d->n_changes - STATUS_CHANGES_MAX : 0;
+        for (size_t i = first; i < d->n_changes; i++) {
+                const StatusChange *c = &d->changes[i];
+
+                fputs("change", f);
+                put_u64(f, c->realtime_usec);
+                put_field(f, c->knob);
+                put_field(f, c->from);
+                put_field(f, c->to);
+                put_field(f, c->reason);
+                put_field(f, c->outcome);
+                fputc('\n', f);
+        }
+}
+
+int status_write_data(const KnobRegistry *reg, const StatusData *d)
+{
         const Root *root = knob_registry_root(reg);
         _cleanup_free_ char *buf = NULL;
         char path[FRAGD_PATH_MAX + 16];
@@ -66,9 +128,9 @@ int status_write_info(const KnobRegistry *reg, const char *const *info, size_t n
         fprintf(f, "updated %" PRIu64 "\nownership %s\nops %s\n", now_realtime_usec(),
                 knob_registry_ownership(reg) == OWNERSHIP_REASSERT ? "reassert" : "respect",
                 knob_registry_ops(reg)->name);
-        for (size_t i = 0; i < n_info; i++) {
+        for (size_t i = 0; i < d->n_info; i++) {
                 fputs("info\t", f);
-                for (const char *c = info[i]; *c; c++)
+                for (const char *c = d->info[i]; *c; c++)
                         fputc((unsigned char) *c < 0x20 ? ' ' : *c, f);
                 fputc('\n', f);
         }
@@ -87,8 +149,8 @@ int status_write_info(const KnobRegistry *reg, const char *const *info, size_t n
                         fprintf(f, "disabled\t%s\t%s\t%s\n", ki.name, errno_name(ki.disabled_error),
                                 strerror(abs(ki.disabled_error)));
         }
-        for (size_t i = 0; i < n_cgroups && i < STATUS_CGROUPS_MAX; i++) {
-                const StatusCgroup *c = &cgroups[i];
+        for (size_t i = 0; i < d->n_cgroups && i < STATUS_CGROUPS_MAX; i++) {
+                const StatusCgroup *c = &d->cgroups[i];
 
                 fputs("cgroup", f);
                 put_field(f, c->path && c->path[0] ? c->path : "/");
@@ -98,14 +160,16 @@ int status_write_info(const KnobRegistry *reg, const char *const *info, size_t n
                 put_field(f, c->stall);
                 fputc('\n', f);
         }
-        first = n_decisions > STATUS_DECISIONS_MAX ? n_decisions - STATUS_DECISIONS_MAX : 0;
-        for (size_t i = first; i < n_decisions; i++) {
-                if (!decisions[i])
+        first = d->n_decisions > STATUS_DECISIONS_MAX ? d->n_decisions - STATUS_DECISIONS_MAX : 0;
+        for (size_t i = first; i < d->n_decisions; i++) {
+                if (!d->decisions[i])
                         continue;
                 fputs("decision\t", f);
-                put_clean(f, decisions[i], 512);
+                put_clean(f, d->decisions[i], 512);
                 fputc('\n', f);
         }
+        if (d->have_state)
+                write_state(f, d);
         if (fclose(f) != 0)
                 return -ENOMEM;
         r = write_file_atomic_at(root->root_fd, path, buf, len, 0644);
@@ -131,7 +195,85 @@ int knob_status_remove(const KnobRegistry *reg)
         return r == -ENOENT ? 0 : r;
 }
 
+/* ---- the pause flag ---------------------------------------------------------- */
+
+#define PAUSE_MAGIC "fragd-paused 1"
+
+static int pause_path(const char *runtime_dir, char *buf, size_t size)
+{
+        char rt[FRAGD_PATH_MAX];
+        int r = knob_runtime_dir_relative(runtime_dir, rt, sizeof(rt));
+
+        if (r < 0)
+                return r;
+        r = snprintf(buf, size, "%s/paused", rt);
+        return r < 0 || (size_t) r >= size ? -ENAMETOOLONG : 0;
+}
+
+int status_pause_write(const Root *root, const char *runtime_dir, bool paused)
+{
+        char path[FRAGD_PATH_MAX + 16], text[64];
+        int r;
+
+        r = pause_path(runtime_dir, path, sizeof(path));
+        if (r < 0)
+                return r;
+        if (!paused) {
+                r = unlink_file_at(root->root_fd, path);
+                return r == -ENOENT ? 0 : r;
+        }
+        r = snprintf(text, sizeof(text), PAUSE_MAGIC "\nsince %" PRIu64 "\n", now_realtime_usec());
+        return write_file_atomic_at(root->root_fd, path, text, (size_t) r, 0644);
+}
+
+int status_pause_read(const Root *root, const char *runtime_dir)
+{
+        _cleanup_free_ char *buf = NULL;
+        char path[FRAGD_PATH_MAX + 16];
+        size_t len;
+        int r;
+
+        r = pause_path(runtime_dir, path, sizeof(path));
+        if (r < 0)
+                return r;
+        r = read_file_alloc_at_full(root->root_fd, path, ROOT_OWN_FILE, &buf, &len);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        /* any content counts: a flag half written by a crash still pauses */
+        return 1;
+}
+
 /* ---- printing ------------------------------------------------------------ */
+
+int status_left_collect(const Root *root, const char *rt, StatusLeftChanged *ret)
+{
+        StatusLeftChanged *lc = ret;
+
+        *lc = (StatusLeftChanged) {};
+        lc->r = knob_journal_read(root->root_fd, rt, &lc->j);
+        if (lc->r >= 0 && lc->j.pid > 0 && pid_is_alive(lc->j.pid, lc->j.starttime)) {
+                lc->j.n = 0; /* its owner lives: not left behind */
+                lc->j.n_invalid = 0;
+                lc->owner_alive = true;
+                return 0;
+        }
+        if (lc->r < 0)
+                lc->j.n = lc->j.n_invalid = 0;
+        for (unsigned i = 0; i < lc->j.n; i++) {
+                Knob k;
+
+                if (knob_init(&k, root, lc->j.e[i].name, NULL) < 0 ||
+                    knob_read_normalized(&knob_ops_real, &k, lc->now[i], sizeof(lc->now[i])) < 0)
+                        lc->now[i][0] = '\0';
+                lc->now_ptr[i] = lc->now[i][0] ? lc->now[i] : NULL;
+        }
+        lc->unreadable = lc->j.n_invalid > 0 || (lc->r < 0 && lc->r != -ENOENT);
+        if (knob_journal_find_aside(root->root_fd, rt, lc->aside, sizeof(lc->aside)) <= 0)
+                lc->aside[0] = '\0';
+        return lc->j.n > 0 || lc->unreadable || lc->aside[0] ? -EUCLEAN : 0;
+}
 
 /* fragd is not running: are knobs it changed still changed? Prints them from
  * the knob journal (original, what fragd wrote, the value now) and what to
@@ -139,46 +281,31 @@ int knob_status_remove(const KnobRegistry *reg)
  * not read, else 0. */
 static int print_left_changed(const Root *root, const char *rt, FILE *out)
 {
-        _cleanup_free_ Journal *j = calloc(1, sizeof(*j));
-        char aside[FRAGD_PATH_MAX + 48];
+        _cleanup_free_ StatusLeftChanged *lc = malloc(sizeof(*lc));
         const char *prefix = root->is_host ? "" : root->path;
-        int r, ret = 0;
+        int ret;
 
-        if (!j)
+        if (!lc)
                 return -ENOMEM;
-        r = knob_journal_read(root->root_fd, rt, j);
-        if (r >= 0 && j->pid > 0 && pid_is_alive(j->pid, j->starttime))
-                return 0; /* its owner lives: not left behind */
-        if (r >= 0 && j->n > 0) {
+        ret = status_left_collect(root, rt, lc);
+        if (lc->j.n > 0) {
                 fprintf(out, "\nKnobs fragd changed and did not restore (journal '%s/%s/saved', pid %d):\n", prefix,
-                        rt, (int) j->pid);
+                        rt, (int) lc->j.pid);
                 fprintf(out, "  %-36s %-14s %-14s %s\n", "KNOB", "ORIGINAL", "FRAGD WROTE", "NOW");
-                for (unsigned i = 0; i < j->n; i++) {
-                        char now[KNOB_VALUE_MAX] = "?";
-                        Knob k;
-
-                        if (knob_init(&k, root, j->e[i].name, NULL) < 0 ||
-                            knob_read_normalized(&knob_ops_real, &k, now, sizeof(now)) < 0)
-                                snprintf(now, sizeof(now), "(unreadable)");
-                        fprintf(out, "  %-36s %-14s %-14s %s\n", j->e[i].name, j->e[i].original,
-                                j->e[i].last_written, now);
-                }
-                ret = -EUCLEAN;
+                for (unsigned i = 0; i < lc->j.n; i++)
+                        fprintf(out, "  %-36s %-14s %-14s %s\n", lc->j.e[i].name, lc->j.e[i].original,
+                                lc->j.e[i].last_written, lc->now_ptr[i] ?: "(unreadable)");
         }
-        if ((r >= 0 && j->n_invalid > 0) || (r < 0 && r != -ENOENT)) {
+        if (lc->unreadable)
                 fprintf(out, "\nThe knob journal '%s/%s/saved' cannot be fully read (%s): knobs may be left "
                         "changed.\n",
-                        prefix, rt, r < 0 ? strerror(-r) : "malformed lines");
-                ret = -EUCLEAN;
-        }
-        if (knob_journal_find_aside(root->root_fd, rt, aside, sizeof(aside)) > 0) {
+                        prefix, rt, lc->r < 0 ? strerror(-lc->r) : "malformed lines");
+        if (lc->aside[0])
                 fprintf(out, "\n'%s/%s' holds a journal fragd could not read: the knobs it names may still "
                         "have fragd's values. Put them back by hand, then remove the file (fragd does not start "
                         "while it exists).\n",
-                        prefix, aside);
-                ret = -EUCLEAN;
-        }
-        if (ret < 0 && r != -ENOENT)
+                        prefix, lc->aside);
+        if (ret < 0 && lc->r != -ENOENT)
                 fprintf(out, "Run 'fragd --restore%s%s' to put back what the journal holds.\n",
                         root->is_host ? "" : " --root ", prefix);
         return ret;
@@ -215,7 +342,7 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
         _cleanup_free_ char *buf = NULL;
         char rt[FRAGD_PATH_MAX], path[FRAGD_PATH_MAX + 16], when[32];
         uint64_t pid = 0, starttime = 0, updated = 0;
-        char ownership[16] = "?", ops[16] = "?";
+        char ownership[16] = "?", ops[16] = "?", state[16] = "running";
         size_t len;
         unsigned n_owned = 0, n_yielded = 0, n_disabled = 0, n_cgroups = 0, n_decisions = 0;
         int r;
@@ -247,7 +374,8 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
                 if (nl)
                         *nl = '\0';
                 if (knob_status_header_numbers((Span) { p, strlen(p) }, "updated", &updated, NULL) ||
-                    sscanf(p, "ownership %15s", ownership) == 1 || sscanf(p, "ops %15s", ops) == 1)
+                    sscanf(p, "ownership %15s", ownership) == 1 || sscanf(p, "ops %15s", ops) == 1 ||
+                    sscanf(p, "state %15s", state) == 1)
                         ;
                 else if (strncmp(p, "owned\t", 6) == 0)
                         n_owned++;
@@ -272,6 +400,9 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
                 return r < 0 ? r : -ESRCH;
         }
         fprintf(out, "fragd is running (pid %" PRIu64 "), state updated %s.\n", pid, when);
+        if (strcmp(state, "paused") == 0)
+                fprintf(out, "Paused: every knob fragd changed was handed back; fragd observes and decides but "
+                        "does not act until 'fragd resume'.\n");
         fprintf(out, "Ownership: %s. Writes: %s.\n", ownership,
                 strcmp(ops, "dryrun") == 0 ? "dry run (nothing is written)" : ops);
         for (char *p = buf; p && *p;) {

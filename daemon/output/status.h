@@ -14,6 +14,12 @@
  *   disabled<TAB>knob<TAB>ERRNO<TAB>message
  *   cgroup<TAB>path<TAB>present|absent<TAB>thp mechanism<TAB>thp effect<TAB>stall
  *   decision<TAB>text
+ *   state running|paused
+ *   instance<TAB>name<TAB>source<TAB>cloud<TAB>fleet file<TAB>preset
+ *   cadence<TAB>interval<TAB>[daemon] interval<TAB>active_interval<TAB>watching 0|1<TAB>on pressure 0|1<TAB>next tick
+ *   reserve<TAB>node<TAB>order<TAB>free bytes at or above order<TAB>target bytes<TAB>learned 0|1
+ *   learned<TAB>need bytes<TAB>peak bytes<TAB>peak age usec
+ *   change<TAB>time<TAB>knob<TAB>from<TAB>to<TAB>reason<TAB>applied|paused|dry-run
  *
  * "current" of an owned knob is the value fragd last wrote and read back.
  * cgroup lines: one per watched cgroup, in configuration order; path "/" is
@@ -21,7 +27,11 @@
  * thp_effect_name() ("collapse", "in-effect"); stall is the text of
  * workload_stall_text() (the last minute of direct compaction/reclaim).
  * Decision lines are the caller's text, newest last; tabs and control
- * characters in them (and in cgroup fields) become spaces. A reader skips
+ * characters in them (and in cgroup fields) become spaces. Times (updated,
+ * next tick, change) are CLOCK_REALTIME microseconds; durations
+ * microseconds; "-" stands for an empty field. The lines from "state" on
+ * carry what `fragd status --format json` prints (status-json.c); change
+ * lines are the recent decisions as data, newest last. A reader skips
  * line tags it does not know. The first two lines, the head that names the
  * owner, are written and read by knobs/ (knob_status_head_write(),
  * knob_status_owner()): the runtime-dir check there reads them too. */
@@ -43,6 +53,52 @@ typedef struct StatusCgroup {
         const char *effect;    /* NULL: "-" */
         const char *stall;     /* NULL: "-" */
 } StatusCgroup;
+
+#define STATUS_CHANGES_MAX 32
+#define STATUS_RESERVES_MAX 128 /* FRAGD_MAX_NODES x 2 target orders */
+
+/* Status file schema; `fragd status --format json` prints it as
+ * "schema_version" (docs/fragd.8). A rename or removal of a key bumps it. */
+#define STATUS_JSON_SCHEMA 1
+
+/* A node's reserve at one target order, as the last decision saw it. */
+typedef struct StatusReserve {
+        int node;
+        unsigned order;
+        uint64_t have_bytes;   /* free memory in blocks of at least order */
+        uint64_t target_bytes;
+        bool learned;          /* the learned need set the target */
+} StatusReserve;
+
+/* One recent decision on a knob, as data. outcome: "applied", "paused"
+ * (computed while paused, not applied), "dry-run". */
+typedef struct StatusChange {
+        uint64_t realtime_usec;
+        const char *knob, *from, *to, *reason, *outcome;
+} StatusChange;
+
+/* Everything the daemon writes besides the registry's knobs. */
+typedef struct StatusData {
+        const char *const *info; /* free text under the header */
+        size_t n_info;
+        const char *const *decisions; /* text, newest last */
+        size_t n_decisions;
+        const StatusCgroup *cgroups;
+        size_t n_cgroups;
+        bool have_state;         /* false: no state/instance/cadence lines (tests, old writers) */
+        bool paused;
+        const char *instance, *instance_source, *cloud, *fleet_file, *preset; /* NULL: "-" */
+        uint64_t interval_usec, base_interval_usec, active_interval_usec, next_tick_realtime_usec;
+        bool watching, on_pressure;
+        const StatusReserve *reserves;
+        size_t n_reserves;
+        bool have_learned;
+        uint64_t learned_need_bytes, learned_peak_bytes, learned_age_usec;
+        const StatusChange *changes; /* newest last; the last STATUS_CHANGES_MAX kept */
+        size_t n_changes;
+} StatusData;
+
+int status_write_data(const KnobRegistry *reg, const StatusData *d);
 
 /* Writes the status file from the registry, the watched cgroups (up to
  * STATUS_CGROUPS_MAX) and the last decisions (up to STATUS_DECISIONS_MAX,
@@ -71,3 +127,39 @@ int knob_status_remove(const KnobRegistry *reg);
  * -EBADMSG when the status file cannot be read. run_status() maps -ENOENT
  * and -ESRCH to exit status 4, -EUCLEAN to 5. */
 int status_print(const Root *root, const char *runtime_dir, FILE *out);
+
+/* What a fragd that is not running left behind, from the knob journal
+ * under runtime_dir rt (relative): its entries with the value each knob
+ * has now (now_ptr[i] NULL: unreadable), whether the journal cannot be
+ * fully read, a journal moved aside. A journal whose owner lives counts as
+ * nothing left. -EUCLEAN when something is left, else 0. */
+typedef struct StatusLeftChanged {
+        Journal j;
+        int r;                 /* knob_journal_read()'s return */
+        bool owner_alive;
+        bool unreadable;
+        char now[KNOB_MAX][KNOB_VALUE_MAX];
+        const char *now_ptr[KNOB_MAX];
+        char aside[FRAGD_PATH_MAX + 48]; /* "" when none */
+} StatusLeftChanged;
+int status_left_collect(const Root *root, const char *rt, StatusLeftChanged *ret);
+
+/* The same as JSON (daemon/output/status-json.c; keys in docs/fragd.8, the
+ * key set pinned by tests/golden/status-json-keys.txt). Same returns. */
+int status_print_json(const Root *root, const char *runtime_dir, FILE *out);
+
+/* The JSON of a status file's text, whose daemon is in state ("running",
+ * "paused", "stopped", "crashed"): pure, for tests and the fuzzer. buf may
+ * be NULL (no status file). left: the knobs a dead fragd left changed
+ * (status_left_collect()) or NULL. */
+void status_json_render(const char *buf, size_t len, const char *state, bool pause_requested,
+                        const StatusLeftChanged *left, FILE *out);
+
+/* The pause flag file <root>/<runtime_dir>/paused (status.c): written by
+ * the daemon on `fragd pause`, removed on `fragd resume`; a restart or a
+ * reload keeps the pause while it exists (runtime_dir is on tmpfs: a
+ * reboot clears it). status_pause_write() with paused false removes it.
+ * status_pause_read(): 1 paused, 0 not, -errno when it cannot be read (a
+ * symlink: -ELOOP, and the daemon stays paused to be safe). */
+int status_pause_write(const Root *root, const char *runtime_dir, bool paused);
+int status_pause_read(const Root *root, const char *runtime_dir);

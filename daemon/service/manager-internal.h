@@ -32,6 +32,7 @@
 #include "output/snapshot.h"
 #include "output/status.h"
 #include "output/workload-view.h"
+#include "service/control.h"
 #include "service/learned-store.h"
 #include "service/manager-workload.h"
 #include "service/manager.h"
@@ -43,6 +44,15 @@
 
 #define RECENT_MAX 32
 #define RECENT_LEN 400
+/* A recent decision as data for the status file (StatusChange) */
+typedef struct ChangeRecord {
+        uint64_t realtime_usec;
+        char knob[KNOB_NAME_MAX];
+        char from[LEVER_VALUE_MAX], to[LEVER_VALUE_MAX];
+        char reason[48];
+        const char *outcome; /* "applied", "paused", "dry-run" */
+} ChangeRecord;
+
 #define MIN_TICK_GAP_USEC (1 * USEC_PER_SEC) /* PSI events never tick faster */
 
 struct Manager {
@@ -101,7 +111,41 @@ struct Manager {
         char recent[RECENT_MAX][RECENT_LEN];
         unsigned n_recent, recent_head;
         char last_action[RECENT_LEN];
+        ChangeRecord changes[RECENT_MAX]; /* the same, as data */
+        unsigned n_changes, changes_head;
+
+        /* `fragd pause` (manager-pause.c): every knob handed back, the
+         * decisions computed and shown, not applied */
+        ControlServer *control;
+        bool paused;
+        bool paused_shown[_LEVER_MAX];  /* a paused decision on the lever was recorded */
+        int64_t paused_to[_LEVER_MAX];  /* ... wanting this value */
+        uint64_t paused_compact_nodes;  /* nodes (id < 64) whose compaction was wanted at the last tick */
 };
+
+/* The runtime directory in use, absolute ("/run/fragd"), for the
+ * functions that take it as configured (the registry keeps it relative). */
+static inline const char *manager_runtime_dir(const Manager *m, char *buf, size_t size)
+{
+        snprintf(buf, size, "/%s", knob_registry_runtime_dir(m->knobs));
+        return buf;
+}
+
+/* manager-pause.c: the recent decisions (text for the status file and the
+ * journal, data for the JSON), pause and resume. */
+void manager_recent_add(Manager *m, const char *line);
+void manager_change_add(Manager *m, const DecisionItem *it, const char *knob, const char *outcome);
+/* paused: the decision's items logged and recorded as "paused" when they
+ * differ from what was last recorded for the lever (a node compaction: when
+ * it was not wanted at the last tick); nothing is applied */
+void manager_paused_decisions(Manager *m);
+/* pause: every owned knob restored (as on stop; one another writer changed
+ * is left to it), the flag file written; resume: the flag removed, the
+ * delay accounting knob set again. The reply for `fragd pause|resume` in
+ * reply. 0, or -errno (the reply says what failed). */
+int manager_pause_set(Manager *m, bool pause, char *reply, size_t size);
+/* At start: a pause flag left in runtime_dir pauses this daemon too. */
+void manager_pause_load(Manager *m);
 
 /* manager-learned.c: once, at the first tick before the first decide */
 void manager_learned_restore(Manager *m, usec_t now);

@@ -29,6 +29,7 @@ Manager *manager_free(Manager *m)
         if (!m)
                 return NULL;
         manager_workload_stop(&m->wl); /* its sources, then its fds */
+        control_server_free(m->control);
         sd_event_source_disable_unref(m->timer);
         sd_event_source_disable_unref(m->psi_source);
         sd_event_source_disable_unref(m->worker_source);
@@ -65,23 +66,6 @@ static void action_count(Manager *m, const char *knob, ActionDirection dir, cons
                 m->actions[m->n_actions++] = (ActionCounter) { knob, dir, reason, 1 };
 }
 
-static void recent_add(Manager *m, const char *line)
-{
-        char ts[32];
-        time_t t = time(NULL);
-        struct tm tm;
-        char *slot = m->recent[(m->recent_head + m->n_recent) % RECENT_MAX];
-
-        strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", localtime_r(&t, &tm));
-        snprintf(slot, RECENT_LEN, "%s %s", ts, line);
-        m->outputs_due = true; /* a change shows in the textfile and status at once */
-        if (m->n_recent < RECENT_MAX)
-                m->n_recent++;
-        else
-                m->recent_head = (m->recent_head + 1) % RECENT_MAX;
-        snprintf(m->last_action, sizeof(m->last_action), "%s", line);
-}
-
 static void manager_status_write(Manager *m)
 {
         const char *lines[RECENT_MAX];
@@ -105,20 +89,68 @@ static void manager_status_write(Manager *m)
         }
         {
                 const InstanceInfo *ii = &m->sources->instance;
-                char i0[128 + FRAGD_PATH_MAX + 64], i1[200], i2[200];
+                char i0[128 + FRAGD_PATH_MAX + 96], i1[200], i2[200];
                 const char *info[3] = { i0, i1, i2 };
-                size_t n_info = 2;
+                StatusReserve res[STATUS_RESERVES_MAX];
+                StatusChange ch[RECENT_MAX];
+                const PolicyEval *e = &m->d->eval;
+                usec_t mono = now_monotonic_usec(), next = m->last_tick_usec + m->tick_interval_usec;
+                StatusData sd = {
+                        .info = info,
+                        .n_info = 2,
+                        .decisions = lines,
+                        .n_decisions = n,
+                        .cgroups = cg,
+                        .n_cgroups = m->wl.n_views,
+                        .have_state = true,
+                        .paused = m->paused,
+                        .instance = ii->name,
+                        .instance_source = ii->source,
+                        .cloud = ii->cloud,
+                        .fleet_file = ii->fleet_file,
+                        .preset = preset_name(m->cfg.policy.preset),
+                        .interval_usec = m->tick_interval_usec ?: m->cfg.daemon.interval_usec,
+                        .base_interval_usec = m->cfg.daemon.interval_usec,
+                        .active_interval_usec = m->cfg.daemon.active_interval_usec,
+                        .next_tick_realtime_usec = now_realtime_usec() + (next > mono ? next - mono : 0),
+                        .watching = m->watching,
+                        .on_pressure = m->psi_fd >= 0,
+                        .reserves = res,
+                        .changes = ch,
+                };
 
-                snprintf(i0, sizeof(i0), "Instance: %s (from %s)%s%s", ii->name[0] ? ii->name : "unknown",
-                         ii->source ? ii->source : "nothing", ii->fleet_file[0] ? ", fleet file " : ", no fleet file",
-                         ii->fleet_file);
+                for (unsigned i = 0; i < e->n_nodes && i < FRAGD_MAX_NODES; i++)
+                        for (unsigned k = 0; k < 2 && sd.n_reserves < STATUS_RESERVES_MAX; k++)
+                                res[sd.n_reserves++] = (StatusReserve) {
+                                        .node = e->nodes[i].node,
+                                        .order = e->order[k],
+                                        .have_bytes = e->nodes[i].have_bytes[k],
+                                        .target_bytes = e->nodes[i].target_bytes[k],
+                                        .learned = k == 1 && e->nodes[i].learned,
+                                };
+                if (e->learned_peak_usec > 0) {
+                        sd.have_learned = true;
+                        sd.learned_need_bytes = e->learned_need_bytes;
+                        sd.learned_peak_bytes = e->learned_peak_bytes;
+                        sd.learned_age_usec = policy_learned_age(m->pstate, mono);
+                }
+                for (unsigned i = 0; i < m->n_changes; i++) {
+                        const ChangeRecord *c = &m->changes[(m->changes_head + i) % RECENT_MAX];
+
+                        ch[sd.n_changes++] = (StatusChange) {
+                                c->realtime_usec, c->knob, c->from, c->to, c->reason, c->outcome,
+                        };
+                }
+                snprintf(i0, sizeof(i0), "Instance: %s (from %s), cloud %s%s%s", ii->name[0] ? ii->name : "unknown",
+                         ii->source ? ii->source : "nothing", ii->cloud ? ii->cloud : "none recognised",
+                         ii->fleet_file[0] ? ", fleet file " : ", no fleet file", ii->fleet_file);
                 snprintf(i1, sizeof(i1), "Preset: %s; tick every %.1f s%s%s", preset_name(m->cfg.policy.preset),
                          (double) m->cfg.daemon.interval_usec / USEC_PER_SEC,
                          m->psi_fd >= 0 ? " and on memory pressure" : "",
                          m->watching ? " (now every active_interval: recent THP faults, stalls or pressure)" : "");
-                if (manager_learned_status(m, now_monotonic_usec(), i2, sizeof(i2)))
-                        n_info++;
-                r = status_write_info(m->knobs, info, n_info, lines, n, cg, m->wl.n_views);
+                if (manager_learned_status(m, mono, i2, sizeof(i2)))
+                        sd.n_info++;
+                r = status_write_data(m->knobs, &sd);
         }
         if (r < 0)
                 log_debug_errno(r, "Cannot write the status file: %m");
@@ -129,7 +161,8 @@ static void notify_status(Manager *m)
         char buf[512];
         size_t o = 0;
 
-        o += (size_t) snprintf(buf + o, sizeof(buf) - o, "STATUS=%s", m->dry_run ? "dry run; " : "");
+        o += (size_t) snprintf(buf + o, sizeof(buf) - o, "STATUS=%s%s", m->paused ? "paused; " : "",
+                               m->dry_run ? "dry run; " : "");
         for (unsigned i = 0; i < m->a->n_nodes && o < 200; i++)
                 o += (size_t) snprintf(buf + o, sizeof(buf) - o, "node%d score %u; ", m->a->nodes[i].node,
                                        m->a->nodes[i].frag_score);
@@ -161,6 +194,7 @@ static void metrics_export(Manager *m)
         b->s.health.tick_duration_usec = m->tick_duration_usec;
         b->s.health.tick_interval_usec = m->tick_interval_usec;
         b->s.health.dry_run = m->dry_run;
+        b->s.health.paused = m->paused;
         memcpy(b->s.health.errors, m->errors, sizeof(m->errors));
         b->s.health.errors[HEALTH_ERR_EXPORT] = m->mw.n_failures;
         /* textfile_dir is a path inside the root (--root): never the host's
@@ -187,8 +221,10 @@ static void on_applied(void *userdata, const DecisionItem *it, const char *knob,
         Manager *m = userdata;
 
         action_count(m, knob, dir[action], policy_reason_name(it->reason));
-        if (it->kind != DECISION_KICK_KCOMPACTD)
-                recent_add(m, text);
+        if (it->kind != DECISION_KICK_KCOMPACTD) {
+                manager_recent_add(m, text);
+                manager_change_add(m, it, knob, m->dry_run ? "dry-run" : "applied");
+        }
 }
 
 static void apply_decision(Manager *m, usec_t now)
@@ -269,7 +305,7 @@ static void tick_levers(void *userdata, const Observation *cur, Assessment *a, P
 {
         Manager *m = userdata;
         /* calm: low pressure now, and the reserve met at the last decision */
-        bool host_calm = m->n_ticks > 0 && m->d->eval.targets_met &&
+        bool host_calm = !m->paused && m->n_ticks > 0 && m->d->eval.targets_met && /* paused: no collapse */
                          a->psi_some_avg10_permyriad < m->cfg.policy.calm_psi_some_permyriad;
 
         manager_workload_assess(&m->wl, host_calm, cur->now_usec, a);
@@ -323,7 +359,10 @@ static int tick(Manager *m)
                                  (m->held_unmeasured & OBS_MASK(OBS_ZONEINFO)) ? "zoneinfo" : "buddyinfo");
                 m->held_unmeasured = m->d->eval.unmeasured;
         }
-        apply_decision(m, now);
+        if (m->paused)
+                manager_paused_decisions(m);
+        else
+                apply_decision(m, now);
         policy_state_update(m->pstate, m->a, m->d, now);
         manager_learned_sync(m, now, false);
 
@@ -468,6 +507,35 @@ static int on_worker(sd_event_source *s, int fd, uint32_t revents, void *userdat
         return 0;
 }
 
+/* ---- pause and resume (the control socket; manager-pause.c) ---------------------- */
+
+static int on_control(void *userdata, ControlCommand cmd, char *reply, size_t size)
+{
+        Manager *m = userdata;
+        int r = manager_pause_set(m, cmd == CONTROL_PAUSE, reply, size);
+
+        /* shown at once: the status file, the textfile, sd_notify */
+        m->last_output_usec = now_monotonic_usec();
+        m->outputs_due = false;
+        metrics_export(m);
+        manager_status_write(m);
+        notify_status(m);
+        if (cmd == CONTROL_RESUME && !m->paused)
+                (void) arm_timer(m, 0); /* act now, not an interval later */
+        return r;
+}
+
+/* The control socket in the runtime directory in use; on a reload that
+ * moved it, in the new one (the pause flag goes along). */
+static void control_open(Manager *m)
+{
+        char rt[FRAGD_PATH_MAX + 2];
+
+        m->control = control_server_free(m->control);
+        (void) control_server_new(m->event, m->root, manager_runtime_dir(m, rt, sizeof(rt)), on_control, m,
+                                  &m->control);
+}
+
 /* ---- configuration -------------------------------------------------------------- */
 
 static void config_args(const Manager *m, ConfigLoadArgs *a)
@@ -589,14 +657,22 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
                 for (unsigned i = 0; i < errs->n; i++)
                         log_error("  %s", errs->msg[i]);
         } else {
+                char rt_was[FRAGD_PATH_MAX + 2], rt_now[FRAGD_PATH_MAX + 2];
+
+                manager_runtime_dir(m, rt_was, sizeof(rt_was));
                 config_move_dirs(m, old);
                 config_applied(m);
+                if (strcmp(rt_was, manager_runtime_dir(m, rt_now, sizeof(rt_now))) != 0) {
+                        if (m->paused && status_pause_write(m->root, rt_now, true) >= 0)
+                                (void) status_pause_write(m->root, rt_was, false);
+                        control_open(m);
+                }
                 if (m->cfg.daemon.dry_run != was_dry)
                         log_warning("[daemon] dry_run changed: it takes effect at the next start");
                 if (manager_workload_config_changed(old, &m->cfg)) {
                         /* the stall history of the watched cgroups starts again */
                         manager_workload_stop(&m->wl);
-                        if (!old->daemon.enable_delayacct)
+                        if (!old->daemon.enable_delayacct && !m->paused)
                                 manager_delayacct_apply(m->knobs, m->root, &m->cfg, m->dry_run, now_monotonic_usec());
                         (void) manager_workload_start(&m->wl, &m->cfg);
                 }
@@ -696,6 +772,7 @@ int manager_new(const ManagerArgs *args, Manager **ret, ManagerFailure *ret_why)
         }
         if (r < 0)
                 return log_error_errno(r, "Cannot set up the knobs: %m");
+        manager_pause_load(m);
         r = compact_worker_new(m->knobs, &m->worker);
         if (r < 0)
                 return log_error_errno(r, "Cannot start the compaction worker: %m");
@@ -721,8 +798,10 @@ int manager_new(const ManagerArgs *args, Manager **ret, ManagerFailure *ret_why)
         if (r < 0)
                 return log_error_errno(r, "Cannot add the tick timer: %m");
         (void) sd_event_source_set_enabled(m->timer, SD_EVENT_ONESHOT);
+        control_open(m);
         (void) psi_open(m);
-        manager_delayacct_apply(m->knobs, m->root, &m->cfg, m->dry_run, now_monotonic_usec());
+        if (!m->paused)
+                manager_delayacct_apply(m->knobs, m->root, &m->cfg, m->dry_run, now_monotonic_usec());
         m->wl.event = m->event;
         m->wl.root = m->root;
         m->wl.dry_run = m->dry_run;
@@ -742,6 +821,7 @@ int manager_run(Manager *m)
         r = sd_event_loop(m->event);
         if (r < 0)
                 log_error_errno(r, "Event loop failed: %m");
+        m->control = control_server_free(m->control); /* no pause or resume while stopping */
         manager_learned_sync(m, now_monotonic_usec(), true);
         /* a running compaction cannot be interrupted: wait for it first;
          * a collapse run is cancelled */

@@ -42,7 +42,14 @@ expect 'fragd --format ' 'json prom text'
 expect 'fragd --once --format=j' 'json'
 expect 'fragd --log-level w' 'warning'
 expect 'fragd st' 'status'
-expect 'fragd ' 'status thp-dropin'
+expect 'fragd ' 'pause resume status thp-dropin'
+expect 'fragd p' 'pause'
+expect 'fragd re' 'resume'
+expect 'fragd status --f' '--format'
+expect 'fragd status --format ' 'json text'
+expect 'fragd status --format=j' 'json'
+expect 'fragd pause --r' '--root'
+expect 'fragd --root d resume --' '--config --log-level --root --set'
 expect 'fragd -c d/fr' 'd/fragd.conf'
 expect 'fragd --config=d/o' 'd/other.conf'
 expect 'fragd --root d/c' 'd/conf.d'
@@ -71,6 +78,13 @@ for prog in fragd fragd-thp-exec; do
 	[ -z "$missing" ] && pass "$prog: every option of --help is offered" \
 		|| bad "$prog: --help options not offered:$missing"
 done
+# every subcommand of `fragd --help` ("fragd WORD") is offered for 'fragd '
+offered=$(cd "$tmp" && complete_line "fragd ")
+missing=
+for w in $("$FRAGD" --help | sed -nE 's/^ *(Usage: )?fragd ([a-z][a-z-]*).*/\2/p' | sort -u); do
+	grep -qx -- "$w" <<<"$offered" || missing="$missing $w"
+done
+[ -z "$missing" ] && pass "fragd: every subcommand of --help is offered" || bad "subcommands not offered:$missing"
 if command -v shellcheck >/dev/null; then
 	shellcheck -s bash -e SC2207 "$comp" && pass "shellcheck" || bad "shellcheck $comp"
 fi

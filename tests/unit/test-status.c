@@ -7,12 +7,15 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "core/log.h"
 #include "knob-test-util.h"
 #include "knobs/knob.h"
+#include "core/root.h"
 #include "output/status.h"
 
 #define STATUS "run/fragd/status"
@@ -235,6 +238,240 @@ static void test_garbage(void **state)
         assert_int_equal(print(c), -ESRCH);
 }
 
+
+/* ---- fragd status --format json ------------------------------------------ */
+
+static int print_json(Ctx *c)
+{
+        FILE *f;
+        int r;
+
+        free(c->out);
+        c->out = NULL;
+        f = open_memstream(&c->out, &c->out_len);
+        assert_non_null(f);
+        r = status_print_json(c->t.root, "/run/fragd", f);
+        fclose(f);
+        if (getenv("FRAGD_TEST_VERBOSE"))
+                fputs(c->out, stderr);
+        return r;
+}
+
+static char *render(const char *buf, const char *state, bool pause_requested, const StatusLeftChanged *left)
+{
+        char *out = NULL;
+        size_t len;
+        FILE *f = open_memstream(&out, &len);
+
+        assert_non_null(f);
+        status_json_render(buf, buf ? strlen(buf) : 0, state, pause_requested, left, f);
+        fclose(f);
+        return out;
+}
+
+/* A status file as the daemon writes it, every line kind once or more. */
+static const char golden_in[] =
+        "fragd-status 1\n"
+        "pid 4242 123456\n"
+        "updated 1796150000000000\n"
+        "ownership respect\n"
+        "ops real\n"
+        "info\tInstance: r7g.4xlarge (from dmi), cloud aws, fleet file /usr/share/fragd/fleet.d/aws.conf\n"
+        "owned\tvm.compaction_proactiveness\t20\t60\t1796149000000000\n"
+        "yielded\tvm.watermark_scale_factor\t10\t150\t1796149100000000\n"
+        "disabled\tvm.extfrag_threshold\tEACCES\tPermission denied\n"
+        "cgroup\tsystem.slice/postgresql.service\tpresent\tcollapse\tin-effect\tlast minute: 0 ms\n"
+        "decision\t2026-12-01T19:00:00 raise compaction_proactiveness 20→60: reserve below target\n"
+        "state paused\n"
+        "instance\tr7g.4xlarge\tdmi\taws\t/usr/share/fragd/fleet.d/aws.conf\tdatabase\n"
+        "cadence\t2000000\t10000000\t2000000\t1\t1\t1796150002000000\n"
+        "reserve\t0\t4\t141950976\t20660756\t0\n"
+        "reserve\t0\t9\t104857600\t413215129\t1\n"
+        "learned\t268435456\t536870912\t600000000\n"
+        "change\t1796149000000000\tcompaction_proactiveness\t20\t60\treserve_below_target\tapplied\n"
+        "change\t1796149500000000\tcompact\t-\tnode0\treserve_below_target\tpaused\n"
+        "future\tlines a reader does not know are skipped\n";
+
+/* The JSON of a fixed status file, byte for byte: a key renamed, dropped or
+ * added fails here (and docs/fragd.8 and the schema version follow).
+ * FRAGD_UPDATE_GOLDEN=1 rewrites tests/golden/status.json. */
+static void test_json_golden(void **state)
+{
+        _cleanup_free_ char *out = render(golden_in, "paused", true, NULL);
+        char path[512], want[8192];
+        size_t len;
+        FILE *f;
+
+        (void) state;
+        snprintf(path, sizeof(path), "%s/tests/golden/status.json", getenv("FRAGD_SRCDIR") ?: ".");
+        if (getenv("FRAGD_UPDATE_GOLDEN")) {
+                f = fopen(path, "we");
+                assert_non_null(f);
+                fputs(out, f);
+                fclose(f);
+        }
+        f = fopen(path, "re");
+        if (!f)
+                fail_msg("missing %s (FRAGD_UPDATE_GOLDEN=1 creates it; review it)", path);
+        len = fread(want, 1, sizeof(want) - 1, f);
+        fclose(f);
+        want[len] = '\0';
+        if (strcmp(out, want) != 0)
+                fail_msg("JSON differs from %s:\n%s", path, out);
+}
+
+static void test_json_values(void **state)
+{
+        _cleanup_free_ char *out = render(golden_in, "paused", false, NULL);
+
+        (void) state;
+        assert_non_null(strstr(out, "\"schema_version\": 1,"));
+        assert_non_null(strstr(out, "\"state\": \"paused\""));
+        assert_non_null(strstr(out, "\"paused\": true"));
+        assert_non_null(strstr(out, "\"pid\": 4242"));
+        assert_non_null(strstr(out, "\"cloud\": \"aws\""));
+        assert_non_null(strstr(out, "\"fleet_file\": \"/usr/share/fragd/fleet.d/aws.conf\""));
+        assert_non_null(strstr(out, "\"name\": \"vm.compaction_proactiveness\",\n      \"original\": \"20\",\n"
+                                    "      \"current\": \"60\",\n      \"writer\": \"fragd\""));
+        assert_non_null(strstr(out, "\"current\": \"150\",\n      \"writer\": \"other\""));
+        /* met is free >= target, as the file says */
+        assert_non_null(strstr(out, "\"free_bytes\": 141950976,\n      \"target_bytes\": 20660756,\n"
+                                    "      \"met\": true,\n      \"learned\": false"));
+        assert_non_null(strstr(out, "\"target_bytes\": 413215129,\n      \"met\": false,\n      \"learned\": true"));
+        assert_non_null(strstr(out, "\"need_bytes\": 268435456"));
+        /* "-" is null */
+        assert_non_null(strstr(out, "\"knob\": \"compact\",\n      \"from\": null,\n      \"to\": \"node0\""));
+        assert_non_null(strstr(out, "\"outcome\": \"paused\""));
+        assert_non_null(strstr(out, "\"watching\": true"));
+        assert_null(strstr(out, "future"));
+}
+
+/* hostile text in the file's fields: escaped, never raw */
+static void test_json_escaping(void **state)
+{
+        _cleanup_free_ char *out = NULL;
+
+        (void) state;
+        out = render("fragd-status 1\npid 1 1\nowned\tvm.x\"y\\z\t\x01\xff\t3\tnot-a-number\n"
+                     "reserve\tnode\t4\tlots\t5\t2\n",
+                     "running", false, NULL);
+        assert_non_null(strstr(out, "\"name\": \"vm.x\\\"y\\\\z\""));
+        assert_non_null(strstr(out, "\"original\": \"\\u0001\\ufffd\""));
+        assert_non_null(strstr(out, "\"since_usec\": null"));
+        assert_non_null(strstr(out, "\"node\": null"));
+        assert_non_null(strstr(out, "\"free_bytes\": null"));
+        assert_non_null(strstr(out, "\"met\": null"));
+        assert_non_null(strstr(out, "\"learned\": null"));
+        free(out);
+        /* not a status file: nothing from it, every key still there */
+        out = render("hello\nowned\tvm.a\t1\t2\t3\n", "crashed", false, NULL);
+        assert_null(strstr(out, "vm.a"));
+        assert_non_null(strstr(out, "\"knobs\": []"));
+        assert_non_null(strstr(out, "\"cadence\": {"));
+}
+
+static void test_json_write_data(void **state)
+{
+        Ctx *c = *state;
+        const StatusReserve res[] = { { 1, 9, 100, 400, true } };
+        const StatusChange ch[] = { { 1796149000000000, "compaction_proactiveness", "0", "20",
+                                      "reserve_below_target", "paused" } };
+        StatusData d = {
+                .have_state = true,
+                .paused = true,
+                .instance = "mem-4g-2c-x86_64",
+                .instance_source = "sizing",
+                .cloud = NULL,
+                .preset = "database",
+                .interval_usec = 2000000,
+                .base_interval_usec = 10000000,
+                .next_tick_realtime_usec = 5,
+                .reserves = res,
+                .n_reserves = 1,
+                .changes = ch,
+                .n_changes = 1,
+        };
+
+        assert_int_equal(knob_set(c->reg, "vm.compaction_proactiveness", "40", 1), 1);
+        assert_int_equal(status_write_data(c->reg, &d), 0);
+        assert_int_equal(print_json(c), 0);
+        assert_non_null(strstr(c->out, "\"state\": \"paused\""));
+        assert_non_null(strstr(c->out, "\"writes\": \"fake\""));
+        assert_non_null(strstr(c->out, "\"name\": \"mem-4g-2c-x86_64\""));
+        assert_non_null(strstr(c->out, "\"cloud\": null"));
+        assert_non_null(strstr(c->out, "\"interval_usec\": 2000000,\n    \"base_interval_usec\": 10000000"));
+        assert_non_null(strstr(c->out, "\"node\": 1,\n      \"order\": 9,\n      \"free_bytes\": 100"));
+        assert_non_null(strstr(c->out, "\"original\": \"0\",\n      \"current\": \"40\""));
+        assert_non_null(strstr(c->out, "\"to\": \"20\",\n      \"reason\": \"reserve_below_target\""));
+        /* and the text says paused */
+        assert_int_equal(print(c), 0);
+        assert_non_null(strstr(c->out, "Paused: every knob fragd changed was handed back"));
+        d.paused = false;
+        assert_int_equal(status_write_data(c->reg, &d), 0);
+        assert_int_equal(print_json(c), 0);
+        assert_non_null(strstr(c->out, "\"state\": \"running\""));
+        assert_int_equal(print(c), 0);
+        assert_null(strstr(c->out, "Paused"));
+}
+
+static void test_json_not_running(void **state)
+{
+        Ctx *c = *state;
+        int status;
+        pid_t pid;
+
+        assert_int_equal(print_json(c), -ENOENT);
+        assert_non_null(strstr(c->out, "\"state\": \"stopped\""));
+        assert_non_null(strstr(c->out, "\"restore_needed\": false"));
+        assert_non_null(strstr(c->out, "\"pid\": null"));
+
+        /* kill -9 with knobs changed: crashed, the knobs left, exit 5 */
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0)
+                _exit(knob_set(c->reg, "vm.compaction_proactiveness", "40", 1) != 1 ||
+                      knob_status_write(c->reg, NULL, 0) < 0);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        assert_int_equal(print_json(c), -EUCLEAN);
+        assert_non_null(strstr(c->out, "\"state\": \"crashed\""));
+        assert_non_null(strstr(c->out, "\"restore_needed\": true"));
+        assert_non_null(strstr(c->out, "\"knobs_left\": [\n    {\n      \"name\": \"vm.compaction_proactiveness\",\n"
+                                       "      \"original\": \"0\",\n      \"fragd_wrote\": \"40\""));
+        assert_non_null(strstr(c->out, "\"knobs\": []"));
+
+        /* the knob put back, the status file left: crashed, nothing to restore */
+        assert_int_equal(unlinkat(c->t.root->root_fd, "run/fragd/saved", 0), 0);
+        assert_int_equal(print_json(c), -ESRCH);
+        assert_non_null(strstr(c->out, "\"state\": \"crashed\""));
+        assert_non_null(strstr(c->out, "\"restore_needed\": false"));
+
+        /* a pause left for the next start */
+        assert_int_equal(unlinkat(c->t.root->root_fd, STATUS, 0), 0);
+        assert_int_equal(status_pause_write(c->t.root, "/run/fragd", true), 0);
+        assert_int_equal(print_json(c), -ENOENT);
+        assert_non_null(strstr(c->out, "\"state\": \"stopped\",\n  \"paused\": true"));
+}
+
+static void test_pause_flag(void **state)
+{
+        Ctx *c = *state;
+
+        assert_int_equal(status_pause_read(c->t.root, "/run/fragd"), 0);
+        assert_int_equal(status_pause_write(c->t.root, "/run/fragd", true), 0);
+        assert_true(tt_exists(&c->t, "run/fragd/paused"));
+        assert_int_equal(status_pause_read(c->t.root, "/run/fragd"), 1);
+        assert_int_equal(status_pause_write(c->t.root, "/run/fragd", false), 0);
+        assert_false(tt_exists(&c->t, "run/fragd/paused"));
+        assert_int_equal(status_pause_write(c->t.root, "/run/fragd", false), 0); /* idempotent */
+        /* a symlink is not followed: an error, the daemon stays paused */
+        assert_int_equal(symlinkat("/etc/passwd", c->t.root->root_fd, "run/fragd/paused"), 0);
+        assert_int_equal(status_pause_read(c->t.root, "/run/fragd"), -ELOOP);
+        /* resume removes the link itself, never its target */
+        assert_int_equal(status_pause_write(c->t.root, "/run/fragd", false), 0);
+        assert_false(tt_exists(&c->t, "run/fragd/paused"));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -245,6 +482,12 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_stale, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_stale_knobs_left, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
+                cmocka_unit_test(test_json_golden),
+                cmocka_unit_test(test_json_values),
+                cmocka_unit_test(test_json_escaping),
+                cmocka_unit_test_setup_teardown(test_json_write_data, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_json_not_running, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_pause_flag, setup, teardown),
         };
 
         log_set_max_level(getenv("FRAGD_TEST_VERBOSE") ? LOG_DEBUG : LOG_WARNING);

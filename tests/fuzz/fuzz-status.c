@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Fuzzes what `fragd status --format json` reads: the status file in
+ * runtime_dir (status_json_render()), and the control socket's request
+ * line (control_parse_request()). The JSON is one object whatever the
+ * input: it starts with '{', ends with "}\n", its quotes balance outside
+ * escapes, and no byte below 0x20 but the newline is written raw. */
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/status.h"
+#include "service/control.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+        static const char *const states[] = { "running", "paused", "stopped", "crashed" };
+        char *out = NULL, *in;
+        size_t len = 0;
+        bool quoted = false;
+        ControlCommand cmd;
+        FILE *f;
+
+        (void) control_parse_request((const char *) data, size, &cmd);
+        in = malloc(size + 1);
+        if (!in)
+                return 0;
+        memcpy(in, data, size);
+        in[size] = '\0';
+        f = open_memstream(&out, &len);
+        if (!f)
+                abort();
+        status_json_render(in, size, states[size % 4], size & 1, NULL, f);
+        fclose(f);
+        if (len < 3 || out[0] != '{' || strcmp(out + len - 2, "}\n") != 0)
+                abort();
+        for (size_t i = 0; i < len; i++) {
+                unsigned char c = (unsigned char) out[i];
+
+                if (c < 0x20 && c != '\n')
+                        abort();
+                if (quoted && c == '\n')
+                        abort();
+                if (c == '\\' && quoted)
+                        i++;
+                else if (c == '"')
+                        quoted = !quoted;
+        }
+        if (quoted)
+                abort();
+        free(out);
+        free(in);
+        return 0;
+}
