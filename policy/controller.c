@@ -10,10 +10,13 @@
  * (with the hysteresis margin) for decay_after.
  *
  * Who acts on what:
- *   free memory itself short (free < min watermark + 2 T): compaction has no
- *     material, so kswapd headroom: watermark_scale_factor aims at gap = T
- *     (then kswapd's high watermark is min + 2 T); min_free_kbytes only when
- *     watermark_scale_factor can go no further.
+ *   free memory itself short (free < the kernel's own high watermark + T,
+ *     page cache not counted): compaction has no material, so kswapd
+ *     headroom: watermark_scale_factor aims at gap = T (then kswapd's high
+ *     watermark is min + 2 T); min_free_kbytes only when
+ *     watermark_scale_factor can go no further. Otherwise the reclaim levers
+ *     stay where they are: holding page cache back for a THP reserve is the
+ *     blunt reserve (PolicyNodeEval.watermark_held_bytes counts its cost).
  *   otherwise fragmentation: compaction_proactiveness, aimed at the score the
  *     target needs: score_target = 100 - ceil(100 T / free), proactiveness =
  *     the smallest p whose high threshold is <= score_target;
@@ -66,6 +69,30 @@ static int64_t min_free_of(const Assessment *a, const LeverInput *in)
 static int64_t wsf_of(const LeverInput *in)
 {
         return in[LEVER_WATERMARK_SCALE_FACTOR].available ? in[LEVER_WATERMARK_SCALE_FACTOR].current : 10;
+}
+
+/* The kernel's own watermarks (the values found at start) against the
+ * present ones, per node: what raised watermarks hold back. */
+void policy_watermarks_evaluate(const Assessment *a, const LeverInput *in, PolicyEval *e)
+{
+        int64_t mf = min_free_of(a, in), wsf = wsf_of(in);
+        int64_t mf_base = in[LEVER_MIN_FREE_KBYTES].available ? in[LEVER_MIN_FREE_KBYTES].baseline : mf;
+        int64_t wsf_base = in[LEVER_WATERMARK_SCALE_FACTOR].available ? in[LEVER_WATERMARK_SCALE_FACTOR].baseline
+                                                                       : wsf;
+
+        for (unsigned i = 0; i < e->n_nodes && i < a->n_nodes; i++) {
+                PolicyNodeEval *ne = &e->nodes[i];
+                NodeWatermarks kern, cur;
+
+                if (envelope_node_watermarks(a, i, mf_base, wsf_base, &kern) < 0 ||
+                    envelope_node_watermarks(a, i, mf, wsf, &cur) < 0) {
+                        ne->kernel_high_bytes = a->nodes[i].wmark_high * (uint64_t) a->page_size;
+                        continue;
+                }
+                ne->kernel_high_bytes = kern.high_pages * (uint64_t) a->page_size;
+                ne->watermark_held_bytes =
+                        cur.high_pages > kern.high_pages ? (cur.high_pages - kern.high_pages) * (uint64_t) a->page_size : 0;
+        }
 }
 
 static bool env_ok(const PolicyConfig *cfg, const Assessment *a, Lever l, int64_t v, int64_t other,
@@ -516,7 +543,7 @@ static void decide_oneshot(Ctx *c)
                 PolicyNumbers num;
                 DecisionItem *it;
 
-                if (t == 0 || ne->free_bytes < policy_free_needed_bytes(c->a, i, t))
+                if (t == 0 || ne->free_bytes < policy_free_needed_bytes(ne, t))
                         continue;
                 if ((unsigned __int128) ne->have_bytes[K_THP] * 10000 >=
                     (unsigned __int128) t * cfg->oneshot_below_permyriad)
@@ -637,6 +664,7 @@ int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assess
         memcpy(ret->levers, in, sizeof(ret->levers));
 
         policy_evaluate(cfg, s, a, now, &ret->eval);
+        policy_watermarks_evaluate(a, in, &ret->eval);
         if (a->unmeasured) {
                 /* targets of 0 would read as met and decay every lever
                  * toward its baseline on no evidence: hold them all */

@@ -18,8 +18,10 @@
  * gives a smaller error.
  *
  * Wants: the fragmentation want (compaction levers), the memory want (kswapd
- * levers: free memory itself short, free < min watermark + 2 T, or predicted
- * to fall under that within the horizon), the stall want (the global
+ * levers: free memory itself short, free < the kernel's own high watermark
+ * + T, or predicted to fall under that within the horizon; page cache is not
+ * counted as free: a reserve that needs reclaim first is what the reclaim
+ * levers are for), the stall want (the global
  * compact_stall rate and every watched workload over its stall budget whose
  * stall is mostly direct compaction) and the fallback want. Each keeps the
  * largest error offered, with its reason and numbers, and the largest aim. */
@@ -283,9 +285,9 @@ void policy_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assess
         }
 }
 
-uint64_t policy_free_needed_bytes(const Assessment *a, unsigned i, uint64_t target)
+uint64_t policy_free_needed_bytes(const PolicyNodeEval *ne, uint64_t target)
 {
-        return a->nodes[i].wmark_min * (uint64_t) a->page_size + 2 * target;
+        return ne->kernel_high_bytes > UINT64_MAX / 2 - target ? UINT64_MAX / 2 : ne->kernel_high_bytes + target;
 }
 
 bool policy_targets_met(const PolicyConfig *cfg, const Assessment *a, const PolicyEval *e)
@@ -376,7 +378,7 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                         if (k == K_THP && ne->learned)
                                 learned_numbers(cfg, e, ne, now, &num);
 
-                        needed = policy_free_needed_bytes(a, i, t);
+                        needed = policy_free_needed_bytes(ne, t);
                         if (ne->free_bytes < needed) {
                                 PolicyNumbers m = num;
                                 uint64_t managed = a->nodes[i].managed_pages;

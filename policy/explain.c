@@ -256,7 +256,7 @@ static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumber
                 break;
         case POLICY_REASON_RESERVE_TREND:
                 if (n->free_needed_bytes > 0) {
-                        out(o, "node %d has %s free, falling at %s/s below %s (min watermark + 2x the %s order>=%u target) in %s",
+                        out(o, "node %d has %s free, falling at %s/s below %s (the kernel's high watermark + the %s order>=%u target) in %s",
                             n->node, bytes_str(n->free_bytes).s, sbytes_str(n->trend_bytes_per_sec).s,
                             bytes_str(n->free_needed_bytes).s, bytes_str(n->target_bytes).s, n->order,
                             dur_str(n->eta_usec).s);
@@ -270,7 +270,7 @@ static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumber
                 }
                 break;
         case POLICY_REASON_FREE_MEMORY_SHORT:
-                out(o, "node %d has %s free, under min watermark + 2x target (%s), so compaction has no material for the %s order>=%u reserve (now %s)",
+                out(o, "node %d has %s free, under the kernel's high watermark + target (%s), so compaction has no material for the %s order>=%u reserve (now %s)",
                     n->node, bytes_str(n->free_bytes).s, bytes_str(n->free_needed_bytes).s,
                     bytes_str(n->target_bytes).s, n->order, bytes_str(n->have_bytes).s);
                 if (n->learned_need_bytes > 0) {

@@ -89,7 +89,7 @@ typedef struct PolicyNumbers {
         uint64_t have_bytes;         /* free memory in blocks >= order */
         uint64_t target_bytes;       /* the objective */
         uint64_t free_bytes;         /* all free memory on the node */
-        uint64_t free_needed_bytes;  /* min watermark + 2 x target */
+        uint64_t free_needed_bytes;  /* the kernel's high watermark + target */
         int64_t trend_bytes_per_sec; /* slope of have (or free); negative = shrinking */
         usec_t eta_usec;             /* until the target is crossed; USEC_INFINITY = not predicted */
         unsigned score, score_target; /* kernel fragmentation score, the score the target needs */
@@ -167,6 +167,13 @@ typedef struct PolicyNodeEval {
          * learned need capped at demand_cap); this is reserve_thp alone */
         uint64_t config_target_bytes;
         bool learned;                /* the learned need set target_bytes[1] */
+        /* the node's high watermark at the kernel's own min_free_kbytes and
+         * watermark_scale_factor (LeverInput.baseline), and what fragd's
+         * values hold back above it: high at the current values minus this
+         * (0 when not raised). Free memory counts as short for a reserve of
+         * T only under kernel_high_bytes + T (docs/policy.md). */
+        uint64_t kernel_high_bytes;
+        uint64_t watermark_held_bytes;
 } PolicyNodeEval;
 
 typedef struct PolicyEval {
