@@ -321,7 +321,6 @@ static bool try_decay(Ctx *c, Lever l)
 /* Common first steps: rollback and back-off. True when the lever is decided. */
 static bool corrective(Ctx *c, Lever l)
 {
-        const LeverConfig *lc = &c->cfg->lever[l];
         int64_t cur = c->in[l].current, goal = goal_of(c->cfg, l, &c->in[l]);
         PolicyNumbers num;
 
@@ -331,12 +330,13 @@ static bool corrective(Ctx *c, Lever l)
                 return true;
         }
         if (backoff_due(c, l, &num)) {
-                if (cur > goal) {
-                        int64_t wanted = lc->step_down > 0 ? MAX(goal, cur - lc->step_down) : goal;
-
-                        propose(c, l, wanted, POLICY_REASON_BACKOFF_INEFFECTIVE, LEVER_MOVE_IGNORE_TIMING,
-                                &num);
-                } else
+                /* the raises bought nothing: all of them are given back
+                 * (a step at a time, the lever cycled up again after each
+                 * hold), and the hold grows with each back-off in a row */
+                if (cur > goal)
+                        propose(c, l, goal, POLICY_REASON_BACKOFF_INEFFECTIVE,
+                                LEVER_MOVE_IGNORE_TIMING | LEVER_MOVE_IGNORE_STEP, &num);
+                else
                         add_held(c, l, cur + 1, cur, POLICY_REASON_BACKOFF_INEFFECTIVE, POLICY_HOLD_BACKOFF,
                                  &num);
                 return true;

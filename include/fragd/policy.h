@@ -241,6 +241,10 @@ typedef struct LeverTrack {
         /* raising held after a back-off or rollback */
         usec_t hold_raise_until_usec;
         PolicyReason hold_reason;
+        /* back-offs in a row without a raise that paid off or the targets
+         * met in between: the next back-off holds backoff_hold << this
+         * (at most << POLICY_BACKOFF_SHIFT_MAX) */
+        unsigned backoffs;
         /* an outside change: we applied `clamp_wanted`, the knob read `clamp_value` */
         bool clamped;
         usec_t clamp_usec;
@@ -300,6 +304,11 @@ void policy_state_init(PolicyState *s);
 #define POLICY_DEFAULT_HYSTERESIS_PERMYRIAD 1000
 #define POLICY_DEFAULT_MAX_REVERSALS 4
 #define POLICY_DEFAULT_REVERSAL_WINDOW_USEC (3600 * USEC_PER_SEC)
+#define POLICY_BACKOFF_SHIFT_MAX 5 /* the back-off hold grows to 32 x backoff_hold at most */
+
+/* How long raising is held after the nth back-off in a row (n from 0):
+ * hold << min(n, POLICY_BACKOFF_SHIFT_MAX), saturating. */
+usec_t policy_backoff_hold_usec(usec_t hold, unsigned n);
 
 /* The configuration decide works with: zero fields replaced by their
  * defaults, and min_free_kbytes bounds resolved: min 0 = the value found at

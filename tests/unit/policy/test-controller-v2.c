@@ -121,12 +121,89 @@ static void test_watermark_held_bytes(void **state)
         free(s);
 }
 
+/* Issue 14 item 4: a miss compaction cannot fix (the reserve stays at 31
+ * MiB of 41 MiB while kcompactd scans) used to cycle proactiveness up and
+ * down for hours. Each back-off now gives every raise back at once and
+ * holds raising 600 s, 1200 s, 2400 s, ... (backoff_hold 600 s doubling):
+ * in 4 hours at most 600 + 1200 + 2400 + 4800 = 9000 s of holds fit
+ * between the first and the fifth back-off, the sixth would need 9600 s
+ * more. */
+static void test_backoff_returns_to_baseline_and_holds_longer(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        usec_t at[16], start;
+        unsigned n = 0, raises = 0;
+
+        w.node[0].ge_thp_pages = 8000;
+        w.scan_pages_per_sec = 1000;
+        start = s->now;
+        while (s->now - start < 4 * 3600 * S) {
+                const Decision *d = t_sim_tick(s, &w, 10);
+                const DecisionItem *it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+
+                if (!it)
+                        continue;
+                if (it->reason == POLICY_REASON_BACKOFF_INEFFECTIVE) {
+                        assert_int_equal(it->to, 20); /* the baseline, in one move */
+                        assert_true(it->forced);
+                        assert_true(n < 16);
+                        at[n++] = s->now;
+                } else if (it->to > it->from)
+                        raises++;
+        }
+        print_message("    %u back-offs, %u raises in 4 h\n", n, raises);
+        assert_true(n >= 2);
+        assert_true(n <= 5);
+        for (unsigned k = 0; k + 1 < n; k++)
+                assert_true(at[k + 1] - at[k] >= (600 * S << k));
+        /* with one back-off per 600 s hold there were 4 raises per cycle,
+         * ~22 cycles in 4 h; now at most 4 per cycle over 5 cycles */
+        assert_true(raises <= 4 * 5 + 4);
+        free(s);
+}
+
+static void test_backoff_hold_doubles(void **state)
+{
+        assert_int_equal(policy_backoff_hold_usec(600 * S, 0), 600 * S);
+        assert_int_equal(policy_backoff_hold_usec(600 * S, 1), 1200 * S);
+        assert_int_equal(policy_backoff_hold_usec(600 * S, 3), 4800 * S);
+        assert_int_equal(policy_backoff_hold_usec(600 * S, 5), 19200 * S);
+        assert_int_equal(policy_backoff_hold_usec(600 * S, 9), 19200 * S); /* capped at 32 x */
+        assert_int_equal(policy_backoff_hold_usec(USEC_INFINITY / 2, 2), USEC_INFINITY);
+}
+
+/* A back-off that paid off in between (or the targets met once the hold is
+ * over) starts the count again: the next hold is the short one. */
+static void test_backoff_count_resets_when_met(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1), fine = t_world_fine(1);
+        unsigned n = 0;
+
+        w.node[0].ge_thp_pages = 8000;
+        w.scan_pages_per_sec = 1000;
+        for (unsigned i = 0; i < 200 && n == 0; i++)
+                n += t_find_reason(t_sim_tick(s, &w, 10), LEVER_COMPACTION_PROACTIVENESS,
+                                   POLICY_REASON_BACKOFF_INEFFECTIVE) != NULL;
+        assert_int_equal(n, 1);
+        assert_int_equal(s->state.lever[LEVER_COMPACTION_PROACTIVENESS].backoffs, 1);
+        /* the hold (600 s) ends with the targets met */
+        for (unsigned i = 0; i < 70; i++)
+                t_sim_tick(s, &fine, 10);
+        assert_int_equal(s->state.lever[LEVER_COMPACTION_PROACTIVENESS].backoffs, 0);
+        free(s);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_burst_with_free_memory_uses_compaction),
                 cmocka_unit_test(test_burst_without_free_memory_uses_reclaim),
                 cmocka_unit_test(test_watermark_held_bytes),
+                cmocka_unit_test(test_backoff_returns_to_baseline_and_holds_longer),
+                cmocka_unit_test(test_backoff_hold_doubles),
+                cmocka_unit_test(test_backoff_count_resets_when_met),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
