@@ -295,8 +295,12 @@ static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumber
                     ms_str(n->workload_budget_usec).s);
                 break;
         case POLICY_REASON_TARGETS_MET_DECAY:
-                out(o, "every target met for %s; decaying toward the kernel's %s", dur_str(n->met_usec).s,
-                    value_str(l, n->baseline).s);
+                if (n->score_target > 0)
+                        out(o, "reserves met, inside the hysteresis band, nothing missed for %s; decaying toward the kernel's %s, no lower than kcompactd needs to keep the score at %u or less",
+                            dur_str(n->met_usec).s, value_str(l, n->baseline).s, n->score_target);
+                else
+                        out(o, "the targets this lever serves met for %s; decaying toward the kernel's %s",
+                            dur_str(n->met_usec).s, value_str(l, n->baseline).s);
                 break;
         case POLICY_REASON_BACKOFF_INEFFECTIVE:
                 out(o, "%u evaluations without a gain worth its cost", n->evaluations);

@@ -236,6 +236,18 @@ void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d,
         s->learned_peak_usec = e->learned_peak_usec;
         s->learned_peak_before_usec = e->learned_peak_before_usec;
 
+        /* each lever's own objectives: the decay clocks */
+        for (unsigned l = 0; l < _LEVER_MAX; l++) {
+                LeverTrack *t = &s->lever[l];
+
+                if (e->lever_met[l] && !t->met)
+                        t->met_since_usec = now;
+                t->met = e->lever_met[l];
+                if (e->lever_quiet[l] && !t->quiet)
+                        t->quiet_since_usec = now;
+                t->quiet = e->lever_quiet[l];
+        }
+
         /* the demand was met after all: the next back-off starts short */
         if (e->targets_met)
                 for (unsigned l = 0; l < _LEVER_MAX; l++)

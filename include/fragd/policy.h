@@ -184,6 +184,16 @@ typedef struct PolicyEval {
          * is held (neither met nor missed) */
         unsigned unmeasured;
         bool targets_missed;         /* some objective missed or predicted to be */
+        /* per lever, the objectives it serves (docs/policy.md "Decay"):
+         * lever_met = all met with the hysteresis margin, lever_quiet =
+         * none of them asks for more. Each lever decays by its own. */
+        bool lever_met[_LEVER_MAX];
+        bool lever_quiet[_LEVER_MAX];
+        /* the proactiveness that keeps every node's kernel score low enough
+         * for its largest reserve (policy_proactiveness_for_score() of
+         * 100 - ceil(100 max(T) / free)); -1 = none known. Inside the
+         * band, proactiveness decays no lower than this. */
+        int64_t proactiveness_floor;
         bool want_raise[_LEVER_MAX]; /* some objective asks this lever to go up */
         uint32_t psi_some_permyriad, psi_full_permyriad;
         uint64_t stall_milli;        /* direct compaction stalls x1000 per second, 0 if unknown */
@@ -238,6 +248,10 @@ typedef struct LeverTrack {
         PolicyReason last_reason;
         unsigned n_reversals, reversal_head;
         usec_t reversal_usec[POLICY_REVERSALS_MAX];
+        /* the lever's own objectives (PolicyEval.lever_met, lever_quiet)
+         * and since when */
+        bool met, quiet;
+        usec_t met_since_usec, quiet_since_usec;
         /* raising held after a back-off or rollback */
         usec_t hold_raise_until_usec;
         PolicyReason hold_reason;

@@ -195,6 +195,88 @@ static void test_backoff_count_resets_when_met(void **state)
         free(s);
 }
 
+/* Issue 14 item 3, the probe: proactiveness found at 100 (baseline 20), the
+ * order-4 reserve at 1.05x its target (inside the 10 % band), everything
+ * else met. The single gate held every lever up for an hour. Now the
+ * reserves ask for nothing, so after decay_after (600 s) proactiveness
+ * decays 5 per 10 s dwell, no lower than the floor: the largest target is
+ * order 4's 85899345 bytes of 2048000000 free, 100 x that / free = 4.19,
+ * score 100 - 5 = 95, and the smallest p whose high threshold (100 - p +
+ * min(10, (100 - p) / 2)) is <= 95 is 15; the baseline 20 is above it. */
+static void test_reserve_in_band_does_not_hold_proactiveness(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        usec_t start = s->now, first = 0;
+
+        w.node[0].ge_large_pages = 22020; /* 90193920 bytes = 1.05 x 85899345 */
+        w.node[0].ge_thp_pages = 22020;
+        s->in[LEVER_COMPACTION_PROACTIVENESS].current = 100;
+        for (unsigned i = 0; i < 360; i++) {
+                const Decision *d = t_sim_tick(s, &w, 10);
+                const DecisionItem *it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+
+                assert_false(d->eval.targets_met); /* the old gate: closed all along */
+                assert_int_equal(d->eval.proactiveness_floor, 15);
+                if (it) {
+                        assert_int_equal(it->reason, POLICY_REASON_TARGETS_MET_DECAY);
+                        assert_true(it->to < it->from);
+                        if (!first) {
+                                first = s->now;
+                                explain_print(d);
+                        }
+                }
+        }
+        assert_true(first - start >= 600 * S);
+        /* (100 - 20) / 5 = 16 steps, one per 10 s dwell */
+        assert_true(first - start <= 620 * S);
+        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 20);
+        free(s);
+}
+
+/* The floor: with 150 MiB free, the 82 MiB order-4 target needs a score of
+ * 100 - ceil(100 x 85899345 / 157286400 = 54.6) = 45; p = 64 gives high
+ * 36 + 10 = 46, p = 65 gives 35 + 10 = 45: proactiveness stops at 65. */
+static void test_decay_inside_band_stops_at_floor(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+
+        w.node[0] = (TNode){ .free_pages = 150 * PAGES_MIB, .ge_large_pages = 22020, .ge_thp_pages = 22020,
+                             .reclaimable_pages = 400000 };
+        s->in[LEVER_COMPACTION_PROACTIVENESS].current = 100;
+        for (unsigned i = 0; i < 360; i++)
+                t_sim_tick(s, &w, 10);
+        assert_int_equal(s->d.eval.proactiveness_floor, 65);
+        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 65);
+        free(s);
+}
+
+/* Each lever by its own objectives: direct compaction stalls at 0.095/s
+ * against 0.1/s (met, inside the band) hold proactiveness at 60, but
+ * watermark_scale_factor, found at 200 with free memory plenty, decays: 20
+ * per 30 s dwell from 600 s, 200 -> 10 in ten steps. */
+static void test_each_lever_decays_by_its_objectives(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+
+        w.stall_per_sec = 0.095;
+        s->in[LEVER_COMPACTION_PROACTIVENESS].current = 60;
+        s->in[LEVER_WATERMARK_SCALE_FACTOR].current = 200;
+        for (unsigned i = 0; i < 59; i++)
+                t_sim_tick(s, &w, 10);
+        assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 200); /* 590 s: not yet */
+        for (unsigned i = 0; i < 61; i++)
+                t_sim_tick(s, &w, 10);
+        assert_false(s->d.eval.targets_met);
+        assert_true(s->d.eval.lever_met[LEVER_WATERMARK_SCALE_FACTOR]);
+        assert_false(s->d.eval.lever_met[LEVER_COMPACTION_PROACTIVENESS]);
+        assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 10);
+        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 60);
+        free(s);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -204,6 +286,9 @@ int main(void)
                 cmocka_unit_test(test_backoff_returns_to_baseline_and_holds_longer),
                 cmocka_unit_test(test_backoff_hold_doubles),
                 cmocka_unit_test(test_backoff_count_resets_when_met),
+                cmocka_unit_test(test_reserve_in_band_does_not_hold_proactiveness),
+                cmocka_unit_test(test_decay_inside_band_stops_at_floor),
+                cmocka_unit_test(test_each_lever_decays_by_its_objectives),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
