@@ -23,6 +23,8 @@ PolicyNumbers policy_numbers_blank(int node);
 bool policy_under_with_band(uint64_t obs, uint64_t lim, uint32_t band);
 int policy_hist_node_index(const PolicyHistory *h, int node);
 uint64_t policy_rate_milli(double r);
+/* The node's share of the learned need (PolicyNodeEval.learned_share_permyriad). */
+uint64_t policy_node_need_bytes(const PolicyEval *e, const PolicyNodeEval *ne);
 /* Free memory a reserve of target needs on the node before compaction can
  * build it: the kernel's own high watermark (PolicyNodeEval.kernel_high_bytes)
  * + target. Under it, free memory itself is short. */

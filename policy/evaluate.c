@@ -266,8 +266,8 @@ void policy_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assess
                         ne->target_bytes[k] = policy_size_bytes(spec, nb);
                         if (k == K_THP) {
                                 ne->config_target_bytes = ne->target_bytes[k];
-                                ne->target_bytes[k] = policy_learned_target(cfg, e->learned_need_bytes,
-                                                                            ne->config_target_bytes, nb);
+                                ne->target_bytes[k] = policy_learned_target(
+                                        cfg, policy_node_need_bytes(e, ne), ne->config_target_bytes, nb);
                                 ne->learned = ne->target_bytes[k] > ne->config_target_bytes;
                         }
                         history_trend(h, hi, (int) k, ps, cfg->trend_window_usec, now, ne->have_bytes[k], &t);
@@ -329,10 +329,15 @@ bool policy_psi_over_ceiling(const PolicyConfig *cfg, const PolicyEval *e)
                (cfg->psi_full_ceiling_permyriad > 0 && e->psi_full_permyriad > cfg->psi_full_ceiling_permyriad);
 }
 
+uint64_t policy_node_need_bytes(const PolicyEval *e, const PolicyNodeEval *ne)
+{
+        return (uint64_t) ((unsigned __int128) e->learned_need_bytes * ne->learned_share_permyriad / 10000);
+}
+
 static void learned_numbers(const PolicyConfig *cfg, const PolicyEval *e, const PolicyNodeEval *ne, usec_t now,
                             PolicyNumbers *num)
 {
-        double v = (double) e->learned_need_bytes * (cfg->demand_factor > 0.0 ? cfg->demand_factor : 1.0);
+        double v = (double) policy_node_need_bytes(e, ne) * (cfg->demand_factor > 0.0 ? cfg->demand_factor : 1.0);
 
         num->learned_need_bytes = v >= 1.8e19 ? UINT64_MAX / 4 : (uint64_t) v;
         num->config_target_bytes = ne->config_target_bytes;

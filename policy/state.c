@@ -66,6 +66,7 @@ static void history_push(PolicyHistory *h, const Assessment *a, const PolicyEval
         for (unsigned i = 0; i < e->n_nodes; i++) {
                 const NodeMeasures *n = &a->nodes[i];
 
+                h->thp_grown[r][i] = n->thp_grown_valid ? MIN(n->thp_grown, UINT64_MAX - 1) : UINT64_MAX;
                 h->free_pages[r][i] = n->free_pages;
                 for (unsigned k = 0; k < 2; k++)
                         h->ge_pages[k][r][i] = e->order[k] < FRAGD_MAX_ORDERS ? n->free_pages_ge[e->order[k]] : 0;
@@ -235,6 +236,12 @@ void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d,
         s->learned_peak_bytes = e->learned_peak_bytes;
         s->learned_peak_usec = e->learned_peak_usec;
         s->learned_peak_before_usec = e->learned_peak_before_usec;
+        s->learned_share_n = e->n_nodes;
+        for (unsigned i = 0; i < e->n_nodes; i++) {
+                s->learned_share_node[i] = e->nodes[i].node;
+                s->learned_share_permyriad[i] = e->nodes[i].learned_share_permyriad;
+                s->learned_share_measured[i] = e->nodes[i].learned_share_measured;
+        }
 
         /* each lever's own objectives: the decay clocks */
         for (unsigned l = 0; l < _LEVER_MAX; l++) {

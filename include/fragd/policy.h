@@ -174,6 +174,11 @@ typedef struct PolicyNodeEval {
          * T only under kernel_high_bytes + T (docs/policy.md). */
         uint64_t kernel_high_bytes;
         uint64_t watermark_held_bytes;
+        /* this node's share of the learned need (1/10000) and whether the
+         * kernel said it (THPs that appeared on the node during the burst,
+         * NodeMeasures.thp_grown) or it is the node's share of memory */
+        uint32_t learned_share_permyriad;
+        bool learned_share_measured;
 } PolicyNodeEval;
 
 typedef struct PolicyEval {
@@ -285,6 +290,9 @@ typedef struct PolicyHistory {
         uint64_t free_pages[POLICY_HISTORY_MAX][FRAGD_MAX_NODES];
         uint64_t ge_pages[2][POLICY_HISTORY_MAX][FRAGD_MAX_NODES];
         uint64_t demand_bytes[POLICY_HISTORY_MAX]; /* THP fault demand of each tick (global) */
+        /* THPs that appeared on each node that tick (NodeMeasures.thp_grown;
+         * UINT64_MAX = not known) */
+        uint64_t thp_grown[POLICY_HISTORY_MAX][FRAGD_MAX_NODES];
 } PolicyHistory;
 
 typedef struct PolicyState {
@@ -304,6 +312,12 @@ typedef struct PolicyState {
         uint64_t learned_peak_bytes;
         usec_t learned_peak_usec;
         usec_t learned_peak_before_usec;
+        /* how the learned peak split over the nodes when it was seen
+         * (PolicyNodeEval.learned_share_*); n 0 = by node size */
+        unsigned learned_share_n;
+        int learned_share_node[FRAGD_MAX_NODES];
+        uint32_t learned_share_permyriad[FRAGD_MAX_NODES];
+        bool learned_share_measured[FRAGD_MAX_NODES];
         /* the last applied DECISION_KICK_KCOMPACTD */
         bool have_kick;
         usec_t last_kick_usec;
@@ -467,14 +481,28 @@ typedef struct LearnedRestore {
 
 LearnedRestoreResult policy_learned_restore(const PolicyConfig *cfg, uint64_t peak_bytes, usec_t age_usec,
                                             usec_t now, uint64_t min_bytes, LearnedRestore *ret);
+/* The first reserve, before fragd has seen a burst (issue 14 item 5): the
+ * kernel has counted THP faults since boot (vmstat thp_fault_alloc +
+ * thp_fault_fallback, faults). Their bytes per demand_hold of uptime,
+ *   seed = faults x hpage_bytes x min(1, demand_hold / uptime),
+ * is taken as a burst seen now: kept for demand_hold, then decayed like any
+ * learned burst, renewed by a real one; capped at mem_bytes (the host's
+ * memory) and, through the learned target, at demand_cap (fleet files set
+ * it per instance type). EMPTY under one huge page or with no uptime, OFF
+ * when learning is off. */
+LearnedRestoreResult policy_learned_from_boot(const PolicyConfig *cfg, uint64_t faults, usec_t uptime_usec,
+                                              uint64_t hpage_bytes, uint64_t mem_bytes, usec_t now,
+                                              LearnedRestore *ret);
 /* Seeds the state with a restored peak (before the first decide). */
 void policy_learned_seed(PolicyState *s, const LearnedRestore *r);
 
-/* Fills PolicyEval's demand_*, burst_bytes and learned_* fields (policy/demand.c). */
+/* Fills PolicyEval's demand_*, burst_bytes and learned_* fields and each
+ * node's learned_share_* (policy/demand.c). */
 void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assessment *a, usec_t now,
                             PolicyEval *e);
 /* The learned order_thp target of a node of node_bytes: max(configured,
- * min(need x demand_factor, demand_cap)); configured when learning is off. */
+ * min(need x demand_factor, demand_cap)); configured when learning is off.
+ * need is the node's share of the learned need (PolicyNodeEval.learned_share_permyriad). */
 uint64_t policy_learned_target(const PolicyConfig *cfg, uint64_t need_bytes, uint64_t configured_bytes,
                                uint64_t node_bytes);
 #define POLICY_BURST_WINDOW_USEC (30 * USEC_PER_SEC) /* THP faults this close count as one burst */

@@ -277,6 +277,129 @@ static void test_each_lever_decays_by_its_objectives(void **state)
         free(s);
 }
 
+/* Issue 14 item 5: the first reserve from the kernel's counters since
+ * boot, their bytes per demand_hold (1800 s) of uptime. */
+static void test_first_reserve_from_boot_counters(void **state)
+{
+        PolicyConfig c;
+        LearnedRestore r;
+        const uint64_t hp = 2 * MIB;
+
+        t_config(&c);
+        learning_on(&c);
+        /* 10000 faults x 2 MiB = 20000 MiB in 10 h: 20000 x 1800 / 36000 = 1000 MiB */
+        assert_int_equal(policy_learned_from_boot(&c, 10000, 36000 * S, hp, 4096 * MIB, 5000 * S, &r),
+                         LEARNED_RESTORE_OK);
+        assert_int_equal(r.peak_bytes, 1000 * MIB);
+        assert_int_equal(r.need_bytes, 1000 * MIB);
+        assert_int_equal(r.peak_usec, 5000 * S); /* seen now: held for demand_hold */
+        assert_int_equal(r.peak_before_usec, 0);
+        assert_int_equal(r.hold_left_usec, 1800 * S);
+        /* up for less than demand_hold: all of it, 100 x 2 MiB */
+        assert_int_equal(policy_learned_from_boot(&c, 100, 600 * S, hp, 4096 * MIB, 600 * S, &r),
+                         LEARNED_RESTORE_OK);
+        assert_int_equal(r.peak_bytes, 200 * MIB);
+        /* never more than the host's memory */
+        assert_int_equal(policy_learned_from_boot(&c, 1000000, 600 * S, hp, 4096 * MIB, 600 * S, &r),
+                         LEARNED_RESTORE_OK);
+        assert_int_equal(r.peak_bytes, 4096 * MIB);
+        /* one fault in 10 h: 2 MiB / 20, under one huge page */
+        assert_int_equal(policy_learned_from_boot(&c, 1, 36000 * S, hp, 4096 * MIB, 600 * S, &r),
+                         LEARNED_RESTORE_EMPTY);
+        assert_int_equal(policy_learned_from_boot(&c, 0, 36000 * S, hp, 4096 * MIB, 600 * S, &r),
+                         LEARNED_RESTORE_EMPTY);
+        c.demand_learning = false;
+        assert_int_equal(policy_learned_from_boot(&c, 10000, 36000 * S, hp, 4096 * MIB, 600 * S, &r),
+                         LEARNED_RESTORE_OFF);
+}
+
+/* Seeded, a fresh fragd keeps the first burst's reserve before any burst:
+ * 1000 MiB, under the 1 GiB cap, is the THP target from the first tick and
+ * compaction builds it (free memory covers it). */
+static void test_first_reserve_seeded_acts_before_a_burst(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        LearnedRestore r;
+        const DecisionItem *it;
+        const Decision *d;
+
+        learning_on(&s->cfg);
+        w.node[0].ge_thp_pages = 585 * PAGES_MIB; /* of 1953 MiB free */
+        assert_int_equal(policy_learned_from_boot(&s->cfg, 10000, 36000 * S, 2 * MIB, 4096 * MIB, s->now, &r),
+                         LEARNED_RESTORE_OK);
+        policy_learned_seed(&s->state, &r);
+        d = t_sim_tick(s, &w, 5);
+        explain_print(d);
+        assert_int_equal(d->eval.demand_bytes, 0);
+        assert_int_equal(d->eval.nodes[0].target_bytes[1], 1000 * MIB);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_int_equal(it->reason, POLICY_REASON_RESERVE_LEARNED);
+        assert_null(t_find(d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR));
+        free(s);
+}
+
+/* Issue 14 item 2: the need per node. Two 4 GiB nodes, a 1 GiB burst
+ * (102.4 faults/s x 5 s x 2 MiB). Without per-node counts the nodes share
+ * by size: 5000/10000 each, 512 MiB each (was 1 GiB on both). */
+static void test_need_split_by_node_size(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(2);
+        const Decision *d;
+
+        learning_on(&s->cfg);
+        w.thp_alloc_per_sec = 102.4;
+        d = t_sim_tick(s, &w, 5);
+        for (unsigned i = 0; i < 2; i++) {
+                assert_int_equal(d->eval.nodes[i].learned_share_permyriad, 5000);
+                assert_false(d->eval.nodes[i].learned_share_measured);
+                assert_int_equal(d->eval.nodes[i].target_bytes[1], 512 * MIB);
+        }
+        free(s);
+}
+
+/* The kernel tells: 512 THPs appeared on node 0 and none on node 1 during
+ * the burst. Node 0 gets all of it (1 GiB, the 25 % cap exactly), node 1
+ * its configured 1 %: 4294967296 x 100 / 10000 = 42949672 bytes. The split
+ * stays with the kept peak after the burst, when nothing grows. */
+static void test_need_where_the_kernel_served(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(2);
+        const Decision *d;
+
+        learning_on(&s->cfg);
+        w.thp_alloc_per_sec = 102.4;
+        w.node[0].thp_grown_valid = w.node[1].thp_grown_valid = true;
+        w.node[0].thp_grown = 512;
+        d = t_sim_tick(s, &w, 5);
+        assert_int_equal(d->eval.nodes[0].learned_share_permyriad, 10000);
+        assert_true(d->eval.nodes[0].learned_share_measured);
+        assert_int_equal(d->eval.nodes[1].learned_share_permyriad, 0);
+        assert_int_equal(d->eval.nodes[0].target_bytes[1], 1024 * MIB);
+        assert_int_equal(d->eval.nodes[1].target_bytes[1], 42949672);
+
+        w.thp_alloc_per_sec = 0;
+        w.node[0].thp_grown = 0;
+        d = t_sim_tick(s, &w, 60);
+        assert_int_equal(d->eval.learned_need_bytes, 1024 * MIB);
+        assert_int_equal(d->eval.nodes[0].target_bytes[1], 1024 * MIB);
+        assert_int_equal(d->eval.nodes[1].target_bytes[1], 42949672);
+
+        /* a burst across a tick boundary: 3 THPs on node 0 in this tick,
+         * 1 on node 1; with the 512 of 65 s ago outside the 30 s window:
+         * 7500 and 2500 */
+        w.thp_alloc_per_sec = 204.8; /* 2 GiB: a new peak */
+        w.node[0].thp_grown = 3;
+        w.node[1].thp_grown = 1;
+        d = t_sim_tick(s, &w, 5);
+        assert_int_equal(d->eval.nodes[0].learned_share_permyriad, 7500);
+        assert_int_equal(d->eval.nodes[1].learned_share_permyriad, 2500);
+        free(s);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -289,6 +412,10 @@ int main(void)
                 cmocka_unit_test(test_reserve_in_band_does_not_hold_proactiveness),
                 cmocka_unit_test(test_decay_inside_band_stops_at_floor),
                 cmocka_unit_test(test_each_lever_decays_by_its_objectives),
+                cmocka_unit_test(test_first_reserve_from_boot_counters),
+                cmocka_unit_test(test_first_reserve_seeded_acts_before_a_burst),
+                cmocka_unit_test(test_need_split_by_node_size),
+                cmocka_unit_test(test_need_where_the_kernel_served),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
