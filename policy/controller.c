@@ -6,8 +6,9 @@
  * Each lever moves by ceil(step_up * err / 10000) (at least 1, at most
  * step_up) once per dwell while the error lasts: a discrete integral
  * controller whose adjustment grows with the error, as in senpai. Lowering
- * is slower: step_down per dwell, and only after every target has been met
- * (with the hysteresis margin) for decay_after.
+ * waits: only after the objectives the lever serves have been met (with the
+ * hysteresis margin) for decay_after, then half way back (at least
+ * step_down) and home on the next dwell.
  *
  * Who acts on what:
  *   free memory itself short (free < the kernel's own high watermark + T,
@@ -316,6 +317,16 @@ static bool decay_due(Ctx *c, Lever l, PolicyNumbers *num, int64_t *ret_floor)
         return false;
 }
 
+/* The lever's last move was a decay and nobody moved it since: the second
+ * and last step, home. */
+static bool decay_second(const Ctx *c, Lever l)
+{
+        const LeverTrack *t = &c->s->lever[l];
+
+        return t->changed && t->touched && t->last_reason == POLICY_REASON_TARGETS_MET_DECAY &&
+               c->in[l].current == t->last_applied;
+}
+
 static bool try_decay(Ctx *c, Lever l)
 {
         const LeverConfig *lc = &c->cfg->lever[l];
@@ -331,13 +342,14 @@ static bool try_decay(Ctx *c, Lever l)
         if (goal >= cur && floor != INT64_MIN)
                 return false;
         wanted = goal;
-        if (lc->step_down > 0) {
-                if (cur > goal)
-                        wanted = MAX(goal, cur - lc->step_down);
-                else
-                        wanted = MIN(goal, cur + lc->step_down);
+        if (lc->step_down > 0 && !decay_second(c, l)) {
+                /* half way (at least step_down), home on the next dwell */
+                int64_t dist = cur > goal ? cur - goal : goal - cur;
+                int64_t step = MAX(lc->step_down, dist / 2 + dist % 2);
+
+                wanted = cur > goal ? MAX(goal, cur - step) : MIN(goal, cur + step);
         }
-        return propose(c, l, wanted, POLICY_REASON_TARGETS_MET_DECAY, 0, &num);
+        return propose(c, l, wanted, POLICY_REASON_TARGETS_MET_DECAY, LEVER_MOVE_DECAY, &num);
 }
 
 /* Common first steps: rollback and back-off. True when the lever is decided. */

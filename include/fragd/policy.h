@@ -425,6 +425,7 @@ enum {
         LEVER_MOVE_IGNORE_TIMING = 1u << 0, /* dwell, cooldown, reversal limit */
         LEVER_MOVE_IGNORE_STEP = 1u << 1,
         LEVER_MOVE_ESCALATE = 1u << 2, /* a raise after a raise: the dwell does not apply */
+        LEVER_MOVE_DECAY = 1u << 3,    /* a decay toward the baseline: sized by the controller, not the step */
 };
 int64_t lever_rules_apply(const PolicyConfig *cfg, Lever l, const LeverTrack *t, int64_t current,
                           int64_t wanted, unsigned flags, usec_t now, PolicyHold *ret_hold);

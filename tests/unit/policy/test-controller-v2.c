@@ -199,7 +199,7 @@ static void test_backoff_count_resets_when_met(void **state)
  * order-4 reserve at 1.05x its target (inside the 10 % band), everything
  * else met. The single gate held every lever up for an hour. Now the
  * reserves ask for nothing, so after decay_after (600 s) proactiveness
- * decays 5 per 10 s dwell, no lower than the floor: the largest target is
+ * decays (half way, then home), no lower than the floor: the largest target is
  * order 4's 85899345 bytes of 2048000000 free, 100 x that / free = 4.19,
  * score 100 - 5 = 95, and the smallest p whose high threshold (100 - p +
  * min(10, (100 - p) / 2)) is <= 95 is 15; the baseline 20 is above it. */
@@ -228,7 +228,6 @@ static void test_reserve_in_band_does_not_hold_proactiveness(void **state)
                 }
         }
         assert_true(first - start >= 600 * S);
-        /* (100 - 20) / 5 = 16 steps, one per 10 s dwell */
         assert_true(first - start <= 620 * S);
         assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 20);
         free(s);
@@ -254,8 +253,8 @@ static void test_decay_inside_band_stops_at_floor(void **state)
 
 /* Each lever by its own objectives: direct compaction stalls at 0.095/s
  * against 0.1/s (met, inside the band) hold proactiveness at 60, but
- * watermark_scale_factor, found at 200 with free memory plenty, decays: 20
- * per 30 s dwell from 600 s, 200 -> 10 in ten steps. */
+ * watermark_scale_factor, found at 200 with free memory plenty, decays from
+ * 600 s: 200 -> 105 (half of 190), then 10 a 30 s dwell later. */
 static void test_each_lever_decays_by_its_objectives(void **state)
 {
         TSim *s = sim_new();
@@ -400,6 +399,34 @@ static void test_need_where_the_kernel_served(void **state)
         free(s);
 }
 
+/* The target of issue 14: knobs back at the values found at start within
+ * decay_after + two dwells. Proactiveness found at 80, everything met:
+ * nothing moves for 600 s, then 80 -> 50 (half of 60, more than step_down
+ * 5), and 50 -> 20 at the next 10 s dwell. */
+static void test_decay_home_in_two_dwells(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        const DecisionItem *it;
+        usec_t start = s->now;
+
+        s->in[LEVER_COMPACTION_PROACTIVENESS].current = 80;
+        while (s->now - start < 600 * S) {
+                assert_null(t_find(t_sim_tick(s, &w, 10), DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+        }
+        it = t_find(t_sim_tick(s, &w, 10), DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_int_equal(it->reason, POLICY_REASON_TARGETS_MET_DECAY);
+        assert_int_equal(it->from, 80);
+        assert_int_equal(it->to, 50);
+        assert_false(it->forced);
+        it = t_find(t_sim_tick(s, &w, 10), DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_int_equal(it->to, 20);
+        assert_true(s->now - start <= 600 * S + 2 * 10 * S);
+        free(s);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -412,6 +439,7 @@ int main(void)
                 cmocka_unit_test(test_reserve_in_band_does_not_hold_proactiveness),
                 cmocka_unit_test(test_decay_inside_band_stops_at_floor),
                 cmocka_unit_test(test_each_lever_decays_by_its_objectives),
+                cmocka_unit_test(test_decay_home_in_two_dwells),
                 cmocka_unit_test(test_first_reserve_from_boot_counters),
                 cmocka_unit_test(test_first_reserve_seeded_acts_before_a_burst),
                 cmocka_unit_test(test_need_split_by_node_size),
