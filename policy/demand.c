@@ -113,7 +113,7 @@ LearnedRestoreResult policy_learned_from_boot(const PolicyConfig *cfg, uint64_t 
         unsigned __int128 bytes;
         uint64_t seed;
 
-        if (!cfg->demand_learning)
+        if (!cfg->demand_learning || !cfg->demand_from_boot)
                 return LEARNED_RESTORE_OFF;
         if (faults == 0 || hpage_bytes == 0 || uptime_usec == 0 || now == 0)
                 return LEARNED_RESTORE_EMPTY;
@@ -159,6 +159,22 @@ static uint64_t node_size_bytes(const Assessment *a, unsigned i)
         return (n->managed_pages ? n->managed_pages : n->present_pages) * (uint64_t) a->page_size;
 }
 
+/* The shares rounded down leave up to n - 1 of 10000 unassigned: the
+ * largest share takes them, so the nodes' needs add up to the need. */
+static void shares_complete(unsigned n, PolicyEval *e)
+{
+        uint32_t sum = 0;
+        unsigned top = 0;
+
+        for (unsigned i = 0; i < n; i++) {
+                sum += e->nodes[i].learned_share_permyriad;
+                if (e->nodes[i].learned_share_permyriad > e->nodes[top].learned_share_permyriad)
+                        top = i;
+        }
+        if (n > 0 && sum > 0 && sum < 10000)
+                e->nodes[top].learned_share_permyriad += 10000 - sum;
+}
+
 static void shares_by_size(const Assessment *a, unsigned n, PolicyEval *e)
 {
         unsigned __int128 sum = 0;
@@ -170,6 +186,7 @@ static void shares_by_size(const Assessment *a, unsigned n, PolicyEval *e)
                         sum > 0 ? (uint32_t) ((unsigned __int128) node_size_bytes(a, i) * 10000 / sum) : 0;
                 e->nodes[i].learned_share_measured = false;
         }
+        shares_complete(n, e);
 }
 
 /* Each node's share of the learned need. A renewed peak splits by the THPs
@@ -215,6 +232,7 @@ static void demand_shares(const PolicyState *s, const Assessment *a, usec_t now,
                         e->nodes[i].learned_share_permyriad = (uint32_t) ((unsigned __int128) grown[i] * 10000 / sum);
                         e->nodes[i].learned_share_measured = true;
                 }
+                shares_complete(n, e);
                 return;
         }
         /* kept: the split it was seen with, while the nodes are the same */

@@ -337,9 +337,11 @@ uint64_t policy_node_need_bytes(const PolicyEval *e, const PolicyNodeEval *ne)
 static void learned_numbers(const PolicyConfig *cfg, const PolicyEval *e, const PolicyNodeEval *ne, usec_t now,
                             PolicyNumbers *num)
 {
-        double v = (double) policy_node_need_bytes(e, ne) * (cfg->demand_factor > 0.0 ? cfg->demand_factor : 1.0);
+        double v = (double) e->learned_need_bytes * (cfg->demand_factor > 0.0 ? cfg->demand_factor : 1.0);
 
         num->learned_need_bytes = v >= 1.8e19 ? UINT64_MAX / 4 : (uint64_t) v;
+        num->learned_share_permyriad = ne->learned_share_permyriad;
+        num->learned_share_measured = ne->learned_share_measured;
         num->config_target_bytes = ne->config_target_bytes;
         num->learned_age_usec = (now > e->learned_peak_usec ? now - e->learned_peak_usec : 0) +
                                 e->learned_peak_before_usec;

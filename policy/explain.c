@@ -223,6 +223,9 @@ static void trend_clause(Out *o, const PolicyNumbers *n, bool to_target)
 /* "recent THP bursts asked for 512 MiB (learned reserve, held 30 min)" */
 static void learned_clause(Out *o, const PolicyNumbers *n)
 {
+        uint64_t share;
+        uint32_t sh;
+
         out(o, "recent THP bursts asked for %s (learned reserve", bytes_str(n->learned_need_bytes).s);
         if (n->learned_age_usec >= USEC_PER_SEC)
                 out(o, ", seen %s ago", dur_str(n->learned_age_usec).s);
@@ -230,7 +233,12 @@ static void learned_clause(Out *o, const PolicyNumbers *n)
                 out(o, ", held %s)", dur_str(n->learned_hold_usec).s);
         else
                 out(o, ", decaying)");
-        if (n->target_bytes < n->learned_need_bytes)
+        sh = n->learned_share_permyriad > 0 ? MIN(n->learned_share_permyriad, 10000u) : 10000u; /* 0: not split */
+        share = (uint64_t) ((unsigned __int128) n->learned_need_bytes * sh / 10000);
+        if (sh < 10000)
+                out(o, ", %s of it here (%u.%02u%%, %s)", bytes_str(share).s, sh / 100, sh % 100,
+                    n->learned_share_measured ? "where the kernel served the burst" : "by node size");
+        if (n->target_bytes < share)
                 out(o, ", capped at %s", bytes_str(n->target_bytes).s);
 }
 

@@ -114,6 +114,8 @@ typedef struct PolicyNumbers {
         /* learned reserve (order_thp target raised by recent THP bursts;
          * learned_need_bytes 0 = the configured target alone) */
         uint64_t learned_need_bytes;   /* the burst remembered now (decayed), x demand_factor */
+        uint32_t learned_share_permyriad; /* the node's share of it (10000: all; 0 with no learned need) */
+        bool learned_share_measured;   /* from where the kernel served the burst, not node sizes */
         uint64_t config_target_bytes;  /* reserve_thp alone */
         usec_t learned_age_usec;       /* since the burst */
         usec_t learned_hold_usec;      /* demand_hold */
@@ -490,7 +492,7 @@ LearnedRestoreResult policy_learned_restore(const PolicyConfig *cfg, uint64_t pe
  * learned burst, renewed by a real one; capped at mem_bytes (the host's
  * memory) and, through the learned target, at demand_cap (fleet files set
  * it per instance type). EMPTY under one huge page or with no uptime, OFF
- * when learning is off. */
+ * when learning or demand_from_boot is off. */
 LearnedRestoreResult policy_learned_from_boot(const PolicyConfig *cfg, uint64_t faults, usec_t uptime_usec,
                                               uint64_t hpage_bytes, uint64_t mem_bytes, usec_t now,
                                               LearnedRestore *ret);

@@ -28,6 +28,7 @@ static void learning_on(PolicyConfig *c)
         c->demand_decay_usec = 1800 * S;
         c->demand_factor = 1.0;
         c->demand_cap = (SizeSpec){ .permyriad = 2500 }; /* 1 GiB of a 4 GiB node */
+        c->demand_from_boot = true;
 }
 
 /* The probe of issue 14 item 1: a 1 GiB THP burst with 1171 MiB free and
@@ -396,6 +397,17 @@ static void test_need_where_the_kernel_served(void **state)
         d = t_sim_tick(s, &w, 5);
         assert_int_equal(d->eval.nodes[0].learned_share_permyriad, 7500);
         assert_int_equal(d->eval.nodes[1].learned_share_permyriad, 2500);
+
+        /* thirds round down to 3333 each: the largest (the first of the
+         * equal ones) takes the one left, so the shares add up to 10000 */
+        w.thp_alloc_per_sec = 409.6; /* 4 GiB: a new peak */
+        w.node[0].thp_grown = w.node[1].thp_grown = 1;
+        w.n_nodes = 3;
+        w.node[2] = w.node[1];
+        d = t_sim_tick(s, &w, 5);
+        assert_int_equal(d->eval.nodes[0].learned_share_permyriad, 3334);
+        assert_int_equal(d->eval.nodes[1].learned_share_permyriad, 3333);
+        assert_int_equal(d->eval.nodes[2].learned_share_permyriad, 3333);
         free(s);
 }
 
@@ -427,6 +439,33 @@ static void test_decay_home_in_two_dwells(void **state)
         free(s);
 }
 
+/* The sentence names the node's share of the burst and where it comes from. */
+static void test_explain_share(void **state)
+{
+        DecisionItem it = {
+                .kind = DECISION_LEVER,
+                .lever = LEVER_COMPACTION_PROACTIVENESS,
+                .node = -1,
+                .from = 20,
+                .to = 40,
+                .reason = POLICY_REASON_RESERVE_LEARNED,
+                .num = { .node = 1, .order = 9, .have_bytes = 100 * MIB, .target_bytes = 256 * MIB,
+                         .eta_usec = USEC_INFINITY, .learned_need_bytes = 1024 * MIB,
+                         .learned_share_permyriad = 2500, .learned_share_measured = true,
+                         .config_target_bytes = 38 * MIB, .learned_hold_usec = 1800 * S },
+        };
+        char buf[512];
+
+        decision_explain(&it, buf, sizeof(buf));
+        assert_string_equal(buf, "raise compaction_proactiveness 20\u219240: node 1 has 100 MiB free in order>=9 "
+                                 "blocks; recent THP bursts asked for 1024 MiB (learned reserve, held 30 min), "
+                                 "256 MiB of it here (25.00%, where the kernel served the burst)");
+        it.num.learned_share_measured = false;
+        it.num.target_bytes = 200 * MIB;
+        decision_explain(&it, buf, sizeof(buf));
+        assert_non_null(strstr(buf, "256 MiB of it here (25.00%, by node size), capped at 200 MiB"));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -444,6 +483,7 @@ int main(void)
                 cmocka_unit_test(test_first_reserve_seeded_acts_before_a_burst),
                 cmocka_unit_test(test_need_split_by_node_size),
                 cmocka_unit_test(test_need_where_the_kernel_served),
+                cmocka_unit_test(test_explain_share),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
