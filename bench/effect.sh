@@ -12,8 +12,19 @@
 #   bench/effect.sh                     # 3 runs x 4 policies x 2 modes, kernel 6.1
 #   RUNS=5 KERNEL=6.12 bench/effect.sh
 #   POLICIES="tuned fragd" MODES=never VM_ARGS="mb=128 cycles=20" bench/effect.sh   # another shape
+#   SHAPE=phased bench/effect.sh        # bursts, a long quiet phase, bursts again
+#
+# SHAPE=phased runs tests/vm/guest/scenarios/phased.sh instead: two burst
+# phases (BURSTS cycles each) around a quiet phase, fragd's time constants
+# shortened by its configuration (decay_after, demand_hold, demand_decay,
+# backoff_hold: the scenario's /tmp/phased.conf), and reports per policy the
+# huge pages, compaction pages scanned in each phase (burst 1, quiet, burst
+# 2, tail), the memory held back by raised watermarks (max and mean, MiB),
+# how long after each burst phase the knobs were back at the values found
+# at start (-1: not within the phase), and plots the knobs over time.
 #
 # Output: bench/out/effect-<kernel>-<time>/{summary.txt,results.tsv,*.log,free-order9-<mode>.png}
+# (phased: effect-phased-<kernel>-<time>/, knobs-<mode>.png)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
@@ -22,16 +33,107 @@ POLICIES=${POLICIES:-kernel static-max tuned fragd}
 MODES=${MODES:-never madvise}
 VM_ARGS=${VM_ARGS:-}
 BUILDDIR=${BUILDDIR:-build}
+SHAPE=${SHAPE:-churn}
 export BUILDDIR
-out=bench/out/effect-$KERNEL-$(date +%Y%m%d-%H%M%S)
+case $SHAPE in
+churn) out=bench/out/effect-$KERNEL-$(date +%Y%m%d-%H%M%S) ;;
+phased) out=bench/out/effect-phased-$KERNEL-$(date +%Y%m%d-%H%M%S) ;;
+*)
+	echo "effect: SHAPE is churn or phased, not '$SHAPE'" >&2
+	exit 2
+	;;
+esac
 mkdir -p "$out"
 
 make -s "BUILDDIR=$BUILDDIR" vm-initramfs >/dev/null
 tests/vm/get-kernel.sh "$KERNEL" >/dev/null
+field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" "$1" | tail -n 1; }
+
+if [ "$SHAPE" = phased ]; then
+	POLICIES=${POLICIES_PHASED:-kernel static-max tuned fragd}
+	tsv=$out/results.tsv
+	cols="thp_pct huge requested huge_b1 huge_b2 scanned_b1 scanned_quiet scanned_b2 scanned_tail scanned held_max_mb held_avg_mb back_quiet_s back_tail_s compact_stall"
+	printf 'mode\tpolicy\trun' >"$tsv"
+	for c in $cols; do printf '\t%s' "$c" >>"$tsv"; done
+	echo >>"$tsv"
+	for mode in $MODES; do
+		for policy in $POLICIES; do
+			for i in $(seq 1 "$RUNS"); do
+				log=$out/$mode-$policy-$i.log
+				# shellcheck disable=SC2086 # VM_ARGS is a list of KEY=VALUE words
+				if ! tests/vm/run.sh -k "$KERNEL" -T "${PHASED_TIMEOUT:-1500}" -l "$log" phased policy="$policy" \
+					defrag="$mode" seed="$i" $VM_ARGS >/dev/null 2>&1; then
+					echo "effect: $mode/$policy run $i failed, see $log" >&2
+					continue
+				fi
+				r=$log.result
+				printf '%s\t%s\t%s' "$mode" "$policy" "$i" >>"$tsv"
+				for c in $cols; do printf '\t%s' "$(field "$r" "$c")" >>"$tsv"; done
+				echo >>"$tsv"
+				echo "effect: $mode/$policy run $i: $(field "$r" thp_pct)% huge, scanned $(field "$r" scanned)," \
+					"held max $(field "$r" held_max_mb) MiB, knobs back $(field "$r" back_tail_s) s after the last burst" >&2
+			done
+		done
+	done
+	python3 - "$tsv" "$KERNEL" "$RUNS" >"$out/summary.txt" <<'PY'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+cols = [("thp_pct", "huge pages %"), ("scanned_b1", "scanned burst 1"), ("scanned_quiet", "scanned quiet"),
+        ("scanned_b2", "scanned burst 2"), ("scanned_tail", "scanned tail"), ("scanned", "scanned total"),
+        ("held_max_mb", "held max MiB"), ("held_avg_mb", "held mean MiB"),
+        ("back_quiet_s", "knobs back after burst 1 s"), ("back_tail_s", "knobs back after burst 2 s"),
+        ("compact_stall", "compact_stall")]
+def cell(vals):
+    v = sorted(float(x) for x in vals if x not in ("", None))
+    if not v: return "-"
+    f = lambda x: f"{x:.0f}"
+    return f"{f(statistics.median(v))} [{f(v[0])}-{f(v[-1])}]"
+print(f"kernel {sys.argv[2]}, phased shape, {sys.argv[3]} runs each: median [min-max]; knobs back -1 = not within the phase\n")
+print("| defrag | policy | runs | " + " | ".join(c[1] for c in cols) + " |")
+print("|---|---|---:|" + "---:|" * len(cols))
+seen = []
+for r in rows:
+    k = (r["mode"], r["policy"])
+    if k not in seen: seen.append(k)
+for mode, pol in seen:
+    rs = [r for r in rows if (r["mode"], r["policy"]) == (mode, pol)]
+    print(f"| {mode} | {pol} | {len(rs)} | " + " | ".join(cell([r[c] for r in rs]) for c, _ in cols) + " |")
+PY
+	cat "$out/summary.txt"
+	if command -v gnuplot >/dev/null; then
+		for mode in $MODES; do
+			plot=() n=0
+			for policy in $POLICIES; do
+				log=$out/$mode-$policy-1.log
+				[ -f "$log" ] || continue
+				# "@@KNOBS policy=P t uptime held_pages knob=value ...": t, proactiveness, scale factor, held MiB
+				sed -n 's/.*@@KNOBS policy=[^ ]* //p' "$log" | awk '{
+					p = w = ""; for (i = 4; i <= NF; i++) {
+						if ($i ~ /^vm\/compaction_proactiveness=/) { p = $i; sub(/.*=/, "", p) }
+						if ($i ~ /^vm\/watermark_scale_factor=/) { w = $i; sub(/.*=/, "", w) } }
+					print $1, p, w, $3 * 4 / 1024 }' >"$out/knobs-$mode-$policy.dat"
+				plot+=("'$out/knobs-$mode-$policy.dat' using 1:2 with lines title '$policy proactiveness'")
+				plot+=("'$out/knobs-$mode-$policy.dat' using 1:3 with lines dashtype 2 title '$policy watermark_scale_factor'")
+				n=$((n + 1))
+			done
+			[ $n -gt 0 ] || continue
+			gnuplot <<-GP
+			set terminal pngcairo size 1000,500 noenhanced
+			set output '$out/knobs-$mode.png'
+			set title 'knobs over time, phased shape, THP defrag=$mode, kernel $KERNEL'
+			set xlabel 'seconds since the policy took over'
+			set key outside right
+			set grid
+			plot $(IFS=,; echo "${plot[*]}")
+			GP
+		done
+	fi
+	echo "effect: results in $out" >&2
+	exit 0
+fi
 
 tsv=$out/results.tsv
 printf 'mode\tpolicy\trun\tthp_pct\thuge\trequested\tcompact_stall\tscanned\tscan_per_huge\tpsi_some_ms\tfragd_cpu_ms\n' >"$tsv"
-field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" "$1" | tail -n 1; }
 for mode in $MODES; do
 	for policy in $POLICIES; do
 		for i in $(seq 1 "$RUNS"); do

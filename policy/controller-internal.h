@@ -23,7 +23,14 @@ PolicyNumbers policy_numbers_blank(int node);
 bool policy_under_with_band(uint64_t obs, uint64_t lim, uint32_t band);
 int policy_hist_node_index(const PolicyHistory *h, int node);
 uint64_t policy_rate_milli(double r);
-uint64_t policy_free_needed_bytes(const Assessment *a, unsigned i, uint64_t target);
+/* The node's share of the learned need (PolicyNodeEval.learned_share_permyriad). */
+uint64_t policy_node_need_bytes(const PolicyEval *e, const PolicyNodeEval *ne);
+/* Free memory a reserve of target needs on the node before compaction can
+ * build it: the kernel's own high watermark (PolicyNodeEval.kernel_high_bytes)
+ * + target. Under it, free memory itself is short. */
+uint64_t policy_free_needed_bytes(const PolicyNodeEval *ne, uint64_t target);
+/* Fills kernel_high_bytes and watermark_held_bytes of every node (controller.c). */
+void policy_watermarks_evaluate(const Assessment *a, const LeverInput *in, PolicyEval *e);
 
 void policy_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assessment *a, usec_t now,
                      PolicyEval *e);

@@ -6,14 +6,18 @@
  * Each lever moves by ceil(step_up * err / 10000) (at least 1, at most
  * step_up) once per dwell while the error lasts: a discrete integral
  * controller whose adjustment grows with the error, as in senpai. Lowering
- * is slower: step_down per dwell, and only after every target has been met
- * (with the hysteresis margin) for decay_after.
+ * waits: only after the objectives the lever serves have been met (with the
+ * hysteresis margin) for decay_after, then half way back (at least
+ * step_down) and home on the next dwell.
  *
  * Who acts on what:
- *   free memory itself short (free < min watermark + 2 T): compaction has no
- *     material, so kswapd headroom: watermark_scale_factor aims at gap = T
- *     (then kswapd's high watermark is min + 2 T); min_free_kbytes only when
- *     watermark_scale_factor can go no further.
+ *   free memory itself short (free < the kernel's own high watermark + T,
+ *     page cache not counted): compaction has no material, so kswapd
+ *     headroom: watermark_scale_factor aims at gap = T (then kswapd's high
+ *     watermark is min + 2 T); min_free_kbytes only when
+ *     watermark_scale_factor can go no further. Otherwise the reclaim levers
+ *     stay where they are: holding page cache back for a THP reserve is the
+ *     blunt reserve (PolicyNodeEval.watermark_held_bytes counts its cost).
  *   otherwise fragmentation: compaction_proactiveness, aimed at the score the
  *     target needs: score_target = 100 - ceil(100 T / free), proactiveness =
  *     the smallest p whose high threshold is <= score_target;
@@ -68,6 +72,30 @@ static int64_t wsf_of(const LeverInput *in)
         return in[LEVER_WATERMARK_SCALE_FACTOR].available ? in[LEVER_WATERMARK_SCALE_FACTOR].current : 10;
 }
 
+/* The kernel's own watermarks (the values found at start) against the
+ * present ones, per node: what raised watermarks hold back. */
+void policy_watermarks_evaluate(const Assessment *a, const LeverInput *in, PolicyEval *e)
+{
+        int64_t mf = min_free_of(a, in), wsf = wsf_of(in);
+        int64_t mf_base = in[LEVER_MIN_FREE_KBYTES].available ? in[LEVER_MIN_FREE_KBYTES].baseline : mf;
+        int64_t wsf_base = in[LEVER_WATERMARK_SCALE_FACTOR].available ? in[LEVER_WATERMARK_SCALE_FACTOR].baseline
+                                                                       : wsf;
+
+        for (unsigned i = 0; i < e->n_nodes && i < a->n_nodes; i++) {
+                PolicyNodeEval *ne = &e->nodes[i];
+                NodeWatermarks kern, cur;
+
+                if (envelope_node_watermarks(a, i, mf_base, wsf_base, &kern) < 0 ||
+                    envelope_node_watermarks(a, i, mf, wsf, &cur) < 0) {
+                        ne->kernel_high_bytes = a->nodes[i].wmark_high * (uint64_t) a->page_size;
+                        continue;
+                }
+                ne->kernel_high_bytes = kern.high_pages * (uint64_t) a->page_size;
+                ne->watermark_held_bytes =
+                        cur.high_pages > kern.high_pages ? (cur.high_pages - kern.high_pages) * (uint64_t) a->page_size : 0;
+        }
+}
+
 static bool env_ok(const PolicyConfig *cfg, const Assessment *a, Lever l, int64_t v, int64_t other,
                    PolicyNumbers *num)
 {
@@ -106,6 +134,8 @@ typedef struct Ctx {
         Decision *d;
         bool psi_high;
         Want frag, mem, stall, fallback;
+        bool rates_met;       /* stalls, workload stalls and fallbacks met with the margin */
+        unsigned floor_score; /* the score proactiveness_floor keeps */
         int64_t value[_LEVER_MAX]; /* decided values so far */
         PolicyHold hold[_LEVER_MAX];
 } Ctx;
@@ -259,42 +289,72 @@ static bool raise_allowed(Ctx *c, Lever l, int64_t *wanted, const Want *w)
         return true;
 }
 
-static bool decay_due(Ctx *c, PolicyNumbers *num)
+/* Decay by the lever's own objectives: all met with the margin for
+ * decay_after -> toward the baseline; for proactiveness, none missed for
+ * decay_after with stalls and fallbacks met with the margin -> toward the
+ * baseline but no lower than the floor the reserves' score needs
+ * (*ret_floor; a reserve inside the band does not hold it at its top). */
+static bool decay_due(Ctx *c, Lever l, PolicyNumbers *num, int64_t *ret_floor)
 {
-        const PolicyState *s = c->s;
+        const LeverTrack *t = &c->s->lever[l];
+        const PolicyEval *e = &c->d->eval;
+        usec_t after = c->cfg->decay_after_usec;
 
-        if (!c->d->eval.targets_met || !s->met || c->now < s->met_since_usec ||
-            c->now - s->met_since_usec < c->cfg->decay_after_usec)
-                return false;
         *num = policy_numbers_blank(-1);
-        num->met_usec = c->now - s->met_since_usec;
-        return true;
+        *ret_floor = INT64_MIN;
+        if (e->lever_met[l] && t->met && c->now >= t->met_since_usec && c->now - t->met_since_usec >= after) {
+                num->met_usec = c->now - t->met_since_usec;
+                return true;
+        }
+        if (l == LEVER_COMPACTION_PROACTIVENESS && e->lever_quiet[l] && c->rates_met && t->quiet &&
+            e->proactiveness_floor >= 0 && c->now >= t->quiet_since_usec &&
+            c->now - t->quiet_since_usec >= after) {
+                num->met_usec = c->now - t->quiet_since_usec;
+                num->score_target = c->floor_score;
+                *ret_floor = e->proactiveness_floor;
+                return true;
+        }
+        return false;
+}
+
+/* The lever's last move was a decay and nobody moved it since: the second
+ * and last step, home. */
+static bool decay_second(const Ctx *c, Lever l)
+{
+        const LeverTrack *t = &c->s->lever[l];
+
+        return t->changed && t->touched && t->last_reason == POLICY_REASON_TARGETS_MET_DECAY &&
+               c->in[l].current == t->last_applied;
 }
 
 static bool try_decay(Ctx *c, Lever l)
 {
         const LeverConfig *lc = &c->cfg->lever[l];
-        int64_t cur = c->in[l].current, goal = goal_of(c->cfg, l, &c->in[l]), wanted;
+        int64_t cur = c->in[l].current, goal = goal_of(c->cfg, l, &c->in[l]), wanted, floor;
         PolicyNumbers num;
 
         /* at the value found at start (even one outside the bounds): home */
-        if (cur == goal || cur == c->in[l].baseline || !decay_due(c, &num))
+        if (cur == goal || cur == c->in[l].baseline || !decay_due(c, l, &num, &floor))
                 return false;
         num.baseline = goal;
+        if (cur > goal && floor > goal)
+                goal = floor; /* the score the reserves need */
+        if (goal >= cur && floor != INT64_MIN)
+                return false;
         wanted = goal;
-        if (lc->step_down > 0) {
-                if (cur > goal)
-                        wanted = MAX(goal, cur - lc->step_down);
-                else
-                        wanted = MIN(goal, cur + lc->step_down);
+        if (lc->step_down > 0 && !decay_second(c, l)) {
+                /* half way (at least step_down), home on the next dwell */
+                int64_t dist = cur > goal ? cur - goal : goal - cur;
+                int64_t step = MAX(lc->step_down, dist / 2 + dist % 2);
+
+                wanted = cur > goal ? MAX(goal, cur - step) : MIN(goal, cur + step);
         }
-        return propose(c, l, wanted, POLICY_REASON_TARGETS_MET_DECAY, 0, &num);
+        return propose(c, l, wanted, POLICY_REASON_TARGETS_MET_DECAY, LEVER_MOVE_DECAY, &num);
 }
 
 /* Common first steps: rollback and back-off. True when the lever is decided. */
 static bool corrective(Ctx *c, Lever l)
 {
-        const LeverConfig *lc = &c->cfg->lever[l];
         int64_t cur = c->in[l].current, goal = goal_of(c->cfg, l, &c->in[l]);
         PolicyNumbers num;
 
@@ -304,12 +364,13 @@ static bool corrective(Ctx *c, Lever l)
                 return true;
         }
         if (backoff_due(c, l, &num)) {
-                if (cur > goal) {
-                        int64_t wanted = lc->step_down > 0 ? MAX(goal, cur - lc->step_down) : goal;
-
-                        propose(c, l, wanted, POLICY_REASON_BACKOFF_INEFFECTIVE, LEVER_MOVE_IGNORE_TIMING,
-                                &num);
-                } else
+                /* the raises bought nothing: all of them are given back
+                 * (a step at a time, the lever cycled up again after each
+                 * hold), and the hold grows with each back-off in a row */
+                if (cur > goal)
+                        propose(c, l, goal, POLICY_REASON_BACKOFF_INEFFECTIVE,
+                                LEVER_MOVE_IGNORE_TIMING | LEVER_MOVE_IGNORE_STEP, &num);
+                else
                         add_held(c, l, cur + 1, cur, POLICY_REASON_BACKOFF_INEFFECTIVE, POLICY_HOLD_BACKOFF,
                                  &num);
                 return true;
@@ -516,7 +577,7 @@ static void decide_oneshot(Ctx *c)
                 PolicyNumbers num;
                 DecisionItem *it;
 
-                if (t == 0 || ne->free_bytes < policy_free_needed_bytes(c->a, i, t))
+                if (t == 0 || ne->free_bytes < policy_free_needed_bytes(ne, t))
                         continue;
                 if ((unsigned __int128) ne->have_bytes[K_THP] * 10000 >=
                     (unsigned __int128) t * cfg->oneshot_below_permyriad)
@@ -609,6 +670,77 @@ static void decide_kick(Ctx *c)
         it->num.objective = obj;
 }
 
+/* Which objectives each lever serves, met with the margin or quiet (none
+ * asking for more), and the proactiveness floor. */
+static void levers_evaluate(Ctx *c)
+{
+        const PolicyConfig *cfg = c->cfg;
+        const Assessment *a = c->a;
+        PolicyEval *e = &c->d->eval;
+        uint32_t band = MIN(cfg->hysteresis_permyriad, 10000u);
+        bool reserves = true, free_ok = true, stalls, fallback, frag_q, rates_q, mem_q;
+        unsigned score = 100;
+
+        for (unsigned i = 0; i < e->n_nodes; i++) {
+                const PolicyNodeEval *ne = &e->nodes[i];
+                uint64_t tmax = 0;
+
+                for (unsigned k = 0; k < 2; k++) {
+                        uint64_t t = ne->target_bytes[k];
+                        bool have_ok, predicted;
+
+                        if (t == 0)
+                                continue;
+                        tmax = MAX(tmax, t);
+                        have_ok = (unsigned __int128) ne->have_bytes[k] * 10000 >= (unsigned __int128) t * (10000 + band);
+                        predicted = cfg->trend_horizon_usec > 0 && ne->eta_usec[k] < cfg->trend_horizon_usec;
+                        if (!have_ok || predicted)
+                                reserves = false;
+                        /* the reclaim levers: free memory no longer short, or the reserve there anyway */
+                        if (!have_ok && (unsigned __int128) ne->free_bytes * 10000 <
+                                                (unsigned __int128) policy_free_needed_bytes(ne, t) * (10000 + band))
+                                free_ok = false;
+                }
+                /* kcompactd keeps the score at or under its high threshold;
+                 * a score of s leaves (100 - s)% of free memory in THP-order
+                 * blocks, which then serve every smaller order too */
+                if (tmax > 0) {
+                        unsigned need = tmax >= ne->free_bytes
+                                                ? 100
+                                                : (unsigned) (((unsigned __int128) tmax * 100 + ne->free_bytes - 1) /
+                                                              ne->free_bytes);
+
+                        score = MIN(score, 100 - need);
+                }
+        }
+        stalls = !a->rates.valid ||
+                 policy_under_with_band(e->stall_milli, policy_rate_milli(cfg->max_compact_stall_rate), band);
+        stalls = stalls && policy_under_with_band(e->workload_stall_permyriad, 10000, band);
+        fallback = !a->rates.valid || policy_under_with_band(e->fallback_permyriad, cfg->max_thp_fallback_permyriad, band);
+        frag_q = c->frag.err == 0;
+        rates_q = c->stall.err == 0 && c->fallback.err == 0;
+        mem_q = c->mem.err == 0;
+
+        c->rates_met = stalls && fallback;
+        e->proactiveness_floor = -1;
+        if (e->order[1] == a->hpage_order && score > 0) {
+                c->floor_score = score;
+                e->proactiveness_floor = policy_proactiveness_for_score(score);
+        }
+        e->lever_met[LEVER_COMPACTION_PROACTIVENESS] = reserves && stalls && fallback;
+        e->lever_quiet[LEVER_COMPACTION_PROACTIVENESS] = frag_q && rates_q;
+        e->lever_met[LEVER_WATERMARK_BOOST_FACTOR] = reserves;
+        e->lever_quiet[LEVER_WATERMARK_BOOST_FACTOR] = frag_q;
+        e->lever_met[LEVER_THP_DEFRAG] = stalls && fallback;
+        e->lever_quiet[LEVER_THP_DEFRAG] = rates_q;
+        e->lever_met[LEVER_WATERMARK_SCALE_FACTOR] = e->lever_met[LEVER_MIN_FREE_KBYTES] = free_ok;
+        e->lever_quiet[LEVER_WATERMARK_SCALE_FACTOR] = e->lever_quiet[LEVER_MIN_FREE_KBYTES] = mem_q;
+        /* extfrag_threshold serves nothing fragd raises it for: back home
+         * once everything is met */
+        e->lever_met[LEVER_EXTFRAG_THRESHOLD] = e->targets_met;
+        e->lever_quiet[LEVER_EXTFRAG_THRESHOLD] = !e->targets_missed;
+}
+
 /* A lever decide may move: enabled in the configuration and readable. The
  * observe preset has the same levers as database (presets.c), so it decides
  * as database would; only Decision.apply differs. */
@@ -637,6 +769,7 @@ int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assess
         memcpy(ret->levers, in, sizeof(ret->levers));
 
         policy_evaluate(cfg, s, a, now, &ret->eval);
+        policy_watermarks_evaluate(a, in, &ret->eval);
         if (a->unmeasured) {
                 /* targets of 0 would read as met and decay every lever
                  * toward its baseline on no evidence: hold them all */
@@ -662,6 +795,7 @@ int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assess
         ret->eval.targets_missed = c.frag.err > 0 || c.mem.err > 0 || c.stall.err > 0 || c.fallback.err > 0;
         for (unsigned l = 0; l < _LEVER_MAX; l++)
                 c.value[l] = in[l].current;
+        levers_evaluate(&c);
 
         for (unsigned l = 0; l < _LEVER_MAX; l++) {
                 if (!cfg->lever[l].enabled || !in[l].available)

@@ -20,11 +20,13 @@
  * A tick with fallbacks therefore raises the need at once to at least what
  * that tick asked for (allocated + fallen back).
  *
- * Per node (each node gets the whole need, capped):
- *   T_thp = max(reserve_thp, min(need x demand_factor, demand_cap of the node))
- * A burst lands where its task runs and allocates, which a global counter
- * does not tell; splitting it by free memory would leave the node that
- * actually serves it short by the other nodes' shares.
+ * Per node, its share of the need, capped:
+ *   T_thp = max(reserve_thp, min(need x share x demand_factor, demand_cap of the node))
+ * The vmstat counters are global; the kernel tells which node served only
+ * through the THPs mapped per node (zoneinfo per-node stats,
+ * NodeMeasures.thp_grown). share = the node's part of the THPs that
+ * appeared over the burst window when known, else the node's part of the
+ * memory (demand_shares()).
  *
  * Nothing learned exceeds the host's memory (policy_mem_total_bytes()): a
  * larger burst or remembered peak is cut to it and learned_capped_from_bytes
@@ -33,11 +35,15 @@
  * Across restarts (the daemon's state file): policy_learned_restore() takes
  * the peak and its real age and gives the state that decays exactly as if
  * fragd had kept running; the part of the age older than the monotonic
- * clock (a reboot) is kept in learned_peak_before_usec. */
+ * clock (a reboot) is kept in learned_peak_before_usec.
+ *
+ * Before any burst (no learned file, or one decayed to nothing):
+ * policy_learned_from_boot() sizes the first reserve from the kernel's THP
+ * fault counters since boot, their bytes per demand_hold of uptime. */
 
 #include <math.h>
 
-#include "fragd/policy.h"
+#include "controller-internal.h"
 
 static uint64_t decay_at_age(uint64_t peak_bytes, usec_t age, usec_t hold, usec_t decay, uint64_t min_bytes)
 {
@@ -100,6 +106,34 @@ LearnedRestoreResult policy_learned_restore(const PolicyConfig *cfg, uint64_t pe
         return LEARNED_RESTORE_OK;
 }
 
+LearnedRestoreResult policy_learned_from_boot(const PolicyConfig *cfg, uint64_t faults, usec_t uptime_usec,
+                                              uint64_t hpage_bytes, uint64_t mem_bytes, usec_t now,
+                                              LearnedRestore *ret)
+{
+        unsigned __int128 bytes;
+        uint64_t seed;
+
+        if (!cfg->demand_learning || !cfg->demand_from_boot)
+                return LEARNED_RESTORE_OFF;
+        if (faults == 0 || hpage_bytes == 0 || uptime_usec == 0 || now == 0)
+                return LEARNED_RESTORE_EMPTY;
+        bytes = (unsigned __int128) faults * hpage_bytes;
+        if (uptime_usec > cfg->demand_hold_usec)
+                bytes = bytes * cfg->demand_hold_usec / uptime_usec;
+        if (mem_bytes > 0 && bytes > mem_bytes)
+                bytes = mem_bytes;
+        seed = bytes > UINT64_MAX / 4 ? UINT64_MAX / 4 : (uint64_t) bytes;
+        if (seed < hpage_bytes)
+                return LEARNED_RESTORE_EMPTY;
+        *ret = (LearnedRestore) {
+                .peak_bytes = seed,
+                .peak_usec = now,
+                .need_bytes = seed,
+                .hold_left_usec = cfg->demand_hold_usec,
+        };
+        return LEARNED_RESTORE_OK;
+}
+
 void policy_learned_seed(PolicyState *s, const LearnedRestore *r)
 {
         s->learned_peak_bytes = r->peak_bytes;
@@ -118,12 +152,110 @@ static uint64_t rate_bytes(double per_sec, double interval_sec, uint64_t unit)
         return (uint64_t) (v + 0.5);
 }
 
+static uint64_t node_size_bytes(const Assessment *a, unsigned i)
+{
+        const NodeMeasures *n = &a->nodes[i];
+
+        return (n->managed_pages ? n->managed_pages : n->present_pages) * (uint64_t) a->page_size;
+}
+
+/* The shares rounded down leave up to n - 1 of 10000 unassigned: the
+ * largest share takes them, so the nodes' needs add up to the need. */
+static void shares_complete(unsigned n, PolicyEval *e)
+{
+        uint32_t sum = 0;
+        unsigned top = 0;
+
+        for (unsigned i = 0; i < n; i++) {
+                sum += e->nodes[i].learned_share_permyriad;
+                if (e->nodes[i].learned_share_permyriad > e->nodes[top].learned_share_permyriad)
+                        top = i;
+        }
+        if (n > 0 && sum > 0 && sum < 10000)
+                e->nodes[top].learned_share_permyriad += 10000 - sum;
+}
+
+static void shares_by_size(const Assessment *a, unsigned n, PolicyEval *e)
+{
+        unsigned __int128 sum = 0;
+
+        for (unsigned i = 0; i < n; i++)
+                sum += node_size_bytes(a, i);
+        for (unsigned i = 0; i < n; i++) {
+                e->nodes[i].learned_share_permyriad =
+                        sum > 0 ? (uint32_t) ((unsigned __int128) node_size_bytes(a, i) * 10000 / sum) : 0;
+                e->nodes[i].learned_share_measured = false;
+        }
+        shares_complete(n, e);
+}
+
+/* Each node's share of the learned need. A renewed peak splits by the THPs
+ * that appeared on each node over the burst window (this tick and the
+ * history samples within POLICY_BURST_WINDOW_USEC), when the kernel said so
+ * for every node and sample and some did appear; a kept peak keeps the
+ * split it was seen with; otherwise the nodes share by size. */
+static void demand_shares(const PolicyState *s, const Assessment *a, usec_t now, bool renewed, PolicyEval *e)
+{
+        const PolicyHistory *h = &s->hist;
+        unsigned n = MIN(a->n_nodes, (unsigned) FRAGD_MAX_NODES);
+        uint64_t grown[FRAGD_MAX_NODES] = { 0 };
+        unsigned __int128 sum = 0;
+        bool known = true;
+
+        if (renewed) {
+                for (unsigned i = 0; i < n && known; i++) {
+                        known = a->nodes[i].thp_grown_valid;
+                        grown[i] = a->nodes[i].thp_grown;
+                }
+                for (unsigned j = 0; j < h->n && known; j++) {
+                        unsigned r = (h->head + j) % POLICY_HISTORY_MAX;
+
+                        if (h->t_usec[r] >= now || now - h->t_usec[r] >= POLICY_BURST_WINDOW_USEC)
+                                continue;
+                        for (unsigned i = 0; i < n && known; i++) {
+                                int hi = policy_hist_node_index(h, a->nodes[i].node);
+
+                                known = hi >= 0 && h->thp_grown[r][hi] != UINT64_MAX;
+                                if (known)
+                                        grown[i] = grown[i] > UINT64_MAX / 4 - h->thp_grown[r][hi]
+                                                           ? UINT64_MAX / 4
+                                                           : grown[i] + h->thp_grown[r][hi];
+                        }
+                }
+                for (unsigned i = 0; i < n; i++)
+                        sum += grown[i];
+                if (!known || sum == 0) {
+                        shares_by_size(a, n, e);
+                        return;
+                }
+                for (unsigned i = 0; i < n; i++) {
+                        e->nodes[i].learned_share_permyriad = (uint32_t) ((unsigned __int128) grown[i] * 10000 / sum);
+                        e->nodes[i].learned_share_measured = true;
+                }
+                shares_complete(n, e);
+                return;
+        }
+        /* kept: the split it was seen with, while the nodes are the same */
+        known = s->learned_share_n == n && n > 0;
+        for (unsigned i = 0; i < n && known; i++)
+                known = s->learned_share_node[i] == a->nodes[i].node;
+        if (!known) {
+                shares_by_size(a, n, e);
+                return;
+        }
+        for (unsigned i = 0; i < n; i++) {
+                e->nodes[i].learned_share_permyriad = s->learned_share_permyriad[i];
+                e->nodes[i].learned_share_measured = s->learned_share_measured[i];
+        }
+}
+
 void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assessment *a, usec_t now,
                             PolicyEval *e)
 {
         const PolicyHistory *h = &s->hist;
         uint64_t hp = a->hpage_order < 32 ? (uint64_t) a->page_size << a->hpage_order : 0;
         uint64_t burst, prev, mem;
+        bool renewed;
 
         if (a->rates.valid && hp > 0) {
                 double interval = a->rates.interval_sec;
@@ -162,13 +294,17 @@ void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const
         }
         e->burst_bytes = burst;
 
-        if (!cfg->demand_learning)
+        if (!cfg->demand_learning) {
+                shares_by_size(a, MIN(a->n_nodes, (unsigned) FRAGD_MAX_NODES), e);
                 return;
+        }
         e->learned_hold_usec = cfg->demand_hold_usec;
         prev = s->learned_peak_usec == 0 ? 0
                                          : decay_at_age(s->learned_peak_bytes, policy_learned_age(s, now),
                                                         cfg->demand_hold_usec, cfg->demand_decay_usec, hp);
-        if (e->demand_bytes > 0 && burst >= prev) {
+        renewed = e->demand_bytes > 0 && burst >= prev;
+        demand_shares(s, a, now, renewed, e);
+        if (renewed) {
                 e->learned_need_bytes = burst;
                 e->learned_peak_bytes = burst;
                 e->learned_peak_usec = now;

@@ -18,8 +18,10 @@
  * gives a smaller error.
  *
  * Wants: the fragmentation want (compaction levers), the memory want (kswapd
- * levers: free memory itself short, free < min watermark + 2 T, or predicted
- * to fall under that within the horizon), the stall want (the global
+ * levers: free memory itself short, free < the kernel's own high watermark
+ * + T, or predicted to fall under that within the horizon; page cache is not
+ * counted as free: a reserve that needs reclaim first is what the reclaim
+ * levers are for), the stall want (the global
  * compact_stall rate and every watched workload over its stall budget whose
  * stall is mostly direct compaction) and the fallback want. Each keeps the
  * largest error offered, with its reason and numbers, and the largest aim. */
@@ -264,8 +266,8 @@ void policy_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assess
                         ne->target_bytes[k] = policy_size_bytes(spec, nb);
                         if (k == K_THP) {
                                 ne->config_target_bytes = ne->target_bytes[k];
-                                ne->target_bytes[k] = policy_learned_target(cfg, e->learned_need_bytes,
-                                                                            ne->config_target_bytes, nb);
+                                ne->target_bytes[k] = policy_learned_target(
+                                        cfg, policy_node_need_bytes(e, ne), ne->config_target_bytes, nb);
                                 ne->learned = ne->target_bytes[k] > ne->config_target_bytes;
                         }
                         history_trend(h, hi, (int) k, ps, cfg->trend_window_usec, now, ne->have_bytes[k], &t);
@@ -283,9 +285,9 @@ void policy_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assess
         }
 }
 
-uint64_t policy_free_needed_bytes(const Assessment *a, unsigned i, uint64_t target)
+uint64_t policy_free_needed_bytes(const PolicyNodeEval *ne, uint64_t target)
 {
-        return a->nodes[i].wmark_min * (uint64_t) a->page_size + 2 * target;
+        return ne->kernel_high_bytes > UINT64_MAX / 2 - target ? UINT64_MAX / 2 : ne->kernel_high_bytes + target;
 }
 
 bool policy_targets_met(const PolicyConfig *cfg, const Assessment *a, const PolicyEval *e)
@@ -327,12 +329,19 @@ bool policy_psi_over_ceiling(const PolicyConfig *cfg, const PolicyEval *e)
                (cfg->psi_full_ceiling_permyriad > 0 && e->psi_full_permyriad > cfg->psi_full_ceiling_permyriad);
 }
 
+uint64_t policy_node_need_bytes(const PolicyEval *e, const PolicyNodeEval *ne)
+{
+        return (uint64_t) ((unsigned __int128) e->learned_need_bytes * ne->learned_share_permyriad / 10000);
+}
+
 static void learned_numbers(const PolicyConfig *cfg, const PolicyEval *e, const PolicyNodeEval *ne, usec_t now,
                             PolicyNumbers *num)
 {
         double v = (double) e->learned_need_bytes * (cfg->demand_factor > 0.0 ? cfg->demand_factor : 1.0);
 
         num->learned_need_bytes = v >= 1.8e19 ? UINT64_MAX / 4 : (uint64_t) v;
+        num->learned_share_permyriad = ne->learned_share_permyriad;
+        num->learned_share_measured = ne->learned_share_measured;
         num->config_target_bytes = ne->config_target_bytes;
         num->learned_age_usec = (now > e->learned_peak_usec ? now - e->learned_peak_usec : 0) +
                                 e->learned_peak_before_usec;
@@ -376,7 +385,7 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                         if (k == K_THP && ne->learned)
                                 learned_numbers(cfg, e, ne, now, &num);
 
-                        needed = policy_free_needed_bytes(a, i, t);
+                        needed = policy_free_needed_bytes(ne, t);
                         if (ne->free_bytes < needed) {
                                 PolicyNumbers m = num;
                                 uint64_t managed = a->nodes[i].managed_pages;

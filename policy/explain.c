@@ -223,6 +223,9 @@ static void trend_clause(Out *o, const PolicyNumbers *n, bool to_target)
 /* "recent THP bursts asked for 512 MiB (learned reserve, held 30 min)" */
 static void learned_clause(Out *o, const PolicyNumbers *n)
 {
+        uint64_t share;
+        uint32_t sh;
+
         out(o, "recent THP bursts asked for %s (learned reserve", bytes_str(n->learned_need_bytes).s);
         if (n->learned_age_usec >= USEC_PER_SEC)
                 out(o, ", seen %s ago", dur_str(n->learned_age_usec).s);
@@ -230,7 +233,12 @@ static void learned_clause(Out *o, const PolicyNumbers *n)
                 out(o, ", held %s)", dur_str(n->learned_hold_usec).s);
         else
                 out(o, ", decaying)");
-        if (n->target_bytes < n->learned_need_bytes)
+        sh = n->learned_share_permyriad > 0 ? MIN(n->learned_share_permyriad, 10000u) : 10000u; /* 0: not split */
+        share = (uint64_t) ((unsigned __int128) n->learned_need_bytes * sh / 10000);
+        if (sh < 10000)
+                out(o, ", %s of it here (%u.%02u%%, %s)", bytes_str(share).s, sh / 100, sh % 100,
+                    n->learned_share_measured ? "where the kernel served the burst" : "by node size");
+        if (n->target_bytes < share)
                 out(o, ", capped at %s", bytes_str(n->target_bytes).s);
 }
 
@@ -256,7 +264,7 @@ static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumber
                 break;
         case POLICY_REASON_RESERVE_TREND:
                 if (n->free_needed_bytes > 0) {
-                        out(o, "node %d has %s free, falling at %s/s below %s (min watermark + 2x the %s order>=%u target) in %s",
+                        out(o, "node %d has %s free, falling at %s/s below %s (the kernel's high watermark + the %s order>=%u target) in %s",
                             n->node, bytes_str(n->free_bytes).s, sbytes_str(n->trend_bytes_per_sec).s,
                             bytes_str(n->free_needed_bytes).s, bytes_str(n->target_bytes).s, n->order,
                             dur_str(n->eta_usec).s);
@@ -270,7 +278,7 @@ static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumber
                 }
                 break;
         case POLICY_REASON_FREE_MEMORY_SHORT:
-                out(o, "node %d has %s free, under min watermark + 2x target (%s), so compaction has no material for the %s order>=%u reserve (now %s)",
+                out(o, "node %d has %s free, under the kernel's high watermark + target (%s), so compaction has no material for the %s order>=%u reserve (now %s)",
                     n->node, bytes_str(n->free_bytes).s, bytes_str(n->free_needed_bytes).s,
                     bytes_str(n->target_bytes).s, n->order, bytes_str(n->have_bytes).s);
                 if (n->learned_need_bytes > 0) {
@@ -295,8 +303,12 @@ static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumber
                     ms_str(n->workload_budget_usec).s);
                 break;
         case POLICY_REASON_TARGETS_MET_DECAY:
-                out(o, "every target met for %s; decaying toward the kernel's %s", dur_str(n->met_usec).s,
-                    value_str(l, n->baseline).s);
+                if (n->score_target > 0)
+                        out(o, "reserves met, inside the hysteresis band, nothing missed for %s; decaying toward the kernel's %s, no lower than kcompactd needs to keep the score at %u or less",
+                            dur_str(n->met_usec).s, value_str(l, n->baseline).s, n->score_target);
+                else
+                        out(o, "the targets this lever serves met for %s; decaying toward the kernel's %s",
+                            dur_str(n->met_usec).s, value_str(l, n->baseline).s);
                 break;
         case POLICY_REASON_BACKOFF_INEFFECTIVE:
                 out(o, "%u evaluations without a gain worth its cost", n->evaluations);

@@ -15,7 +15,9 @@
  * Safety moves (envelope, PSI rollback, back-off) skip 2-4 by flags but never
  * the bounds. An escalation (LEVER_MOVE_ESCALATE: a raise after a raise, the
  * error having outgrown the one the last raise answered) skips the dwell
- * only: the step, the bounds and every reversal rule still apply. */
+ * only: the step, the bounds and every reversal rule still apply. A decay
+ * (LEVER_MOVE_DECAY) skips the step only: the controller sizes it (half
+ * way, then home). */
 
 #include <string.h>
 
@@ -141,7 +143,7 @@ int64_t lever_rules_apply(const PolicyConfig *cfg, Lever l, const LeverTrack *t,
                 }
         }
 
-        if (!(flags & LEVER_MOVE_IGNORE_STEP)) {
+        if (!(flags & (LEVER_MOVE_IGNORE_STEP | LEVER_MOVE_DECAY))) {
                 /* in 128 bits: a reading far outside the range (-2^63) must not overflow */
                 if (dir > 0 && lc->step_up > 0 && (__int128) to - current > lc->step_up)
                         to = (int64_t) MIN((__int128) current + lc->step_up, (__int128) INT64_MAX);

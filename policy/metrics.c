@@ -131,6 +131,13 @@ static void zone_measures(const Observation *o, const BuddyZone *bz, unsigned hp
         }
 }
 
+static uint64_t sat_add3(uint64_t a, uint64_t b, uint64_t c)
+{
+        uint64_t s = a > UINT64_MAX - b ? UINT64_MAX : a + b;
+
+        return s > UINT64_MAX - c ? UINT64_MAX : s + c;
+}
+
 static NodeMeasures *node_get(Assessment *a, int node)
 {
         for (unsigned i = 0; i < a->n_nodes; i++)
@@ -393,6 +400,22 @@ int assess(const Observation *cur, const Observation *prev, Assessment *ret)
                         if (zn && zn->have_stats)
                                 n->reclaimable_pages =
                                         zn->nr_inactive_file + zn->nr_active_file + zn->nr_slab_reclaimable;
+                        if (zn && zn->have_stats && zn->have_thp) {
+                                n->have_thp_count = true;
+                                n->thp_count = sat_add3(zn->nr_anon_transparent_hugepages, zn->nr_shmem_hugepages,
+                                                        zn->nr_file_hugepages);
+                        }
+                        if (n->have_thp_count && prev && (prev->have & OBS_MASK(OBS_ZONEINFO))) {
+                                const ZoneInfoNode *pn = zoneinfo_find_node(&prev->zoneinfo, n->node);
+
+                                if (pn && pn->have_stats && pn->have_thp) {
+                                        uint64_t was = sat_add3(pn->nr_anon_transparent_hugepages,
+                                                                pn->nr_shmem_hugepages, pn->nr_file_hugepages);
+
+                                        n->thp_grown_valid = true;
+                                        n->thp_grown = n->thp_count > was ? n->thp_count - was : 0;
+                                }
+                        }
                 }
                 node_pagetype(cur, n);
         }

@@ -95,6 +95,7 @@ static const PolicyConfig presets[_PRESET_MAX] = {
                  * that much ready for the next one for 30 min, then halves
                  * it every 30 min; at most a quarter of the node */
                 .demand_learning = true,
+                .demand_from_boot = true,
                 .demand_hold_usec = MINUTES(30),
                 .demand_decay_usec = MINUTES(30),
                 .demand_factor = 1.0,
@@ -220,6 +221,7 @@ static const PolicyConfig presets[_PRESET_MAX] = {
                 .min_free_max_permyriad = 200,
                 /* remember bursts twice as long, allow a larger share */
                 .demand_learning = true,
+                .demand_from_boot = true,
                 .demand_hold_usec = MINUTES(60),
                 .demand_decay_usec = MINUTES(60),
                 .demand_factor = 1.0,

@@ -14,11 +14,23 @@
  *   gain, but scanned / (gain / order_thp block) > backoff_max_scan_per_block
  *                                                    -> ep_no_gain++
  *   gain at an acceptable cost                       -> new start, count reset
- * policy_decide() backs off once ep_no_gain reaches backoff_decisions. */
+ * policy_decide() backs off once ep_no_gain reaches backoff_decisions: the
+ * lever returns to its baseline at once and raising is held for
+ * backoff_hold << n, n the back-offs in a row (reset by an episode that
+ * paid off, or by the targets met once the hold is over), so a miss
+ * compaction cannot fix costs less each time instead of cycling. */
+
 
 #include <string.h>
 
 #include "fragd/policy.h"
+
+usec_t policy_backoff_hold_usec(usec_t hold, unsigned n)
+{
+        unsigned shift = MIN(n, (unsigned) POLICY_BACKOFF_SHIFT_MAX);
+
+        return hold > (USEC_INFINITY >> shift) ? USEC_INFINITY : hold << shift;
+}
 
 void policy_state_init(PolicyState *s)
 {
@@ -54,6 +66,7 @@ static void history_push(PolicyHistory *h, const Assessment *a, const PolicyEval
         for (unsigned i = 0; i < e->n_nodes; i++) {
                 const NodeMeasures *n = &a->nodes[i];
 
+                h->thp_grown[r][i] = n->thp_grown_valid ? MIN(n->thp_grown, UINT64_MAX - 1) : UINT64_MAX;
                 h->free_pages[r][i] = n->free_pages;
                 for (unsigned k = 0; k < 2; k++)
                         h->ge_pages[k][r][i] = e->order[k] < FRAGD_MAX_ORDERS ? n->free_pages_ge[e->order[k]] : 0;
@@ -202,6 +215,7 @@ static void episode_evaluate(LeverTrack *t, Lever l, const PolicyEval *e, usec_t
                 }
         }
         /* paid off: measure the next raises from here */
+        t->backoffs = 0;
         t->ep_ref = v;
         t->ep_scanned_pages = t->ep_scanned_at_eval = 0;
         t->ep_no_gain = 0;
@@ -222,6 +236,30 @@ void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d,
         s->learned_peak_bytes = e->learned_peak_bytes;
         s->learned_peak_usec = e->learned_peak_usec;
         s->learned_peak_before_usec = e->learned_peak_before_usec;
+        s->learned_share_n = e->n_nodes;
+        for (unsigned i = 0; i < e->n_nodes; i++) {
+                s->learned_share_node[i] = e->nodes[i].node;
+                s->learned_share_permyriad[i] = e->nodes[i].learned_share_permyriad;
+                s->learned_share_measured[i] = e->nodes[i].learned_share_measured;
+        }
+
+        /* each lever's own objectives: the decay clocks */
+        for (unsigned l = 0; l < _LEVER_MAX; l++) {
+                LeverTrack *t = &s->lever[l];
+
+                if (e->lever_met[l] && !t->met)
+                        t->met_since_usec = now;
+                t->met = e->lever_met[l];
+                if (e->lever_quiet[l] && !t->quiet)
+                        t->quiet_since_usec = now;
+                t->quiet = e->lever_quiet[l];
+        }
+
+        /* the demand was met after all: the next back-off starts short */
+        if (e->targets_met)
+                for (unsigned l = 0; l < _LEVER_MAX; l++)
+                        if (s->lever[l].hold_raise_until_usec <= now)
+                                s->lever[l].backoffs = 0;
 
         if (e->targets_met) {
                 if (!s->met) {
@@ -304,7 +342,12 @@ void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d,
                 t->psi_full_at_change_permyriad = e->psi_full_permyriad;
                 t->last_reason = it->reason;
                 t->clamped = false;
-                if (it->reason == POLICY_REASON_BACKOFF_INEFFECTIVE || it->reason == POLICY_REASON_PSI_ROLLBACK) {
+                if (it->reason == POLICY_REASON_BACKOFF_INEFFECTIVE) {
+                        t->hold_raise_until_usec = now + policy_backoff_hold_usec(e->hold_usec, t->backoffs);
+                        t->backoffs++;
+                        t->hold_reason = it->reason;
+                        t->episode = false;
+                } else if (it->reason == POLICY_REASON_PSI_ROLLBACK) {
                         t->hold_raise_until_usec = now + e->hold_usec;
                         t->hold_reason = it->reason;
                         t->episode = false;
@@ -323,7 +366,8 @@ void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d,
                         continue;
                 t = &s->lever[h->lever];
                 if (t->hold_raise_until_usec <= now) {
-                        t->hold_raise_until_usec = now + e->hold_usec;
+                        t->hold_raise_until_usec = now + policy_backoff_hold_usec(e->hold_usec, t->backoffs);
+                        t->backoffs++;
                         t->hold_reason = h->reason;
                 }
                 t->episode = false;

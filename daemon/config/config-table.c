@@ -110,6 +110,8 @@ static const ConfigKey policy_keys[] = {
           "learned reserve = burst x this" },
         { SECTION_POLICY, "demand_cap", VT_SIZE, P(demand_cap), 0, 5000, false,
           "per node, the learned reserve at most this" },
+        { SECTION_POLICY, "demand_from_boot", VT_BOOL, P(demand_from_boot), 0, 0, false,
+          "before any burst, size the first reserve from the THP faults counted since boot" },
         { SECTION_POLICY, "kick_interval", VT_DURATION, P(kick_interval_usec), 0, HOURS(1), false,
           "rewrite compaction_proactiveness this often to wake a deferring kcompactd; 0 = never" },
         /* the policy engine's own tuning (policy/hysteresis.c): 0 = its default */

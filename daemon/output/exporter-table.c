@@ -109,6 +109,12 @@ const MetricFamily metric_families[_METRIC_MAX] = {
                 "fragd_node_reserve_target_bytes", METRIC_GAUGE, "bytes", L("node", "order"),
                 "The policy's reserve target: free memory wanted on the node in blocks of at least this order.",
                 S_FREE, "nodes x target orders" },
+        [M_NODE_WATERMARK_HELD] = {
+                "fragd_watermark_held_bytes", METRIC_GAUGE, "bytes", L("node"),
+                "Memory the raised watermarks hold back on the node: its high watermark at the present "
+                "min_free_kbytes and watermark_scale_factor minus at the values found at start (kswapd keeps "
+                "this much more free; 0 when not raised). The cost of a reserve built by reclaim.",
+                S_FREE, "nodes" },
         [M_ZONE_UNUSABLE] = {
                 "fragd_zone_unusable_free_ratio", METRIC_GAUGE, "ratio", L("node", "zone", "order"),
                 "Share of the zone's free memory in blocks smaller than this order, at each target order "

@@ -212,10 +212,10 @@ static int validate(const Snapshot *s)
                 return -EINVAL;
         if (s->n_knobs > SNAPSHOT_MAX_KNOBS || s->n_actions > SNAPSHOT_MAX_ACTIONS ||
             s->n_target_orders > SNAPSHOT_MAX_TARGET_ORDERS || s->n_targets > SNAPSHOT_MAX_TARGETS ||
-            s->n_cgroups > SNAPSHOT_MAX_CGROUPS)
+            s->n_cgroups > SNAPSHOT_MAX_CGROUPS || s->n_held > FRAGD_MAX_NODES)
                 return -E2BIG;
         if ((s->n_knobs && !s->knobs) || (s->n_actions && !s->actions) || (s->n_targets && !s->targets) ||
-            (s->n_cgroups && !s->cgroups))
+            (s->n_cgroups && !s->cgroups) || (s->n_held && !s->held))
                 return -EINVAL;
         if (s->assessment->n_zones > FRAGD_MAX_ZONES || s->assessment->n_nodes > FRAGD_MAX_NODES ||
             s->assessment->n_orders > FRAGD_MAX_ORDERS)
@@ -244,6 +244,10 @@ static int validate(const Snapshot *s)
         for (unsigned i = 0; i < s->n_targets; i++)
                 for (unsigned j = 0; j < i; j++)
                         if (s->targets[i].node == s->targets[j].node && s->targets[i].order == s->targets[j].order)
+                                return -EINVAL;
+        for (unsigned i = 0; i < s->n_held; i++)
+                for (unsigned j = 0; j < i; j++)
+                        if (s->held[i].node == s->held[j].node)
                                 return -EINVAL;
         for (unsigned i = 0; i < s->n_cgroups; i++) {
                 if (!s->cgroups[i].name)
@@ -478,6 +482,10 @@ static void render_free(Out *o, const Snapshot *s)
                 snprintf(nb, sizeof(nb), "%d", s->targets[t].node);
                 snprintf(kb, sizeof(kb), "%u", s->targets[t].order);
                 emit(o, M_NODE_RESERVE_TARGET, u64v(s->targets[t].bytes), nb, kb);
+        }
+        for (unsigned i = 0; i < s->n_held; i++) {
+                snprintf(nb, sizeof(nb), "%d", s->held[i].node);
+                emit(o, M_NODE_WATERMARK_HELD, u64v(s->held[i].bytes), nb);
         }
         render_measures(o, s, before_thresholds, ELEMENTSOF(before_thresholds), orders, n_orders, ps);
         if (a->proactiveness >= 0) {

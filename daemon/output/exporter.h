@@ -93,6 +93,14 @@ typedef struct ReserveTargetView {
         uint64_t bytes;
 } ReserveTargetView;
 
+/* Memory the raised watermarks hold back on node: the high watermark at the
+ * present min_free_kbytes / watermark_scale_factor minus at the kernel's own
+ * (PolicyNodeEval.watermark_held_bytes). */
+typedef struct WatermarkHeldView {
+        int node;
+        uint64_t bytes;
+} WatermarkHeldView;
+
 /* A watched cgroup (config [cgroup "..."]), present or not. */
 typedef struct CgroupView {
         const char *name;           /* configured path: label cgroup="..." */
@@ -119,6 +127,8 @@ typedef struct Snapshot {
         unsigned target_orders[SNAPSHOT_MAX_TARGET_ORDERS];
         unsigned n_targets;
         const ReserveTargetView *targets;
+        unsigned n_held;               /* per node, from the decision; 0 = no decision */
+        const WatermarkHeldView *held;
 
         unsigned n_knobs;
         const KnobView *knobs;
@@ -161,6 +171,7 @@ typedef enum MetricId {
         M_ZONE_MANAGED,
         M_NODE_HIGH_ORDER_FREE,
         M_NODE_RESERVE_TARGET,
+        M_NODE_WATERMARK_HELD,
         M_ZONE_UNUSABLE,
         M_ZONE_FRAG_INDEX,
         M_NODE_SCORE,
@@ -213,7 +224,7 @@ const char *metric_type_name(MetricType t); /* "gauge", "counter" */
 /* With default settings (6 steered knobs, target orders 4 and the THP order,
  * no watched cgroups), the 2-node fixture vm-6.1-x86_64-2node-compacted
  * renders this many series; test-exporter checks it, docs/metrics.md states it. */
-#define METRICS_SERIES_2NODE_FIXTURE 187
+#define METRICS_SERIES_2NODE_FIXTURE 189
 /* The ceiling promised for a 2-node host with default settings. */
 #define METRICS_SERIES_2NODE_BUDGET 400
 /* Series that do not scale with zones, nodes, knobs, actions or THP sizes:

@@ -13,6 +13,7 @@ void snapshot_build(SnapshotBuilder *b, const FragdConfig *cfg, const Observatio
         b->s.prev_obs = prev;
         b->s.knobs = b->knobs;
         b->s.targets = b->targets;
+        b->s.held = b->held;
         b->s.cgroups = b->cgroups;
 
         for (unsigned l = 0; l < _LEVER_MAX && b->s.n_knobs < SNAPSHOT_MAX_KNOBS; l++) {
@@ -40,6 +41,11 @@ void snapshot_build(SnapshotBuilder *b, const FragdConfig *cfg, const Observatio
 
         /* target orders and per-node targets, as the policy resolved them */
         if (d && d->eval.n_nodes) {
+                for (unsigned i = 0; i < d->eval.n_nodes && i < FRAGD_MAX_NODES; i++)
+                        b->held[b->s.n_held++] = (WatermarkHeldView) {
+                                .node = d->eval.nodes[i].node,
+                                .bytes = d->eval.nodes[i].watermark_held_bytes,
+                        };
                 b->s.n_target_orders = 2;
                 b->s.target_orders[0] = d->eval.order[0];
                 b->s.target_orders[1] = d->eval.order[1];

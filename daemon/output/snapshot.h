@@ -16,6 +16,7 @@ typedef struct SnapshotBuilder {
         Snapshot s;
         KnobView knobs[SNAPSHOT_MAX_KNOBS];
         ReserveTargetView targets[SNAPSHOT_MAX_TARGETS];
+        WatermarkHeldView held[FRAGD_MAX_NODES];
         CgroupView cgroups[SNAPSHOT_MAX_CGROUPS];
 } SnapshotBuilder;
 

@@ -61,6 +61,32 @@ static void synced(Manager *m, uint64_t bytes, usec_t usec, usec_t before)
         m->learned_synced_before_usec = before;
 }
 
+/* No burst kept from an earlier run: the first reserve from what the
+ * kernel counted since boot (policy_learned_from_boot()). now is
+ * CLOCK_MONOTONIC, the time since boot without suspend, when the counters
+ * did not count either. */
+static void learned_from_boot(Manager *m, usec_t now)
+{
+        const PolicyConfig *pc = &m->cfg.policy;
+        const KvList *v = &m->cur->vmstat;
+        uint64_t alloc = kv_get_or(v, "thp_fault_alloc", 0), fallback = kv_get_or(v, "thp_fault_fallback", 0);
+        uint64_t hp = m->a->hpage_order < 32 ? (uint64_t) m->a->page_size << m->a->hpage_order : 0;
+        LearnedRestore lr;
+
+        if (!(m->cur->have & OBS_MASK(OBS_VMSTAT)) || alloc > UINT64_MAX - fallback)
+                return;
+        if (policy_learned_from_boot(pc, alloc + fallback, now, hp, observation_mem_bytes(m->cur), now, &lr) !=
+            LEARNED_RESTORE_OK)
+                return;
+        policy_learned_seed(m->pstate, &lr);
+        log_info("No THP burst learned yet: the kernel counted %" PRIu64 " THP faults (%" PRIu64
+                 " fell back, %" PRIu64 " direct compactions) in %s since boot, %s per %s; kept ready as the "
+                 "first reserve (at most demand_cap of a node), then %s",
+                 alloc + fallback, fallback, kv_get_or(v, "compact_stall", 0), dur_text(now).s,
+                 bytes_text(lr.peak_bytes).s, dur_text(pc->demand_hold_usec).s,
+                 pc->demand_decay_usec > 0 ? "halved like a learned burst" : "dropped");
+}
+
 void manager_learned_restore(Manager *m, usec_t now)
 {
         const PolicyConfig *pc = &m->cfg.policy;
@@ -89,31 +115,31 @@ void manager_learned_restore(Manager *m, usec_t now)
         switch (l.result) {
         case LEARNED_LOAD_NOT_KEPT:
                 log_debug("state_dir is empty: the learned reserve is not kept across restarts");
-                return;
+                goto boot;
         case LEARNED_LOAD_NONE:
                 log_debug("No learned reserve from a previous run in '%s'", name);
-                return;
+                goto boot;
         case LEARNED_LOAD_OTHER_VERSION:
         case LEARNED_LOAD_NOT_APPLICABLE:
                 log_notice("The learned reserve file '%s' %s; ignoring it", name, why);
-                return;
+                goto boot;
         case LEARNED_LOAD_MALFORMED:
         case LEARNED_LOAD_TOO_LARGE:
                 log_warning("The learned reserve file '%s' %s; ignoring it", name, why);
-                return;
+                goto boot;
         case LEARNED_LOAD_UNREADABLE:
                 log_warning_errno(l.error, "Cannot read the learned reserve file '%s': %m; ignoring it", name);
-                return;
+                goto boot;
         case LEARNED_LOAD_LEARNING_OFF:
                 log_info("Learned reserve from the previous run (%s burst seen %s ago) not used: "
                          "demand_learning is off",
                          bytes_text(l.file.peak_bytes).s, dur_text(l.age_usec).s);
-                return;
+                goto boot;
         case LEARNED_LOAD_DECAYED:
                 log_info("Learned reserve from the previous run: the %s burst seen %s ago has decayed to "
                          "nothing; dropped",
                          bytes_text(l.file.peak_bytes).s, dur_text(l.age_usec).s);
-                return;
+                goto boot;
         case LEARNED_LOAD_OK:
         default:
                 break;
@@ -133,6 +159,9 @@ void manager_learned_restore(Manager *m, usec_t now)
                          "now, halved every %s",
                          bytes_text(lr->peak_bytes).s, dur_text(l.age_usec).s, bytes_text(lr->need_bytes).s,
                          dur_text(pc->demand_decay_usec).s);
+        return;
+boot:
+        learned_from_boot(m, now);
 }
 
 void manager_learned_sync(Manager *m, usec_t now, bool stopping)

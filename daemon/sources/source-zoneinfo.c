@@ -85,6 +85,9 @@ static const NodeKey node_keys[] = {
         NKEY(nr_slab_reclaimable),
         NKEY(nr_shmem),
         NKEY(nr_file_pages),
+        NKEY(nr_anon_transparent_hugepages), /* the first THP key: sets have_thp */
+        NKEY(nr_shmem_hugepages),
+        NKEY(nr_file_hugepages),
 };
 
 static uint64_t *field_at(void *base, size_t offset)
@@ -223,6 +226,8 @@ static int zoneinfo_parse_into(const char *buf, size_t len, ZoneInfo *z)
                                 r = zoneinfo_value(rest, field_at(stats, node_keys[i].offset));
                                 if (r < 0)
                                         return r;
+                                if (node_keys[i].offset == offsetof(ZoneInfoNode, nr_anon_transparent_hugepages))
+                                        stats->have_thp = true;
                                 break;
                         }
                         continue; /* other per-node counters are not kept */

@@ -42,6 +42,13 @@ typedef struct NodeMeasures {
          * Movable (Unmovable + Reclaimable + others), permille; -1 unknown */
         int32_t polluted_blocks_permille;
         uint64_t blocks_total;
+        /* huge pages mapped on the node (zoneinfo per-node stats: anon +
+         * shmem + file THPs, in PMD THPs) and, with a previous reading that
+         * had them too, how many more than then (0 when fewer): which node
+         * served this interval's THP faults, where the global vmstat
+         * counters do not say (KERNEL.md: events are global only) */
+        bool have_thp_count, thp_grown_valid;
+        uint64_t thp_count, thp_grown;
 } NodeMeasures;
 
 typedef struct Rates {

@@ -71,6 +71,11 @@ typedef struct ZoneInfoNode {
         uint64_t nr_inactive_anon, nr_active_anon;
         uint64_t nr_inactive_file, nr_active_file;
         uint64_t nr_slab_reclaimable, nr_shmem, nr_file_pages;
+        /* huge pages mapped on the node, in units of PMD THPs as the
+         * kernel prints them (vmstat_item_print_in_thp()); have_thp when
+         * nr_anon_transparent_hugepages was printed in the node's block */
+        bool have_thp;
+        uint64_t nr_anon_transparent_hugepages, nr_shmem_hugepages, nr_file_hugepages;
 } ZoneInfoNode;
 
 typedef struct ZoneInfo {

@@ -107,6 +107,9 @@ typedef struct PolicyConfig {
         usec_t demand_decay_usec;  /* then halve it this often; 0 = forget at once */
         double demand_factor;      /* need x this; 1.0 = the burst itself */
         SizeSpec demand_cap;       /* per node, at most this (bytes or share of the node) */
+        /* before any burst: the first reserve from the kernel's THP fault
+         * counters since boot (policy_learned_from_boot()) */
+        bool demand_from_boot;
         /* Kicking kcompactd (docs/policy.md): while a compaction objective
          * is missed and compaction_proactiveness does not move, rewrite its
          * value at most this often; 0 = never. */

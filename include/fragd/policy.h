@@ -89,7 +89,7 @@ typedef struct PolicyNumbers {
         uint64_t have_bytes;         /* free memory in blocks >= order */
         uint64_t target_bytes;       /* the objective */
         uint64_t free_bytes;         /* all free memory on the node */
-        uint64_t free_needed_bytes;  /* min watermark + 2 x target */
+        uint64_t free_needed_bytes;  /* the kernel's high watermark + target */
         int64_t trend_bytes_per_sec; /* slope of have (or free); negative = shrinking */
         usec_t eta_usec;             /* until the target is crossed; USEC_INFINITY = not predicted */
         unsigned score, score_target; /* kernel fragmentation score, the score the target needs */
@@ -114,6 +114,8 @@ typedef struct PolicyNumbers {
         /* learned reserve (order_thp target raised by recent THP bursts;
          * learned_need_bytes 0 = the configured target alone) */
         uint64_t learned_need_bytes;   /* the burst remembered now (decayed), x demand_factor */
+        uint32_t learned_share_permyriad; /* the node's share of it (10000: all; 0 with no learned need) */
+        bool learned_share_measured;   /* from where the kernel served the burst, not node sizes */
         uint64_t config_target_bytes;  /* reserve_thp alone */
         usec_t learned_age_usec;       /* since the burst */
         usec_t learned_hold_usec;      /* demand_hold */
@@ -167,6 +169,18 @@ typedef struct PolicyNodeEval {
          * learned need capped at demand_cap); this is reserve_thp alone */
         uint64_t config_target_bytes;
         bool learned;                /* the learned need set target_bytes[1] */
+        /* the node's high watermark at the kernel's own min_free_kbytes and
+         * watermark_scale_factor (LeverInput.baseline), and what fragd's
+         * values hold back above it: high at the current values minus this
+         * (0 when not raised). Free memory counts as short for a reserve of
+         * T only under kernel_high_bytes + T (docs/policy.md). */
+        uint64_t kernel_high_bytes;
+        uint64_t watermark_held_bytes;
+        /* this node's share of the learned need (1/10000) and whether the
+         * kernel said it (THPs that appeared on the node during the burst,
+         * NodeMeasures.thp_grown) or it is the node's share of memory */
+        uint32_t learned_share_permyriad;
+        bool learned_share_measured;
 } PolicyNodeEval;
 
 typedef struct PolicyEval {
@@ -177,6 +191,16 @@ typedef struct PolicyEval {
          * is held (neither met nor missed) */
         unsigned unmeasured;
         bool targets_missed;         /* some objective missed or predicted to be */
+        /* per lever, the objectives it serves (docs/policy.md "Decay"):
+         * lever_met = all met with the hysteresis margin, lever_quiet =
+         * none of them asks for more. Each lever decays by its own. */
+        bool lever_met[_LEVER_MAX];
+        bool lever_quiet[_LEVER_MAX];
+        /* the proactiveness that keeps every node's kernel score low enough
+         * for its largest reserve (policy_proactiveness_for_score() of
+         * 100 - ceil(100 max(T) / free)); -1 = none known. Inside the
+         * band, proactiveness decays no lower than this. */
+        int64_t proactiveness_floor;
         bool want_raise[_LEVER_MAX]; /* some objective asks this lever to go up */
         uint32_t psi_some_permyriad, psi_full_permyriad;
         uint64_t stall_milli;        /* direct compaction stalls x1000 per second, 0 if unknown */
@@ -231,9 +255,17 @@ typedef struct LeverTrack {
         PolicyReason last_reason;
         unsigned n_reversals, reversal_head;
         usec_t reversal_usec[POLICY_REVERSALS_MAX];
+        /* the lever's own objectives (PolicyEval.lever_met, lever_quiet)
+         * and since when */
+        bool met, quiet;
+        usec_t met_since_usec, quiet_since_usec;
         /* raising held after a back-off or rollback */
         usec_t hold_raise_until_usec;
         PolicyReason hold_reason;
+        /* back-offs in a row without a raise that paid off or the targets
+         * met in between: the next back-off holds backoff_hold << this
+         * (at most << POLICY_BACKOFF_SHIFT_MAX) */
+        unsigned backoffs;
         /* an outside change: we applied `clamp_wanted`, the knob read `clamp_value` */
         bool clamped;
         usec_t clamp_usec;
@@ -260,6 +292,9 @@ typedef struct PolicyHistory {
         uint64_t free_pages[POLICY_HISTORY_MAX][FRAGD_MAX_NODES];
         uint64_t ge_pages[2][POLICY_HISTORY_MAX][FRAGD_MAX_NODES];
         uint64_t demand_bytes[POLICY_HISTORY_MAX]; /* THP fault demand of each tick (global) */
+        /* THPs that appeared on each node that tick (NodeMeasures.thp_grown;
+         * UINT64_MAX = not known) */
+        uint64_t thp_grown[POLICY_HISTORY_MAX][FRAGD_MAX_NODES];
 } PolicyHistory;
 
 typedef struct PolicyState {
@@ -279,6 +314,12 @@ typedef struct PolicyState {
         uint64_t learned_peak_bytes;
         usec_t learned_peak_usec;
         usec_t learned_peak_before_usec;
+        /* how the learned peak split over the nodes when it was seen
+         * (PolicyNodeEval.learned_share_*); n 0 = by node size */
+        unsigned learned_share_n;
+        int learned_share_node[FRAGD_MAX_NODES];
+        uint32_t learned_share_permyriad[FRAGD_MAX_NODES];
+        bool learned_share_measured[FRAGD_MAX_NODES];
         /* the last applied DECISION_KICK_KCOMPACTD */
         bool have_kick;
         usec_t last_kick_usec;
@@ -293,6 +334,11 @@ void policy_state_init(PolicyState *s);
 #define POLICY_DEFAULT_HYSTERESIS_PERMYRIAD 1000
 #define POLICY_DEFAULT_MAX_REVERSALS 4
 #define POLICY_DEFAULT_REVERSAL_WINDOW_USEC (3600 * USEC_PER_SEC)
+#define POLICY_BACKOFF_SHIFT_MAX 5 /* the back-off hold grows to 32 x backoff_hold at most */
+
+/* How long raising is held after the nth back-off in a row (n from 0):
+ * hold << min(n, POLICY_BACKOFF_SHIFT_MAX), saturating. */
+usec_t policy_backoff_hold_usec(usec_t hold, unsigned n);
 
 /* The configuration decide works with: zero fields replaced by their
  * defaults, and min_free_kbytes bounds resolved: min 0 = the value found at
@@ -381,6 +427,7 @@ enum {
         LEVER_MOVE_IGNORE_TIMING = 1u << 0, /* dwell, cooldown, reversal limit */
         LEVER_MOVE_IGNORE_STEP = 1u << 1,
         LEVER_MOVE_ESCALATE = 1u << 2, /* a raise after a raise: the dwell does not apply */
+        LEVER_MOVE_DECAY = 1u << 3,    /* a decay toward the baseline: sized by the controller, not the step */
 };
 int64_t lever_rules_apply(const PolicyConfig *cfg, Lever l, const LeverTrack *t, int64_t current,
                           int64_t wanted, unsigned flags, usec_t now, PolicyHold *ret_hold);
@@ -437,14 +484,28 @@ typedef struct LearnedRestore {
 
 LearnedRestoreResult policy_learned_restore(const PolicyConfig *cfg, uint64_t peak_bytes, usec_t age_usec,
                                             usec_t now, uint64_t min_bytes, LearnedRestore *ret);
+/* The first reserve, before fragd has seen a burst (issue 14 item 5): the
+ * kernel has counted THP faults since boot (vmstat thp_fault_alloc +
+ * thp_fault_fallback, faults). Their bytes per demand_hold of uptime,
+ *   seed = faults x hpage_bytes x min(1, demand_hold / uptime),
+ * is taken as a burst seen now: kept for demand_hold, then decayed like any
+ * learned burst, renewed by a real one; capped at mem_bytes (the host's
+ * memory) and, through the learned target, at demand_cap (fleet files set
+ * it per instance type). EMPTY under one huge page or with no uptime, OFF
+ * when learning or demand_from_boot is off. */
+LearnedRestoreResult policy_learned_from_boot(const PolicyConfig *cfg, uint64_t faults, usec_t uptime_usec,
+                                              uint64_t hpage_bytes, uint64_t mem_bytes, usec_t now,
+                                              LearnedRestore *ret);
 /* Seeds the state with a restored peak (before the first decide). */
 void policy_learned_seed(PolicyState *s, const LearnedRestore *r);
 
-/* Fills PolicyEval's demand_*, burst_bytes and learned_* fields (policy/demand.c). */
+/* Fills PolicyEval's demand_*, burst_bytes and learned_* fields and each
+ * node's learned_share_* (policy/demand.c). */
 void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assessment *a, usec_t now,
                             PolicyEval *e);
 /* The learned order_thp target of a node of node_bytes: max(configured,
- * min(need x demand_factor, demand_cap)); configured when learning is off. */
+ * min(need x demand_factor, demand_cap)); configured when learning is off.
+ * need is the node's share of the learned need (PolicyNodeEval.learned_share_permyriad). */
 uint64_t policy_learned_target(const PolicyConfig *cfg, uint64_t need_bytes, uint64_t configured_bytes,
                                uint64_t node_bytes);
 #define POLICY_BURST_WINDOW_USEC (30 * USEC_PER_SEC) /* THP faults this close count as one burst */

@@ -98,14 +98,16 @@ check() { # check NAME CMD...: PASS/FAIL line
 	if "$@"; then echo "PASS once-learned $name"; else echo "FAIL once-learned $name"; fail=1; fi
 }
 
-# 256 MiB seen 4 min ago: under the cap (25 % of a node), so the THP target is the burst itself
+# 256 MiB seen 4 min ago: under the cap (25 % of a node); split over the two
+# nodes by size (the fixture does not say where THPs appeared), the THP
+# targets add up to the burst
 learned_file $((256 * MIB)) 240
 touch "$work/before"; sleep 1
 rc=0; once >"$work/text" 2>"$work/err" || rc=$?
 check "text exit 0" test $rc = 0
 check "text line" grep -Eq "^Learned reserve from the previous run: 256 MiB burst seen 4 min ago \($F\), kept ready for (25|26) min more, then halved every 30 min$" "$work/text"
-check "text THP target is the burst on both nodes" \
-	test "$(grep -c 'order-9 (THP):.*; target 256 MiB (learned reserve; reserve_thp [0-9.]* MiB): MISSED' "$work/text")" = 2
+check "text THP target is the node's share of the burst on both nodes" \
+	test "$(grep -c 'order-9 (THP):.*; target 12[789] MiB (learned reserve; reserve_thp [0-9.]* MiB): MISSED' "$work/text")" = 2
 check "text decision cites the learned burst" grep -q "learned reserve, seen 4 min ago, held 30 min.*\[reserve_learned\]" "$work/text"
 rc=0; once --format json >"$work/json" 2>"$work/err" || rc=$?
 check "json exit 0" test $rc = 0
@@ -118,8 +120,9 @@ assert 239 <= l["age_seconds"] <= 299 and 1501 <= l["hold_left_seconds"] <= 1561
 assert "ignored" not in l, l
 for n in j["nodes"]:
     t = n["targets"]
-    assert t["thp_target_bytes"] == 256 << 20 and t["thp_target_learned"], t
-    assert t["reserve_thp_bytes"] < 256 << 20, t
+    assert t["thp_target_learned"] and t["reserve_thp_bytes"] < t["thp_target_bytes"] < 256 << 20, t
+total = sum(n["targets"]["thp_target_bytes"] for n in j["nodes"])
+assert abs(total - (256 << 20)) <= 2, total  # each share rounds down by less than a byte
 assert any(d["reason"] == "reserve_learned" for d in j["decisions"]), j["decisions"]
 PY
 # 1 GiB: capped at 25 % of each node

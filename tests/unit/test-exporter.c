@@ -124,6 +124,7 @@ typedef struct Case {
         KnobView knobs[6];
         ActionCounter actions[4];
         ReserveTargetView targets[2 * 2];
+        WatermarkHeldView held[2];
         CgroupView cgroups[3];
         Snapshot s;
 } Case;
@@ -183,6 +184,11 @@ static Case *case_new(const char *fx, const char *prev_fx)
                 c->s.n_targets += 2;
         }
         c->s.targets = c->targets;
+        /* memory held back by raised watermarks: none on node 0; on node 1
+         * scale 200 instead of 10 on a 1048576-page zone, 33494 pages */
+        for (unsigned n = 0; n < c->a->n_nodes && n < 2; n++)
+                c->held[c->s.n_held++] = (WatermarkHeldView){ c->a->nodes[n].node, n == 1 ? 33494ULL * 4096 : 0 };
+        c->s.held = c->held;
         return c;
 }
 
@@ -655,6 +661,20 @@ static void test_validation(void **state)
         s.n_knobs = 1;
         s.knobs = NULL;
         assert_int_equal(metrics_render(&s, f), -EINVAL);
+        s = c->s;
+        s.n_held = 1;
+        s.held = NULL;
+        assert_int_equal(metrics_render(&s, f), -EINVAL);
+        s = c->s;
+        s.n_held = FRAGD_MAX_NODES + 1;
+        assert_int_equal(metrics_render(&s, f), -E2BIG);
+        if (c->s.n_held == 2) {
+                WatermarkHeldView hdup[2] = { c->held[0], c->held[0] };
+
+                s = c->s;
+                s.held = hdup;
+                assert_int_equal(metrics_render(&s, f), -EINVAL);
+        }
         fclose(f);
         case_free(c);
 }

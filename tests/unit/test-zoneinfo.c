@@ -232,6 +232,38 @@ typedef struct ZiCase {
         "      nr_active_anon 7\n"                                           \
         "      nr_zone_ignored 9\n"
 
+/* The huge pages mapped per node (issue 14 item 2: which node served the
+ * THP faults): nr_anon_transparent_hugepages marks them present. */
+static void test_node_thp_counts(void **state)
+{
+        static const char with[] = "Node 1, zone DMA32\n"
+                                   "  per-node stats\n"
+                                   "      nr_inactive_anon 5\n"
+                                   "      nr_shmem_hugepages 2\n"
+                                   "      nr_file_hugepages 1\n"
+                                   "      nr_anon_transparent_hugepages 7\n"
+                                   "  pages free     5\n min 1\n low 2\n high 3\n spanned 10\n present 10\n";
+        static const char without[] = "Node 0, zone DMA32\n" STATS(3)
+                                      "  pages free 5\n min 1\n low 2\n high 3\n spanned 10\n present 10\n";
+        ZoneInfo *zi = calloc(1, sizeof(*zi));
+        const ZoneInfoNode *n;
+
+        assert_non_null(zi);
+        assert_int_equal(zoneinfo_parse(with, sizeof(with) - 1, zi), 0);
+        n = zoneinfo_find_node(zi, 1);
+        assert_non_null(n);
+        assert_true(n->have_thp);
+        assert_int_equal(n->nr_anon_transparent_hugepages, 7);
+        assert_int_equal(n->nr_shmem_hugepages, 2);
+        assert_int_equal(n->nr_file_hugepages, 1);
+
+        memset(zi, 0, sizeof(*zi));
+        assert_int_equal(zoneinfo_parse(without, sizeof(without) - 1, zi), 0);
+        assert_true(zoneinfo_find_node(zi, 0)->have_stats);
+        assert_false(zoneinfo_find_node(zi, 0)->have_thp);
+        free(zi);
+}
+
 static const ZiCase cases[] = {
         CASE("empty", "", -ENODATA),
         CASE("blank", "\n  \n", -ENODATA),
@@ -482,6 +514,7 @@ int main(void)
         static const struct CMUnitTest other_tests[] = {
                 cmocka_unit_test(test_fixtures_listed),
                 cmocka_unit_test(test_fixture_node_block_placement),
+                cmocka_unit_test(test_node_thp_counts),
                 cmocka_unit_test(test_capacity),
                 cmocka_unit_test(test_many_cpus),
                 cmocka_unit_test(test_ret_unchanged_on_error),

@@ -71,6 +71,8 @@ static inline void t_levers(LeverInput *in)
 typedef struct TNode {
         uint64_t free_pages, ge_large_pages, ge_thp_pages, reclaimable_pages;
         uint64_t managed_pages; /* 0 = T_MANAGED */
+        bool thp_grown_valid;   /* NodeMeasures.thp_grown: THPs that appeared on the node */
+        uint64_t thp_grown;
 } TNode;
 
 typedef struct TWorld {
@@ -138,6 +140,8 @@ static inline void t_assess(const TWorld *w, usec_t now, Assessment *a)
                 n->wmark_low = min + gap;
                 n->wmark_high = min + 2 * gap;
                 n->polluted_blocks_permille = -1;
+                n->thp_grown_valid = t->thp_grown_valid;
+                n->thp_grown = t->thp_grown;
 
                 z->node = (int) i;
                 strcpy(z->zone, "Normal");

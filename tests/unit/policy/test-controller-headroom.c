@@ -177,6 +177,7 @@ static void test_knob_clamped_by_kernel(void **state)
         TWorld w = t_world_fine(1);
         const Decision *d;
         unsigned raises = 0;
+        int64_t min_free_top = 0;
 
         /* an old kernel caps watermark_scale_factor at 150 */
         s->clamp_max[LEVER_WATERMARK_SCALE_FACTOR] = 150;
@@ -188,6 +189,7 @@ static void test_knob_clamped_by_kernel(void **state)
                 it = t_find(d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR);
                 if (it && it->to > it->from)
                         raises++;
+                min_free_top = MAX(min_free_top, s->in[LEVER_MIN_FREE_KBYTES].current);
         }
         /* 10 -> 110 -> 200 (read back as 150), then it stops asking */
         assert_int_equal(raises, 2);
@@ -195,8 +197,10 @@ static void test_knob_clamped_by_kernel(void **state)
         assert_true(s->state.lever[LEVER_WATERMARK_SCALE_FACTOR].clamped);
         assert_int_equal(s->state.lever[LEVER_WATERMARK_SCALE_FACTOR].clamp_wanted, 200);
         assert_int_equal(t_find_held(d, LEVER_WATERMARK_SCALE_FACTOR)->hold, POLICY_HOLD_CLAMPED);
-        /* the slow lever takes over once the fast one is stuck */
-        assert_true(s->in[LEVER_MIN_FREE_KBYTES].current > 67584);
+        /* the slow lever takes over once the fast one is stuck (and, this
+         * synthetic kernel never freeing anything, backs off to its
+         * baseline again: issue 14 item 4) */
+        assert_true(min_free_top > 67584);
         free(s);
 }
 

@@ -178,11 +178,11 @@ static void test_burst_without_fallbacks_learned(void **state)
 
         for (unsigned i = 0; i < 5; i++)
                 t_sim_tick(s, &w, 5);
-        burst(&w, 256, 0);
+        burst(&w, 512, 0);
         t_sim_tick(s, &w, 5);
         assert_int_equal(s->d.eval.demand_fallback_bytes, 0);
-        /* every node gets the whole need: a global counter does not say
-         * where the next burst lands */
+        /* 1 GiB, and no per-node THP counts in this world: the two equal
+         * nodes share it by size, 512 MiB each (issue 14 item 2) */
         assert_near(s->d.eval.nodes[0].target_bytes[1], 512 * MIB);
         assert_near(s->d.eval.nodes[1].target_bytes[1], 512 * MIB);
         it = t_find(&s->d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
@@ -336,6 +336,7 @@ static void test_envelope_still_wins(void **state)
         TSim *s = sim_learning();
         TWorld w = world_quiet(1);
         bool safety = false;
+        int64_t top = 0;
 
         s->cfg.safety_headroom = (SizeSpec){ .permyriad = 1000 };
         w.node[0].free_pages = 150000; /* 586 MiB */
@@ -355,9 +356,12 @@ static void test_envelope_still_wins(void **state)
                           s->in[LEVER_WATERMARK_SCALE_FACTOR].current < 1000 &&
                           !envelope_ok(&s->cfg, &s->a, s->in[LEVER_MIN_FREE_KBYTES].current,
                                        s->in[LEVER_WATERMARK_SCALE_FACTOR].current + 1, NULL);
+                top = MAX(top, s->in[LEVER_WATERMARK_SCALE_FACTOR].current);
         }
-        assert_true(s->in[LEVER_WATERMARK_SCALE_FACTOR].current > 10);
-        assert_true(s->in[LEVER_WATERMARK_SCALE_FACTOR].current < 1000);
+        /* raised, capped below its bound (the synthetic kernel frees
+         * nothing, so the lever also backs off to 10 in the end) */
+        assert_true(top > 10);
+        assert_true(top < 1000);
         assert_true(safety);
         free(s);
 }

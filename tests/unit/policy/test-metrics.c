@@ -280,6 +280,56 @@ static void test_rates(void **state)
         free(a);
 }
 
+static void node_thp(Observation *o, int node, uint64_t anon, uint64_t shmem, uint64_t file)
+{
+        ZoneInfoNode *n = &o->zoneinfo.nodes[o->zoneinfo.n_nodes++];
+
+        n->node = node;
+        n->have_stats = n->have_thp = true;
+        n->nr_anon_transparent_hugepages = anon;
+        n->nr_shmem_hugepages = shmem;
+        n->nr_file_hugepages = file;
+}
+
+/* Which node served the THP faults (issue 14 item 2): the huge pages mapped
+ * per node, and how many more than the previous reading. */
+static void test_node_thp_grown(void **state)
+{
+        (void) state;
+        Observation *p = obs_new(), *c = obs_new();
+        Assessment *a = malloc(sizeof(*a));
+        uint64_t f[11] = { 1 };
+
+        assert_non_null(a);
+        add_zone(p, 0, "Normal", f, 11, 100, 1, 2, 3, 0);
+        add_zone(p, 1, "Normal", f, 11, 100, 1, 2, 3, 0);
+        add_zone(c, 0, "Normal", f, 11, 100, 1, 2, 3, 0);
+        add_zone(c, 1, "Normal", f, 11, 100, 1, 2, 3, 0);
+        node_thp(p, 0, 10, 1, 0);
+        node_thp(p, 1, 50, 0, 0);
+        node_thp(c, 0, 30, 2, 1); /* 33, was 11: 22 more */
+        node_thp(c, 1, 40, 0, 0); /* fewer: 0 */
+        assert_int_equal(assess(c, p, a), 0);
+        assert_true(a->nodes[0].have_thp_count);
+        assert_int_equal(a->nodes[0].thp_count, 33);
+        assert_true(a->nodes[0].thp_grown_valid);
+        assert_int_equal(a->nodes[0].thp_grown, 22);
+        assert_int_equal(a->nodes[1].thp_count, 40);
+        assert_int_equal(a->nodes[1].thp_grown, 0);
+        /* no previous reading: counted, not grown */
+        assert_int_equal(assess(c, NULL, a), 0);
+        assert_true(a->nodes[0].have_thp_count);
+        assert_false(a->nodes[0].thp_grown_valid);
+        /* a kernel that does not print them */
+        c->zoneinfo.nodes[0].have_thp = false;
+        assert_int_equal(assess(c, p, a), 0);
+        assert_false(a->nodes[0].have_thp_count);
+        assert_false(a->nodes[0].thp_grown_valid);
+        free(p);
+        free(c);
+        free(a);
+}
+
 static void test_no_buddyinfo(void **state)
 {
         (void) state;
@@ -299,6 +349,7 @@ int main(void)
                 cmocka_unit_test(test_rates),
                 cmocka_unit_test(test_rates_impossible_jump),
                 cmocka_unit_test(test_no_buddyinfo),
+                cmocka_unit_test(test_node_thp_grown),
         };
         return cmocka_run_group_tests_name("metrics", tests, NULL, NULL);
 }

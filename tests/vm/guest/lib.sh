@@ -230,7 +230,11 @@ fragd_start() {
 	fragd_require
 	knobs_snapshot >/tmp/knobs.pre-fragd
 	set --
-	[ -f /etc/fragd.conf ] && set -- -c /etc/fragd.conf
+	if [ -n "${FVM_FRAGD_CONF:-}" ]; then
+		set -- -c "$FVM_FRAGD_CONF"
+	elif [ -f /etc/fragd.conf ]; then
+		set -- -c /etc/fragd.conf
+	fi
 	[ -n "${FVM_FRAGD_INTERVAL:-}" ] && set -- "$@" --interval "$FVM_FRAGD_INTERVAL"
 	[ -n "${FVM_FRAGD_LOG:-}" ] && set -- "$@" --log-level "$FVM_FRAGD_LOG"
 	log "starting fragd $*"
