@@ -49,6 +49,11 @@ LDLIBS += $(shell $(PKG_CONFIG) --libs $(DEPS)) -lm -pthread
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 PURE_CPPFLAGS := -Iinclude -D_GNU_SOURCE -MMD -MP
+# Each .d names its object both relative to the tree and absolute: a build
+# made with BUILDDIR=/abs/path and one made with BUILDDIR=build then both see
+# the header dependencies (with one form only, the other kind of make call
+# ignored them and linked objects compiled against old structs).
+DEPTARGETS = -MT '$(patsubst $(CURDIR)/%,%,$(abspath $@))' -MT '$(abspath $@)'
 
 POLICY_SRC := $(sort $(wildcard policy/*.c))
 DAEMON_SRC := $(sort $(wildcard daemon/*/*.c))
@@ -77,15 +82,15 @@ $(patsubst %.c,$(BUILDDIR)/%.o,$(shell grep -l FRAGD_VERSION daemon/main.c $(DAE
 
 $(BUILDDIR)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(DEPTARGETS) $(CFLAGS) -c -o $@ $<
 
 $(BUILDDIR)/policy/%.o: policy/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(PURE_CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(PURE_CPPFLAGS) $(DEPTARGETS) $(CFLAGS) -c -o $@ $<
 
 $(BUILDDIR)/tests/unit/policy/%.o: tests/unit/policy/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(PURE_CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(PURE_CPPFLAGS) $(DEPTARGETS) $(CMOCKA_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(BUILDDIR)/libpolicy.a: $(POLICY_OBJ)
 	@rm -f $@

@@ -43,3 +43,10 @@ check-man:
 		grep -Eq '^\.TH [^ ]+ [1-8] "?[0-9]{4}-[0-9]{2}-[0-9]{2}"? ' $$m || \
 			{ echo "$$m: .TH has no date YYYY-MM-DD"; fail=1; }; \
 	done; [ $$fail = 0 ] && echo "PASS check-man: $(words $(wildcard docs/*.[1-8])) man pages lint-clean"; exit $$fail
+
+# dependency files name each object both relative and absolute, so make
+# calls with BUILDDIR=build and BUILDDIR=/abs/build see the same headers
+.PHONY: check-depfiles
+check-unit: check-depfiles
+check-depfiles:
+	@MAKE=$(MAKE) sh tests/lint/check-depfiles.sh
