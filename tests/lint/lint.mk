@@ -43,3 +43,12 @@ check-man:
 		grep -Eq '^\.TH [^ ]+ [1-8] "?[0-9]{4}-[0-9]{2}-[0-9]{2}"? ' $$m || \
 			{ echo "$$m: .TH has no date YYYY-MM-DD"; fail=1; }; \
 	done; [ $$fail = 0 ] && echo "PASS check-man: $(words $(wildcard docs/*.[1-8])) man pages lint-clean"; exit $$fail
+
+# every MESSAGE_ID of daemon/core/log-event.c has its journal catalog entry
+# (systemd/fragd.catalog) and fragd.8 line, and nothing else is there;
+# journalctl --update-catalog reads the catalog (when installed)
+.PHONY: check-catalog
+check-unit: check-catalog
+check-catalog:
+	@sh tests/lint/check-catalog.sh --self-test
+	@sh tests/lint/check-catalog.sh .
