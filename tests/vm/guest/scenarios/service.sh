@@ -76,5 +76,126 @@ sleep 2
 systemctl stop fragd
 restored "kill -9, restart and stop"
 journalctl -b -u fragd --no-pager 2>/dev/null | tail -n 30 | sed 's/^/journal: /'
+
+# --- journal events (issue 15): each kind is a native journal entry with
+# its MESSAGE_ID (systemd/fragd.catalog), found with journalctl
+# MESSAGE_ID=...; provoked with a config that makes fragd move quickly
+ID_RAISED=b02f36ec631f4755841ad419f082ce08
+ID_LOWERED=cd516d67813b419b807b1c09bae4b4ae
+ID_RESTORED=87fe55211fd841a4b4f2f510b4fb8fd5
+ID_YIELDED=5bcdf394557042c0a5a95b7d96225973
+ID_BACKOFF=ecb432f8bb5a4e7d98f1cca13aa16610
+ID_ROLLBACK=74e2e44b8463415c86996c7d9edef3ed
+ID_COMPACTION=5e790dcdc4df440580e1835df295bb84
+ID_LEARNED=f06e96b124574574af88e51be6109110
+# as the Debian package's systemd trigger does on install
+if journalctl --update-catalog && journalctl --list-catalog 2>/dev/null | grep -q "^$ID_RAISED fragd: "; then
+	pass "journalctl --update-catalog: fragd's catalog registered ($(journalctl --list-catalog | grep -c ' fragd: ') entries)"
+else
+	fail "fragd's catalog not in journalctl --list-catalog"
+fi
+since=$(date '+%Y-%m-%d %H:%M:%S')
+sleep 1
+n_events() { journalctl -q -b -u fragd --since "$since" MESSAGE_ID="$1" -o cat 2>/dev/null | grep -c . || true; }
+wait_event() { # wait_event ID SECONDS: until fragd sent an entry with that MESSAGE_ID
+	j=0
+	while [ "$(n_events "$1")" = 0 ] && [ $j -lt "$2" ]; do sleep 1; j=$((j + 1)); done
+	[ "$(n_events "$1")" != 0 ]
+}
+mkdir -p /etc/fragd/fragd.conf.d
+cat >/etc/fragd/fragd.conf.d/50-events.conf <<'CONF'
+# service.sh: every event kind within a minute or two
+[policy]
+decay_after = 15s
+backoff_decisions = 1
+backoff_hold = 15s
+rollback_window = 10min
+rollback_psi_full_rise = 0.01%
+oneshot_below = 100%
+oneshot_min_interval = 1min
+calm_psi_some = 100%
+[knob "compaction_proactiveness"]
+dwell = 3s
+reversal_cooldown = 3s
+[knob "watermark_scale_factor"]
+dwell = 3s
+reversal_cooldown = 3s
+CONF
+knob_set thp/enabled madvise
+knob_set thp/defrag madvise
+knobs_snapshot >/tmp/knobs.orig
+fragmenter_start --chunk-mb 16 --churn 2 --interval-ms 100 --report 0
+log "fragmented: free in order>=9 blocks: $(free_huge_mb) MiB"
+systemctl start fragd
+wait_active || fail "fragd not active with the events config"
+# THP bursts: learned reserve; direct compaction stalls raise PSI full (rollback)
+(for _c in 1 2 3 4 5 6; do consumer --mb 128 --cycles 2 --interval-ms 2000 >/dev/null 2>&1; sleep 5; done) &
+CONS_PID=$!
+bg_started $CONS_PID
+wait_event $ID_RAISED 90 || true
+wait_event $ID_LEARNED 60 || true
+# another writer: fragd yields the knob it raised
+owned=$(journalctl -q -b -u fragd --since "$since" MESSAGE_ID=$ID_RAISED -o export 2>/dev/null |
+	sed -n 's/^FRAGD_KNOB=vm\.//p' | tail -n 1)
+if [ -n "$owned" ]; then
+	cur=$(sysctl -n "vm.$owned")
+	sysctl -q -w "vm.$owned=$((cur + 1))"
+	log "sysctl -w vm.$owned=$((cur + 1)) (fragd had $cur)"
+	wait_event $ID_YIELDED 30 || true
+fi
+for id in $ID_COMPACTION $ID_BACKOFF $ID_ROLLBACK; do wait_event $id 40 || true; done
+wait "$CONS_PID" 2>/dev/null || true
+# stop while knobs are raised: restored
+systemctl stop fragd
+wait_event $ID_RESTORED 10 || true
+# again, and then without the load: lowered once the targets are met
+systemctl start fragd
+wait_active || true
+wait_event $ID_LOWERED 1 || {
+	j=0
+	while [ "$(n_events $ID_RAISED)" -lt 2 ] && [ $j -lt 60 ]; do sleep 1; j=$((j + 1)); done
+	fragmenter_stop
+	wait_event $ID_LOWERED 90 || true
+}
+systemctl stop fragd
+fragmenter_stop
+rm -f /etc/fragd/fragd.conf.d/50-events.conf
+
+for kind in RAISED LOWERED RESTORED YIELDED BACKOFF ROLLBACK COMPACTION LEARNED; do
+	eval id=\$ID_$kind
+	n=$(n_events "$id")
+	ex=$(journalctl -q -b -u fragd --since "$since" MESSAGE_ID="$id" -o cat 2>/dev/null | head -n 1 | cut -c1-150)
+	if [ "$n" -gt 0 ]; then
+		pass "journalctl MESSAGE_ID=$id ($kind): $n entries, e.g. '$ex'"
+	else
+		fail "journalctl MESSAGE_ID=$id ($kind): no entry"
+	fi
+done
+# the fields and priority of a knob change, and journalctl -x explains it
+e=$(journalctl -q -b -u fragd --since "$since" MESSAGE_ID=$ID_RAISED -o export 2>/dev/null | awk '/^$/ { exit } { print }')
+for f in PRIORITY=5 FRAGD_EVENT=knob_raised SYSLOG_IDENTIFIER=fragd; do
+	if printf '%s\n' "$e" | grep -qx "$f"; then pass "knob_raised entry has $f"; else fail "knob_raised entry lacks $f"; fi
+done
+for f in FRAGD_KNOB FRAGD_FROM FRAGD_TO FRAGD_REASON; do
+	v=$(printf '%s\n' "$e" | sed -n "s/^$f=//p")
+	if [ -n "$v" ]; then pass "knob_raised entry: $f=$v"; else fail "knob_raised entry has no $f"; fi
+done
+k=$(printf '%s\n' "$e" | sed -n 's/^FRAGD_KNOB=//p')
+if [ -n "$k" ] && [ "$(journalctl -q -b -u fragd FRAGD_KNOB="$k" -o cat | grep -c .)" -gt 0 ]; then
+	pass "journalctl -u fragd FRAGD_KNOB=$k: $(journalctl -q -b -u fragd FRAGD_KNOB="$k" -o cat | grep -c .) entries"
+else
+	fail "journalctl -u fragd FRAGD_KNOB=$k finds nothing"
+fi
+if journalctl -x -q -b -u fragd MESSAGE_ID=$ID_RAISED --no-pager 2>/dev/null | grep -q "Subject: fragd raised"; then
+	pass "journalctl -x explains it: $(journalctl -x -q -b -u fragd MESSAGE_ID=$ID_RAISED --no-pager | grep -m1 'Subject:' | sed 's/^[ \t-]*//')"
+else
+	fail "journalctl -x shows no catalog text"
+	journalctl -x -q -b -u fragd MESSAGE_ID=$ID_RAISED --no-pager | head -n 12
+fi
+if [ "$(n_events $ID_RESTORED)" -gt 0 ]; then
+	r=$(journalctl -q -b -u fragd --since "$since" MESSAGE_ID=$ID_RESTORED -o export | sed -n 's/^FRAGD_REASON=//p' | sort -u | tr '\n' ' ')
+	log "knob_restored reasons: $r"
+fi
+journalctl -b -u fragd --since "$since" --no-pager -o cat 2>/dev/null | tail -n 60 | sed 's/^/events journal: /'
 result "fails=$FAILS"
 finish
