@@ -22,6 +22,7 @@
 #include "core/log.h"
 
 typedef enum LogEvent {
+        LOG_EVENT_NONE = -1, /* the text only, as log_internal() writes it (a dry run changes nothing) */
         LOG_EVENT_KNOB_RAISED,
         LOG_EVENT_KNOB_LOWERED,
         LOG_EVENT_KNOB_RESTORED,

@@ -132,8 +132,8 @@ int knob_restore_one(const KnobOps *ops, const Knob *k, const char *original, co
                 return 0;
         }
         if (!force && mode == OWNERSHIP_RESPECT && !knob_value_equal(k->kind, live, last_written)) {
-                log_event(LOG_NOTICE, LOG_EVENT_KNOB_YIELDED, k->name, LOG_EVENT_NO_NODE, last_written, live,
-                          "changed_by_another_writer",
+                log_event(LOG_NOTICE, ops->dry_run ? LOG_EVENT_NONE : LOG_EVENT_KNOB_YIELDED, k->name,
+                          LOG_EVENT_NO_NODE, last_written, live, "changed_by_another_writer",
                           "Knob %s: changed by someone else to '%s' after fragd wrote '%s'; leaving it, "
                           "not restoring '%s' (ownership=respect)",
                           k->name, live, last_written, original);
@@ -152,9 +152,9 @@ int knob_restore_one(const KnobOps *ops, const Knob *k, const char *original, co
         if (!knob_value_equal(k->kind, back, original))
                 log_warning("Knob %s: restored '%s' but the kernel holds '%s'", k->name, original, back);
         else
-                log_event(LOG_NOTICE, LOG_EVENT_KNOB_RESTORED, k->name, LOG_EVENT_NO_NODE, live, original,
-                          why,
-                          "Knob %s: restored '%s' (fragd had '%s')", k->name, original, live);
+                log_event(LOG_NOTICE, ops->dry_run ? LOG_EVENT_NONE : LOG_EVENT_KNOB_RESTORED, k->name,
+                          LOG_EVENT_NO_NODE, live, original, why, "Knob %s: restored '%s' (fragd had '%s')",
+                          k->name, original, live);
         *ret = RESTORE_RESTORED;
         return 0;
 }
@@ -178,8 +178,8 @@ int knob_restore_all(KnobRegistry *reg, unsigned *ret_n_failed)
                 bool force = recomputed && strcmp(e->k.name, MIN_FREE_KNOB) == 0;
                 RestoreOutcome oc;
 
-                r = knob_restore_one(reg->ops, &e->k, e->original, e->last_written, reg->mode, force, "stop", &oc,
-                                     e->restore_live, sizeof(e->restore_live));
+                r = knob_restore_one(reg->ops, &e->k, e->original, e->last_written, reg->mode, force, "stop",
+                                     &oc, e->restore_live, sizeof(e->restore_live));
                 e->restore_done = true;
                 e->restore_outcome = oc;
                 if (oc == RESTORE_FAILED) {

@@ -228,8 +228,8 @@ static unsigned apply_lever(const LeverApply *ap, Decision *d, unsigned i, const
                 if (ap->dry_run)
                         log_info("dry run: %s", text);
                 else
-                        log_event(LOG_NOTICE, lever_event(it), knob_lever_name(it->lever), LOG_EVENT_NO_NODE, from,
-                                  to, policy_reason_name(it->reason), "%s", text);
+                        log_event(LOG_NOTICE, lever_event(it), knob_lever_name(it->lever), LOG_EVENT_NO_NODE,
+                                  from, to, policy_reason_name(it->reason), "%s", text);
         } else if (r == -ERANGE) {
                 int64_t rb;
 
@@ -284,8 +284,9 @@ unsigned lever_apply(const LeverApply *ap, Decision *d, usec_t now)
                         char cur[LEVER_VALUE_MAX];
 
                         lever_value_format(h->lever, h->current, cur, sizeof(cur));
-                        log_event(LOG_NOTICE, LOG_EVENT_BACKOFF, knob_lever_name(h->lever), LOG_EVENT_NO_NODE, cur,
-                                  cur, policy_reason_name(h->reason), "held: %s", text);
+                        log_event(LOG_NOTICE, LOG_EVENT_BACKOFF, knob_lever_name(h->lever),
+                                  LOG_EVENT_NO_NODE, cur, cur, policy_reason_name(h->reason), "held: %s",
+                                  text);
                 } else
                         log_debug("held: %s", text);
         }

@@ -178,16 +178,17 @@ static void learned_event(Manager *m, usec_t now)
         uint64_t peak = m->pstate->learned_peak_bytes, was = m->learned_event_bytes;
         char from[32], to[32];
 
-        if (peak == was ||
-            (peak > 0 && m->learned_event_usec > 0 && now - m->learned_event_usec < LEARNED_WRITE_MIN_INTERVAL_USEC))
+        if (peak == was || (peak > 0 && m->learned_event_usec > 0 &&
+                            now - m->learned_event_usec < LEARNED_WRITE_MIN_INTERVAL_USEC))
                 return;
         m->learned_event_bytes = peak;
         m->learned_event_usec = now;
         snprintf(from, sizeof(from), "%" PRIu64, was);
         snprintf(to, sizeof(to), "%" PRIu64, peak);
         if (peak == 0)
-                log_event(LOG_INFO, LOG_EVENT_LEARNED_RESERVE, NULL, LOG_EVENT_NO_NODE, from, to, "forgotten",
-                          "Learned reserve forgotten: the %s THP burst has decayed", bytes_text(was).s);
+                log_event(LOG_INFO, LOG_EVENT_LEARNED_RESERVE, NULL, LOG_EVENT_NO_NODE, from, to,
+                          "forgotten", "Learned reserve forgotten: the %s THP burst has decayed",
+                          bytes_text(was).s);
         else
                 log_event(LOG_INFO, LOG_EVENT_LEARNED_RESERVE, NULL, LOG_EVENT_NO_NODE, from, to,
                           peak > was ? "burst_learned" : "burst_replaced",

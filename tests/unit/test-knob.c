@@ -801,6 +801,7 @@ static void test_oneshot(void **state)
 
 static void test_dry_run(void **state)
 {
+        static Capture cap;
         TestTree t;
         _cleanup_(knob_registry_freep) KnobRegistry *reg = NULL;
         uint64_t proc, sys;
@@ -829,7 +830,13 @@ static void test_dry_run(void **state)
         assert_string_equal(value, "50");
         assert_int_equal(n_writes, 2);
 
+        /* a dry run restores nothing real: the text, no knob_restored event */
+        log_set_max_level(LOG_NOTICE);
+        capture_start(&cap);
         assert_int_equal(knob_restore_all(reg, NULL), 0);
+        capture_stop();
+        log_set_max_level(getenv("FRAGD_TEST_VERBOSE") ? LOG_DEBUG : LOG_WARNING);
+        assert_int_equal(cap.n, 0);
         assert_int_equal(knob_get(reg, "vm.compaction_proactiveness", v, sizeof(v)), 0);
         assert_string_equal(v, "0");
         /* nothing was written: not the knobs, not the journal */
