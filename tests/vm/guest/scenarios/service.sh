@@ -157,7 +157,9 @@ wait_events 120 $ID_LOWERED || true
 systemctl stop fragd
 wait_events 20 $ID_RESTORED || true
 progress
-# again: when fragd has raised a knob, another writer changes it: yielded
+# again, with a THP reserve of half the memory (a raise at once): when
+# fragd has raised a knob, another writer changes it: yielded
+sed -i 's/^\[policy\]$/[policy]\nreserve_thp = 50%/' /etc/fragd/fragd.conf.d/50-events.conf
 journal_ids
 n0=$(n_events $ID_RAISED)
 systemctl start fragd
