@@ -168,6 +168,14 @@ bool compact_worker_busy(CompactWorker *w)
         return busy;
 }
 
+void compact_worker_knob_name(int node, char *ret, size_t size)
+{
+        if (node == COMPACT_ALL_NODES)
+                snprintf(ret, size, "vm.compact_memory");
+        else
+                snprintf(ret, size, "node%d.compact", node);
+}
+
 int compact_worker_submit(CompactWorker *w, int node)
 {
         char name[KNOB_NAME_MAX];
@@ -176,10 +184,7 @@ int compact_worker_submit(CompactWorker *w, int node)
 
         if (node < COMPACT_ALL_NODES || node >= 1 << 16)
                 return -EINVAL;
-        if (node == COMPACT_ALL_NODES)
-                snprintf(name, sizeof(name), "vm.compact_memory");
-        else
-                snprintf(name, sizeof(name), "node%d.compact", node);
+        compact_worker_knob_name(node, name, sizeof(name));
         r = knob_init(&k, w->root, name, w->ops_data);
         if (r < 0)
                 return r;

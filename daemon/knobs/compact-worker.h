@@ -15,6 +15,7 @@
  * knob. The worker thread blocks all signals. */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/cleanup.h"
@@ -41,6 +42,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(CompactWorker *, compact_worker_free);
 
 /* The eventfd: readable when a result is waiting. */
 int compact_worker_fd(const CompactWorker *w);
+/* The knob that compacts node: "node0.compact", "vm.compact_memory" */
+void compact_worker_knob_name(int node, char *ret, size_t size);
 /* Queues compaction of node (or COMPACT_ALL_NODES). 0, -EBUSY while a job is
  * queued or running, -ECANCELED when the knob is disabled (an earlier
  * permanent error fed through knob_note_result), -EINVAL for a bad node.

@@ -73,10 +73,12 @@ typedef enum RestoreOutcome {
 
 /* Puts one knob back to original (rules in knob.h). force skips the
  * "changed by someone else" test (min_free_kbytes after a THP restore).
- * Logs what it did. ret_live (optional) receives the value found when it
+ * Logs what it did (why: FRAGD_REASON of the restore event, "stop" or
+ * "crash_recovery"). ret_live (optional) receives the value found when it
  * was left alone. Returns 0 or the -errno of a failure. */
 int knob_restore_one(const KnobOps *ops, const Knob *k, const char *original, const char *last_written,
-                     OwnershipMode mode, bool force, RestoreOutcome *ret, char *ret_live, size_t live_size);
+                     OwnershipMode mode, bool force, const char *why, RestoreOutcome *ret, char *ret_live,
+                     size_t live_size);
 
 /* Restores a dead fragd's journal (see knob_restore_from_journal;
  * knob-restore.c). The entries that failed are returned in ret_kept (and

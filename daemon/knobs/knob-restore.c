@@ -16,6 +16,7 @@
 
 #include "core/clock.h"
 #include "core/cleanup.h"
+#include "core/log-event.h"
 #include "core/log.h"
 #include "core/root.h"
 #include "knobs/knob-internal.h"
@@ -103,7 +104,8 @@ void knob_restore_order(const char *const *names, size_t n, size_t *ret_order)
 }
 
 int knob_restore_one(const KnobOps *ops, const Knob *k, const char *original, const char *last_written,
-                     OwnershipMode mode, bool force, RestoreOutcome *ret, char *ret_live, size_t live_size)
+                     OwnershipMode mode, bool force, const char *why, RestoreOutcome *ret, char *ret_live,
+                     size_t live_size)
 {
         char live[KNOB_VALUE_MAX], back[KNOB_VALUE_MAX];
         int r;
@@ -130,9 +132,11 @@ int knob_restore_one(const KnobOps *ops, const Knob *k, const char *original, co
                 return 0;
         }
         if (!force && mode == OWNERSHIP_RESPECT && !knob_value_equal(k->kind, live, last_written)) {
-                log_notice("Knob %s: changed by someone else to '%s' after fragd wrote '%s'; leaving it, "
-                           "not restoring '%s' (ownership=respect)",
-                           k->name, live, last_written, original);
+                log_event(LOG_NOTICE, ops->dry_run ? LOG_EVENT_NONE : LOG_EVENT_KNOB_YIELDED, k->name,
+                          LOG_EVENT_NO_NODE, last_written, live, "changed_by_another_writer",
+                          "Knob %s: changed by someone else to '%s' after fragd wrote '%s'; leaving it, "
+                          "not restoring '%s' (ownership=respect)",
+                          k->name, live, last_written, original);
                 if (ret_live && live_size > 0)
                         snprintf(ret_live, live_size, "%s", live);
                 *ret = RESTORE_LEFT;
@@ -148,7 +152,9 @@ int knob_restore_one(const KnobOps *ops, const Knob *k, const char *original, co
         if (!knob_value_equal(k->kind, back, original))
                 log_warning("Knob %s: restored '%s' but the kernel holds '%s'", k->name, original, back);
         else
-                log_info("Knob %s: restored '%s' (fragd had '%s')", k->name, original, live);
+                log_event(LOG_NOTICE, ops->dry_run ? LOG_EVENT_NONE : LOG_EVENT_KNOB_RESTORED, k->name,
+                          LOG_EVENT_NO_NODE, live, original, why, "Knob %s: restored '%s' (fragd had '%s')",
+                          k->name, original, live);
         *ret = RESTORE_RESTORED;
         return 0;
 }
@@ -172,8 +178,8 @@ int knob_restore_all(KnobRegistry *reg, unsigned *ret_n_failed)
                 bool force = recomputed && strcmp(e->k.name, MIN_FREE_KNOB) == 0;
                 RestoreOutcome oc;
 
-                r = knob_restore_one(reg->ops, &e->k, e->original, e->last_written, reg->mode, force, &oc,
-                                     e->restore_live, sizeof(e->restore_live));
+                r = knob_restore_one(reg->ops, &e->k, e->original, e->last_written, reg->mode, force, "stop",
+                                     &oc, e->restore_live, sizeof(e->restore_live));
                 e->restore_done = true;
                 e->restore_outcome = oc;
                 if (oc == RESTORE_FAILED) {
@@ -450,7 +456,8 @@ int knob_journal_recover(const Root *root, const char *rt, const KnobOps *ops, v
                         continue;
                 }
                 force = recomputed && strcmp(e->name, "vm.min_free_kbytes") == 0;
-                (void) knob_restore_one(ops, &k, e->original, e->last_written, mode, force, &oc, NULL, 0);
+                (void) knob_restore_one(ops, &k, e->original, e->last_written, mode, force, "crash_recovery", &oc,
+                                        NULL, 0);
                 switch (oc) {
                 case RESTORE_RESTORED:
                         st.n_restored++;

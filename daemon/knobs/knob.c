@@ -20,6 +20,7 @@
 
 #include "core/clock.h"
 #include "core/cleanup.h"
+#include "core/log-event.h"
 #include "core/log.h"
 #include "core/text.h"
 #include "knobs/knob-internal.h"
@@ -117,9 +118,11 @@ static int knob_external_change(KnobRegistry *reg, KnobEntry *e, const char *liv
                            e->k.name, e->last_written, live);
                 return 0;
         }
-        log_notice("Knob %s was changed under fragd: fragd wrote '%s', it is now '%s'; yielding it until "
-                   "restart (ownership=respect), its original '%s' will not be restored",
-                   e->k.name, e->last_written, live, e->original);
+        log_event(LOG_NOTICE, reg->ops->dry_run ? LOG_EVENT_NONE : LOG_EVENT_KNOB_YIELDED, e->k.name,
+                  LOG_EVENT_NO_NODE, e->last_written, live, "changed_by_another_writer",
+                  "Knob %s was changed under fragd: fragd wrote '%s', it is now '%s'; yielding it until "
+                  "restart (ownership=respect), its original '%s' will not be restored",
+                  e->k.name, e->last_written, live, e->original);
         e->yielded = true;
         snprintf(e->external, sizeof(e->external), "%s", live);
         (void) knob_journal_sync(reg); /* no longer ours to restore */

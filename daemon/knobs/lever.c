@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/log-event.h"
 #include "core/log.h"
 #include "core/parse-util.h"
 #include "knobs/lever.h"
@@ -178,9 +179,21 @@ static unsigned apply_kick(const LeverApply *ap, Decision *d, unsigned i, const 
         return 0;
 }
 
+/* The event a knob change is: a rollback or back-off by its reason, else by
+ * its direction. */
+static LogEvent lever_event(const DecisionItem *it)
+{
+        if (it->reason == POLICY_REASON_PSI_ROLLBACK)
+                return LOG_EVENT_ROLLBACK;
+        if (it->reason == POLICY_REASON_BACKOFF_INEFFECTIVE)
+                return LOG_EVENT_BACKOFF;
+        return it->to > it->from ? LOG_EVENT_KNOB_RAISED : LOG_EVENT_KNOB_LOWERED;
+}
+
 static void apply_compact(const LeverApply *ap, Decision *d, unsigned i, const char *text)
 {
         const DecisionItem *it = &d->items[i];
+        char knob[KNOB_NAME_MAX];
         int r;
 
         r = compact_worker_submit(ap->worker, it->node);
@@ -190,7 +203,13 @@ static void apply_compact(const LeverApply *ap, Decision *d, unsigned i, const c
         }
         decision_mark_applied(d, i, it->to);
         applied(ap, it, "compact", LEVER_ACTION_ONESHOT, text);
-        log_info("%s%s", ap->dry_run ? "dry run: " : "", text);
+        if (ap->dry_run)
+                log_info("dry run: %s", text);
+        else {
+                compact_worker_knob_name(it->node, knob, sizeof(knob));
+                log_event(LOG_INFO, LOG_EVENT_COMPACTION, knob, it->node, NULL, NULL,
+                          policy_reason_name(it->reason), "%s", text);
+        }
 }
 
 static unsigned apply_lever(const LeverApply *ap, Decision *d, unsigned i, const char *text, usec_t now)
@@ -206,7 +225,11 @@ static unsigned apply_lever(const LeverApply *ap, Decision *d, unsigned i, const
                 decision_mark_applied(d, i, it->to);
                 applied(ap, it, lever_name(it->lever),
                         it->to > it->from ? LEVER_ACTION_UP : LEVER_ACTION_DOWN, text);
-                log_info("%s%s", ap->dry_run ? "dry run: " : "", text);
+                if (ap->dry_run)
+                        log_info("dry run: %s", text);
+                else
+                        log_event(LOG_NOTICE, lever_event(it), knob_lever_name(it->lever), LOG_EVENT_NO_NODE,
+                                  from, to, policy_reason_name(it->reason), "%s", text);
         } else if (r == -ERANGE) {
                 int64_t rb;
 
@@ -252,8 +275,20 @@ unsigned lever_apply(const LeverApply *ap, Decision *d, usec_t now)
                         n_failed += apply_lever(ap, d, i, text, now);
         }
         for (unsigned i = 0; i < d->n_held; i++) {
-                (void) decision_explain_held(&d->held[i], text, sizeof(text));
-                log_debug("held: %s", text);
+                const PolicyHeldItem *h = &d->held[i];
+
+                (void) decision_explain_held(h, text, sizeof(text));
+                if (h->reason == POLICY_REASON_BACKOFF_INEFFECTIVE && d->apply && !ap->dry_run) {
+                        /* a back-off with nothing left to lower: it stops
+                         * the raising (once per episode, policy/state.c) */
+                        char cur[LEVER_VALUE_MAX];
+
+                        lever_value_format(h->lever, h->current, cur, sizeof(cur));
+                        log_event(LOG_NOTICE, LOG_EVENT_BACKOFF, knob_lever_name(h->lever),
+                                  LOG_EVENT_NO_NODE, cur, cur, policy_reason_name(h->reason), "held: %s",
+                                  text);
+                } else
+                        log_debug("held: %s", text);
         }
         return n_failed;
 }

@@ -106,6 +106,9 @@ struct Manager {
         usec_t learned_synced_usec, learned_synced_before_usec;
         usec_t learned_write_usec;   /* the last write or removal; 0 = none */
         bool learned_write_failing;
+        /* the learned burst the last learned_reserve event told, and when */
+        uint64_t learned_event_bytes;
+        usec_t learned_event_usec;
         char machine_id[MACHINE_ID_LEN + 1]; /* "" = unknown */
 
         char recent[RECENT_MAX][RECENT_LEN];

@@ -9,6 +9,7 @@
  * are in learned-store.c; docs/policy.md "Learned reserve". */
 
 #include "core/format.h"
+#include "core/log-event.h"
 #include "service/learned-store.h"
 #include "service/manager-internal.h"
 
@@ -92,7 +93,7 @@ void manager_learned_restore(Manager *m, usec_t now)
         const PolicyConfig *pc = &m->cfg.policy;
         const LearnedRestore *lr;
         LearnedLoad l;
-        char name[FRAGD_PATH_MAX * 2], why[320];
+        char name[FRAGD_PATH_MAX * 2], why[320], peak[32];
         usec_t now_rt = now_realtime_usec();
 
         if (m->learned_restored)
@@ -147,21 +148,52 @@ void manager_learned_restore(Manager *m, usec_t now)
         lr = &l.restore;
         policy_learned_seed(m->pstate, lr);
         synced(m, lr->peak_bytes, lr->peak_usec, lr->peak_before_usec); /* what the file says */
+        m->learned_event_bytes = lr->peak_bytes;
+        m->learned_event_usec = now;
+        snprintf(peak, sizeof(peak), "%" PRIu64, lr->peak_bytes);
         if (lr->hold_left_usec > 0)
-                log_info("Learned reserve from the previous run: %s burst seen %s ago, kept ready until %s "
-                         "(%s from now), then %s%s",
-                         bytes_text(lr->peak_bytes).s, dur_text(l.age_usec).s,
-                         clock_text(now_rt + lr->hold_left_usec, now_rt).s, dur_text(lr->hold_left_usec).s,
-                         pc->demand_decay_usec > 0 ? "halved every " : "dropped",
-                         pc->demand_decay_usec > 0 ? dur_text(pc->demand_decay_usec).s : "");
+                log_event(LOG_INFO, LOG_EVENT_LEARNED_RESERVE, NULL, LOG_EVENT_NO_NODE, "0", peak, "previous_run",
+                          "Learned reserve from the previous run: %s burst seen %s ago, kept ready until %s "
+                          "(%s from now), then %s%s",
+                          bytes_text(lr->peak_bytes).s, dur_text(l.age_usec).s,
+                          clock_text(now_rt + lr->hold_left_usec, now_rt).s, dur_text(lr->hold_left_usec).s,
+                          pc->demand_decay_usec > 0 ? "halved every " : "dropped",
+                          pc->demand_decay_usec > 0 ? dur_text(pc->demand_decay_usec).s : "");
         else
-                log_info("Learned reserve from the previous run: %s burst seen %s ago, decayed to %s kept ready "
-                         "now, halved every %s",
-                         bytes_text(lr->peak_bytes).s, dur_text(l.age_usec).s, bytes_text(lr->need_bytes).s,
-                         dur_text(pc->demand_decay_usec).s);
+                log_event(LOG_INFO, LOG_EVENT_LEARNED_RESERVE, NULL, LOG_EVENT_NO_NODE, "0", peak, "previous_run",
+                          "Learned reserve from the previous run: %s burst seen %s ago, decayed to %s kept ready "
+                          "now, halved every %s",
+                          bytes_text(lr->peak_bytes).s, dur_text(l.age_usec).s, bytes_text(lr->need_bytes).s,
+                          dur_text(pc->demand_decay_usec).s);
         return;
 boot:
         learned_from_boot(m, now);
+}
+
+/* The learned_reserve event: the learned burst changed since the last one
+ * told (learned, renewed larger, replaced after decay, forgotten). A growing
+ * burst renews it every tick: at most once a minute while it is kept. */
+static void learned_event(Manager *m, usec_t now)
+{
+        uint64_t peak = m->pstate->learned_peak_bytes, was = m->learned_event_bytes;
+        char from[32], to[32];
+
+        if (peak == was || (peak > 0 && m->learned_event_usec > 0 &&
+                            now - m->learned_event_usec < LEARNED_WRITE_MIN_INTERVAL_USEC))
+                return;
+        m->learned_event_bytes = peak;
+        m->learned_event_usec = now;
+        snprintf(from, sizeof(from), "%" PRIu64, was);
+        snprintf(to, sizeof(to), "%" PRIu64, peak);
+        if (peak == 0)
+                log_event(LOG_INFO, LOG_EVENT_LEARNED_RESERVE, NULL, LOG_EVENT_NO_NODE, from, to,
+                          "forgotten", "Learned reserve forgotten: the %s THP burst has decayed",
+                          bytes_text(was).s);
+        else
+                log_event(LOG_INFO, LOG_EVENT_LEARNED_RESERVE, NULL, LOG_EVENT_NO_NODE, from, to,
+                          peak > was ? "burst_learned" : "burst_replaced",
+                          "Learned reserve: a %s THP burst to keep ready for (was %s)", bytes_text(peak).s,
+                          was ? bytes_text(was).s : "none");
 }
 
 void manager_learned_sync(Manager *m, usec_t now, bool stopping)
@@ -173,7 +205,11 @@ void manager_learned_sync(Manager *m, usec_t now, bool stopping)
 
         /* before the first tick nothing was read: a stop then must not
          * replace the previous run's file with an empty state */
-        if (!m->learned_restored || m->dry_run || !m->cfg.daemon.state_dir[0])
+        if (!m->learned_restored)
+                return;
+        if (!stopping)
+                learned_event(m, now);
+        if (m->dry_run || !m->cfg.daemon.state_dir[0])
                 return;
         if (!stopping && s->learned_peak_bytes == m->learned_synced_bytes &&
             s->learned_peak_usec == m->learned_synced_usec &&

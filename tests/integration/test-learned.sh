@@ -71,6 +71,11 @@ after=$(( $(now_usec) + 1000000 ))
 compgen -G "${F%/*}/*tmp*" >/dev/null && bad "temp file left: $(ls "${F%/*}")" || pass "no temp file left"
 grep -q "learned reserve, held 30 min" "$L" && pass "the burst raised the target (reserve_learned)" \
 	|| bad "no learned decision: $(grep -i raise "$L" | tail -2)"
+# the learned_reserve event (on stderr here: no journald), once for the burst
+grep -qxF "fragd: Learned reserve: a 128 MiB THP burst to keep ready for (was none)" "$L" \
+	&& [ "$(grep -c 'Learned reserve: a ' "$L")" = 1 ] \
+	&& pass "learned_reserve event: '$(grep -o 'Learned reserve: a .*' "$L")'" \
+	|| bad "learned_reserve event: $(grep -i 'learned reserve' "$L")"
 rm -f "$F"
 if stop; then pass "SIGTERM: exit 0"; else bad "SIGTERM: exit $?"; fi
 # the time is the wall clock now minus the burst's age on the monotonic clock

@@ -50,3 +50,12 @@ check-man:
 check-unit: check-depfiles
 check-depfiles:
 	@MAKE=$(MAKE) sh tests/lint/check-depfiles.sh
+
+# every MESSAGE_ID of daemon/core/log-event.c has its journal catalog entry
+# (systemd/fragd.catalog) and fragd.8 line, and nothing else is there;
+# journalctl --update-catalog reads the catalog (when installed)
+.PHONY: check-catalog
+check-unit: check-catalog
+check-catalog:
+	@sh tests/lint/check-catalog.sh --self-test
+	@sh tests/lint/check-catalog.sh .

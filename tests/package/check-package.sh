@@ -132,7 +132,8 @@ for f in /usr/sbin/fragd /usr/bin/fragd-thp-exec /lib/systemd/system/fragd.servi
 	/usr/share/bash-completion/completions/fragd "/usr/share/bash-completion/completions/fragd-thp-exec -> fragd" \
 	/usr/share/fragd/fleet/r7g.conf /usr/share/fragd/monitoring/fragd.rules.yml \
 	/usr/share/fragd/monitoring/grafana-dashboard.json /usr/share/doc/fragd/copyright \
-	/usr/share/doc/fragd/README.Debian /usr/share/doc/fragd/runbook.md; do
+	/usr/share/doc/fragd/README.Debian /usr/share/doc/fragd/runbook.md \
+	/usr/lib/systemd/catalog/fragd.catalog; do
 	grep -qxF "$f" "$tmp/contents" || grep -qxF "$f.gz" "$tmp/contents" \
 		&& pass "contains $f" || bad "does not contain $f"
 done

@@ -15,6 +15,7 @@
 #include "core/cleanup.h"
 #include "core/log.h"
 #include "knob-test-util.h"
+#include "log-event-test-util.h"
 #include "knobs/knob-internal.h"
 #include "knobs/knob.h"
 
@@ -171,7 +172,9 @@ static void test_restore_order(void **state)
 /* "die": drop the registry without restoring; a new one at start restores */
 static void test_crash_recovery(void **state)
 {
+        static Capture cap;
         TestTree *t = *state;
+        int k;
         KnobRegistry *reg = NULL;
         uint64_t before = tt_checksum(t, "proc");
         char v[KNOB_VALUE_MAX];
@@ -189,7 +192,20 @@ static void test_crash_recovery(void **state)
         assert_int_equal(j->pid, getpid());
         assert_string_equal(j->e[0].name, "vm.compaction_proactiveness"); /* first-touch order */
 
+        log_set_max_level(LOG_NOTICE);
+        capture_start(&cap);
         assert_int_equal(knob_registry_new(t->root, "/run/fragd", NULL, NULL, OWNERSHIP_RESPECT, &reg), 0);
+        capture_stop();
+        log_set_max_level(getenv("FRAGD_TEST_VERBOSE") ? LOG_DEBUG : LOG_WARNING);
+        /* one restore event per knob, the reason a crash recovery */
+        assert_int_equal(cap.n, 4);
+        for (unsigned e = 0; e < cap.n; e++) {
+                assert_string_equal(capture_get(&cap, e, "MESSAGE_ID"), ID_KNOB_RESTORED);
+                assert_string_equal(capture_get(&cap, e, "FRAGD_REASON"), "crash_recovery");
+        }
+        k = capture_find(&cap, ID_KNOB_RESTORED, "vm.min_free_kbytes");
+        assert_int_equal(k, 3); /* last */
+        assert_string_equal(capture_get(&cap, k, "FRAGD_FROM"), "100000");
         assert_true(tt_checksum(t, "proc") == before);
         assert_int_equal(knob_get(reg, "thp.enabled", v, sizeof(v)), 0);
         assert_string_equal(v, "always");

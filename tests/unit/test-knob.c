@@ -13,6 +13,7 @@
 #include "core/cleanup.h"
 #include "core/log.h"
 #include "knob-test-util.h"
+#include "log-event-test-util.h"
 #include "knobs/knob.h"
 
 #define CP "proc/sys/vm/compaction_proactiveness"
@@ -259,6 +260,47 @@ static void test_external_respect(void **state)
         assert_string_equal(tt_read(&c->t, CP), "55\n");
         assert_string_equal(tt_read(&c->t, WSF), "10\n");
         assert_false(tt_exists(&c->t, SAVED));
+}
+
+/* The knob events: yielded to another writer (at a tick and at stop),
+ * restored at stop, each at NOTICE with fragd's and the other value */
+static void test_events(void **state)
+{
+        static Capture cap;
+        Ctx *c = *state;
+        int i;
+
+        log_set_max_level(LOG_NOTICE);
+        assert_int_equal(knob_set(c->reg, "vm.compaction_proactiveness", "40", 1), 1);
+        assert_int_equal(knob_set(c->reg, "vm.watermark_scale_factor", "100", 1), 1);
+        assert_int_equal(knob_set(c->reg, "vm.extfrag_threshold", "700", 1), 1);
+        capture_start(&cap);
+        tt_write(&c->t, CP, "55\n"); /* sysctl -w by an operator, between ticks */
+        assert_int_equal(knob_check_external(c->reg, 2), 1);
+        assert_int_equal(cap.n, 1);
+        assert_string_equal(capture_get(&cap, 0, "MESSAGE_ID"), ID_KNOB_YIELDED);
+        assert_string_equal(capture_get(&cap, 0, "PRIORITY"), "5");
+        assert_string_equal(capture_get(&cap, 0, "FRAGD_KNOB"), "vm.compaction_proactiveness");
+        assert_string_equal(capture_get(&cap, 0, "FRAGD_FROM"), "40");
+        assert_string_equal(capture_get(&cap, 0, "FRAGD_TO"), "55");
+        assert_string_equal(capture_get(&cap, 0, "FRAGD_REASON"), "changed_by_another_writer");
+
+        tt_write(&c->t, EXT, "650\n"); /* changed again after the last tick: found at stop */
+        assert_int_equal(knob_restore_all(c->reg, NULL), 0);
+        capture_stop();
+        assert_int_equal(cap.n, 3);
+        i = capture_find(&cap, ID_KNOB_RESTORED, "vm.watermark_scale_factor");
+        assert_true(i >= 0);
+        assert_string_equal(capture_get(&cap, i, "PRIORITY"), "5");
+        assert_string_equal(capture_get(&cap, i, "FRAGD_FROM"), "100");
+        assert_string_equal(capture_get(&cap, i, "FRAGD_TO"), "10");
+        assert_string_equal(capture_get(&cap, i, "FRAGD_REASON"), "stop");
+        i = capture_find(&cap, ID_KNOB_YIELDED, "vm.extfrag_threshold");
+        assert_true(i >= 0);
+        assert_string_equal(capture_get(&cap, i, "FRAGD_FROM"), "700");
+        assert_string_equal(capture_get(&cap, i, "FRAGD_TO"), "650");
+        assert_int_equal(capture_find(&cap, ID_KNOB_RESTORED, "vm.compaction_proactiveness"), -1);
+        log_set_max_level(getenv("FRAGD_TEST_VERBOSE") ? LOG_DEBUG : LOG_WARNING);
 }
 
 static void test_external_noticed_on_set(void **state)
@@ -759,6 +801,7 @@ static void test_oneshot(void **state)
 
 static void test_dry_run(void **state)
 {
+        static Capture cap;
         TestTree t;
         _cleanup_(knob_registry_freep) KnobRegistry *reg = NULL;
         uint64_t proc, sys;
@@ -787,7 +830,13 @@ static void test_dry_run(void **state)
         assert_string_equal(value, "50");
         assert_int_equal(n_writes, 2);
 
+        /* a dry run restores nothing real: the text, no knob_restored event */
+        log_set_max_level(LOG_NOTICE);
+        capture_start(&cap);
         assert_int_equal(knob_restore_all(reg, NULL), 0);
+        capture_stop();
+        log_set_max_level(getenv("FRAGD_TEST_VERBOSE") ? LOG_DEBUG : LOG_WARNING);
+        assert_int_equal(cap.n, 0);
         assert_int_equal(knob_get(reg, "vm.compaction_proactiveness", v, sizeof(v)), 0);
         assert_string_equal(v, "0");
         /* nothing was written: not the knobs, not the journal */
@@ -960,6 +1009,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_bad_input, setup_real, teardown),
                 cmocka_unit_test_setup_teardown(test_clamp, setup_fake, teardown),
                 cmocka_unit_test_setup_teardown(test_external_respect, setup_real, teardown),
+                cmocka_unit_test_setup_teardown(test_events, setup_real, teardown),
                 cmocka_unit_test_setup_teardown(test_external_noticed_on_set, setup_real, teardown),
                 cmocka_unit_test_setup_teardown(test_external_reassert, setup_reassert, teardown),
                 cmocka_unit_test_setup_teardown(test_restore_all, setup_real, teardown),

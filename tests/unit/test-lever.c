@@ -12,6 +12,7 @@
 
 #include "core/log.h"
 #include "knob-test-util.h"
+#include "log-event-test-util.h"
 #include "knobs/lever.h"
 
 #define CP "proc/sys/vm/compaction_proactiveness"
@@ -164,12 +165,139 @@ static void test_apply(void **state)
         tt_teardown(&t);
 }
 
+/* Each applied change is one journal event of its kind at NOTICE with the
+ * knob, the values and the reason; a dry run and the observe preset send
+ * none. */
+static void test_apply_events(void **state)
+{
+        static Capture cap;
+        _cleanup_free_ PolicyConfig *p = calloc(1, sizeof(*p));
+        _cleanup_free_ Decision *d = calloc(1, sizeof(*d));
+        KnobRegistry *reg = NULL;
+        CompactWorker *w = NULL;
+        KnobFake *fake;
+        TestTree t;
+        LeverApply ap;
+        int i;
+
+        assert_non_null(p);
+        assert_non_null(d);
+        tt_setup(&t);
+        fake = knob_fake_new(t.root);
+        assert_non_null(fake);
+        assert_int_equal(knob_registry_new(t.root, "/run/fragd", &knob_ops_fake, fake, OWNERSHIP_RESPECT, &reg), 0);
+        assert_int_equal(compact_worker_new(reg, &w), 0);
+        p->lever[LEVER_COMPACTION_PROACTIVENESS] = (LeverConfig) { .enabled = true, .min = 0, .max = 100 };
+        p->lever[LEVER_WATERMARK_SCALE_FACTOR] = (LeverConfig) { .enabled = true, .min = 10, .max = 1000 };
+        ap = (LeverApply) { .knobs = reg, .worker = w, .policy = p };
+        log_set_max_level(LOG_INFO);
+
+        /* raise, then lower, a back-off, a rollback, a node compaction and a
+         * back-off that found nothing to lower */
+        d->apply = true;
+        d->n_items = 5;
+        d->items[0] = (DecisionItem) { .kind = DECISION_LEVER, .lever = LEVER_COMPACTION_PROACTIVENESS, .node = -1,
+                                       .from = 0, .to = 40, .reason = POLICY_REASON_RESERVE_BELOW_TARGET };
+        d->items[1] = (DecisionItem) { .kind = DECISION_LEVER, .lever = LEVER_WATERMARK_SCALE_FACTOR, .node = -1,
+                                       .from = 10, .to = 200, .reason = POLICY_REASON_RESERVE_TREND };
+        d->items[2] = (DecisionItem) { .kind = DECISION_LEVER, .lever = LEVER_WATERMARK_SCALE_FACTOR, .node = -1,
+                                       .from = 200, .to = 150, .reason = POLICY_REASON_TARGETS_MET_DECAY };
+        d->items[3] = (DecisionItem) { .kind = DECISION_LEVER, .lever = LEVER_COMPACTION_PROACTIVENESS, .node = -1,
+                                       .from = 40, .to = 35, .reason = POLICY_REASON_BACKOFF_INEFFECTIVE };
+        d->items[4] = (DecisionItem) { .kind = DECISION_COMPACT_NODE, .node = 1,
+                                       .reason = POLICY_REASON_ONESHOT_COMPACT };
+        d->n_held = 1;
+        d->held[0] = (PolicyHeldItem) { .lever = LEVER_WATERMARK_SCALE_FACTOR, .current = 150, .wanted = 151,
+                                        .allowed = 150, .reason = POLICY_REASON_BACKOFF_INEFFECTIVE,
+                                        .hold = POLICY_HOLD_BACKOFF };
+        capture_start(&cap);
+        assert_int_equal(lever_apply(&ap, d, 1), 0);
+        capture_stop();
+        assert_int_equal(cap.n, 6);
+
+        i = capture_find(&cap, ID_KNOB_RAISED, "vm.compaction_proactiveness");
+        assert_true(i >= 0);
+        assert_string_equal(capture_get(&cap, i, "PRIORITY"), "5");
+        assert_string_equal(capture_get(&cap, i, "FRAGD_FROM"), "0");
+        assert_string_equal(capture_get(&cap, i, "FRAGD_TO"), "40");
+        assert_string_equal(capture_get(&cap, i, "FRAGD_REASON"), "reserve_below_target");
+        assert_null(capture_get(&cap, i, "FRAGD_NODE"));
+        assert_non_null(strstr(capture_get(&cap, i, "MESSAGE"), "raise compaction_proactiveness 0\u219240"));
+
+        i = capture_find(&cap, ID_KNOB_RAISED, "vm.watermark_scale_factor");
+        assert_true(i >= 0);
+        assert_string_equal(capture_get(&cap, i, "FRAGD_REASON"), "reserve_trend");
+
+        i = capture_find(&cap, ID_KNOB_LOWERED, "vm.watermark_scale_factor");
+        assert_true(i >= 0);
+        assert_string_equal(capture_get(&cap, i, "PRIORITY"), "5");
+        assert_string_equal(capture_get(&cap, i, "FRAGD_FROM"), "200");
+        assert_string_equal(capture_get(&cap, i, "FRAGD_TO"), "150");
+        assert_string_equal(capture_get(&cap, i, "FRAGD_REASON"), "targets_met_decay");
+
+        i = capture_find(&cap, ID_BACKOFF, "vm.compaction_proactiveness");
+        assert_true(i >= 0);
+        assert_string_equal(capture_get(&cap, i, "PRIORITY"), "5");
+        assert_string_equal(capture_get(&cap, i, "FRAGD_FROM"), "40");
+        assert_string_equal(capture_get(&cap, i, "FRAGD_TO"), "35");
+        assert_string_equal(capture_get(&cap, i, "FRAGD_REASON"), "backoff_ineffective");
+        assert_int_equal(capture_find(&cap, ID_KNOB_LOWERED, "vm.compaction_proactiveness"), -1);
+
+        i = capture_find(&cap, ID_BACKOFF, "vm.watermark_scale_factor"); /* held: nothing to lower */
+        assert_true(i >= 0);
+        assert_string_equal(capture_get(&cap, i, "FRAGD_FROM"), "150");
+        assert_string_equal(capture_get(&cap, i, "FRAGD_TO"), "150");
+        assert_non_null(strstr(capture_get(&cap, i, "MESSAGE"), "held: "));
+
+        i = capture_find(&cap, ID_COMPACTION, NULL);
+        assert_true(i >= 0);
+        assert_string_equal(capture_get(&cap, i, "FRAGD_KNOB"), "node1.compact");
+        assert_string_equal(capture_get(&cap, i, "FRAGD_NODE"), "1");
+        assert_string_equal(capture_get(&cap, i, "FRAGD_REASON"), "oneshot_compact");
+        assert_string_equal(capture_get(&cap, i, "PRIORITY"), "6");
+
+        /* a rollback is its own kind, though it lowers */
+        d->n_items = 1;
+        d->n_held = 0;
+        d->items[0] = (DecisionItem) { .kind = DECISION_LEVER, .lever = LEVER_COMPACTION_PROACTIVENESS, .node = -1,
+                                       .from = 35, .to = 20, .reason = POLICY_REASON_PSI_ROLLBACK };
+        capture_start(&cap);
+        assert_int_equal(lever_apply(&ap, d, 2), 0);
+        capture_stop();
+        assert_int_equal(cap.n, 1);
+        assert_string_equal(capture_get(&cap, 0, "MESSAGE_ID"), ID_ROLLBACK);
+        assert_string_equal(capture_get(&cap, 0, "FRAGD_KNOB"), "vm.compaction_proactiveness");
+        assert_string_equal(capture_get(&cap, 0, "FRAGD_FROM"), "35");
+        assert_string_equal(capture_get(&cap, 0, "FRAGD_TO"), "20");
+        assert_string_equal(capture_get(&cap, 0, "FRAGD_REASON"), "psi_rollback");
+        assert_string_equal(capture_get(&cap, 0, "PRIORITY"), "5");
+
+        /* a dry run and the observe preset change nothing: no event */
+        d->items[0] = (DecisionItem) { .kind = DECISION_LEVER, .lever = LEVER_COMPACTION_PROACTIVENESS, .node = -1,
+                                       .from = 20, .to = 60, .reason = POLICY_REASON_RESERVE_BELOW_TARGET };
+        ap.dry_run = true;
+        capture_start(&cap);
+        assert_int_equal(lever_apply(&ap, d, 3), 0);
+        ap.dry_run = false;
+        d->apply = false;
+        assert_int_equal(lever_apply(&ap, d, 4), 0);
+        capture_stop();
+        assert_int_equal(cap.n, 0);
+
+        log_set_max_level(getenv("FRAGD_TEST_VERBOSE") ? LOG_DEBUG : LOG_ERR);
+        compact_worker_free(w);
+        knob_registry_free(reg);
+        knob_fake_free(fake);
+        tt_teardown(&t);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_value_text),
                 cmocka_unit_test(test_from_observation),
                 cmocka_unit_test(test_apply),
+                cmocka_unit_test(test_apply_events),
         };
 
         log_set_max_level(getenv("FRAGD_TEST_VERBOSE") ? LOG_DEBUG : LOG_ERR);

@@ -1,5 +1,5 @@
 #!/bin/bash
-# mkrootfs.sh -o IMAGE -f FRAGD [-u UNIT] [-C CONF] - the systemd guest.
+# mkrootfs.sh -o IMAGE -f FRAGD [-u UNIT] [-C CONF] [-w PROG]... - the systemd guest.
 # mkrootfs.sh -o IMAGE -p DIR - the same guest without fragd, for the package
 #   scenario: the files of DIR (the .deb, its dependencies' .debs, a
 #   workload) go to /vm/pkg/, and no fragd binary, unit or config is
@@ -16,6 +16,10 @@
 #             systemd/fragd.service.in with its @PLACEHOLDERS@ filled in, or
 #             tests/vm/guest/fragd.service until the project has one
 #   CONF   -> /etc/fragd/fragd.conf (and /etc/fragd.conf -> fragd/fragd.conf)
+#   the project's systemd/fragd.catalog -> /usr/lib/systemd/catalog/ (the
+#             scenario runs journalctl --update-catalog, as the package's
+#             trigger does)
+#   PROG   -> /usr/local/bin/ (the static workloads: fragmenter, consumer)
 #   tests/vm/guest/{lib.sh,bounds.conf,scenarios/} -> /vm/
 # and becomes an ext4 IMAGE (mkfs.ext4 -d, no loop device, no root mounts).
 # Boot it with run.sh -d IMAGE -i INITRAMFS-WITH-MODULES; the runner unit
@@ -24,16 +28,16 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
 . "$(dirname "$0")/common.sh"
 
-out='' fragd='' unit='' conf='' pkg=''
-while getopts o:f:u:C:p: o; do
+out='' fragd='' unit='' conf='' pkg='' progs=()
+while getopts o:f:u:C:p:w: o; do
 	case $o in
 	o) out=$OPTARG ;; f) fragd=$OPTARG ;; u) unit=$OPTARG ;; C) conf=$OPTARG ;;
-	p) pkg=$OPTARG ;;
+	p) pkg=$OPTARG ;; w) progs+=("$OPTARG") ;;
 	*) exit 2 ;;
 	esac
 done
 { [ -n "$out" ] && { [ -n "$fragd" ] || [ -n "$pkg" ]; }; } ||
-	die "usage: $0 -o IMAGE -f FRAGD [-u UNIT] [-C CONF] | -o IMAGE -p DIR"
+	die "usage: $0 -o IMAGE -f FRAGD [-u UNIT] [-C CONF] [-w PROG]... | -o IMAGE -p DIR"
 srcdir=$(cd "$VM_DIR/../.." && pwd)
 
 # --- the cached base: debootstrap + the harness's fixed setup
@@ -119,7 +123,13 @@ else
 		install -D -m 644 "$conf" "$stage/etc/fragd/fragd.conf"
 		ln -sf fragd/fragd.conf "$stage/etc/fragd.conf"
 	fi
+	if [ -f "$srcdir/systemd/fragd.catalog" ]; then
+		install -D -m 644 "$srcdir/systemd/fragd.catalog" "$stage/usr/lib/systemd/catalog/fragd.catalog"
+	fi
 fi
+for p in ${progs[@]+"${progs[@]}"}; do
+	install -D -m 755 "$p" "$stage/usr/local/bin/$(basename "$p")"
+done
 
 mkdir -p "$stage/vm/scenarios"
 install -m 644 "$VM_DIR/guest/lib.sh" "$VM_DIR/guest/bounds.conf" "$stage/vm/"

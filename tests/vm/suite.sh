@@ -230,11 +230,13 @@ for k in $kernels; do
 				"huge pages fragd $(field "$k/numa-fragd" thp_pct)%, kernel defaults $(field "$k/numa-kernel" thp_pct)% (measured, not asserted)"
 		fi
 		# the unit and its restore logic do not depend on the kernel: one
-		# systemd guest is enough (FRAGD_VM_ALL=1 for every kernel)
+		# systemd guest is enough (FRAGD_VM_ALL=1 for every kernel); it
+		# also provokes fragd's journal events under the fragmenter and
+		# finds them with journalctl MESSAGE_ID= (a few minutes under TCG)
 		if [ "$(id -u)" != 0 ] && [ ! -f "$builddir/vm/rootfs.img" ]; then
 			say SKIP "$k/service" "the systemd guest is built with debootstrap, which needs root: run 'make check-vm' as root to include it"
 		else
-			run "$k/service" service -k "$k" "${small[@]}" -T 150 \
+			run "$k/service" service -k "$k" "${small[@]}" -T 600 \
 				-i "$builddir/vm/initramfs-root-$k.cpio.gz" -d "$builddir/vm/rootfs.img" --
 		fi
 		# the Debian package: apt install (neither enabled nor started),
@@ -247,7 +249,7 @@ for k in $kernels; do
 			say SKIP "$k/package" "no package guest ($builddir/vm/rootfs-pkg.img): make vm-package-image needs root (debootstrap)"
 		fi
 	elif [ "${FRAGD_VM_ALL:-0}" = 1 ]; then
-		run "$k/service" service -k "$k" "${small[@]}" -T 150 \
+		run "$k/service" service -k "$k" "${small[@]}" -T 600 \
 			-i "$builddir/vm/initramfs-root-$k.cpio.gz" -d "$builddir/vm/rootfs.img" --
 	fi
 	# stall attribution, launcher and collapse (tests/vm/README.md); ~35 s

@@ -71,8 +71,10 @@ $(VM_OUT)/initramfs-root-%.cpio.gz: $(VM_SRC)/mkinitramfs.sh $(VM_SRC)/guest/ini
 	$(VM_SRC)/mkinitramfs.sh -o $@ -K $(or $(FRAGD_VM_CACHE),$(HOME)/.cache/fragd-vm)/kernel/$*/root \
 		-M "$(VM_ROOT_MODULES)"
 
-$(VM_OUT)/rootfs.img: $(VM_OUT)/guest/fragd $(VM_GUEST) $(VM_SYSD) $(VM_SRC)/mkrootfs.sh $(VM_FRAGD_CONF)
-	$(VM_SRC)/mkrootfs.sh -o $@ -f $(VM_OUT)/guest/fragd $(if $(VM_FRAGD_CONF),-C $(VM_FRAGD_CONF))
+$(VM_OUT)/rootfs.img: $(VM_OUT)/guest/fragd $(VM_GUEST) $(VM_SYSD) $(VM_SRC)/mkrootfs.sh $(VM_FRAGD_CONF) \
+		$(VM_WORKLOADS) $(wildcard systemd/fragd.catalog)
+	$(VM_SRC)/mkrootfs.sh -o $@ -f $(VM_OUT)/guest/fragd $(if $(VM_FRAGD_CONF),-C $(VM_FRAGD_CONF)) \
+		$(VM_WORKLOADS:%=-w %)
 
 vm-rootfs: $(VM_OUT)/rootfs.img $(FRAGD_VM_KERNELS:%=$(VM_OUT)/initramfs-root-%.cpio.gz)
 
