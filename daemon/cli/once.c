@@ -231,7 +231,7 @@ int run_once(const FragdArgs *a)
         Pipeline pipe;
         PipelineHooks hooks;
         PipelineStage stage;
-        unsigned n_rd = 0;
+        unsigned n_rd = 0, mask;
         int r;
 
         r = root_open(a->root, a->page_size, &root);
@@ -271,7 +271,8 @@ int run_once(const FragdArgs *a)
                 prev = calloc(1, sizeof(*prev));
                 if (!prev)
                         return EXIT_FAILURE;
-                r = observation_read(root, OBS_PER_TICK, now_monotonic_usec(), prev);
+                r = observation_read(root, OBS_PER_TICK | (cfg->daemon.pagecache_signal ? OBS_MASK(OBS_PAGECACHE) : 0),
+                                     now_monotonic_usec(), prev);
                 if (r < 0) {
                         (void) warn_degraded(prev, OBS_PER_TICK);
                         goto no_buddyinfo;
@@ -290,7 +291,9 @@ int run_once(const FragdArgs *a)
         pipe = (Pipeline) { .root = root, .policy = &cfg->policy, .prev = prev, .cur = cur, .a = as, .state = ps,
                             .d = d };
         hooks = (PipelineHooks) { .observed = once_observed, .levers = once_levers, .userdata = once };
-        r = pipeline_run(&pipe, OBS_ALL, now_monotonic_usec(), &hooks, &stage);
+        /* the daemon's trace instance, when one runs (fragd --once makes none) */
+        mask = OBS_ALL | (cfg->daemon.pagecache_signal ? OBS_MASK(OBS_PAGECACHE) : 0);
+        r = pipeline_run(&pipe, mask, now_monotonic_usec(), &hooks, &stage);
         if (r < 0 && stage == PIPELINE_OBSERVE)
                 goto no_buddyinfo;
         if (r < 0)
@@ -336,7 +339,7 @@ int run_once(const FragdArgs *a)
         ri.eval = &d->eval;
         ri.learned = &once->learned;
         ri.learned_file = once->learned_file;
-        ri.obs_mask = OBS_ALL;
+        ri.obs_mask = mask;
         if (wl) {
                 r = workload_reports(wl, &cg_text, &cg_json);
                 if (r < 0) {

@@ -39,6 +39,10 @@ void snapshot_build(SnapshotBuilder *b, const FragdConfig *cfg, const Observatio
         }
 
         /* target orders and per-node targets, as the policy resolved them */
+        if (d) {
+                b->s.pagecache_order = d->eval.pagecache_order;
+                b->s.pagecache_share_permyriad = d->eval.pagecache_share_permyriad;
+        }
         if (d && d->eval.n_nodes) {
                 b->s.n_target_orders = 2;
                 b->s.target_orders[0] = d->eval.order[0];
