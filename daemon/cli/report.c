@@ -63,8 +63,12 @@ static unsigned order_thp(const ReportInput *in)
         return in->a->hpage_order;
 }
 
+/* the large-folio objective's order: the page cache's order when the
+ * page-cache signal gave one, else order_large */
 static unsigned order_large(const ReportInput *in)
 {
+        if (in->eval && in->eval->pagecache_order > 0)
+                return in->eval->pagecache_order;
         return in->policy ? in->policy->order_large : 4;
 }
 
@@ -246,6 +250,33 @@ static void text_rates(FILE *f, const Rates *r)
         fprintf(f, "  PSI memory: %.2f%% some, %.2f%% full of wall time\n", 100 * r->psi_some, 100 * r->psi_full);
 }
 
+/* "Page cache (the daemon's trace instance): order 6 holds 64.7% of the
+ * bytes added ...", one line per order with bytes */
+static void text_pagecache(FILE *f, const ReportInput *in)
+{
+        const PageCacheMeasures *m = &in->a->pagecache;
+        const PolicyEval *e = in->eval;
+        char b[32];
+
+        if (!m->valid)
+                return;
+        fprintf(f, "\nPage cache, folios added since the daemon set up its trace instance:\n");
+        for (unsigned k = 0; k < in->cur->pagecache.n_orders && k < FRAGD_MAX_ORDERS; k++)
+                if (m->bytes_total[k] > 0)
+                        fprintf(f, "  order %2u: %s (%" PRIu64 " folios)\n", k,
+                                format_bytes(b, sizeof(b), m->bytes_total[k]), in->cur->pagecache.folios[k]);
+        if (e && e->pagecache_order > 0)
+                fprintf(f, "  the page cache uses order %u: %.1f%% of the bytes added are in folios of that order "
+                           "or larger; free blocks are kept for it instead of order_large\n",
+                        e->pagecache_order, e->pagecache_share_permyriad / 100.0);
+        else
+                fprintf(f, "  no order above 0 holds 10%% of the large-folio bytes (or less than 4 MiB were "
+                           "added in large folios): free blocks are kept for order_large\n");
+        if (e && e->pagecache_burst_bytes > 0)
+                fprintf(f, "  added in large folios within the burst window: %s\n",
+                        format_bytes(b, sizeof(b), e->pagecache_burst_bytes));
+}
+
 /* "Learned reserve from the previous run: 512 MiB burst seen 4 min ago
  * (/var/lib/fragd/learned), kept ready for 26 min more, then halved every
  * 30 min", or why the file was not used */
@@ -348,6 +379,7 @@ int report_text(FILE *f, const ReportInput *in)
                 text_node(f, in, &a->nodes[i]);
         if (a->rates.valid)
                 text_rates(f, &a->rates);
+        text_pagecache(f, in);
 
         fprintf(f, "\nKnobs:");
         for (unsigned k = 0; k < _VM_KNOB_MAX; k++)
@@ -675,6 +707,30 @@ int report_json(FILE *f, const ReportInput *in)
         if (a->rates.valid)
                 json_rates(&w, &a->rates);
         else
+                json_null(&w);
+
+        /* page-cache folios by order (the daemon's trace instance), null without */
+        json_key(&w, "pagecache");
+        if (a->pagecache.valid) {
+                json_obj_begin(&w);
+                json_key(&w, "added_bytes_by_order");
+                json_arr_begin(&w);
+                for (unsigned k = 0; k < o->pagecache.n_orders && k < FRAGD_MAX_ORDERS; k++)
+                        json_u64(&w, a->pagecache.bytes_total[k]);
+                json_arr_end(&w);
+                json_key(&w, "order");
+                if (in->eval && in->eval->pagecache_order > 0)
+                        json_u64(&w, in->eval->pagecache_order);
+                else
+                        json_null(&w);
+                json_key(&w, "order_share");
+                if (in->eval && in->eval->pagecache_order > 0)
+                        json_num(&w, in->eval->pagecache_share_permyriad / 10000.0);
+                else
+                        json_null(&w);
+                json_key(&w, "burst_bytes"); json_u64(&w, in->eval ? in->eval->pagecache_burst_bytes : 0);
+                json_obj_end(&w);
+        } else
                 json_null(&w);
 
         json_key(&w, "sources");
