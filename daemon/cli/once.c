@@ -173,11 +173,21 @@ typedef struct Once {
         char learned_file[FRAGD_PATH_MAX * 2];
 } Once;
 
+/* fragd --once makes no trace instance: without a running daemon's, on a
+ * kernel that could have one, the page cache is not measured but nothing
+ * is broken (the report says so in its page-cache section) */
+static unsigned once_mask(const Observation *cur, unsigned mask)
+{
+        if (!(cur->have & OBS_MASK(OBS_PAGECACHE)) && cur->err[OBS_PAGECACHE] == -ENOENT)
+                mask &= ~OBS_MASK(OBS_PAGECACHE);
+        return mask;
+}
+
 static int once_observed(void *userdata, const Observation *cur, unsigned mask, int r)
 {
         Once *o = userdata;
 
-        o->missing = warn_degraded(cur, mask);
+        o->missing = warn_degraded(cur, once_mask(cur, mask));
         return r;
 }
 
@@ -339,7 +349,7 @@ int run_once(const FragdArgs *a)
         ri.eval = &d->eval;
         ri.learned = &once->learned;
         ri.learned_file = once->learned_file;
-        ri.obs_mask = mask;
+        ri.obs_mask = once_mask(cur, mask);
         if (wl) {
                 r = workload_reports(wl, &cg_text, &cg_json);
                 if (r < 0) {

@@ -258,8 +258,12 @@ static void text_pagecache(FILE *f, const ReportInput *in)
         const PolicyEval *e = in->eval;
         char b[32];
 
-        if (!m->valid)
+        if (!m->valid) {
+                if (in->cur->err[OBS_PAGECACHE] == -ENOENT)
+                        fprintf(f, "\nPage cache: not measured (no running fragd daemon's trace instance "
+                                   "'/sys/kernel/tracing/instances/fragd'): free blocks are kept for order_large\n");
                 return;
+        }
         fprintf(f, "\nPage cache, folios added since the daemon set up its trace instance:\n");
         for (unsigned k = 0; k < in->cur->pagecache.n_orders && k < FRAGD_MAX_ORDERS; k++)
                 if (m->bytes_total[k] > 0)

@@ -441,6 +441,14 @@ const char *obs_source_missing_why(const Observation *o, ObsSource s, char *buf,
                 snprintf(buf, size,
                          "pagecache: no trace instance '/sys/kernel/tracing/instances/" PAGECACHE_INSTANCE
                          "' (the fragd daemon makes it while it runs, with pagecache_signal on)");
+        else if (s == OBS_PAGECACHE && o->err[s] == -ENOMEDIUM)
+                snprintf(buf, size,
+                         "pagecache: tracefs is not mounted at '/sys/kernel/tracing' (mount -t tracefs nodev "
+                         "/sys/kernel/tracing)");
+        else if (s == OBS_PAGECACHE && o->err[s] == -EOPNOTSUPP)
+                snprintf(buf, size,
+                         "pagecache: the kernel has no tracefs event filemap:mm_filemap_add_to_page_cache with an "
+                         "order field at '/sys/kernel/tracing'");
         else if (o->err[s] < 0)
                 snprintf(buf, size, "%s unreadable (%s)", obs_source_name(s), strerror(-o->err[s]));
         else

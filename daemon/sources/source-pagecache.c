@@ -318,6 +318,28 @@ int pagecache_trace_stop(const Root *root)
         return 0;
 }
 
+/* Why there is no instance to read: the kernel cannot have one
+ * (-ENOMEDIUM: tracefs not mounted; -EOPNOTSUPP: no tracefs, no such event,
+ * no order field), or it could and no daemon made it (-ENOENT). */
+static int pagecache_why_absent(const Root *root)
+{
+        _cleanup_close_ int tfd = -EBADF;
+        _cleanup_free_ char *fmt = NULL;
+        size_t fmt_len = 0;
+        char why[8];
+        int r;
+
+        r = tracing_open(root, &tfd, why, sizeof(why));
+        if (r == -ENOMEDIUM)
+                return r;
+        if (r < 0)
+                return -EOPNOTSUPP;
+        r = read_file_alloc_at_full(tfd, EVENT_REL "/format", ROOT_BENEATH, &fmt, &fmt_len);
+        if (r < 0 || pagecache_format_has_order(fmt, fmt_len) < 0)
+                return -EOPNOTSUPP;
+        return -ENOENT;
+}
+
 int pagecache_read(const Root *root, PageCacheHist *ret)
 {
         _cleanup_free_ char *buf = NULL;
@@ -325,9 +347,11 @@ int pagecache_read(const Root *root, PageCacheHist *ret)
         int r;
 
         if (root->sys_fd < 0)
-                return -ENOENT;
+                return -EOPNOTSUPP;
         r = read_file_alloc_at_max(root->sys_fd, INSTANCE_REL "/" EVENT_REL "/hist", ROOT_BENEATH, HIST_MAX, &buf,
                                    &len);
+        if (r == -ENOENT)
+                return pagecache_why_absent(root);
         if (r < 0)
                 return r;
         return pagecache_hist_parse(buf, len, ret);

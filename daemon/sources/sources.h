@@ -197,5 +197,8 @@ int pagecache_format_has_order(const char *buf, size_t len);
 int pagecache_trace_start(const Root *root, char *why, size_t why_size);
 /* Removes the instance (its trigger goes with it); -ENOENT when absent. */
 int pagecache_trace_stop(const Root *root);
-/* Reads and parses the instance's hist; -ENOENT without the instance. */
+/* Reads and parses the instance's hist. Without the instance: -ENOENT when
+ * the kernel could have one (no daemon made it), -ENOMEDIUM when tracefs
+ * is not mounted, -EOPNOTSUPP when there is no tracefs, no such event or
+ * no order field. */
 int pagecache_read(const Root *root, PageCacheHist *ret);

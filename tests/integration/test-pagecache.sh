@@ -57,11 +57,26 @@ if command -v promtool >/dev/null; then
 		|| bad "promtool: $(promtool check metrics <"$work/p" 2>&1 | head -3)"
 fi
 
-# 2. --once without an instance: DEGRADED names it; off: not asked for
-rm -rf "$T/sys/kernel/tracing"
+# 2. --once without an instance: on a kernel that could have one, not
+# measured but not degraded; without tracefs mounted, or without the event,
+# DEGRADED names it; off: not asked for
+[ -n "$T" ] && [ "$T" != / ] || exit 1
+rm -rf "$T/sys/kernel/tracing/instances/fragd"
+GEV=$T/sys/kernel/tracing/events/filemap/mm_filemap_add_to_page_cache
+mkdir -p "$GEV"
+cp "$FRAGD_SRCDIR/tests/corpus/pagecache/vm-6.12-format" "$GEV/format"
+out=$("$FRAGD" --once --dry-run --root "$T" --page-size 4096 2>"$work/err")
+echo "$out" | grep -q "^Page cache: not measured (no running fragd daemon's trace instance" && ! echo "$out" | grep -q "^DEGRADED" \
+	&& [ ! -s "$work/err" ] && pass "--once, no daemon on a capable kernel: not measured, not degraded, nothing on stderr" \
+	|| bad "no daemon: $(echo "$out" | grep -A2 -E '^(DEGRADED|Page cache)') $(cat "$work/err")"
+rm -rf "${T:?}/sys/kernel/tracing"/*
 out=$("$FRAGD" --once --dry-run --root "$T" --page-size 4096 2>/dev/null)
-echo "$out" | grep -A3 "^DEGRADED" | grep -q "pagecache: no trace instance '/sys/kernel/tracing/instances/fragd'" \
-	&& pass "--once without an instance: pagecache under DEGRADED" || bad "no DEGRADED pagecache line: $out"
+echo "$out" | grep -A3 "^DEGRADED" | grep -q "pagecache: tracefs is not mounted at '/sys/kernel/tracing'" \
+	&& pass "--once, tracefs not mounted: pagecache under DEGRADED" || bad "no DEGRADED tracefs line: $out"
+rm -rf "${T:?}/sys/kernel/tracing"
+out=$("$FRAGD" --once --dry-run --root "$T" --page-size 4096 2>/dev/null)
+echo "$out" | grep -A3 "^DEGRADED" | grep -q "pagecache: the kernel has no tracefs event filemap:mm_filemap_add_to_page_cache" \
+	&& pass "--once, no tracefs: pagecache under DEGRADED" || bad "no DEGRADED event line: $out"
 mkdir -p "$T/etc/fragd"
 printf '[daemon]\npagecache_signal = off\n' >"$T/etc/fragd/fragd.conf"
 out=$("$FRAGD" --once --dry-run --root "$T" --page-size 4096 2>/dev/null)

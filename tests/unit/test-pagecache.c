@@ -212,6 +212,25 @@ static void test_read(void **state)
         assert_non_null(mkdtemp(dir));
         mkpath(dir, "proc");
         mkpath(dir, "sys/kernel");
+        /* no instance: why (no tracefs, not mounted, no daemon) */
+        assert_int_equal(root_open(dir, 4096, &root), 0);
+        assert_int_equal(pagecache_read(root, &h), -EOPNOTSUPP);
+        root = root_free(root);
+        mkpath(dir, "sys/kernel/tracing");
+        assert_int_equal(root_open(dir, 4096, &root), 0);
+        assert_int_equal(pagecache_read(root, &h), -ENOMEDIUM);
+        root = root_free(root);
+        mkpath(dir, "sys/kernel/tracing/instances");
+        mkpath(dir, "sys/kernel/tracing/" EV);
+        cap = corpus("format-no-order", &len);
+        put(dir, "sys/kernel/tracing/" EV "/format", cap);
+        free(cap);
+        assert_int_equal(root_open(dir, 4096, &root), 0);
+        assert_int_equal(pagecache_read(root, &h), -EOPNOTSUPP);
+        root = root_free(root);
+        cap = corpus("vm-6.12-format", &len);
+        put(dir, "sys/kernel/tracing/" EV "/format", cap);
+        free(cap);
         assert_int_equal(root_open(dir, 4096, &root), 0);
         assert_int_equal(pagecache_read(root, &h), -ENOENT);
         root = root_free(root);
