@@ -26,6 +26,7 @@
 #include "sources/sources.h"
 
 static void pagecache_teardown(Manager *m);
+static void pagecache_reload(Manager *m);
 
 Manager *manager_free(Manager *m)
 {
@@ -673,6 +674,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
                 }
                 if (m->cfg.daemon.dry_run != was_dry)
                         log_warning("[daemon] dry_run changed: it takes effect at the next start");
+                pagecache_reload(m);
                 if (manager_workload_config_changed(old, &m->cfg)) {
                         /* the stall history of the watched cgroups starts again */
                         manager_workload_stop(&m->wl);
@@ -735,6 +737,25 @@ static void pagecache_teardown(Manager *m)
         if (r < 0 && r != -ENOENT)
                 log_warning_errno(r, "Cannot remove the trace instance '/sys/kernel/tracing/instances/"
                                   PAGECACHE_INSTANCE "': %m; remove it with rmdir");
+}
+
+/* SIGHUP: pagecache_signal turned off removes the instance; on, with no
+ * instance (turned on, or its set-up failed: tracefs mounted since, say),
+ * tries the set-up again. */
+static void pagecache_reload(Manager *m)
+{
+        if (!m->cfg.daemon.pagecache_signal) {
+                if (m->pagecache_up) {
+                        pagecache_teardown(m);
+                        log_info("pagecache_signal=off: the trace instance is removed; the large-folio reserve "
+                                 "is kept at order_large");
+                }
+                m->cur->have &= ~OBS_MASK(OBS_PAGECACHE);
+                m->cur->err[OBS_PAGECACHE] = 0;
+                return;
+        }
+        if (!m->pagecache_up)
+                pagecache_setup(m);
 }
 
 int manager_new(const ManagerArgs *args, Manager **ret, ManagerFailure *ret_why)
