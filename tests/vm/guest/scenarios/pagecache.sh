@@ -64,10 +64,9 @@ stop() {
 	rc=0
 	wait "$FRAGD_PID" || rc=$?
 	FRAGD_PID=
-	[ "$rc" = 0 ] && pass "fragd exited 0 on SIGTERM" || fail "fragd exit status $rc on SIGTERM"
+	if [ "$rc" = 0 ]; then pass "fragd exited 0 on SIGTERM"; else fail "fragd exit status $rc on SIGTERM"; fi
 	knobs_snapshot >/tmp/knobs.post-fragd
-	cmp -s /tmp/knobs.pre-fragd /tmp/knobs.post-fragd && pass "every knob restored after stop" ||
-		fail "knobs not restored: $(diff /tmp/knobs.pre-fragd /tmp/knobs.post-fragd | tr '\n' ' ')"
+	if cmp -s /tmp/knobs.pre-fragd /tmp/knobs.post-fragd; then pass "every knob restored after stop"; else fail "knobs not restored: $(diff /tmp/knobs.pre-fragd /tmp/knobs.post-fragd | tr '\n' ' ')"; fi
 }
 
 # --- 1. tracefs not mounted: one message, the source down
@@ -79,7 +78,7 @@ else
 	fail "without tracefs: no pagecache source_up 0 ($(grep pagecache "$PROM" 2>&1 | tr '\n' ' '))"
 fi
 n=$(grep -c "tracefs is not mounted at '/sys/kernel/tracing'" /tmp/fragd.log || true)
-[ "$n" = 1 ] && pass "said once that tracefs is not mounted" || fail "tracefs message $n times: $(head -n 5 /tmp/fragd.log)"
+if [ "$n" = 1 ]; then pass "said once that tracefs is not mounted"; else fail "tracefs message $n times: $(head -n 5 /tmp/fragd.log)"; fi
 stop
 
 # --- 2. tracefs mounted, a leftover instance with someone's trigger
@@ -102,9 +101,7 @@ case $t in
 *keys=order*) pass "leftover instance replaced: trigger '$t'" ;;
 *) fail "instance trigger: '$t'" ;;
 esac
-[ "$(trig "$TR/$EV/trigger")" = "$g_trigger" ] && [ "$(cat "$TR/$EV/enable")" = "$g_enable" ] &&
-	[ "$(cat "$TR/tracing_on")" = "$g_on" ] && pass "global tracing untouched (event trigger, enable, tracing_on)" ||
-	fail "global tracing changed"
+if [ "$(trig "$TR/$EV/trigger")" = "$g_trigger" ] && [ "$(cat "$TR/$EV/enable")" = "$g_enable" ] && [ "$(cat "$TR/tracing_on")" = "$g_on" ]; then pass "global tracing untouched (event trigger, enable, tracing_on)"; else fail "global tracing changed"; fi
 
 # --- 3. buffered 256 KiB writes
 dd if=/dev/zero of=/mnt/x/f bs=256k count=256 2>/dev/null
@@ -125,31 +122,28 @@ kmaj=${kv%.*} kmin=${kv#*.}
 if [ "$kmaj" -gt 6 ] || { [ "$kmaj" = 6 ] && [ "$kmin" -ge 6 ]; }; then
 	o6=$(metric 'fragd_pagecache_added_bytes_total{order="6"}')
 	# 256 writes of 256 KiB: at least half of the 64 MiB in order-6 folios
-	[ "${o6:-0}" -ge 33554432 ] && pass "XFS 256 KiB writes: ${o6} bytes at order 6" ||
-		fail "XFS 256 KiB writes: ${o6:-no} bytes at order 6"
-	[ "$pco" = 6 ] && pass "fragd_pagecache_order 6" || fail "fragd_pagecache_order ${pco:-absent}, not 6"
+	if [ "${o6:-0}" -ge 33554432 ]; then pass "XFS 256 KiB writes: ${o6} bytes at order 6"; else fail "XFS 256 KiB writes: ${o6:-no} bytes at order 6"; fi
+	if [ "$pco" = 6 ]; then pass "fragd_pagecache_order 6"; else fail "fragd_pagecache_order ${pco:-absent}, not 6"; fi
 else
 	# before 6.6 XFS buffered writes use small folios (large folios on
 	# writes came with 6.6): the signal sees order 0
 	o0=$(metric 'fragd_pagecache_added_bytes_total{order="0"}')
-	[ "${o0:-0}" -ge 67108864 ] && pass "kernel $kv: 256 KiB writes counted at order 0 ($o0 bytes)" ||
-		fail "kernel $kv: ${o0:-no} bytes at order 0"
+	if [ "${o0:-0}" -ge 67108864 ]; then pass "kernel $kv: 256 KiB writes counted at order 0 ($o0 bytes)"; else fail "kernel $kv: ${o0:-no} bytes at order 0"; fi
 fi
 
 # --- 4. killed: the instance stays; the next fragd replaces it; stop removes it
 kill -9 "$FRAGD_PID"
 wait "$FRAGD_PID" 2>/dev/null || true
 FRAGD_PID=
-[ -d "$INST" ] && pass "kill -9 leaves the instance" || fail "instance gone after kill -9"
+if [ -d "$INST" ]; then pass "kill -9 leaves the instance"; else fail "instance gone after kill -9"; fi
 h0=$(awk '/Hits:/ { print $2 }' "$INST/$EV/hist")
 rm -f "$PROM"
 start keep
 wait_metric 'fragd_source_up{source="pagecache"}' 1 20 || true
 h1=$(awk '/Hits:/ { print $2 }' "$INST/$EV/hist")
-[ "$h1" -lt "$h0" ] && pass "restarted fragd made the instance anew (hits $h0 -> $h1)" ||
-	fail "instance not made anew (hits $h0 -> $h1)"
+if [ "$h1" -lt "$h0" ]; then pass "restarted fragd made the instance anew (hits $h0 -> $h1)"; else fail "instance not made anew (hits $h0 -> $h1)"; fi
 stop
-[ -d "$INST" ] && fail "instance left after stop" || pass "instance removed at stop"
+if [ -d "$INST" ]; then fail "instance left after stop"; else pass "instance removed at stop"; fi
 sed -n '/Counting page-cache\|trace instance/s/^/fragd: /p' /tmp/fragd.log
 
 # --- 5. cost: 64 MiB of 4 KiB buffered writes, without and with the trigger
@@ -164,7 +158,7 @@ round() {
 	echo $((t1 - t0))
 }
 off='' on=''
-for r in 1 2 3 4 5; do
+for _ in 1 2 3 4 5; do
 	off="$off $(round)"
 	mkdir "$INST"
 	echo 'hist:keys=order:vals=hitcount' >"$INST/$EV/trigger"
@@ -172,8 +166,8 @@ for r in 1 2 3 4 5; do
 	hits=$(awk '/Hits:/ { print $2 }' "$INST/$EV/hist")
 	rmdir "$INST"
 done
-nth() { n=$1; shift; echo "$@" | tr ' ' '\n' | sed '/^$/d' | sort -n | sed -n "${n}p"; }
-log "cost: 16384 x 4 KiB buffered writes: without the trigger$off ms, with$on ms (fastest $(nth 1 $off) / $(nth 1 $on) ms, median $(nth 3 $off) / $(nth 3 $on) ms; $hits events a round)"
-result "largest_order=$maxo pagecache_order=${pco:-none} share=${share:-none} cost_off_ms=$(nth 1 $off) cost_on_ms=$(nth 1 $on) cost_off_median_ms=$(nth 3 $off) cost_on_median_ms=$(nth 3 $on) events=$hits"
+nth() { echo "$2" | tr ' ' '\n' | sed '/^$/d' | sort -n | sed -n "${1}p"; } # nth N "LIST"
+log "cost: 16384 x 4 KiB buffered writes: without the trigger$off ms, with$on ms (fastest $(nth 1 "$off") / $(nth 1 "$on") ms, median $(nth 3 "$off") / $(nth 3 "$on") ms; $hits events a round)"
+result "largest_order=$maxo pagecache_order=${pco:-none} share=${share:-none} cost_off_ms=$(nth 1 "$off") cost_on_ms=$(nth 1 "$on") cost_off_median_ms=$(nth 3 "$off") cost_on_median_ms=$(nth 3 "$on") events=$hits"
 umount /mnt/x
 finish
