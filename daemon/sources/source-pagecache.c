@@ -243,7 +243,7 @@ static int tracing_open(const Root *root, int *ret_fd, char *why, size_t why_siz
 
 int pagecache_trace_start(const Root *root, char *why, size_t why_size)
 {
-        _cleanup_close_ int tfd = -EBADF, ifd = -EBADF;
+        _cleanup_close_ int tfd = -EBADF, dfd = -EBADF, ifd = -EBADF;
         _cleanup_free_ char *fmt = NULL;
         size_t fmt_len = 0;
         int r;
@@ -268,17 +268,24 @@ int pagecache_trace_start(const Root *root, char *why, size_t why_size)
         }
         /* a leftover instance (fragd killed before its stop) goes first */
         r = pagecache_trace_stop(root);
+        if (r == -EXDEV) {
+                snprintf(why, why_size, "'/sys/" TRACING_DIR "/instances' is a symbolic link out of the root");
+                return r;
+        }
         if (r < 0 && r != -ENOENT) {
                 snprintf(why, why_size, "cannot remove the leftover trace instance '/sys/" INSTANCE_REL "': %s",
                          strerror(-r));
                 return r;
         }
-        if (mkdirat(tfd, "instances/" PAGECACHE_INSTANCE, 0700) < 0) {
-                r = -errno;
+        /* made in the instances directory as resolved below the root (a
+         * symlink there cannot send the mkdir elsewhere) */
+        dfd = root_openat(tfd, "instances", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, ROOT_BENEATH);
+        if (dfd < 0 || mkdirat(dfd, PAGECACHE_INSTANCE, 0700) < 0) {
+                r = dfd < 0 ? dfd : -errno;
                 snprintf(why, why_size, "cannot make the trace instance '/sys/" INSTANCE_REL "': %s", strerror(-r));
                 return r;
         }
-        ifd = root_openat(tfd, "instances/" PAGECACHE_INSTANCE, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, ROOT_BENEATH);
+        ifd = root_openat(dfd, PAGECACHE_INSTANCE, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, ROOT_BENEATH);
         if (ifd < 0) {
                 r = ifd;
                 snprintf(why, why_size, "cannot open the trace instance '/sys/" INSTANCE_REL "': %s", strerror(-r));

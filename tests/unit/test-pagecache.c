@@ -302,6 +302,23 @@ static void test_start_degrades(void **state)
         assert_int_equal(stat(p, &st), -1);
         assert_int_equal(pagecache_trace_stop(root), -ENOENT);
         root = root_free(root);
+
+        /* instances/ a symlink out of the root: nothing is made there */
+        {
+                char out[] = "/tmp/fragd-test-pagecache-out-XXXXXX", link[PATH_MAX], gone[PATH_MAX * 2];
+
+                assert_non_null(mkdtemp(out));
+                (void) snprintf(link, sizeof(link), "%s/sys/kernel/tracing/instances", dir);
+                assert_int_equal(rmdir(link), 0);
+                assert_int_equal(symlink(out, link), 0);
+                assert_int_equal(root_open(dir, 4096, &root), 0);
+                assert_int_equal(pagecache_trace_start(root, why, sizeof(why)), -EXDEV);
+                assert_non_null(strstr(why, "symbolic link out of the root"));
+                (void) snprintf(gone, sizeof(gone), "%s/fragd", out);
+                assert_int_equal(stat(gone, &st), -1);
+                root = root_free(root);
+                assert_int_equal(rmdir(out), 0);
+        }
         rm_rf(dir);
 }
 
