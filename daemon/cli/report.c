@@ -94,6 +94,17 @@ static uint64_t thp_target(const ReportInput *in, const NodeMeasures *n, bool *r
         return report_reserve_bytes(&in->policy->reserve_thp, node_bytes(in, n));
 }
 
+/* The large-folio target: the policy's, which the page-cache need may
+ * raise above reserve_large; *ret_pagecache says it did. */
+static uint64_t large_target(const ReportInput *in, const NodeMeasures *n, bool *ret_pagecache)
+{
+        const PolicyNodeEval *ne = eval_node(in, n->node);
+        uint64_t configured = report_reserve_bytes(&in->policy->reserve_large, node_bytes(in, n));
+
+        *ret_pagecache = ne && ne->target_bytes[0] > configured && in->eval->pagecache_need_bytes > 0;
+        return *ret_pagecache ? ne->target_bytes[0] : configured;
+}
+
 static bool learned_shown(const ReportInput *in)
 {
         return in->learned && in->learned->result != LEARNED_LOAD_NONE &&
@@ -206,8 +217,11 @@ static void text_node(FILE *f, const ReportInput *in, const NodeMeasures *n)
         if (in->policy && !measured)
                 fprintf(f, "; target not measured: %s\n", unmeasured_why(in, why, sizeof(why)));
         else if (in->policy) {
-                uint64_t t = report_reserve_bytes(&in->policy->reserve_large, node_bytes(in, n));
-                fprintf(f, "; target %s: %s\n", format_bytes(b3, sizeof(b3), t), large_b >= t ? "met" : "MISSED");
+                bool pc;
+                uint64_t t = large_target(in, n, &pc);
+
+                fprintf(f, "; target %s%s: %s\n", format_bytes(b3, sizeof(b3), t),
+                        pc ? " (page-cache demand)" : "", large_b >= t ? "met" : "MISSED");
         } else
                 fputc('\n', f);
         if (a->proactiveness < 0)
@@ -637,6 +651,14 @@ int report_json(FILE *f, const ReportInput *in)
                                 json_u64(&w, report_reserve_bytes(&in->policy->reserve_large, node_bytes(in, n)));
                         else
                                 json_null(&w);
+                        {
+                                bool pc;
+                                uint64_t lt = large_target(in, n, &pc);
+
+                                json_key(&w, "large_target_bytes");
+                                if (measured) json_u64(&w, lt); else json_null(&w);
+                                json_key(&w, "large_target_pagecache"); json_bool(&w, pc);
+                        }
                         json_obj_end(&w);
                 }
                 json_key(&w, "zones");
