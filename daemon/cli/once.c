@@ -152,8 +152,11 @@ static unsigned warn_degraded(const Observation *o, unsigned mask)
 
         for (unsigned i = 0; i < o->n_problems; i++)
                 log_warning("%s", o->problems[i]);
+        /* the page cache's absence is in the report (DEGRADED, and
+         * fragd_source_up for --format prom): on stderr it would repeat on
+         * every --once of a host without tracefs */
         for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++)
-                if ((missing & OBS_MASK(s)) && s != OBS_BUDDYINFO)
+                if ((missing & OBS_MASK(s)) && s != OBS_BUDDYINFO && s != OBS_PAGECACHE)
                         log_warning("Decisions degraded: %s: %s",
                                     obs_source_missing_why(o, (ObsSource) s, why, sizeof(why)),
                                     obs_source_impact((ObsSource) s));

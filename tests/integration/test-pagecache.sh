@@ -76,9 +76,11 @@ out=$("$FRAGD" --once --dry-run --root "$T" --page-size 4096 2>/dev/null)
 echo "$out" | grep -A3 "^DEGRADED" | grep -q "pagecache: tracefs is not mounted at '/sys/kernel/tracing'" \
 	&& pass "--once, tracefs not mounted: pagecache under DEGRADED" || bad "no DEGRADED tracefs line: $out"
 rm -rf "${T:?}/sys/kernel/tracing"
-out=$("$FRAGD" --once --dry-run --root "$T" --page-size 4096 2>/dev/null)
+out=$("$FRAGD" --once --dry-run --root "$T" --page-size 4096 2>"$work/err")
 echo "$out" | grep -A3 "^DEGRADED" | grep -q "pagecache: the kernel has no tracefs event filemap:mm_filemap_add_to_page_cache" \
 	&& pass "--once, no tracefs: pagecache under DEGRADED" || bad "no DEGRADED event line: $out"
+grep -q pagecache "$work/err" && bad "--once repeats it on stderr: $(cat "$work/err")" \
+	|| pass "--once: the report says it, stderr does not repeat it"
 mkdir -p "$T/etc/fragd"
 printf '[daemon]\npagecache_signal = off\n' >"$T/etc/fragd/fragd.conf"
 out=$("$FRAGD" --once --dry-run --root "$T" --page-size 4096 2>/dev/null)
