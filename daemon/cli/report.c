@@ -418,6 +418,11 @@ int report_text(FILE *f, const ReportInput *in)
                         else if (s == OBS_PAGETYPEINFO && o->err[s] == -EACCES)
                                 fprintf(f, "\n  %s: skipped: needs root (pageblock mix not shown)",
                                         obs_source_name(s));
+                        else if (s == OBS_PAGECACHE) {
+                                char why[256];
+
+                                fprintf(f, "\n  %s", obs_source_missing_why(o, (ObsSource) s, why, sizeof(why)));
+                        }
                         else
                                 fprintf(f, "\n  %s: unavailable: %s", obs_source_name(s), strerror(-o->err[s]));
                 }

@@ -464,7 +464,7 @@ unsigned observation_missing(const Observation *o, unsigned mask)
         for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++) {
                 if (!(mask & OBS_MASK(s)) || (o->have & OBS_MASK(s)))
                         continue;
-                if ((s == OBS_PSI_MEMORY || s == OBS_THP) && o->err[s] == -EOPNOTSUPP &&
+                if ((s == OBS_PSI_MEMORY || s == OBS_THP || s == OBS_PAGECACHE) && o->err[s] == -EOPNOTSUPP &&
                     !(o->rejected & OBS_MASK(s)))
                         continue; /* the kernel has no such feature: nothing is broken */
                 missing |= OBS_MASK(s);
