@@ -338,3 +338,97 @@ uint64_t policy_learned_target(const PolicyConfig *cfg, uint64_t need_bytes, uin
         want = want < cap ? want : cap;
         return want > configured_bytes ? want : configured_bytes;
 }
+
+/* ---- page-cache demand (docs/policy.md "Page-cache demand") ----------------
+ *
+ * From fragd's hist of folios added to the page cache by order
+ * (Assessment.pagecache):
+ *   order  = the highest order k >= 1 whose bytes since the trigger was set
+ *            are at least POLICY_PAGECACHE_MIN_SHARE_PERMYRIAD of the bytes
+ *            in large folios (orders >= 1), once those reach
+ *            POLICY_PAGECACHE_MIN_BYTES. Order-0 bytes (small files,
+ *            metadata, and folios that fell back all the way) do not dilute
+ *            it; a fallback to a lower order leaves the order found while
+ *            the blocks were there in the totals.
+ *   demand = bytes added in folios of order >= 1 this tick: what asked for
+ *            a large folio (a fallback to a smaller large folio included).
+ *   burst  = demand summed over POLICY_BURST_WINDOW_USEC, as THP faults.
+ *   need   = burst x demand_factor, plus the learned THP need when
+ *            order_thp >= order (a huge page's block is one of "order"
+ *            too: both draw on the same free blocks).
+ * The share reported is bytes at orders >= order over all bytes added. */
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+        return a > UINT64_MAX / 4 - b ? UINT64_MAX / 4 : a + b;
+}
+
+void policy_pagecache_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assessment *a, usec_t now,
+                               PolicyEval *e)
+{
+        const PageCacheMeasures *m = &a->pagecache;
+        const PolicyHistory *h = &s->hist;
+        uint64_t large = 0, all = 0, at = 0, burst = 0, mem;
+        unsigned order = 0, thp_order;
+        double v;
+
+        if (!m->valid)
+                return;
+        for (unsigned k = 0; k < FRAGD_MAX_ORDERS; k++) {
+                all = sat_add(all, m->bytes_total[k]);
+                if (k >= 1)
+                        large = sat_add(large, m->bytes_total[k]);
+        }
+        if (large < POLICY_PAGECACHE_MIN_BYTES)
+                return;
+        for (unsigned k = FRAGD_MAX_ORDERS - 1; k >= 1; k--)
+                if ((double) m->bytes_total[k] * 10000.0 >=
+                    (double) large * (double) POLICY_PAGECACHE_MIN_SHARE_PERMYRIAD) {
+                        order = k;
+                        break;
+                }
+        if (order == 0)
+                return;
+        for (unsigned k = order; k < FRAGD_MAX_ORDERS; k++)
+                at = sat_add(at, m->bytes_total[k]);
+        e->pagecache_order = order;
+        e->pagecache_share_permyriad = (uint32_t) ((double) at * 10000.0 / (double) all + 0.5);
+
+        if (m->delta_valid)
+                for (unsigned k = 1; k < FRAGD_MAX_ORDERS; k++)
+                        e->pagecache_demand_bytes = sat_add(e->pagecache_demand_bytes, m->bytes_delta[k]);
+        burst = e->pagecache_demand_bytes;
+        for (unsigned j = 0; j < h->n; j++) {
+                unsigned r = (h->head + j) % POLICY_HISTORY_MAX;
+
+                if (h->t_usec[r] < now && now - h->t_usec[r] < POLICY_BURST_WINDOW_USEC)
+                        burst = sat_add(burst, h->pagecache_bytes[r]);
+        }
+        mem = policy_mem_total_bytes(a);
+        if (mem > 0 && burst > mem)
+                burst = mem;
+        e->pagecache_burst_bytes = burst;
+
+        if (!cfg->demand_learning || !(cfg->demand_factor > 0.0))
+                return;
+        v = (double) burst * cfg->demand_factor;
+        e->pagecache_need_bytes = v >= 1.8e19 ? UINT64_MAX / 4 : (uint64_t) ceil(v);
+        thp_order = cfg->order_thp ? cfg->order_thp : a->hpage_order;
+        if (e->pagecache_need_bytes > 0 && thp_order >= order && e->learned_need_bytes > 0) {
+                v = (double) e->learned_need_bytes * cfg->demand_factor;
+                e->pagecache_need_bytes =
+                        sat_add(e->pagecache_need_bytes, v >= 1.8e19 ? UINT64_MAX / 4 : (uint64_t) ceil(v));
+        }
+}
+
+uint64_t policy_pagecache_target(const PolicyConfig *cfg, uint64_t need_bytes, uint64_t configured_bytes,
+                                 uint64_t node_bytes)
+{
+        uint64_t cap, want;
+
+        if (need_bytes == 0)
+                return configured_bytes;
+        cap = policy_size_bytes(&cfg->demand_cap, node_bytes);
+        want = need_bytes < cap ? need_bytes : cap;
+        return want > configured_bytes ? want : configured_bytes;
+}

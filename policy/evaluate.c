@@ -242,6 +242,9 @@ void policy_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assess
                                           : 0;
 
         policy_demand_evaluate(cfg, s, a, now, e);
+        policy_pagecache_evaluate(cfg, s, a, now, e);
+        if (e->pagecache_order > 0)
+                e->order[K_LARGE] = e->pagecache_order; /* the order the page cache uses */
 
         e->n_nodes = MIN(a->n_nodes, (unsigned) FRAGD_MAX_NODES);
         for (unsigned i = 0; i < e->n_nodes; i++) {
@@ -264,6 +267,9 @@ void policy_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assess
                                 continue;
                         ne->have_bytes[k] = n->free_pages_ge[o] * ps;
                         ne->target_bytes[k] = policy_size_bytes(spec, nb);
+                        if (k == K_LARGE)
+                                ne->target_bytes[k] = policy_pagecache_target(cfg, e->pagecache_need_bytes,
+                                                                              ne->target_bytes[k], nb);
                         if (k == K_THP) {
                                 ne->config_target_bytes = ne->target_bytes[k];
                                 ne->target_bytes[k] = policy_learned_target(

@@ -296,6 +296,34 @@ static void rates(const Observation *c, const Observation *p, Rates *r)
         }
 }
 
+static uint64_t folio_bytes(uint64_t folios, unsigned k, unsigned page_size)
+{
+        uint64_t unit = (uint64_t) (page_size ? page_size : 4096) << k;
+
+        return folios > UINT64_MAX / unit ? UINT64_MAX : folios * unit;
+}
+
+/* The page-cache hist of cur, and what was added since prev's: a count that
+ * went back (the instance made anew) gives no delta this once. */
+static void pagecache_measures(const Observation *cur, const Observation *prev, PageCacheMeasures *m)
+{
+        if (!(cur->have & OBS_MASK(OBS_PAGECACHE)))
+                return;
+        m->valid = true;
+        for (unsigned k = 0; k < FRAGD_MAX_ORDERS; k++)
+                m->bytes_total[k] = folio_bytes(cur->pagecache.folios[k], k, cur->page_size);
+        if (!prev || !(prev->have & OBS_MASK(OBS_PAGECACHE)) || prev->now_usec >= cur->now_usec)
+                return;
+        for (unsigned k = 0; k < FRAGD_MAX_ORDERS; k++)
+                if (cur->pagecache.folios[k] < prev->pagecache.folios[k])
+                        return;
+        for (unsigned k = 0; k < FRAGD_MAX_ORDERS; k++)
+                m->bytes_delta[k] =
+                        folio_bytes(cur->pagecache.folios[k] - prev->pagecache.folios[k], k, cur->page_size);
+        m->interval_sec = (double) (cur->now_usec - prev->now_usec) / (double) USEC_PER_SEC;
+        m->delta_valid = true;
+}
+
 int assess(const Observation *cur, const Observation *prev, Assessment *ret)
 {
         Assessment *a = ret;
@@ -420,6 +448,7 @@ int assess(const Observation *cur, const Observation *prev, Assessment *ret)
                 node_pagetype(cur, n);
         }
 
+        pagecache_measures(cur, prev, &a->pagecache);
         if (prev)
                 rates(cur, prev, &a->rates);
         else

@@ -63,6 +63,7 @@ static void history_push(PolicyHistory *h, const Assessment *a, const PolicyEval
         }
         h->t_usec[r] = now;
         h->demand_bytes[r] = e->demand_bytes;
+        h->pagecache_bytes[r] = e->pagecache_demand_bytes;
         for (unsigned i = 0; i < e->n_nodes; i++) {
                 const NodeMeasures *n = &a->nodes[i];
 

@@ -152,8 +152,11 @@ static unsigned warn_degraded(const Observation *o, unsigned mask)
 
         for (unsigned i = 0; i < o->n_problems; i++)
                 log_warning("%s", o->problems[i]);
+        /* the page cache's absence is in the report (DEGRADED, and
+         * fragd_source_up for --format prom): on stderr it would repeat on
+         * every --once of a host without tracefs */
         for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++)
-                if ((missing & OBS_MASK(s)) && s != OBS_BUDDYINFO)
+                if ((missing & OBS_MASK(s)) && s != OBS_BUDDYINFO && s != OBS_PAGECACHE)
                         log_warning("Decisions degraded: %s: %s",
                                     obs_source_missing_why(o, (ObsSource) s, why, sizeof(why)),
                                     obs_source_impact((ObsSource) s));
@@ -173,11 +176,21 @@ typedef struct Once {
         char learned_file[FRAGD_PATH_MAX * 2];
 } Once;
 
+/* fragd --once makes no trace instance: without a running daemon's, on a
+ * kernel that could have one, the page cache is not measured but nothing
+ * is broken (the report says so in its page-cache section) */
+static unsigned once_mask(const Observation *cur, unsigned mask)
+{
+        if (!(cur->have & OBS_MASK(OBS_PAGECACHE)) && cur->err[OBS_PAGECACHE] == -ENOENT)
+                mask &= ~OBS_MASK(OBS_PAGECACHE);
+        return mask;
+}
+
 static int once_observed(void *userdata, const Observation *cur, unsigned mask, int r)
 {
         Once *o = userdata;
 
-        o->missing = warn_degraded(cur, mask);
+        o->missing = warn_degraded(cur, once_mask(cur, mask));
         return r;
 }
 
@@ -231,7 +244,7 @@ int run_once(const FragdArgs *a)
         Pipeline pipe;
         PipelineHooks hooks;
         PipelineStage stage;
-        unsigned n_rd = 0;
+        unsigned n_rd = 0, mask;
         int r;
 
         r = root_open(a->root, a->page_size, &root);
@@ -271,7 +284,8 @@ int run_once(const FragdArgs *a)
                 prev = calloc(1, sizeof(*prev));
                 if (!prev)
                         return EXIT_FAILURE;
-                r = observation_read(root, OBS_PER_TICK, now_monotonic_usec(), prev);
+                r = observation_read(root, OBS_PER_TICK | (cfg->daemon.pagecache_signal ? OBS_MASK(OBS_PAGECACHE) : 0),
+                                     now_monotonic_usec(), prev);
                 if (r < 0) {
                         (void) warn_degraded(prev, OBS_PER_TICK);
                         goto no_buddyinfo;
@@ -290,7 +304,9 @@ int run_once(const FragdArgs *a)
         pipe = (Pipeline) { .root = root, .policy = &cfg->policy, .prev = prev, .cur = cur, .a = as, .state = ps,
                             .d = d };
         hooks = (PipelineHooks) { .observed = once_observed, .levers = once_levers, .userdata = once };
-        r = pipeline_run(&pipe, OBS_ALL, now_monotonic_usec(), &hooks, &stage);
+        /* the daemon's trace instance, when one runs (fragd --once makes none) */
+        mask = OBS_ALL | (cfg->daemon.pagecache_signal ? OBS_MASK(OBS_PAGECACHE) : 0);
+        r = pipeline_run(&pipe, mask, now_monotonic_usec(), &hooks, &stage);
         if (r < 0 && stage == PIPELINE_OBSERVE)
                 goto no_buddyinfo;
         if (r < 0)
@@ -336,7 +352,7 @@ int run_once(const FragdArgs *a)
         ri.eval = &d->eval;
         ri.learned = &once->learned;
         ri.learned_file = once->learned_file;
-        ri.obs_mask = OBS_ALL;
+        ri.obs_mask = once_mask(cur, mask);
         if (wl) {
                 r = workload_reports(wl, &cg_text, &cg_json);
                 if (r < 0) {

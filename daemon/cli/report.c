@@ -63,8 +63,12 @@ static unsigned order_thp(const ReportInput *in)
         return in->a->hpage_order;
 }
 
+/* the large-folio objective's order: the page cache's order when the
+ * page-cache signal gave one, else order_large */
 static unsigned order_large(const ReportInput *in)
 {
+        if (in->eval && in->eval->pagecache_order > 0)
+                return in->eval->pagecache_order;
         return in->policy ? in->policy->order_large : 4;
 }
 
@@ -88,6 +92,17 @@ static uint64_t thp_target(const ReportInput *in, const NodeMeasures *n, bool *r
         if (*ret_learned)
                 return ne->target_bytes[1];
         return report_reserve_bytes(&in->policy->reserve_thp, node_bytes(in, n));
+}
+
+/* The large-folio target: the policy's, which the page-cache need may
+ * raise above reserve_large; *ret_pagecache says it did. */
+static uint64_t large_target(const ReportInput *in, const NodeMeasures *n, bool *ret_pagecache)
+{
+        const PolicyNodeEval *ne = eval_node(in, n->node);
+        uint64_t configured = report_reserve_bytes(&in->policy->reserve_large, node_bytes(in, n));
+
+        *ret_pagecache = ne && ne->target_bytes[0] > configured && in->eval->pagecache_need_bytes > 0;
+        return *ret_pagecache ? ne->target_bytes[0] : configured;
 }
 
 static bool learned_shown(const ReportInput *in)
@@ -202,8 +217,11 @@ static void text_node(FILE *f, const ReportInput *in, const NodeMeasures *n)
         if (in->policy && !measured)
                 fprintf(f, "; target not measured: %s\n", unmeasured_why(in, why, sizeof(why)));
         else if (in->policy) {
-                uint64_t t = report_reserve_bytes(&in->policy->reserve_large, node_bytes(in, n));
-                fprintf(f, "; target %s: %s\n", format_bytes(b3, sizeof(b3), t), large_b >= t ? "met" : "MISSED");
+                bool pc;
+                uint64_t t = large_target(in, n, &pc);
+
+                fprintf(f, "; target %s%s: %s\n", format_bytes(b3, sizeof(b3), t),
+                        pc ? " (page-cache demand)" : "", large_b >= t ? "met" : "MISSED");
         } else
                 fputc('\n', f);
         if (a->proactiveness < 0)
@@ -244,6 +262,37 @@ static void text_rates(FILE *f, const Rates *r)
                                 100 * r->mthp_fallback_ratio[i]);
         fprintf(f, "  direct reclaim: %.2f entries/s, %.0f pages scanned/s\n", r->allocstall, r->pgscan_direct);
         fprintf(f, "  PSI memory: %.2f%% some, %.2f%% full of wall time\n", 100 * r->psi_some, 100 * r->psi_full);
+}
+
+/* "Page cache (the daemon's trace instance): order 6 holds 64.7% of the
+ * bytes added ...", one line per order with bytes */
+static void text_pagecache(FILE *f, const ReportInput *in)
+{
+        const PageCacheMeasures *m = &in->a->pagecache;
+        const PolicyEval *e = in->eval;
+        char b[32];
+
+        if (!m->valid) {
+                if (in->cur->err[OBS_PAGECACHE] == -ENOENT)
+                        fprintf(f, "\nPage cache: not measured (no running fragd daemon's trace instance "
+                                   "'/sys/kernel/tracing/instances/fragd'): free blocks are kept for order_large\n");
+                return;
+        }
+        fprintf(f, "\nPage cache, folios added since the daemon set up its trace instance:\n");
+        for (unsigned k = 0; k < in->cur->pagecache.n_orders && k < FRAGD_MAX_ORDERS; k++)
+                if (m->bytes_total[k] > 0)
+                        fprintf(f, "  order %2u: %s (%" PRIu64 " folios)\n", k,
+                                format_bytes(b, sizeof(b), m->bytes_total[k]), in->cur->pagecache.folios[k]);
+        if (e && e->pagecache_order > 0)
+                fprintf(f, "  the page cache uses order %u: %.1f%% of the bytes added are in folios of that order "
+                           "or larger; free blocks are kept for it instead of order_large\n",
+                        e->pagecache_order, e->pagecache_share_permyriad / 100.0);
+        else
+                fprintf(f, "  no order above 0 holds 10%% of the large-folio bytes (or less than 4 MiB were "
+                           "added in large folios): free blocks are kept for order_large\n");
+        if (e && e->pagecache_burst_bytes > 0)
+                fprintf(f, "  added in large folios within the burst window: %s\n",
+                        format_bytes(b, sizeof(b), e->pagecache_burst_bytes));
 }
 
 /* "Learned reserve from the previous run: 512 MiB burst seen 4 min ago
@@ -348,6 +397,7 @@ int report_text(FILE *f, const ReportInput *in)
                 text_node(f, in, &a->nodes[i]);
         if (a->rates.valid)
                 text_rates(f, &a->rates);
+        text_pagecache(f, in);
 
         fprintf(f, "\nKnobs:");
         for (unsigned k = 0; k < _VM_KNOB_MAX; k++)
@@ -368,6 +418,11 @@ int report_text(FILE *f, const ReportInput *in)
                         else if (s == OBS_PAGETYPEINFO && o->err[s] == -EACCES)
                                 fprintf(f, "\n  %s: skipped: needs root (pageblock mix not shown)",
                                         obs_source_name(s));
+                        else if (s == OBS_PAGECACHE) {
+                                char why[256];
+
+                                fprintf(f, "\n  %s", obs_source_missing_why(o, (ObsSource) s, why, sizeof(why)));
+                        }
                         else
                                 fprintf(f, "\n  %s: unavailable: %s", obs_source_name(s), strerror(-o->err[s]));
                 }
@@ -601,6 +656,14 @@ int report_json(FILE *f, const ReportInput *in)
                                 json_u64(&w, report_reserve_bytes(&in->policy->reserve_large, node_bytes(in, n)));
                         else
                                 json_null(&w);
+                        {
+                                bool pc;
+                                uint64_t lt = large_target(in, n, &pc);
+
+                                json_key(&w, "large_target_bytes");
+                                if (measured) json_u64(&w, lt); else json_null(&w);
+                                json_key(&w, "large_target_pagecache"); json_bool(&w, pc);
+                        }
                         json_obj_end(&w);
                 }
                 json_key(&w, "zones");
@@ -675,6 +738,30 @@ int report_json(FILE *f, const ReportInput *in)
         if (a->rates.valid)
                 json_rates(&w, &a->rates);
         else
+                json_null(&w);
+
+        /* page-cache folios by order (the daemon's trace instance), null without */
+        json_key(&w, "pagecache");
+        if (a->pagecache.valid) {
+                json_obj_begin(&w);
+                json_key(&w, "added_bytes_by_order");
+                json_arr_begin(&w);
+                for (unsigned k = 0; k < o->pagecache.n_orders && k < FRAGD_MAX_ORDERS; k++)
+                        json_u64(&w, a->pagecache.bytes_total[k]);
+                json_arr_end(&w);
+                json_key(&w, "order");
+                if (in->eval && in->eval->pagecache_order > 0)
+                        json_u64(&w, in->eval->pagecache_order);
+                else
+                        json_null(&w);
+                json_key(&w, "order_share");
+                if (in->eval && in->eval->pagecache_order > 0)
+                        json_num(&w, in->eval->pagecache_share_permyriad / 10000.0);
+                else
+                        json_null(&w);
+                json_key(&w, "burst_bytes"); json_u64(&w, in->eval ? in->eval->pagecache_burst_bytes : 0);
+                json_obj_end(&w);
+        } else
                 json_null(&w);
 
         json_key(&w, "sources");

@@ -54,6 +54,8 @@ static const ConfigKey daemon_keys[] = {
           "state kept across restarts (the learned reserve); empty = none" },
         { SECTION_DAEMON, "enable_delayacct", VT_BOOL, D(enable_delayacct), 0, 0, false,
           "set kernel.task_delayacct=1 to attribute compaction stalls" },
+        { SECTION_DAEMON, "pagecache_signal", VT_BOOL, D(pagecache_signal), 0, 0, false,
+          "count page-cache folios by order in a trace instance of fragd's own (on where the kernel can)" },
 };
 
 static const ConfigKey policy_keys[] = {

@@ -405,6 +405,7 @@ void config_defaults(FragdConfig *ret)
         snprintf(d->runtime_dir, sizeof(d->runtime_dir), "/run/fragd");
         snprintf(d->state_dir, sizeof(d->state_dir), "/var/lib/fragd");
         d->enable_delayacct = false;
+        d->pagecache_signal = true;
         policy_config_preset(PRESET_DATABASE, &ret->policy);
         snprintf(ret->fleet.instance_type, sizeof(ret->fleet.instance_type), "auto");
         snprintf(ret->fleet.fleet_dir, sizeof(ret->fleet.fleet_dir), "%s", FLEET_DIR_DEFAULT);

@@ -66,6 +66,7 @@ typedef struct DaemonConfig {
         char runtime_dir[FRAGD_PATH_MAX];  /* /run/fragd */
         char state_dir[FRAGD_PATH_MAX];    /* /var/lib/fragd: the learned reserve; "" = keep none */
         bool enable_delayacct;             /* opt-in: set kernel.task_delayacct=1 */
+        bool pagecache_signal;             /* the page-cache trace instance (source-pagecache.c) */
 } DaemonConfig;
 
 typedef struct FleetConfig {

@@ -16,6 +16,7 @@
 #define S_FREE "Free memory and fragmentation"
 #define S_COMPACT "Compaction and reclaim"
 #define S_THP "Transparent huge pages"
+#define S_PAGECACHE "Page cache"
 #define S_PSI "Memory pressure"
 #define S_CGROUP "Watched cgroups"
 
@@ -231,6 +232,23 @@ const MetricFamily metric_families[_METRIC_MAX] = {
                 "Huge page allocations for collapse that failed (vmstat thp_collapse_alloc_failed).",
                 S_THP, "1" },
 
+        [M_PAGECACHE_ADDED] = {
+                "fragd_pagecache_added_bytes_total", METRIC_COUNTER, "bytes", L("order"),
+                "Bytes added to the page cache in folios of each order since fragd set up its trace instance "
+                "(a hist trigger on filemap:mm_filemap_add_to_page_cache; [daemon] pagecache_signal); "
+                "starts again at 0 when fragd restarts.",
+                S_PAGECACHE, "one per order seen (0 to 9 on x86-64)" },
+        [M_PAGECACHE_ORDER] = {
+                "fragd_pagecache_order", METRIC_GAUGE, "", NOLABELS,
+                "The highest order the page cache uses with at least 10 % of its large-folio bytes: the order "
+                "fragd keeps free blocks for instead of order_large; absent while there is no such order.",
+                S_PAGECACHE, "0 or 1" },
+        [M_PAGECACHE_SHARE] = {
+                "fragd_pagecache_order_share_ratio", METRIC_GAUGE, "ratio", L("order"),
+                "Of all bytes added to the page cache since fragd set up its trace instance, the share in "
+                "folios of fragd_pagecache_order or larger (a fallback to smaller folios lowers it).",
+                S_PAGECACHE, "0 or 1" },
+
         [M_PSI_STALLED] = {
                 "fragd_memory_pressure_stalled_seconds_total", METRIC_COUNTER, "seconds", L("kind"),
                 "System memory pressure (/proc/pressure/memory total): some = time at least one task was "
@@ -324,9 +342,9 @@ int metrics_doc_render(FILE *f)
                 "`tests/unit/test-exporter.c` counts them. A 2-node host with default settings\n"
                 "stays at or below **%d series**: with Z populated zones, O orders, T target\n"
                 "orders (2), M migratetypes (at most 6), K knobs (6), A action counters (at most\n"
-                "%d) and S THP sizes, the count is at most\n"
-                "%d + 6K + A + Z(O + 2T + 5 + M) + 2(2T + 2) + 5S,\n"
-                "which is %d for Z = 6, O = 14, M = 6, S = 9, A = %d (the test renders a\n"
+                "%d), S THP sizes and P orders of page-cache folios (at most O), the count is\n"
+                "at most %d + 6K + A + Z(O + 2T + 5 + M) + 2(2T + 2) + 5S + P + 2,\n"
+                "which is %d for Z = 6, O = P = 14, M = 6, S = 9, A = %d (the test renders a\n"
                 "synthetic snapshot of that size and checks the count), or %d with the 12 THP\n"
                 "sizes of arm64 with 64 KiB pages. Each watched cgroup adds %d series; watched\n"
                 "cgroups are capped at %d.\n"

@@ -682,6 +682,24 @@ static void render_cgroups(Out *o, const Snapshot *s)
                         emit(o, M_CGROUP_THP_MECHANISM, u64v(1), cg[i].name, cg[i].mechanism);
 }
 
+static void render_pagecache(Out *o, const Snapshot *s)
+{
+        const PageCacheMeasures *m = &s->assessment->pagecache;
+        char ob[12];
+
+        if (!m->valid)
+                return;
+        for (unsigned k = 0; k < s->obs->pagecache.n_orders && k < FRAGD_MAX_ORDERS; k++) {
+                snprintf(ob, sizeof(ob), "%u", k);
+                emit(o, M_PAGECACHE_ADDED, u64v(m->bytes_total[k]), ob);
+        }
+        if (s->pagecache_order == 0)
+                return;
+        emit(o, M_PAGECACHE_ORDER, u64v(s->pagecache_order));
+        snprintf(ob, sizeof(ob), "%u", s->pagecache_order);
+        emit(o, M_PAGECACHE_SHARE, doublev(s->pagecache_share_permyriad / 10000.0), ob);
+}
+
 int metrics_render(const Snapshot *s, FILE *f)
 {
         Out o = { .f = f, .cur = -1 };
@@ -695,6 +713,7 @@ int metrics_render(const Snapshot *s, FILE *f)
         render_free(&o, s);
         render_compaction(&o, s);
         render_thp(&o, s);
+        render_pagecache(&o, s);
         render_psi(&o, s);
         render_cgroups(&o, s);
         if (fflush(f) != 0 || ferror(f))

@@ -137,6 +137,9 @@ typedef struct Snapshot {
         HealthView health;
         unsigned n_cgroups;
         const CgroupView *cgroups;
+        /* page-cache demand (PolicyEval): order 0 = none */
+        unsigned pagecache_order;
+        uint32_t pagecache_share_permyriad;
 } Snapshot;
 
 const char *action_direction_name(ActionDirection d); /* "up", "down", "oneshot" */
@@ -196,6 +199,9 @@ typedef enum MetricId {
         M_THP_SHMEM_FALLBACK,
         M_THP_COLLAPSE_ALLOC,
         M_THP_COLLAPSE_ALLOC_FAILED,
+        M_PAGECACHE_ADDED,
+        M_PAGECACHE_ORDER,
+        M_PAGECACHE_SHARE,
         M_PSI_STALLED,
         M_PSI_AVG10,
         M_CGROUP_PRESENT,
@@ -231,9 +237,10 @@ const char *metric_type_name(MetricType t); /* "gauge", "counter" */
  * one fragd_source_up per source plus 28 others. */
 #define METRICS_SERIES_FIXED (28 + _OBS_SOURCE_MAX)
 /* The formula in docs/metrics.md for 6 zones, 14 orders, 6 migratetypes,
- * 9 THP sizes, 6 knobs and SNAPSHOT_MAX_ACTIONS actions; the test renders it:
- * FIXED + 6*6 + 64 + 6*(14 + 4 + 5 + 6) + 2*(4 + 2) + 5*9. */
-#define METRICS_SERIES_2NODE_WORST (METRICS_SERIES_FIXED + 331)
+ * 9 THP sizes, 6 knobs, SNAPSHOT_MAX_ACTIONS actions and page-cache folios of
+ * 14 orders (with the page-cache order and its share); the test renders it:
+ * FIXED + 6*6 + 64 + 6*(14 + 4 + 5 + 6) + 2*(4 + 2) + 5*9 + (14 + 2). */
+#define METRICS_SERIES_2NODE_WORST (METRICS_SERIES_FIXED + 331 + 16)
 /* Series per watched cgroup (on top of the above). */
 #define METRICS_SERIES_PER_CGROUP 13
 

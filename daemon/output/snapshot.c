@@ -40,6 +40,10 @@ void snapshot_build(SnapshotBuilder *b, const FragdConfig *cfg, const Observatio
         }
 
         /* target orders and per-node targets, as the policy resolved them */
+        if (d) {
+                b->s.pagecache_order = d->eval.pagecache_order;
+                b->s.pagecache_share_permyriad = d->eval.pagecache_share_permyriad;
+        }
         if (d && d->eval.n_nodes) {
                 for (unsigned i = 0; i < d->eval.n_nodes && i < FRAGD_MAX_NODES; i++)
                         b->held[b->s.n_held++] = (WatermarkHeldView) {

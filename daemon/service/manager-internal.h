@@ -70,6 +70,7 @@ struct Manager {
 
         KnobRegistry *knobs;
         CompactWorker *worker;
+        bool pagecache_up;       /* fragd's trace instance is set up: read it every tick */
 
         ManagerWorkload wl;      /* the watched cgroups */
 

@@ -23,6 +23,10 @@
 #include "core/cleanup.h"
 #include "service/manager-internal.h"
 #include "sources/observe.h"
+#include "sources/sources.h"
+
+static void pagecache_teardown(Manager *m);
+static void pagecache_reload(Manager *m);
 
 Manager *manager_free(Manager *m)
 {
@@ -30,6 +34,7 @@ Manager *manager_free(Manager *m)
                 return NULL;
         manager_workload_stop(&m->wl); /* its sources, then its fds */
         control_server_free(m->control);
+        pagecache_teardown(m);
         sd_event_source_disable_unref(m->timer);
         sd_event_source_disable_unref(m->psi_source);
         sd_event_source_disable_unref(m->worker_source);
@@ -317,7 +322,7 @@ static void tick_levers(void *userdata, const Observation *cur, Assessment *a, P
 static int tick(Manager *m)
 {
         usec_t now = now_monotonic_usec();
-        unsigned mask = OBS_PER_TICK;
+        unsigned mask = OBS_PER_TICK | (m->pagecache_up ? OBS_MASK(OBS_PAGECACHE) : 0);
         Pipeline p = {
                 .root = m->root,
                 .policy = &m->cfg.policy,
@@ -669,6 +674,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
                 }
                 if (m->cfg.daemon.dry_run != was_dry)
                         log_warning("[daemon] dry_run changed: it takes effect at the next start");
+                pagecache_reload(m);
                 if (manager_workload_config_changed(old, &m->cfg)) {
                         /* the stall history of the watched cgroups starts again */
                         manager_workload_stop(&m->wl);
@@ -693,6 +699,64 @@ static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *
 }
 
 /* ---- life cycle -------------------------------------------------------------------- */
+
+/* fragd's trace instance for page-cache folios by order: one message when
+ * it cannot be had, and fragd_source_up{source="pagecache"} 0. */
+static void pagecache_setup(Manager *m)
+{
+        char why[512] = "";
+        int r;
+
+        if (!m->cfg.daemon.pagecache_signal) {
+                log_info("pagecache_signal=off: page-cache folio orders are not measured; the large-folio "
+                         "reserve is kept at order_large");
+                return;
+        }
+        r = pagecache_trace_start(m->root, why, sizeof(why));
+        if (r < 0) {
+                m->cur->err[OBS_PAGECACHE] = r;
+                log_warning("Page-cache folio orders not measured: %s. The large-folio reserve is kept at "
+                            "order_large, sized by reserve_large and THP faults alone (pagecache_signal=off in "
+                            "[daemon] says this is intended)",
+                            why);
+                return;
+        }
+        m->pagecache_up = true;
+        log_info("Counting page-cache folios by order in '/sys/kernel/tracing/instances/" PAGECACHE_INSTANCE
+                 "' (removed at stop)");
+}
+
+static void pagecache_teardown(Manager *m)
+{
+        int r;
+
+        if (!m->pagecache_up)
+                return;
+        m->pagecache_up = false;
+        r = pagecache_trace_stop(m->root);
+        if (r < 0 && r != -ENOENT)
+                log_warning_errno(r, "Cannot remove the trace instance '/sys/kernel/tracing/instances/"
+                                  PAGECACHE_INSTANCE "': %m; remove it with rmdir");
+}
+
+/* SIGHUP: pagecache_signal turned off removes the instance; on, with no
+ * instance (turned on, or its set-up failed: tracefs mounted since, say),
+ * tries the set-up again. */
+static void pagecache_reload(Manager *m)
+{
+        if (!m->cfg.daemon.pagecache_signal) {
+                if (m->pagecache_up) {
+                        pagecache_teardown(m);
+                        log_info("pagecache_signal=off: the trace instance is removed; the large-folio reserve "
+                                 "is kept at order_large");
+                }
+                m->cur->have &= ~OBS_MASK(OBS_PAGECACHE);
+                m->cur->err[OBS_PAGECACHE] = 0;
+                return;
+        }
+        if (!m->pagecache_up)
+                pagecache_setup(m);
+}
 
 int manager_new(const ManagerArgs *args, Manager **ret, ManagerFailure *ret_why)
 {
@@ -773,6 +837,9 @@ int manager_new(const ManagerArgs *args, Manager **ret, ManagerFailure *ret_why)
         if (r < 0)
                 return log_error_errno(r, "Cannot set up the knobs: %m");
         manager_pause_load(m);
+        /* after the registry: no other fragd runs, so an instance left
+         * behind is a crashed one's (source-pagecache.c removes it) */
+        pagecache_setup(m);
         r = compact_worker_new(m->knobs, &m->worker);
         if (r < 0)
                 return log_error_errno(r, "Cannot start the compaction worker: %m");
@@ -827,6 +894,7 @@ int manager_run(Manager *m)
          * a collapse run is cancelled */
         m->worker = compact_worker_free(m->worker);
         manager_workload_stop(&m->wl);
+        pagecache_teardown(m);
         rr = knob_restore_all(m->knobs, &failed);
         {
                 _cleanup_free_ char *summary = NULL;

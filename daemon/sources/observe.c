@@ -26,6 +26,7 @@ static const char *const obs_source_names[_OBS_SOURCE_MAX] = {
         [OBS_SYSCTL] = "sysctl",
         [OBS_NODES] = "nodes",
         [OBS_THP_FULL] = "thp_full",
+        [OBS_PAGECACHE] = "pagecache",
 };
 
 const char *obs_source_name(ObsSource s)
@@ -61,6 +62,8 @@ static int obs_source_read(const Root *root, ObsSource s, Observation *o)
                 return vm_sysctls_read(root, &o->vm);
         case OBS_NODES:
                 return nodes_read(root, &o->nodes);
+        case OBS_PAGECACHE:
+                return pagecache_read(root, &o->pagecache);
         case _OBS_SOURCE_MAX:
                 break;
         }
@@ -402,6 +405,7 @@ void observation_keep_counters(Observation *dst, const Observation *src)
         dst->vmstat = src->vmstat;
         dst->psi_memory = src->psi_memory;
         dst->thp = src->thp;
+        dst->pagecache = src->pagecache;
         /* the exporter's blocks gained (compaction efficiency) */
         dst->buddy = src->buddy;
 }
@@ -418,6 +422,8 @@ static const char *const obs_source_impacts[_OBS_SOURCE_MAX] = {
         [OBS_SYSCTL] = "vm knobs unreadable: their levers are off",
         [OBS_NODES] = "node topology unknown: nodes missing from buddyinfo not detected, no node compaction",
         [OBS_THP_FULL] = "THP sysfs unknown",
+        [OBS_PAGECACHE] = ("page-cache folios by order not measured: the large-folio reserve is kept at "
+                           "order_large, sized by reserve_large and THP faults alone"),
 };
 
 const char *obs_source_impact(ObsSource s)
@@ -431,6 +437,18 @@ const char *obs_source_missing_why(const Observation *o, ObsSource s, char *buf,
 {
         if (o->rejected & OBS_MASK(s))
                 snprintf(buf, size, "%s rejected as implausible", obs_source_name(s));
+        else if (s == OBS_PAGECACHE && o->err[s] == -ENOENT)
+                snprintf(buf, size,
+                         "pagecache: no trace instance '/sys/kernel/tracing/instances/" PAGECACHE_INSTANCE
+                         "' (the fragd daemon makes it while it runs, with pagecache_signal on)");
+        else if (s == OBS_PAGECACHE && o->err[s] == -ENOMEDIUM)
+                snprintf(buf, size,
+                         "pagecache: tracefs is not mounted at '/sys/kernel/tracing' (mount -t tracefs nodev "
+                         "/sys/kernel/tracing)");
+        else if (s == OBS_PAGECACHE && o->err[s] == -EOPNOTSUPP)
+                snprintf(buf, size,
+                         "pagecache: the kernel has no tracefs event filemap:mm_filemap_add_to_page_cache with an "
+                         "order field at '/sys/kernel/tracing'");
         else if (o->err[s] < 0)
                 snprintf(buf, size, "%s unreadable (%s)", obs_source_name(s), strerror(-o->err[s]));
         else
@@ -446,7 +464,7 @@ unsigned observation_missing(const Observation *o, unsigned mask)
         for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++) {
                 if (!(mask & OBS_MASK(s)) || (o->have & OBS_MASK(s)))
                         continue;
-                if ((s == OBS_PSI_MEMORY || s == OBS_THP) && o->err[s] == -EOPNOTSUPP &&
+                if ((s == OBS_PSI_MEMORY || s == OBS_THP || s == OBS_PAGECACHE) && o->err[s] == -EOPNOTSUPP &&
                     !(o->rejected & OBS_MASK(s)))
                         continue; /* the kernel has no such feature: nothing is broken */
                 missing |= OBS_MASK(s);

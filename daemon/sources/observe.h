@@ -51,7 +51,8 @@ void observation_keep_counters(Observation *dst, const Observation *src);
 /* Sources whose absence makes decisions degraded, and what each one's
  * absence disables ("reserve targets and watermarks: not measured"). A
  * source counts as missing when it was asked for and not read, or read and
- * rejected; a kernel without the feature (PSI or THP: -EOPNOTSUPP) and
+ * rejected; a kernel without the feature (PSI, THP, or tracefs with the
+ * page-cache event and its order field: -EOPNOTSUPP) and
  * pagetypeinfo (root only, read rarely) do not count. OBS_DEGRADED_REQUIRED
  * are those without which no target can be measured: fragd --once exits 3. */
 #define OBS_DEGRADED_REQUIRED (OBS_MASK(OBS_BUDDYINFO) | OBS_MASK(OBS_ZONEINFO))

@@ -170,3 +170,35 @@ typedef struct DmiInfo {
 /* -ENOENT when no DMI. Trailing whitespace trimmed, control characters
  * shown as '?', long values cut; a missing or unreadable file gives "". */
 int dmi_read(const Root *root, DmiInfo *ret);
+
+/* ---- page-cache folios by order: fragd's trace instance --------------- */
+
+#define PAGECACHE_INSTANCE "fragd" /* sys/kernel/tracing/instances/fragd */
+#define PAGECACHE_TRIGGER "hist:keys=order:vals=hitcount"
+
+/* The instance's hist file: "#" comments, rows "{ order: N } hitcount: M"
+ * (other "name: value" pairs after the key are read and ignored), then
+ * "Totals:" with "Hits:", "Entries:", "Dropped:" (unknown totals ignored).
+ * A row with another key, a repeated order, a value that is not a number,
+ * or a row without hitcount: -EBADMSG; an order of FRAGD_MAX_ORDERS or
+ * more, or a count past UINT64_MAX: -ERANGE. No "Totals:" with "Hits:" (cut
+ * short): -ENODATA. Entries other than the number of rows, or rows summing
+ * past Hits: -EBADMSG. */
+int pagecache_hist_parse(const char *buf, size_t len, PageCacheHist *ret);
+/* The event's format file: 0 when it has a field named "order", -ENODATA
+ * when it has none, -EBADMSG when it is no format file ("format:" line) or a
+ * "field:" line has no ';'. */
+int pagecache_format_has_order(const char *buf, size_t len);
+/* Sets up the instance: tracefs mounted at sys/kernel/tracing, the event
+ * with an order field, a leftover instance removed, the instance made and
+ * the trigger written (a failed write removes it again). On failure, why
+ * holds one sentence naming the file and what to do; -ENOMEDIUM when
+ * tracefs is not mounted, -EOPNOTSUPP when the event has no order field. */
+int pagecache_trace_start(const Root *root, char *why, size_t why_size);
+/* Removes the instance (its trigger goes with it); -ENOENT when absent. */
+int pagecache_trace_stop(const Root *root);
+/* Reads and parses the instance's hist. Without the instance: -ENOENT when
+ * the kernel could have one (no daemon made it), -ENOMEDIUM when tracefs
+ * is not mounted, -EOPNOTSUPP when there is no tracefs, no such event or
+ * no order field. */
+int pagecache_read(const Root *root, PageCacheHist *ret);

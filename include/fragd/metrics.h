@@ -97,6 +97,16 @@ typedef struct WorkloadStall {
         bool over_budget;
 } WorkloadStall;
 
+/* Page-cache folios by order (Observation.pagecache): bytes = folios x
+ * page size x 2^order. */
+typedef struct PageCacheMeasures {
+        bool valid;                             /* this reading has the hist */
+        uint64_t bytes_total[FRAGD_MAX_ORDERS]; /* added since the trigger was set */
+        bool delta_valid;                       /* the previous reading had it too, no count went back */
+        double interval_sec;                    /* between the two readings */
+        uint64_t bytes_delta[FRAGD_MAX_ORDERS]; /* added between them */
+} PageCacheMeasures;
+
 typedef struct Assessment {
         usec_t now_usec;
         unsigned page_size;
@@ -105,6 +115,7 @@ typedef struct Assessment {
         unsigned pageblock_order; /* from pagetypeinfo, else hpage_order */
         int proactiveness;        /* -1 unknown */
         unsigned score_wmark_low, score_wmark_high; /* kernel proactive thresholds */
+        PageCacheMeasures pagecache;
         unsigned n_zones;
         ZoneMeasures zones[FRAGD_MAX_ZONES];
         unsigned n_nodes;

@@ -218,6 +218,20 @@ typedef struct NodeTopo {
         unsigned n_cpus;                    /* online CPUs, 0 if unknown */
 } NodeTopo;
 
+/* ---- page-cache folios by order ------------------------------------------
+ * The aggregated histogram of filemap:mm_filemap_add_to_page_cache keyed by
+ * the folio's order, from fragd's own tracing instance
+ * (sys/kernel/tracing/instances/fragd, daemon/sources/source-pagecache.c):
+ * folios added since the trigger was set, in the kernel (no event is
+ * copied to user space). */
+
+typedef struct PageCacheHist {
+        unsigned n_orders;                 /* highest order with a row + 1 */
+        uint64_t folios[FRAGD_MAX_ORDERS]; /* folios added per order */
+        uint64_t hits;                     /* Totals: Hits */
+        uint64_t dropped;                  /* Totals: Dropped (entries the map had no room for) */
+} PageCacheHist;
+
 /* ---- one observation ---------------------------------------------------- */
 
 typedef enum ObsSource {
@@ -231,6 +245,8 @@ typedef enum ObsSource {
         OBS_SYSCTL,
         OBS_NODES,
         OBS_THP_FULL, /* every THP file; OBS_THP alone re-reads modes and live counters */
+        OBS_PAGECACHE, /* fragd's trace instance: page-cache folios by order (not in OBS_PER_TICK:
+                        * the daemon adds it once the instance is set up) */
         _OBS_SOURCE_MAX,
 } ObsSource;
 
@@ -239,7 +255,9 @@ typedef enum ObsSource {
         (OBS_MASK(OBS_BUDDYINFO) | OBS_MASK(OBS_ZONEINFO) | OBS_MASK(OBS_VMSTAT) |   \
          OBS_MASK(OBS_MEMINFO) | OBS_MASK(OBS_PSI_MEMORY) | OBS_MASK(OBS_THP) |      \
          OBS_MASK(OBS_SYSCTL))
-#define OBS_ALL ((1u << _OBS_SOURCE_MAX) - 1)
+/* every kernel file; OBS_PAGECACHE (a trace instance fragd sets up) is asked
+ * for on its own */
+#define OBS_ALL ((1u << OBS_PAGECACHE) - 1)
 
 /* The kernel's upper bound on node ids (MAX_NUMNODES with NODES_SHIFT 10,
  * the largest any architecture configures): a higher id is not a node. */
@@ -276,6 +294,7 @@ typedef struct Observation {
         ThpInfo thp;
         VmSysctls vm;
         NodeTopo nodes;
+        PageCacheHist pagecache;
 } Observation;
 
 /* The host's memory in bytes: MemTotal (meminfo), else the zones' managed

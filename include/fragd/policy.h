@@ -222,6 +222,16 @@ typedef struct PolicyEval {
          * memory (policy_mem_total_bytes()) and was cut to it: no burst
          * can fault more than there is. The daemon logs it. */
         uint64_t learned_capped_from_bytes;
+        /* page-cache demand (policy_pagecache_evaluate(); docs/policy.md
+         * "Page-cache demand"): pagecache_order 0 = no signal, order[0]
+         * is then order_large */
+        unsigned pagecache_order;           /* highest order the page cache uses with a meaningful share */
+        uint32_t pagecache_share_permyriad; /* of all bytes added, those at orders >= pagecache_order */
+        uint64_t pagecache_demand_bytes;    /* this tick: bytes added in folios of order >= 1 */
+        uint64_t pagecache_burst_bytes;     /* that, summed over the burst window, this tick included */
+        uint64_t pagecache_need_bytes;      /* the burst x demand_factor, plus the THP need when
+                                             * order_thp >= pagecache_order (those blocks count too);
+                                             * 0 when demand_learning is off */
         unsigned n_nodes;
         PolicyNodeEval nodes[FRAGD_MAX_NODES];
         /* the configuration bits policy_state_update() needs */
@@ -295,6 +305,7 @@ typedef struct PolicyHistory {
         /* THPs that appeared on each node that tick (NodeMeasures.thp_grown;
          * UINT64_MAX = not known) */
         uint64_t thp_grown[POLICY_HISTORY_MAX][FRAGD_MAX_NODES];
+        uint64_t pagecache_bytes[POLICY_HISTORY_MAX]; /* page-cache demand of each tick (global) */
 } PolicyHistory;
 
 typedef struct PolicyState {
@@ -509,6 +520,20 @@ void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const
 uint64_t policy_learned_target(const PolicyConfig *cfg, uint64_t need_bytes, uint64_t configured_bytes,
                                uint64_t node_bytes);
 #define POLICY_BURST_WINDOW_USEC (30 * USEC_PER_SEC) /* THP faults this close count as one burst */
+/* The page-cache order: the highest order k >= 1 holding at least
+ * POLICY_PAGECACHE_MIN_SHARE_PERMYRIAD of the bytes added in large folios
+ * (orders >= 1) since the trigger was set, once those bytes reach
+ * POLICY_PAGECACHE_MIN_BYTES. */
+#define POLICY_PAGECACHE_MIN_SHARE_PERMYRIAD 1000u
+#define POLICY_PAGECACHE_MIN_BYTES (UINT64_C(4) << 20)
+/* Fills PolicyEval's pagecache_* fields (policy/demand.c); call after
+ * policy_demand_evaluate() (the THP need is part of the page-cache need). */
+void policy_pagecache_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assessment *a, usec_t now,
+                               PolicyEval *e);
+/* The large-folio target of a node: max(configured, min(pagecache_need,
+ * demand_cap of the node)); configured without a page-cache need. */
+uint64_t policy_pagecache_target(const PolicyConfig *cfg, uint64_t need_bytes, uint64_t configured_bytes,
+                                 uint64_t node_bytes);
 /* The reason a DECISION_KICK_KCOMPACTD item stands for (the missed
  * objective in num.objective): reserve_below_target, reserve_trend,
  * compact_stalls, thp_fallback or workload_stalls; none for other items. */

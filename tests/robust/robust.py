@@ -57,11 +57,20 @@ BASES = {
     "frag": ("vm-6.1-x86_64-2node-fragmented", 4096, ["db.slice"]),
     "press": ("vm-6.1-x86_64-1node-pressure", 4096, ["db.slice", "batch.slice"]),
     "host": ("host-6.18-x86_64", 4096, []),
+    # frag with a running daemon's trace instance (its hist captured in a
+    # 6.12 guest) and the event's format: the page-cache signal
+    "pc": ("vm-6.1-x86_64-2node-fragmented", 4096, []),
 }
+TRACING = "sys/kernel/tracing/"
+PC_EVENT = "events/filemap/mm_filemap_add_to_page_cache/"
+PC_HIST = TRACING + "instances/fragd/" + PC_EVENT + "hist"
+PC_FORMAT = TRACING + PC_EVENT + "format"
 
 # the content a symlink to outside the tree finds: another machine's file
 OUTSIDE = {"frag": "vm-6.1-x86_64-1node-pressure", "press": "vm-6.1-x86_64-2node-compacted",
-           "host": "vm-6.1-x86_64-2node-fragmented"}
+           "host": "vm-6.1-x86_64-2node-fragmented", "pc": "vm-6.1-x86_64-1node-pressure"}
+# the page-cache files have no fixture tree: other valid content from the corpus
+OUTSIDE_PC = {"hist": "vm-6.12-order0-hist", "format": "format-no-order"}
 
 def base_conf(tree, cgroups):
     s = ("[daemon]\ninterval = 1s\ntextfile_dir = %s\n"
@@ -87,6 +96,11 @@ def make_base(work, name):
         f.write(DROPIN)
     with open(os.path.join(tree, "etc/fragd/fleet.d/small.conf"), "w") as f:
         f.write(FLEET)
+    if name == "pc":
+        corpus = os.path.join(SRC, "tests", "corpus", "pagecache")
+        for rel, src in ((PC_HIST, "vm-6.12-xfs-hist"), (PC_FORMAT, "vm-6.12-format")):
+            os.makedirs(os.path.dirname(os.path.join(tree, rel)), exist_ok=True)
+            shutil.copyfile(os.path.join(corpus, src), os.path.join(tree, rel))
     return tree
 
 # ---- targets: the files mutated, and the report source each feeds -----------
@@ -121,6 +135,7 @@ KERNEL_TARGETS = {
         (THP + "hugepages-2048kB/enabled", "thp"), (THP + "hugepages-64kB/enabled", "thp"),
         (VM + "compaction_proactiveness", "sysctl"),
     ],
+    "pc": [(PC_HIST, "pagecache"), (PC_FORMAT, "pagecache")],
 }
 CONFIG_TARGETS = ["etc/fragd/fragd.conf", "etc/fragd/fragd.conf.d/10-local.conf",
                   "etc/fragd/fleet.d/small.conf"]
@@ -375,6 +390,8 @@ def apply_case(case, tree, victim_dir, seed):
         # content of the same kind: --root must contain every read
         v = os.path.join(victim_dir, case.id.replace("/", "_").replace(":", "_"))
         other = os.path.join(FIX, OUTSIDE[case.base], case.path) if not case.is_config else None
+        if case.base == "pc":
+            other = os.path.join(SRC, "tests", "corpus", "pagecache", OUTSIDE_PC[os.path.basename(case.path)])
         if other and os.path.isfile(other):
             shutil.copyfile(other, v)
         elif case.is_config:
@@ -450,6 +467,21 @@ def bounds(d, phys, page_size, mem_unknown_ok=False):
                 errs.append("node %s target %s %d > node memory %d" % (nid, k, v, mem))
             if k.endswith("_bytes") and isinstance(v, int) and v > phys:
                 errs.append("node %s target %s %d > MemTotal %d" % (nid, k, v, phys))
+    pc = d.get("pagecache")
+    if isinstance(pc, dict):
+        o, sh = pc.get("order"), pc.get("order_share")
+        if o is not None and not (isinstance(o, int) and 1 <= o < 16):
+            errs.append("pagecache order %r" % o)
+        if sh is not None and not 0 <= sh <= 1:
+            errs.append("pagecache order_share %r" % sh)
+        if (o is None) != (sh is None):
+            errs.append("pagecache order %r without its share %r" % (o, sh))
+        for i, v in enumerate(pc.get("added_bytes_by_order") or []):
+            if not isinstance(v, int) or v < 0:
+                errs.append("pagecache added_bytes_by_order[%d] = %r" % (i, v))
+        b = pc.get("burst_bytes")
+        if isinstance(b, int) and b > phys:
+            errs.append("pagecache burst_bytes %d > MemTotal" % b)
     lr = d.get("learned")
     if isinstance(lr, dict):
         for k, v in lr.items():

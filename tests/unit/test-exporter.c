@@ -526,7 +526,10 @@ static void test_series_bound(void **state)
         assert_non_null(a);
         o->page_size = 4096;
         o->now_usec = NOW_USEC;
-        o->have = OBS_ALL;
+        o->have = OBS_ALL | OBS_MASK(OBS_PAGECACHE);
+        o->pagecache.n_orders = 14;
+        for (unsigned k = 0; k < 14; k++)
+                o->pagecache.folios[k] = 10 + k;
         o->buddy.n_orders = 14;
         for (unsigned z = 0; z < 6; z++) {
                 BuddyZone *bz = &o->buddy.zones[o->buddy.n_zones++];
@@ -605,7 +608,8 @@ static void test_series_bound(void **state)
         s = (Snapshot){ .obs = o, .assessment = a, .prev_obs = prev, .n_target_orders = 2,
                         .target_orders = { 4, 9 }, .n_targets = 4, .targets = targets,
                         .n_knobs = 6, .knobs = knobs, .n_actions = SNAPSHOT_MAX_ACTIONS, .actions = actions,
-                        .health = { .last_tick_realtime_usec = 1, .tick_duration_usec = 1 } };
+                        .health = { .last_tick_realtime_usec = 1, .tick_duration_usec = 1 },
+                        .pagecache_order = 6, .pagecache_share_permyriad = 5000 };
         t = render(&s);
         check_structure(t);
         assert_int_equal(count_series(t), METRICS_SERIES_2NODE_WORST);

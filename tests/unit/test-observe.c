@@ -29,7 +29,7 @@ static void test_source_names(void **state)
 {
         static const char *const names[] = {
                 "buddyinfo", "zoneinfo", "pagetypeinfo", "vmstat", "meminfo",
-                "psi_memory", "thp", "sysctl", "nodes", "thp_full",
+                "psi_memory", "thp", "sysctl", "nodes", "thp_full", "pagecache",
         };
 
         assert_int_equal(ELEMENTSOF(names), _OBS_SOURCE_MAX);

@@ -252,6 +252,22 @@ for k in $kernels; do
 		run "$k/service" service -k "$k" "${small[@]}" -T 600 \
 			-i "$builddir/vm/initramfs-root-$k.cpio.gz" -d "$builddir/vm/rootfs.img" --
 	fi
+	# the page-cache signal: XFS on a ram disk, buffered 256 KiB writes seen
+	# by order in fragd's trace instance (order 6 on 6.12, order 0 on 6.1),
+	# degrading without tracefs, the instance replaced after a kill -9 and
+	# removed at stop, and the trigger's cost measured (not asserted); its
+	# own initramfs carries the brd and xfs modules and mkfs.xfs
+	if [ -f "$builddir/vm/initramfs-pagecache-$k.cpio.gz" ]; then
+		run "$k/pagecache" pagecache -k "$k" "${small[@]}" -T 240 \
+			-i "$builddir/vm/initramfs-pagecache-$k.cpio.gz" --
+		if [ -n "$(field "$k/pagecache" cost_on_ms)" ]; then
+			say INFO "$k/pagecache-cost" \
+				"64 MiB of 4 KiB buffered writes to XFS, fastest of five rounds: $(field "$k/pagecache" cost_off_ms) ms without the trigger, $(field "$k/pagecache" cost_on_ms) ms with it (medians $(field "$k/pagecache" cost_off_median_ms) / $(field "$k/pagecache" cost_on_median_ms) ms; $(field "$k/pagecache" events) events a round; TCG, measured, not asserted)"
+		fi
+	else
+		[[ -z $only || "$k/pagecache" =~ $only ]] &&
+			say SKIP "$k/pagecache" "no $builddir/vm/initramfs-pagecache-$k.cpio.gz (needs mkfs.xfs on the host: apt-get install xfsprogs)"
+	fi
 	# stall attribution, launcher and collapse (tests/vm/README.md); ~35 s
 	if [ "${FRAGD_VM_WORKLOAD:-1}" = 1 ]; then
 		run "$k/workload" workload -k "$k" "${small[@]}" -T 240 --

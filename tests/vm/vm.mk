@@ -38,7 +38,7 @@ VM_ROOT_MODULES := virtio_pci virtio_blk ext4
 # the config a fragd guest runs with: the project's own when it exists
 VM_FRAGD_CONF ?= $(firstword $(wildcard fragd.conf $(VM_SRC)/guest/fragd.conf))
 
-.PHONY: check-vm vm-progs vm-kernels vm-initramfs vm-rootfs vm-run vm-shell vm-lint \
+.PHONY: check-vm vm-progs vm-kernels vm-initramfs vm-initramfs-pagecache vm-rootfs vm-run vm-shell vm-lint \
 	vm-package vm-package-image
 
 $(VM_OUT)/%: $(VM_SRC)/src/%.c $(VM_SRC)/src/vmstat.h
@@ -64,6 +64,19 @@ $(VM_OUT)/initramfs.cpio.gz: $(VM_WORKLOADS) $(VM_TOOLS) $(VM_OUT)/guest/fragd $
 		$(VM_WORKLOADS) $(VM_TOOLS) $(VM_OUT)/guest/fragd
 
 vm-initramfs: $(VM_OUT)/initramfs.cpio.gz
+
+# the page-cache scenario's initramfs per kernel: the same files plus the
+# brd and xfs modules of that kernel and mkfs.xfs (xfsprogs on the host)
+VM_PAGECACHE_MODULES := brd xfs
+$(VM_OUT)/initramfs-pagecache-%.cpio.gz: $(VM_WORKLOADS) $(VM_TOOLS) $(VM_OUT)/guest/fragd $(VM_GUEST) \
+		$(VM_SRC)/mkinitramfs.sh $(VM_FRAGD_CONF)
+	@command -v mkfs.xfs >/dev/null || { echo "$@: needs mkfs.xfs on the host (apt-get install xfsprogs)"; exit 1; }
+	$(VM_SRC)/get-kernel.sh $*
+	$(VM_SRC)/mkinitramfs.sh -o $@ $(if $(VM_FRAGD_CONF),-C $(VM_FRAGD_CONF)) \
+		-K $(or $(FRAGD_VM_CACHE),$(HOME)/.cache/fragd-vm)/kernel/$*/root -M "$(VM_PAGECACHE_MODULES)" \
+		$(VM_WORKLOADS) $(VM_TOOLS) $(VM_OUT)/guest/fragd $$(command -v mkfs.xfs)
+
+vm-initramfs-pagecache: $(FRAGD_VM_KERNELS:%=$(VM_OUT)/initramfs-pagecache-%.cpio.gz)
 
 # systemd guest: boot-stage initramfs per kernel (modules), one ext4 image
 $(VM_OUT)/initramfs-root-%.cpio.gz: $(VM_SRC)/mkinitramfs.sh $(VM_SRC)/guest/init
@@ -96,7 +109,10 @@ vm-package: vm-package-image $(VM_OUT)/initramfs-root-$(VM_KERNEL).cpio.gz
 # the systemd guest is debootstrapped, which needs root; as another user the
 # suite says SKIP for the service run instead (run make check-vm as root)
 VM_IS_ROOT := $(filter 0,$(shell id -u))
-check-vm: vm-kernels vm-initramfs $(if $(VM_IS_ROOT),vm-rootfs vm-package-image)
+# the page-cache scenario needs mkfs.xfs on the host; without it the suite says SKIP
+VM_HAVE_XFS := $(shell command -v mkfs.xfs 2>/dev/null)
+check-vm: vm-kernels vm-initramfs $(if $(VM_HAVE_XFS),vm-initramfs-pagecache) \
+		$(if $(VM_IS_ROOT),vm-rootfs vm-package-image)
 	BUILDDIR=$(BUILDDIR) FRAGD=$(VM_OUT)/guest/fragd FRAGD_VM_KERNELS="$(FRAGD_VM_KERNELS)" \
 		$(VM_SRC)/suite.sh
 

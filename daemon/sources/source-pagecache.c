@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Page-cache folios by order (docs/policy.md "Page-cache demand").
+ *
+ * fragd asks the kernel to count the folios added to the page cache per
+ * order, in the kernel: a hist trigger ("hist:keys=order:vals=hitcount") on
+ * filemap:mm_filemap_add_to_page_cache in fragd's own tracing instance,
+ * sys/kernel/tracing/instances/fragd. Nothing is enabled in the host's
+ * global tracing buffer and no event is copied to user space: each tick
+ * reads the aggregated table (one line per order) from the instance's
+ * "hist" file. The instance is made at start (a leftover one, from a fragd
+ * that crashed, is removed first) and removed at stop. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/cleanup.h"
+#include "core/parse-util.h"
+#include "core/root.h"
+#include "fragd/macro.h"
+#include "fragd/obs.h"
+#include "sources/sources.h"
+
+#define TRACING_DIR "kernel/tracing"
+#define EVENT_REL "events/filemap/mm_filemap_add_to_page_cache"
+#define INSTANCE_REL TRACING_DIR "/instances/" PAGECACHE_INSTANCE
+#define HIST_MAX (64 * 1024)
+
+static bool line_is_blank(Span line)
+{
+        span_skip_blanks(&line);
+        return line.len == 0;
+}
+
+/* "{ order: N }" at the front of *line: the key of one row. */
+static int hist_key(Span *line, uint64_t *ret_order)
+{
+        Span tok;
+        int r;
+
+        if (!span_next_token(line, &tok) || !span_eq(tok, "{"))
+                return -EBADMSG;
+        if (!span_next_token(line, &tok) || !span_eq(tok, "order:"))
+                return -EBADMSG;
+        if (!span_next_token(line, &tok))
+                return -EBADMSG;
+        r = span_to_u64(tok, ret_order);
+        if (r < 0)
+                return r;
+        if (!span_next_token(line, &tok) || !span_eq(tok, "}"))
+                return -EBADMSG;
+        return 0;
+}
+
+/* "name: value" pairs after the key; hitcount is the one fragd asks for,
+ * other values (a trigger someone set with more vals) are read and left. */
+static int hist_hitcount(Span *line, uint64_t *ret)
+{
+        bool have = false;
+        Span name, val;
+        uint64_t v;
+        int r;
+
+        while (span_next_token(line, &name)) {
+                if (name.len < 2 || name.p[name.len - 1] != ':')
+                        return -EBADMSG;
+                if (!span_next_token(line, &val))
+                        return -EBADMSG;
+                r = span_to_u64(val, &v);
+                if (r < 0)
+                        return r;
+                if (span_eq(name, "hitcount:")) {
+                        if (have)
+                                return -EBADMSG;
+                        *ret = v;
+                        have = true;
+                }
+        }
+        return have ? 0 : -ENODATA;
+}
+
+/* "    Hits: N" and its siblings under "Totals:". */
+static int hist_total(Span line, PageCacheHist *h, unsigned *seen, uint64_t *entries)
+{
+        static const char *const keys[] = { "Hits:", "Entries:", "Dropped:" };
+        Span name, val, extra;
+        uint64_t v;
+        int r;
+
+        if (!span_next_token(&line, &name) || !span_next_token(&line, &val) || span_next_token(&line, &extra))
+                return -EBADMSG;
+        r = span_to_u64(val, &v);
+        if (r < 0)
+                return r;
+        for (unsigned i = 0; i < ELEMENTSOF(keys); i++) {
+                if (!span_eq(name, keys[i]))
+                        continue;
+                if (*seen & (1u << i))
+                        return -EBADMSG;
+                *seen |= 1u << i;
+                if (i == 0)
+                        h->hits = v;
+                else if (i == 1)
+                        *entries = v;
+                else
+                        h->dropped = v;
+                return 0;
+        }
+        return 0; /* a total a later kernel adds */
+}
+
+int pagecache_hist_parse(const char *buf, size_t len, PageCacheHist *ret)
+{
+        PageCacheHist h = {};
+        bool in_totals = false, seen_row[FRAGD_MAX_ORDERS] = {};
+        unsigned seen_totals = 0, rows = 0;
+        uint64_t entries = 0, sum = 0;
+        Cursor c;
+        Span line;
+
+        if (cursor_open(&c, buf, len) < 0)
+                return -EINVAL;
+        while (cursor_next_line(&c, &line)) {
+                Span t = line;
+                uint64_t order, n;
+                int r;
+
+                if (line_is_blank(line))
+                        continue;
+                span_skip_blanks(&t);
+                if (t.p[0] == '#')
+                        continue;
+                if (in_totals) {
+                        r = hist_total(t, &h, &seen_totals, &entries);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
+                if (span_eq(span_rstrip(t, false), "Totals:")) {
+                        in_totals = true;
+                        continue;
+                }
+                r = hist_key(&t, &order);
+                if (r < 0)
+                        return r;
+                if (order >= FRAGD_MAX_ORDERS)
+                        return -ERANGE;
+                if (seen_row[order])
+                        return -EBADMSG;
+                r = hist_hitcount(&t, &n);
+                if (r < 0)
+                        return r == -ENODATA ? -EBADMSG : r;
+                seen_row[order] = true;
+                h.folios[order] = n;
+                if (order + 1 > h.n_orders)
+                        h.n_orders = (unsigned) order + 1;
+                if (n > UINT64_MAX - sum)
+                        return -ERANGE;
+                sum += n;
+                rows++;
+        }
+        /* a table cut short, or another file: the totals close every hist */
+        if (!in_totals || !(seen_totals & 1u))
+                return -ENODATA;
+        /* the rows are the table the totals count: hits past what was
+         * dropped are the rows' sum, and Entries the number of rows */
+        if ((seen_totals & 2u) && entries != rows)
+                return -EBADMSG;
+        if (sum > h.hits)
+                return -EBADMSG;
+        *ret = h;
+        return 0;
+}
+
+int pagecache_format_has_order(const char *buf, size_t len)
+{
+        bool have_format = false;
+        Cursor c;
+        Span line;
+
+        if (cursor_open(&c, buf, len) < 0)
+                return -EINVAL;
+        while (cursor_next_line(&c, &line)) {
+                Span t = line, tok, last = {};
+                bool field = false;
+
+                span_skip_blanks(&t);
+                if (span_eq(span_rstrip(t, false), "format:")) {
+                        have_format = true;
+                        continue;
+                }
+                if (!span_startswith(t, "field:"))
+                        continue;
+                /* "field:unsigned char order;\toffset:36;..." : the name is
+                 * the last word before the first ';' */
+                while (span_next_token(&t, &tok)) {
+                        const char *semi = memchr(tok.p, ';', tok.len);
+
+                        if (semi) {
+                                last = (Span) { tok.p, (size_t) (semi - tok.p) };
+                                field = true;
+                                break;
+                        }
+                        last = tok;
+                }
+                if (!field)
+                        return -EBADMSG;
+                if (span_startswith(last, "field:"))
+                        last = (Span) { last.p + 6, last.len - 6 };
+                if (span_eq(last, "order"))
+                        return have_format ? 0 : -EBADMSG;
+        }
+        return have_format ? -ENODATA : -EBADMSG;
+}
+
+static int tracing_open(const Root *root, int *ret_fd, char *why, size_t why_size)
+{
+        _cleanup_close_ int fd = -EBADF;
+
+        if (root->sys_fd < 0) {
+                snprintf(why, why_size, "no sys/ below the root");
+                return -ENOENT;
+        }
+        fd = root_openat(root->sys_fd, TRACING_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, ROOT_BENEATH);
+        if (fd < 0) {
+                snprintf(why, why_size, "no '/sys/" TRACING_DIR "' (%s): the kernel has no tracefs (CONFIG_TRACING)",
+                         strerror(-fd));
+                return fd;
+        }
+        /* tracefs not mounted: /sys/kernel/tracing is an empty sysfs dir */
+        if (faccessat(fd, "instances", F_OK, 0) < 0) {
+                snprintf(why, why_size,
+                         "tracefs is not mounted at '/sys/" TRACING_DIR "' (mount -t tracefs nodev /sys/" TRACING_DIR
+                         ")");
+                return -ENOMEDIUM;
+        }
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+int pagecache_trace_start(const Root *root, char *why, size_t why_size)
+{
+        _cleanup_close_ int tfd = -EBADF, dfd = -EBADF, ifd = -EBADF;
+        _cleanup_free_ char *fmt = NULL;
+        size_t fmt_len = 0;
+        int r;
+
+        r = tracing_open(root, &tfd, why, why_size);
+        if (r < 0)
+                return r;
+        /* the global event's format: the order field came with large
+         * folios in the page cache (5.18/6.0); without it, no signal */
+        r = read_file_alloc_at_full(tfd, EVENT_REL "/format", ROOT_BENEATH, &fmt, &fmt_len);
+        if (r < 0) {
+                snprintf(why, why_size, "no event filemap:mm_filemap_add_to_page_cache ('/sys/" TRACING_DIR
+                         "/" EVENT_REL "/format': %s)", strerror(-r));
+                return r;
+        }
+        r = pagecache_format_has_order(fmt, fmt_len);
+        if (r < 0) {
+                snprintf(why, why_size,
+                         "the event filemap:mm_filemap_add_to_page_cache has no order field on this kernel "
+                         "('/sys/" TRACING_DIR "/" EVENT_REL "/format')");
+                return r == -ENODATA ? -EOPNOTSUPP : r;
+        }
+        /* a leftover instance (fragd killed before its stop) goes first */
+        r = pagecache_trace_stop(root);
+        if (r == -EXDEV) {
+                snprintf(why, why_size, "'/sys/" TRACING_DIR "/instances' is a symbolic link out of the root");
+                return r;
+        }
+        if (r < 0 && r != -ENOENT) {
+                snprintf(why, why_size, "cannot remove the leftover trace instance '/sys/" INSTANCE_REL "': %s",
+                         strerror(-r));
+                return r;
+        }
+        /* made in the instances directory as resolved below the root (a
+         * symlink there cannot send the mkdir elsewhere) */
+        dfd = root_openat(tfd, "instances", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, ROOT_BENEATH);
+        if (dfd < 0 || mkdirat(dfd, PAGECACHE_INSTANCE, 0700) < 0) {
+                r = dfd < 0 ? dfd : -errno;
+                snprintf(why, why_size, "cannot make the trace instance '/sys/" INSTANCE_REL "': %s", strerror(-r));
+                return r;
+        }
+        ifd = root_openat(dfd, PAGECACHE_INSTANCE, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, ROOT_BENEATH);
+        if (ifd < 0) {
+                r = ifd;
+                snprintf(why, why_size, "cannot open the trace instance '/sys/" INSTANCE_REL "': %s", strerror(-r));
+                goto undo;
+        }
+        r = write_file_at(ifd, EVENT_REL "/trigger", PAGECACHE_TRIGGER);
+        if (r < 0) {
+                if (r == -EINVAL || r == -ENODEV || r == -ENOSYS)
+                        snprintf(why, why_size,
+                                 "the kernel refused the hist trigger '%s' in '/sys/" INSTANCE_REL "/" EVENT_REL
+                                 "/trigger' (%s): hist triggers need CONFIG_HIST_TRIGGERS",
+                                 PAGECACHE_TRIGGER, strerror(-r));
+                else
+                        snprintf(why, why_size, "cannot write '/sys/" INSTANCE_REL "/" EVENT_REL "/trigger': %s",
+                                 strerror(-r));
+                goto undo;
+        }
+        return 0;
+undo:
+        (void) pagecache_trace_stop(root);
+        return r;
+}
+
+int pagecache_trace_stop(const Root *root)
+{
+        _cleanup_close_ int tfd = -EBADF;
+
+        if (root->sys_fd < 0)
+                return -ENOENT;
+        tfd = root_openat(root->sys_fd, TRACING_DIR "/instances", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
+                          ROOT_BENEATH);
+        if (tfd < 0)
+                return tfd;
+        /* tracefs removes an instance with its events and triggers */
+        if (unlinkat(tfd, PAGECACHE_INSTANCE, AT_REMOVEDIR) < 0)
+                return -errno;
+        return 0;
+}
+
+/* Why there is no instance to read: the kernel cannot have one
+ * (-ENOMEDIUM: tracefs not mounted; -EOPNOTSUPP: no tracefs, no such event,
+ * no order field), or it could and no daemon made it (-ENOENT). */
+static int pagecache_why_absent(const Root *root)
+{
+        _cleanup_close_ int tfd = -EBADF;
+        _cleanup_free_ char *fmt = NULL;
+        size_t fmt_len = 0;
+        char why[8];
+        int r;
+
+        r = tracing_open(root, &tfd, why, sizeof(why));
+        if (r == -ENOMEDIUM)
+                return r;
+        if (r < 0)
+                return -EOPNOTSUPP;
+        r = read_file_alloc_at_full(tfd, EVENT_REL "/format", ROOT_BENEATH, &fmt, &fmt_len);
+        if (r < 0 || pagecache_format_has_order(fmt, fmt_len) < 0)
+                return -EOPNOTSUPP;
+        return -ENOENT;
+}
+
+int pagecache_read(const Root *root, PageCacheHist *ret)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        int r;
+
+        if (root->sys_fd < 0)
+                return -EOPNOTSUPP;
+        r = read_file_alloc_at_max(root->sys_fd, INSTANCE_REL "/" EVENT_REL "/hist", ROOT_BENEATH, HIST_MAX, &buf,
+                                   &len);
+        if (r == -ENOENT)
+                return pagecache_why_absent(root);
+        if (r < 0)
+                return r;
+        return pagecache_hist_parse(buf, len, ret);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* libFuzzer target for pagecache_hist_parse() and pagecache_format_has_order()
+ * (fragd's trace instance: the hist file and the event's format file);
+ * corpus in tests/corpus/pagecache/. */
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "core/root.h"
+#include "fragd/obs.h"
+#include "sources/sources.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+        static PageCacheHist h;
+        uint64_t sum = 0;
+        int r;
+
+        if (pagecache_hist_parse((const char *) data, size, &h) == 0) {
+                if (h.n_orders > FRAGD_MAX_ORDERS)
+                        abort();
+                for (unsigned k = 0; k < FRAGD_MAX_ORDERS; k++) {
+                        if (k >= h.n_orders && h.folios[k] != 0)
+                                abort();
+                        sum += h.folios[k];
+                }
+                if (sum > h.hits)
+                        abort();
+        }
+        r = pagecache_format_has_order((const char *) data, size);
+        if (r != 0 && r != -ENODATA && r != -EBADMSG)
+                abort();
+        return 0;
+}

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Page-cache demand (policy/demand.c policy_pagecache_evaluate(),
+ * docs/policy.md "Page-cache demand"): the order the page cache uses, its
+ * share, the demand of a tick and of the burst window, the need with the
+ * THP need on top, and the large-folio target it gives. Expectations are
+ * worked out by hand in the comments. */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "policy-test-util.h"
+
+#define S USEC_PER_SEC
+#define MIB (UINT64_C(1) << 20)
+
+/* The 6.12 capture (tests/corpus/pagecache/vm-6.12-xfs-hist) in bytes:
+ * order 0: 8230 x 4 KiB = 33710080, order 4: 14 x 64 KiB = 917504,
+ * order 5: 7 x 128 KiB = 917504, order 6: 249 x 256 KiB = 65273856. */
+static void set_captured(PageCacheMeasures *m)
+{
+        memset(m, 0, sizeof(*m));
+        m->valid = true;
+        m->bytes_total[0] = 33710080;
+        m->bytes_total[4] = 917504;
+        m->bytes_total[5] = 917504;
+        m->bytes_total[6] = 65273856;
+}
+
+static void cfg_learning(PolicyConfig *c)
+{
+        t_config(c);
+        c->demand_learning = true;
+        c->demand_factor = 1.0;
+        c->demand_cap = (SizeSpec){ .permyriad = 2500 };
+}
+
+static void test_order_and_share(void **state)
+{
+        static PolicyConfig c;
+        static PolicyState s;
+        static Assessment a;
+        static PolicyEval e;
+
+        (void) state;
+        cfg_learning(&c);
+        policy_state_init(&s);
+        t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, 100 * S, &a);
+        set_captured(&a.pagecache);
+        memset(&e, 0, sizeof(e));
+        policy_pagecache_evaluate(&c, &s, &a, 100 * S, &e);
+        /* large folios: 917504 + 917504 + 65273856 = 64 MiB; order 6 holds
+         * 97 % of it (>= 10 %), nothing above 6 */
+        assert_int_equal(e.pagecache_order, 6);
+        /* 65273856 / 100818944 (all orders) = 0.647436 -> 6474 */
+        assert_int_equal(e.pagecache_share_permyriad, 6474);
+        /* a single reading: no delta, no demand */
+        assert_int_equal(e.pagecache_demand_bytes, 0);
+        assert_int_equal(e.pagecache_need_bytes, 0);
+}
+
+static void test_order_thresholds(void **state)
+{
+        static PolicyConfig c;
+        static PolicyState s;
+        static Assessment a;
+        static PolicyEval e;
+
+        (void) state;
+        cfg_learning(&c);
+        policy_state_init(&s);
+        t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, 100 * S, &a);
+
+        /* order 0 only: no order */
+        memset(&a.pagecache, 0, sizeof(a.pagecache));
+        a.pagecache.valid = true;
+        a.pagecache.bytes_total[0] = 1024 * MIB;
+        memset(&e, 0, sizeof(e));
+        policy_pagecache_evaluate(&c, &s, &a, 100 * S, &e);
+        assert_int_equal(e.pagecache_order, 0);
+
+        /* large folios under 4 MiB: too little to say */
+        a.pagecache.bytes_total[6] = 4 * MIB - 262144;
+        memset(&e, 0, sizeof(e));
+        policy_pagecache_evaluate(&c, &s, &a, 100 * S, &e);
+        assert_int_equal(e.pagecache_order, 0);
+
+        /* 4 MiB at order 6 and 40 MiB at order 2: order 6 is 4/44 = 9.1 %
+         * (< 10 %), so the order is 2 */
+        a.pagecache.bytes_total[6] = 4 * MIB;
+        a.pagecache.bytes_total[2] = 40 * MIB;
+        memset(&e, 0, sizeof(e));
+        policy_pagecache_evaluate(&c, &s, &a, 100 * S, &e);
+        assert_int_equal(e.pagecache_order, 2);
+        /* 36 MiB more at order 2 would not matter, 5 MiB at 6: 5/45 = 11.1 % */
+        a.pagecache.bytes_total[6] = 5 * MIB;
+        memset(&e, 0, sizeof(e));
+        policy_pagecache_evaluate(&c, &s, &a, 100 * S, &e);
+        assert_int_equal(e.pagecache_order, 6);
+
+        /* no hist this tick: nothing */
+        a.pagecache.valid = false;
+        memset(&e, 0, sizeof(e));
+        policy_pagecache_evaluate(&c, &s, &a, 100 * S, &e);
+        assert_int_equal(e.pagecache_order, 0);
+        assert_int_equal(e.pagecache_share_permyriad, 0);
+}
+
+/* history ring: samples at now-20 s and now-10 s with 5 MiB each, one at
+ * now-40 s with 100 MiB (outside the 30 s window) */
+static void seed_history(PolicyState *s, usec_t now)
+{
+        PolicyHistory *h = &s->hist;
+
+        h->n = 3;
+        h->head = 0;
+        h->t_usec[0] = now - 40 * S;
+        h->pagecache_bytes[0] = 100 * MIB;
+        h->t_usec[1] = now - 20 * S;
+        h->pagecache_bytes[1] = 5 * MIB;
+        h->t_usec[2] = now - 10 * S;
+        h->pagecache_bytes[2] = 5 * MIB;
+}
+
+static void test_demand_and_need(void **state)
+{
+        static PolicyConfig c;
+        static PolicyState s;
+        static Assessment a;
+        static PolicyEval e;
+        usec_t now = 1000 * S;
+
+        (void) state;
+        cfg_learning(&c);
+        policy_state_init(&s);
+        seed_history(&s, now);
+        t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, now, &a);
+        set_captured(&a.pagecache);
+        a.pagecache.delta_valid = true;
+        a.pagecache.interval_sec = 5;
+        a.pagecache.bytes_delta[6] = 40 * 262144; /* 10 MiB */
+        a.pagecache.bytes_delta[0] = 1000 * 4096; /* order 0: not demand */
+
+        memset(&e, 0, sizeof(e));
+        policy_pagecache_evaluate(&c, &s, &a, now, &e);
+        assert_int_equal(e.pagecache_demand_bytes, 10 * MIB);
+        /* 10 + 5 + 5 within 30 s */
+        assert_int_equal(e.pagecache_burst_bytes, 20 * MIB);
+        assert_int_equal(e.pagecache_need_bytes, 20 * MIB);
+
+        /* x1.5, and a learned THP need of 4 MiB (order 9 >= 6) x1.5 on top:
+         * 30 + 6 = 36 MiB */
+        c.demand_factor = 1.5;
+        memset(&e, 0, sizeof(e));
+        e.learned_need_bytes = 4 * MIB;
+        policy_pagecache_evaluate(&c, &s, &a, now, &e);
+        assert_int_equal(e.pagecache_need_bytes, 36 * MIB);
+
+        /* order_thp 5 is below the page-cache order 6: its blocks do not
+         * serve order 6, the THP need is not added */
+        c.order_thp = 5;
+        memset(&e, 0, sizeof(e));
+        e.learned_need_bytes = 4 * MIB;
+        policy_pagecache_evaluate(&c, &s, &a, now, &e);
+        assert_int_equal(e.pagecache_need_bytes, 30 * MIB);
+        c.order_thp = 0;
+
+        /* learning off: the order and the demand are reported, no need */
+        c.demand_learning = false;
+        memset(&e, 0, sizeof(e));
+        policy_pagecache_evaluate(&c, &s, &a, now, &e);
+        assert_int_equal(e.pagecache_order, 6);
+        assert_int_equal(e.pagecache_burst_bytes, 20 * MIB);
+        assert_int_equal(e.pagecache_need_bytes, 0);
+}
+
+static void test_target(void **state)
+{
+        static PolicyConfig c;
+        uint64_t node = 4096 * MIB;
+
+        (void) state;
+        cfg_learning(&c);
+        /* cap 25 % of 4 GiB = 1 GiB: the need when above the configured */
+        assert_int_equal(policy_pagecache_target(&c, 20 * MIB, 8 * MIB, node), 20 * MIB);
+        assert_int_equal(policy_pagecache_target(&c, 4 * MIB, 8 * MIB, node), 8 * MIB);
+        assert_int_equal(policy_pagecache_target(&c, 0, 8 * MIB, node), 8 * MIB);
+        assert_int_equal(policy_pagecache_target(&c, 2048 * MIB, 8 * MIB, node), 1024 * MIB);
+        c.demand_cap = (SizeSpec){ .bytes = 16 * MIB };
+        assert_int_equal(policy_pagecache_target(&c, 20 * MIB, 8 * MIB, node), 16 * MIB);
+}
+
+/* Through policy_decide(): the large-folio objective is at the page
+ * cache's order with the target from its need. */
+static void test_decide_uses_order(void **state)
+{
+        static PolicyConfig c;
+        static PolicyState s;
+        static Assessment a;
+        static Decision d;
+        LeverInput in[_LEVER_MAX];
+        usec_t now = 1000 * S;
+
+        (void) state;
+        cfg_learning(&c);
+        c.reserve_large = (SizeSpec){ .bytes = 8 * MIB };
+        policy_state_init(&s);
+        seed_history(&s, now);
+        s.hist.order[0] = 6; /* the history is of the same orders */
+        s.hist.order[1] = 9;
+        t_levers(in);
+        t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, now, &a);
+        assert_int_equal(policy_decide(&c, &s, &a, in, now, &d), 0);
+        assert_int_equal(d.eval.order[0], 4); /* no hist: order_large */
+        assert_int_equal(d.eval.nodes[0].target_bytes[0], 8 * MIB);
+
+        set_captured(&a.pagecache);
+        a.pagecache.delta_valid = true;
+        a.pagecache.bytes_delta[6] = 40 * 262144;
+        assert_int_equal(policy_decide(&c, &s, &a, in, now, &d), 0);
+        assert_int_equal(d.eval.order[0], 6);
+        /* 10 MiB this tick + 10 MiB in the window (the history is kept:
+         * orders 6 and 9 as recorded) */
+        assert_int_equal(d.eval.nodes[0].target_bytes[0], 20 * MIB);
+        /* have: t_node_fine's 400000 pages >= order 4, 300000 >= order 9;
+         * t_assess gives orders 5..9 the order-9 count */
+        assert_int_equal(d.eval.nodes[0].have_bytes[0], (uint64_t) 300000 * 4096);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_order_and_share),
+                cmocka_unit_test(test_order_thresholds),
+                cmocka_unit_test(test_demand_and_need),
+                cmocka_unit_test(test_target),
+                cmocka_unit_test(test_decide_uses_order),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* pagecache_hist_parse / pagecache_format_has_order / pagecache_read /
+ * pagecache_trace_start and _stop (daemon/sources/source-pagecache.c). */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/cleanup.h"
+#include "parser-test-util.h"
+#include "fragd/obs.h"
+#include "sources/sources.h"
+
+/* tests/corpus/pagecache/<name>, captured in a 6.12 guest
+ * (tests/vm/guest/scenarios/pagecache.sh) */
+static char *corpus(const char *name, size_t *ret_len)
+{
+        char path[PATH_MAX];
+        char *buf = NULL;
+        int fd, r;
+
+        (void) snprintf(path, sizeof(path), "%s/tests/corpus/pagecache", fixture_srcdir());
+        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                fail_msg("cannot open '%s': %m", path);
+        r = read_file_alloc_at(fd, name, &buf, ret_len);
+        (void) close(fd);
+        if (r < 0)
+                fail_msg("cannot read '%s/%s': %s", path, name, strerror(-r));
+        return buf;
+}
+
+/* Debian 6.12, 256 x 256 KiB buffered writes to a fresh XFS file, after
+ * mkfs.xfs and dd on a ram disk; numbers copied from the file by eye. */
+static void test_parse_captured_xfs(void **state)
+{
+        _cleanup_free_ char *buf = NULL;
+        PageCacheHist h;
+        size_t len;
+
+        (void) state;
+        buf = corpus("vm-6.12-xfs-hist", &len);
+        assert_int_equal(pagecache_hist_parse(buf, len, &h), 0);
+        assert_int_equal(h.n_orders, 7);
+        assert_int_equal(h.folios[0], 8230);
+        assert_int_equal(h.folios[1], 0);
+        assert_int_equal(h.folios[4], 14);
+        assert_int_equal(h.folios[5], 7);
+        assert_int_equal(h.folios[6], 249);
+        assert_int_equal(h.hits, 8500);
+        assert_int_equal(h.dropped, 0);
+}
+
+static void test_parse_captured_order0(void **state)
+{
+        _cleanup_free_ char *buf = NULL;
+        PageCacheHist h;
+        size_t len;
+
+        (void) state;
+        buf = corpus("vm-6.12-order0-hist", &len);
+        assert_int_equal(pagecache_hist_parse(buf, len, &h), 0);
+        assert_int_equal(h.n_orders, 1);
+        assert_int_equal(h.folios[0], 6);
+        assert_int_equal(h.hits, 6);
+}
+
+static void test_format_captured(void **state)
+{
+        _cleanup_free_ char *buf = NULL, *no = NULL;
+        size_t len, nlen;
+
+        (void) state;
+        buf = corpus("vm-6.12-format", &len);
+        assert_int_equal(pagecache_format_has_order(buf, len), 0);
+        no = corpus("format-no-order", &nlen);
+        assert_int_equal(pagecache_format_has_order(no, nlen), -ENODATA);
+}
+
+typedef struct HistCase {
+        const char *name, *input;
+        int rc;
+} HistCase;
+
+static const HistCase hist_cases[] = {
+        { "empty table", "# event histogram\n\nTotals:\n    Hits: 0\n    Entries: 0\n    Dropped: 0\n", 0 },
+        { "no totals (cut short)", "{ order: 6 } hitcount: 3\n", -ENODATA },
+        { "totals without hits", "{ order: 6 } hitcount: 3\nTotals:\n    Entries: 1\n", -ENODATA },
+        { "empty input", "", -ENODATA },
+        { "other key", "{ pid: 6 } hitcount: 3\nTotals:\n    Hits: 3\n", -EBADMSG },
+        { "no closing brace", "{ order: 6 hitcount: 3\nTotals:\n    Hits: 3\n", -EBADMSG },
+        { "no hitcount", "{ order: 6 } bytes: 3\nTotals:\n    Hits: 3\n", -EBADMSG },
+        { "hitcount twice", "{ order: 6 } hitcount: 3 hitcount: 3\nTotals:\n    Hits: 6\n", -EBADMSG },
+        { "value not a number", "{ order: 6 } hitcount: x\nTotals:\n    Hits: 3\n", -EBADMSG },
+        { "negative", "{ order: 6 } hitcount: -3\nTotals:\n    Hits: 3\n", -EBADMSG },
+        { "repeated order", "{ order: 6 } hitcount: 1\n{ order: 6 } hitcount: 1\nTotals:\n    Hits: 2\n", -EBADMSG },
+        { "order 16", "{ order: 16 } hitcount: 1\nTotals:\n    Hits: 1\n", -ERANGE },
+        { "order 15", "{ order: 15 } hitcount: 1\nTotals:\n    Hits: 1\n", 0 },
+        { "count past 2^64", "{ order: 6 } hitcount: 18446744073709551616\nTotals:\n    Hits: 1\n", -ERANGE },
+        { "sum past 2^64",
+          "{ order: 6 } hitcount: 18446744073709551615\n{ order: 0 } hitcount: 1\nTotals:\n    Hits: 1\n", -ERANGE },
+        { "rows past hits", "{ order: 6 } hitcount: 5\nTotals:\n    Hits: 4\n", -EBADMSG },
+        { "entries not the rows", "{ order: 6 } hitcount: 5\nTotals:\n    Hits: 5\n    Entries: 2\n", -EBADMSG },
+        { "hits twice", "Totals:\n    Hits: 0\n    Hits: 0\n", -EBADMSG },
+        { "garbage total", "Totals:\n    Hits: 0 0\n", -EBADMSG },
+        { "unknown total", "Totals:\n    Hits: 0\n    Later: 7\n", 0 },
+        { "extra vals kept apart", "{ order: 2 } hitcount: 5 bytes_req: 4096\nTotals:\n    Hits: 5\n", 0 },
+        { "error line", "ERROR: something\nTotals:\n    Hits: 0\n", -EBADMSG },
+};
+
+static void test_hist_cases(void **state)
+{
+        PageCacheHist h;
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(hist_cases); i++)
+                assert_row_rc(hist_cases[i].name,
+                              pagecache_hist_parse(hist_cases[i].input, strlen(hist_cases[i].input), &h),
+                              hist_cases[i].rc);
+        assert_failures_leave_ret(pagecache_hist_parse, PageCacheHist, hist_cases, 0xa5);
+        /* a NULL buffer: the empty text, or -EINVAL with a length */
+        assert_int_equal(pagecache_hist_parse(NULL, 0, &h), -ENODATA);
+        assert_int_equal(pagecache_hist_parse(NULL, 3, &h), -EINVAL);
+}
+
+static void test_hist_extra_vals(void **state)
+{
+        const char *in = "{ order: 2 } hitcount: 5 bytes_req: 4096\nTotals:\n    Hits: 7\n    Dropped: 2\n";
+        PageCacheHist h;
+
+        (void) state;
+        assert_int_equal(pagecache_hist_parse(in, strlen(in), &h), 0);
+        assert_int_equal(h.n_orders, 3);
+        assert_int_equal(h.folios[2], 5);
+        assert_int_equal(h.hits, 7);
+        assert_int_equal(h.dropped, 2);
+}
+
+static const HistCase format_cases[] = {
+        { "no format line", "\tfield:unsigned char order;\toffset:36;\n", -EBADMSG },
+        { "field without ;", "format:\n\tfield:unsigned char order\n", -EBADMSG },
+        { "no order", "format:\n\tfield:unsigned long pfn;\toffset:8;\n", -ENODATA },
+        { "order only in print fmt", "format:\n\tfield:unsigned long pfn;\toffset:8;\nprint fmt: \"order=%u\"\n",
+          -ENODATA },
+        { "a field named order_x", "format:\n\tfield:int order_x;\toffset:8;\n", -ENODATA },
+        { "order", "format:\n\tfield:unsigned int order;\toffset:8;\n", 0 },
+        { "empty", "", -EBADMSG },
+};
+
+static void test_format_cases(void **state)
+{
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(format_cases); i++)
+                assert_row_rc(format_cases[i].name,
+                              pagecache_format_has_order(format_cases[i].input, strlen(format_cases[i].input)),
+                              format_cases[i].rc);
+}
+
+/* ---- the instance under a Root ------------------------------------------- */
+
+static void mkpath(const char *dir, const char *rel)
+{
+        char cmd[PATH_MAX * 2];
+
+        (void) snprintf(cmd, sizeof(cmd), "mkdir -p '%s/%s'", dir, rel);
+        assert_int_equal(system(cmd), 0);
+}
+
+static void put(const char *dir, const char *rel, const char *text)
+{
+        char path[PATH_MAX];
+        FILE *f;
+
+        (void) snprintf(path, sizeof(path), "%s/%s", dir, rel);
+        f = fopen(path, "we");
+        assert_non_null(f);
+        assert_true(fputs(text, f) >= 0);
+        assert_int_equal(fclose(f), 0);
+}
+
+static void rm_rf(const char *dir)
+{
+        char cmd[PATH_MAX * 2];
+
+        (void) snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+}
+
+#define EV "events/filemap/mm_filemap_add_to_page_cache"
+#define INST "sys/kernel/tracing/instances/fragd"
+
+static void test_read(void **state)
+{
+        char dir[] = "/tmp/fragd-test-pagecache-XXXXXX";
+        _cleanup_free_ char *cap = NULL;
+        Root *root = NULL;
+        PageCacheHist h;
+        size_t len;
+
+        (void) state;
+        assert_non_null(mkdtemp(dir));
+        mkpath(dir, "proc");
+        mkpath(dir, "sys/kernel");
+        /* no instance: why (no tracefs, not mounted, no daemon) */
+        assert_int_equal(root_open(dir, 4096, &root), 0);
+        assert_int_equal(pagecache_read(root, &h), -EOPNOTSUPP);
+        root = root_free(root);
+        mkpath(dir, "sys/kernel/tracing");
+        assert_int_equal(root_open(dir, 4096, &root), 0);
+        assert_int_equal(pagecache_read(root, &h), -ENOMEDIUM);
+        root = root_free(root);
+        mkpath(dir, "sys/kernel/tracing/instances");
+        mkpath(dir, "sys/kernel/tracing/" EV);
+        cap = corpus("format-no-order", &len);
+        put(dir, "sys/kernel/tracing/" EV "/format", cap);
+        free(cap);
+        assert_int_equal(root_open(dir, 4096, &root), 0);
+        assert_int_equal(pagecache_read(root, &h), -EOPNOTSUPP);
+        root = root_free(root);
+        cap = corpus("vm-6.12-format", &len);
+        put(dir, "sys/kernel/tracing/" EV "/format", cap);
+        free(cap);
+        assert_int_equal(root_open(dir, 4096, &root), 0);
+        assert_int_equal(pagecache_read(root, &h), -ENOENT);
+        root = root_free(root);
+
+        cap = corpus("vm-6.12-xfs-hist", &len);
+        mkpath(dir, INST "/" EV);
+        put(dir, INST "/" EV "/hist", cap);
+        assert_int_equal(root_open(dir, 4096, &root), 0);
+        assert_int_equal(pagecache_read(root, &h), 0);
+        assert_int_equal(h.folios[6], 249);
+        /* stop removes the instance (here an empty directory stands for it) */
+        rm_rf(dir);
+        root = root_free(root);
+}
+
+static void test_start_degrades(void **state)
+{
+        char dir[] = "/tmp/fragd-test-pagecache-XXXXXX", why[512];
+        _cleanup_free_ char *fmt = NULL, *nofmt = NULL;
+        Root *root = NULL;
+        size_t len;
+        struct stat st;
+        char p[PATH_MAX];
+
+        (void) state;
+        assert_non_null(mkdtemp(dir));
+        mkpath(dir, "proc");
+        mkpath(dir, "sys/kernel");
+
+        /* no tracefs at all */
+        assert_int_equal(root_open(dir, 4096, &root), 0);
+        why[0] = '\0';
+        assert_int_equal(pagecache_trace_start(root, why, sizeof(why)), -ENOENT);
+        assert_non_null(strstr(why, "/sys/kernel/tracing"));
+        root = root_free(root);
+
+        /* the sysfs mount point, tracefs not mounted */
+        mkpath(dir, "sys/kernel/tracing");
+        assert_int_equal(root_open(dir, 4096, &root), 0);
+        assert_int_equal(pagecache_trace_start(root, why, sizeof(why)), -ENOMEDIUM);
+        assert_non_null(strstr(why, "tracefs is not mounted"));
+        root = root_free(root);
+
+        /* mounted, but no such event */
+        mkpath(dir, "sys/kernel/tracing/instances");
+        assert_int_equal(root_open(dir, 4096, &root), 0);
+        assert_int_equal(pagecache_trace_start(root, why, sizeof(why)), -ENOENT);
+        assert_non_null(strstr(why, "no event filemap:mm_filemap_add_to_page_cache"));
+        root = root_free(root);
+
+        /* an event without the order field */
+        mkpath(dir, "sys/kernel/tracing/" EV);
+        nofmt = corpus("format-no-order", &len);
+        put(dir, "sys/kernel/tracing/" EV "/format", nofmt);
+        assert_int_equal(root_open(dir, 4096, &root), 0);
+        assert_int_equal(pagecache_trace_start(root, why, sizeof(why)), -EOPNOTSUPP);
+        assert_non_null(strstr(why, "no order field"));
+        root = root_free(root);
+
+        /* the order field; a leftover instance is removed, a new one made,
+         * and (a plain directory has no trigger file) removed again */
+        fmt = corpus("vm-6.12-format", &len);
+        put(dir, "sys/kernel/tracing/" EV "/format", fmt);
+        mkpath(dir, INST);
+        assert_int_equal(root_open(dir, 4096, &root), 0);
+        assert_int_equal(pagecache_trace_start(root, why, sizeof(why)), -ENOENT);
+        assert_non_null(strstr(why, "/trigger"));
+        (void) snprintf(p, sizeof(p), "%s/" INST, dir);
+        assert_int_equal(stat(p, &st), -1);
+        assert_int_equal(pagecache_trace_stop(root), -ENOENT);
+        root = root_free(root);
+
+        /* instances/ a symlink out of the root: nothing is made there */
+        {
+                char out[] = "/tmp/fragd-test-pagecache-out-XXXXXX", link[PATH_MAX], gone[PATH_MAX * 2];
+
+                assert_non_null(mkdtemp(out));
+                (void) snprintf(link, sizeof(link), "%s/sys/kernel/tracing/instances", dir);
+                assert_int_equal(rmdir(link), 0);
+                assert_int_equal(symlink(out, link), 0);
+                assert_int_equal(root_open(dir, 4096, &root), 0);
+                assert_int_equal(pagecache_trace_start(root, why, sizeof(why)), -EXDEV);
+                assert_non_null(strstr(why, "symbolic link out of the root"));
+                (void) snprintf(gone, sizeof(gone), "%s/fragd", out);
+                assert_int_equal(stat(gone, &st), -1);
+                root = root_free(root);
+                assert_int_equal(rmdir(out), 0);
+        }
+        rm_rf(dir);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_parse_captured_xfs),
+                cmocka_unit_test(test_parse_captured_order0),
+                cmocka_unit_test(test_format_captured),
+                cmocka_unit_test(test_hist_cases),
+                cmocka_unit_test(test_hist_extra_vals),
+                cmocka_unit_test(test_format_cases),
+                cmocka_unit_test(test_read),
+                cmocka_unit_test(test_start_degrades),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
