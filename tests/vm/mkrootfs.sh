@@ -14,6 +14,8 @@
 #   -b FILE   a program for /usr/local/bin/ (with the libraries ldd lists
 #             that the root lacks); repeatable
 #   -s SIZE   image size (default 1G)
+#   -x HOOK   run `HOOK TREE` on the image's tree (a copy: the cached base
+#             is never changed) before it is packed
 #
 # A Debian bookworm root (debootstrap --variant=minbase with systemd-sysv,
 # udev, kmod, procps), made once and cached in $FRAGD_VM_CACHE/rootfs/, gets the
@@ -34,16 +36,16 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
 . "$(dirname "$0")/common.sh"
 
-out='' fragd='' unit='' conf='' pkg='' extra='' size=1G bins=() debcache=
-while getopts o:f:u:C:p:e:b:s: o; do
+out='' fragd='' unit='' conf='' pkg='' extra='' size=1G bins=() debcache='' hook=''
+while getopts o:f:u:C:p:e:b:s:x: o; do
 	case $o in
 	o) out=$OPTARG ;; f) fragd=$OPTARG ;; u) unit=$OPTARG ;; C) conf=$OPTARG ;;
-	p) pkg=$OPTARG ;; e) extra=$OPTARG ;; b) bins+=("$OPTARG") ;; s) size=$OPTARG ;;
+	p) pkg=$OPTARG ;; e) extra=$OPTARG ;; b) bins+=("$OPTARG") ;; s) size=$OPTARG ;; x) hook=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
 { [ -n "$out" ] && { [ -n "$fragd" ] || [ -n "$pkg" ]; }; } ||
-	die "usage: $0 -o IMAGE -f FRAGD [-u UNIT] [-C CONF] | -o IMAGE -p DIR; [-e PKGS] [-b FILE]... [-s SIZE]"
+	die "usage: $0 -o IMAGE -f FRAGD [-u UNIT] [-C CONF] | -o IMAGE -p DIR; [-e PKGS] [-b FILE]... [-s SIZE] [-x HOOK]"
 srcdir=$(cd "$VM_DIR/../.." && pwd)
 
 # --- the cached base: debootstrap + the harness's fixed setup
@@ -152,6 +154,8 @@ for b in ${bins[@]+"${bins[@]}"}; do
 		install -D -m 644 "$(readlink -f "$lib")" "$stage$lib"
 	done
 done
+
+[ -z "$hook" ] || "$hook" "$stage" || die "hook $hook failed"
 
 mkdir -p "$stage/vm/scenarios"
 install -m 644 "$VM_DIR/guest/lib.sh" "$VM_DIR/guest/bounds.conf" "$stage/vm/"

@@ -98,12 +98,14 @@ vm-package: vm-package-image $(VM_OUT)/initramfs-root-$(VM_KERNEL).cpio.gz
 # Debian's PostgreSQL 15, xfsprogs and dbus (fragd thp-dropin asks systemd
 # over the system bus) debootstrapped into a base of its own (cached apart
 # from the plain one), fragd, the fragmenter and fragd's workload tools; its
-# boot stage loads xfs as well. run.sh -D gives it the blank XFS data disk.
+# boot stage loads xfs as well. guest/pg-image.sh makes the cluster again
+# with 1 MiB WAL segments (see there). run.sh -D gives it the blank XFS data disk.
 VM_PG_PACKAGES := postgresql-15,xfsprogs,dbus
 VM_PG_BINS := $(VM_OUT)/fragmenter $(BUILDDIR)/fragd-thp-exec $(BUILDDIR)/fragd-workload-probe
-$(VM_OUT)/rootfs-pg.img: $(VM_OUT)/guest/fragd $(VM_PG_BINS) $(VM_GUEST) $(VM_SYSD) $(VM_SRC)/mkrootfs.sh $(VM_FRAGD_CONF)
+$(VM_OUT)/rootfs-pg.img: $(VM_OUT)/guest/fragd $(VM_PG_BINS) $(VM_GUEST) $(VM_SYSD) $(VM_SRC)/mkrootfs.sh \
+		$(VM_SRC)/guest/pg-image.sh $(VM_FRAGD_CONF)
 	$(VM_SRC)/mkrootfs.sh -o $@ -f $(VM_OUT)/guest/fragd $(if $(VM_FRAGD_CONF),-C $(VM_FRAGD_CONF)) \
-		-e $(VM_PG_PACKAGES) -s 3G $(VM_PG_BINS:%=-b %)
+		-e $(VM_PG_PACKAGES) -s 3G $(VM_PG_BINS:%=-b %) -x $(VM_SRC)/guest/pg-image.sh
 
 $(VM_OUT)/initramfs-xfsroot-%.cpio.gz: $(VM_SRC)/mkinitramfs.sh $(VM_SRC)/guest/init
 	$(VM_SRC)/get-kernel.sh $*
@@ -133,5 +135,5 @@ vm-shell: vm-initramfs
 	BUILDDIR=$(BUILDDIR) $(VM_SRC)/run.sh -I -k $(VM_KERNEL) $(VM_OPTS) shell
 
 vm-lint: $(VM_PROGS)
-	shellcheck -x $(VM_SRC)/*.sh $(VM_SRC)/guest/systemd-runner
+	shellcheck -x $(VM_SRC)/*.sh $(VM_SRC)/guest/systemd-runner $(VM_SRC)/guest/pg-image.sh
 	shellcheck -x -s sh $(VM_SRC)/guest/init $(VM_SRC)/guest/lib.sh $(VM_SRC)/guest/scenarios/*.sh

@@ -78,17 +78,12 @@ case $POLICY in fragd*) fragd_require ;; esac
 mkfs.xfs -q -f "$DATA" || { fail "mkfs.xfs $DATA"; finish; }
 mkdir -p $MNT
 mount -o noatime "$DATA" $MNT || { fail "mount $DATA"; finish; }
-chown postgres:postgres $MNT
-# The cluster is made again on XFS with 1 MiB WAL segments and without WAL
-# recycling: every segment the run fills is a new one, zero-filled with the
-# same 256 KiB pwritev() calls as a 16 MiB one (order-6 folios), and a 60 s
-# run under TCG (30-100 TPS) creates tens of them instead of none or one.
-t=$(uptime_s)
-pg_dropcluster 15 main
-pg_createcluster -d $PGDATA --start-conf manual 15 main -- --wal-segsize=1 >/tmp/createcluster.log 2>&1 ||
-	{ cat /tmp/createcluster.log; fail "pg_createcluster on $MNT"; finish; }
-echo "wal_recycle = off" >/etc/postgresql/15/main/conf.d/fragd-vm.conf
-log "cluster made on XFS in $(awk -v a="$t" -v b="$(uptime_s)" 'BEGIN { print b - a }')s: wal_segment_size 1 MiB, wal_recycle off"
+# the cluster as the image has it (guest/pg-image.sh: 1 MiB WAL segments,
+# wal_recycle off), moved to the XFS disk
+cp -a /var/lib/postgresql/15/main $PGDATA
+chown postgres:postgres $MNT $PGDATA
+chmod 700 $PGDATA
+sed -i "s|^data_directory *=.*|data_directory = '$PGDATA'|" /etc/postgresql/15/main/postgresql.conf
 log "PGDATA $PGDATA on $(findmnt -n -o FSTYPE,SOURCE $MNT | tr -s ' ')"
 
 if [ "$POLICY" = fragd-thpoff ]; then
@@ -114,6 +109,7 @@ fi
 [ -d "$CG/$CGPATH" ] || { fail "no cgroup $CGPATH"; finish; }
 
 pg() { runuser -u postgres -- "$@"; }
+log "wal_segment_size $(pg psql -Atc 'SHOW wal_segment_size' postgres), wal_recycle $(pg psql -Atc 'SHOW wal_recycle' postgres)"
 t=$(uptime_s)
 pg pgbench -q -i -s "$SCALE" postgres >/tmp/pgbench-init.log 2>&1 || { cat /tmp/pgbench-init.log; fail "pgbench -i"; finish; }
 log "pgbench -i -s $SCALE in $(awk -v a="$t" -v b="$(uptime_s)" 'BEGIN { print b - a }')s"
@@ -131,6 +127,11 @@ pg psql -q -c CHECKPOINT postgres
 # second, left 92 MiB in free order>=9 blocks: the fragmenter's faults woke
 # kswapd, and reclaiming the fill's large folios freed whole large blocks.)
 memfree() { awk '/^MemFree:/ { print int($2 / 1024) }' /proc/meminfo; }
+# Page cache read or written so far sits in memory that was not fragmented
+# yet; reclaimed later, it would free whole large blocks again. Dropped here,
+# every page-cache page from now on is allocated in fragmented memory.
+sync
+echo 3 >$V/drop_caches
 t=$(uptime_s)
 if [ "$FRAGMENT" = 1 ]; then
 	fragmenter_start --keep 16 --chunk-mb 16 --churn 1 --wave-every 0 \
