@@ -147,7 +147,7 @@ compare() {
 # attribution) with fragd 0 where kernel defaults have some, and kswapd's
 # pages scanned with fragd at most 10 % of kernel defaults'. Asserted only
 # with FRAGD_VM_PG_ASSERT=1 for now: in the runs made so far kernel defaults
-# had no direct compaction either (the guest kept 70-80 MiB free in
+# had no direct compaction either (the guest kept 54-76 MiB free in
 # order>=9 blocks however it was fragmented, enough for the WAL segments a
 # 60 s TCG run creates), so the comparison could not tell fragd from the
 # kernel; the figures are reported (INFO). On other 6.12 kernels (NORETRY:
