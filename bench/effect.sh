@@ -25,8 +25,91 @@
 #
 # Output: bench/out/effect-<kernel>-<time>/{summary.txt,results.tsv,*.log,free-order9-<mode>.png}
 # (phased: effect-phased-<kernel>-<time>/, knobs-<mode>.png)
+#
+# SHAPE=postgres: PostgreSQL 15 on XFS in the systemd guest, pgbench
+# simple-update on fragmented memory full of page cache (scenario postgres,
+# issue 13), for every policy, kernel and seed; medians [min-max] of postgres'
+# direct compactions and their delay (fragd's taskstats attribution),
+# compact_stall, kswapd pages scanned, compaction pages scanned, the share of
+# page-cache bytes added at order >= 6, TPS; and one unfragmented run per
+# kernel and seed (policy kernel, no fragmenter) as the folio-order reference.
+# Needs the postgres guest (make vm-pg-image, as root).
+#
+#   SHAPE=postgres bench/effect.sh      # 3 seeds x 5 policies x the 6.12 kernels present
+#   SHAPE=postgres RUNS=1 KERNELS="6.12" POLICIES="kernel fragd" PG_ARGS="seconds=30" bench/effect.sh
+#
+# Output: bench/out/effect-postgres-<time>/{summary.txt,results.tsv,*.log}
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${SHAPE:-churn}" = postgres ]; then
+	# shellcheck source-path=SCRIPTDIR source=../tests/vm/common.sh
+	. tests/vm/common.sh
+	RUNS=${RUNS:-3}
+	POLICIES=${POLICIES:-kernel tuned pro100 fragd fragd-thpoff}
+	if [ -z "${KERNELS:-}" ]; then
+		KERNELS=
+		for k in 6.12 6.12-noretry; do
+			[ -f "$(kernel_dir "$k")/vmlinux" ] && KERNELS="$KERNELS $k"
+		done
+	fi
+	BUILDDIR=${BUILDDIR:-build}
+	export BUILDDIR
+	out=bench/out/effect-postgres-$(date +%Y%m%d-%H%M%S)
+	mkdir -p "$out"
+	# shellcheck disable=SC2086 # a list of series
+	make -s "BUILDDIR=$BUILDDIR" vm-pg-image FRAGD_VM_KERNELS="$KERNELS" >/dev/null
+	tsv=$out/results.tsv
+	cols="pg_compact pg_compact_usec compact_stall pgscan_kswapd compact_scanned pc_large_pct pc_bytes tps"
+	printf 'kernel\tpolicy\tseed\t%s\n' "$(echo "$cols" | tr ' ' '\t')" >"$tsv"
+	field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" "$1" | tail -n 1; }
+	for k in $KERNELS; do
+		for policy in unfragmented $POLICIES; do
+			for i in $(seq 1 "$RUNS"); do
+				log=$out/$k-$policy-$i.log
+				args=(policy="$policy" seed="$i")
+				[ "$policy" != unfragmented ] || args=(policy=kernel fragment=0 seed="$i")
+				# shellcheck disable=SC2086 # PG_ARGS is a list of KEY=VALUE words
+				if ! tests/vm/run.sh -k "$k" -m 2G -L 512M -T 400 -D 4G -l "$log" \
+					-i "$BUILDDIR/vm/initramfs-xfsroot-$k.cpio.gz" -d "$BUILDDIR/vm/rootfs-pg.img" \
+					postgres "${args[@]}" ${PG_ARGS:-} >/dev/null 2>&1; then
+					echo "effect: $k/$policy seed $i failed, see $log" >&2
+					continue
+				fi
+				r=$log.result
+				row="$k	$policy	$i"
+				for c in $cols; do row="$row	$(field "$r" "$c")"; done
+				echo "$row" >>"$tsv"
+				echo "effect: $k/$policy seed $i: postgres direct compactions $(field "$r" pg_compact), kswapd scanned $(field "$r" pgscan_kswapd), order>=6 $(field "$r" pc_large_pct)%, tps $(field "$r" tps)" >&2
+			done
+		done
+	done
+	python3 - "$tsv" "$RUNS" >"$out/summary.txt" <<'PY'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+cols = [("pg_compact", "postgres direct compactions"), ("pg_compact_usec", "their delay us"),
+        ("compact_stall", "compact_stall"), ("pgscan_kswapd", "kswapd pages scanned"),
+        ("compact_scanned", "compaction pages scanned"), ("pc_large_pct", "page cache at order>=6 %"),
+        ("tps", "TPS (noisy)")]
+def cell(vals):
+    v = sorted(float(x) for x in vals if x not in ("", None, "-"))
+    if not v: return "-"
+    f = lambda x: f"{x:.0f}" if abs(x) >= 10 or x == int(x) else f"{x:.1f}"
+    return f(statistics.median(v)) + (f" [{f(v[0])}-{f(v[-1])}]" if len(v) > 1 else "")
+print(f"postgres on XFS, pgbench -N, up to {sys.argv[2]} seeds each: median [min-max]\n")
+print("| kernel | policy | runs | " + " | ".join(c[1] for c in cols) + " |")
+print("|---|---|---:|" + "---:|" * len(cols))
+seen = []
+for r in rows:
+    k = (r["kernel"], r["policy"])
+    if k not in seen: seen.append(k)
+for k, pol in seen:
+    rs = [r for r in rows if (r["kernel"], r["policy"]) == (k, pol)]
+    print(f"| {k} | {pol} | {len(rs)} | " + " | ".join(cell([r[c] for r in rs]) for c, _ in cols) + " |")
+PY
+	cat "$out/summary.txt"
+	echo "effect: results in $out" >&2
+	exit 0
+fi
 RUNS=${RUNS:-3}
 KERNEL=${KERNEL:-6.1}
 POLICIES=${POLICIES:-kernel static-max tuned fragd}

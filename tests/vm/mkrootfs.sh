@@ -4,6 +4,18 @@
 #   scenario: the files of DIR (the .deb, its dependencies' .debs, a
 #   workload) go to /vm/pkg/, and no fragd binary, unit or config is
 #   installed (the package brings them).
+# More options, with either form:
+#   -e PKGS   Debian packages debootstrapped into the base as well (comma
+#             separated, e.g. postgresql-15,xfsprogs,dbus for the
+#             postgres scenario); such a base is cached under its own name
+#             (bookworm-extra-<hash of PKGS>-vN), the plain one is untouched.
+#             PostgreSQL clusters in it are set to start manually (the
+#             scenario starts them once their data directory is in place).
+#   -b FILE   a program for /usr/local/bin/ (with the libraries ldd lists
+#             that the root lacks); repeatable
+#   -s SIZE   image size (default 1G)
+#   -x HOOK   run `HOOK TREE` on the image's tree (a copy: the cached base
+#             is never changed) before it is packed
 #
 # A Debian bookworm root (debootstrap --variant=minbase with systemd-sysv,
 # udev, kmod, procps), made once and cached in $FRAGD_VM_CACHE/rootfs/, gets the
@@ -28,16 +40,17 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
 . "$(dirname "$0")/common.sh"
 
-out='' fragd='' unit='' conf='' pkg='' progs=()
-while getopts o:f:u:C:p:w: o; do
+out='' fragd='' unit='' conf='' pkg='' progs=() extra='' size=1G bins=() debcache='' hook=''
+while getopts o:f:u:C:p:w:e:b:s:x: o; do
 	case $o in
 	o) out=$OPTARG ;; f) fragd=$OPTARG ;; u) unit=$OPTARG ;; C) conf=$OPTARG ;;
 	p) pkg=$OPTARG ;; w) progs+=("$OPTARG") ;;
+	e) extra=$OPTARG ;; b) bins+=("$OPTARG") ;; s) size=$OPTARG ;; x) hook=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
 { [ -n "$out" ] && { [ -n "$fragd" ] || [ -n "$pkg" ]; }; } ||
-	die "usage: $0 -o IMAGE -f FRAGD [-u UNIT] [-C CONF] [-w PROG]... | -o IMAGE -p DIR"
+	die "usage: $0 -o IMAGE -f FRAGD [-u UNIT] [-C CONF] [-w PROG]... | -o IMAGE -p DIR; [-e PKGS] [-b FILE]... [-s SIZE] [-x HOOK]"
 srcdir=$(cd "$VM_DIR/../.." && pwd)
 
 # --- the cached base: debootstrap + the harness's fixed setup
@@ -48,6 +61,14 @@ base=$VM_CACHE/rootfs/bookworm-minbase-v$prep_version
 for old in "$VM_CACHE"/rootfs/bookworm-minbase*; do
 	[ "$old" = "$base" ] || [ ! -d "$old" ] || rm -rf "$old" "$old.log"
 done
+if [ -n "$extra" ]; then
+	# a base of its own: the plain one (and its name pattern above) stays as is
+	include=$include,$extra
+	base=$VM_CACHE/rootfs/bookworm-extra-$(echo "$extra" | sha256sum | cut -c1-12)-v$prep_version
+	# the .debs are kept too: another package list need not fetch them again
+	mkdir -p "$VM_CACHE/rootfs/debs-extra"
+	debcache=--cache-dir=$VM_CACHE/rootfs/debs-extra
+fi
 if [ "$(cat "$base/.fragd-vm-prep" 2>/dev/null)" != "$prep_version" ]; then
 	# the archive apt on this host uses for bookworm (no host names in here)
 	mirror=${FRAGD_VM_MIRROR:-$(apt-cache policy | awk '$3 == "bookworm/main" && $4 == "amd64" { print $2; exit }')}
@@ -56,7 +77,8 @@ if [ "$(cat "$base/.fragd-vm-prep" 2>/dev/null)" != "$prep_version" ]; then
 		rm -rf "$base.tmp"
 		mkdir -p "$(dirname "$base")"
 		echo "debootstrap bookworm into $base (once; about a minute)"
-		debootstrap --variant=minbase --include="$include" \
+		# shellcheck disable=SC2086 # $debcache is one word or none
+		debootstrap --variant=minbase --include="$include" $debcache \
 			bookworm "$base.tmp" "$mirror" >"$base.log" 2>&1 ||
 			die "debootstrap failed, see $base.log"
 		rm -rf "$base"
@@ -67,6 +89,11 @@ if [ "$(cat "$base/.fragd-vm-prep" 2>/dev/null)" != "$prep_version" ]; then
 	passwd -R "$base" -d root >/dev/null # interactive debugging: root, no password
 	# the serial console carries the test output; nothing else may claim it
 	systemctl --root="$base" mask serial-getty@ttyS0.service getty@tty1.service >/dev/null 2>&1
+	# PostgreSQL (-e postgresql-15): no cluster starts at boot; the scenario
+	# puts the data directory in place and starts it
+	for sc in "$base"/etc/postgresql/*/*/start.conf; do
+		[ -f "$sc" ] && echo manual >"$sc"
+	done
 	rm -rf "$base"/var/cache/apt/archives/*.deb "$base"/var/lib/apt/lists/*
 	echo "$prep_version" >"$base/.fragd-vm-prep"
 fi
@@ -131,6 +158,16 @@ for p in ${progs[@]+"${progs[@]}"}; do
 	install -D -m 755 "$p" "$stage/usr/local/bin/$(basename "$p")"
 done
 
+for b in ${bins[@]+"${bins[@]}"}; do
+	install -D -m 755 "$b" "$stage/usr/local/bin/$(basename "$b")"
+	for lib in $(ldd "$b" 2>/dev/null | grep -o '/[^ ]*' || true); do
+		[ -e "$stage$lib" ] || [ -e "$stage/usr$lib" ] && continue
+		install -D -m 644 "$(readlink -f "$lib")" "$stage$lib"
+	done
+done
+
+[ -z "$hook" ] || "$hook" "$stage" || die "hook $hook failed"
+
 mkdir -p "$stage/vm/scenarios"
 install -m 644 "$VM_DIR/guest/lib.sh" "$VM_DIR/guest/bounds.conf" "$stage/vm/"
 install -m 644 "$VM_DIR"/guest/scenarios/*.sh "$stage/vm/scenarios/"
@@ -140,6 +177,6 @@ ln -sf ../fragd-vmtest.service "$stage/etc/systemd/system/multi-user.target.want
 
 mkdir -p "$(dirname "$out")"
 rm -f "$out.tmp"
-mkfs.ext4 -q -F -L fragd-vm -d "$stage" "$out.tmp" 1G
+mkfs.ext4 -q -F -L fragd-vm -d "$stage" "$out.tmp" "$size"
 mv "$out.tmp" "$out"
-echo "rootfs $out: $(du -h "$out" | cut -f1) used of 1G; ${pkg:+package guest, no fragd installed}${unit:+unit from ${unit#"$srcdir"/}}"
+echo "rootfs $out: $(du -h "$out" | cut -f1) used of $size;${extra:+ with $extra;} ${pkg:+package guest, no fragd installed}${unit:+unit from ${unit#"$srcdir"/}}"

@@ -14,6 +14,9 @@
 #   -i INITRD   initramfs (default $BUILDDIR/vm/initramfs.cpio.gz)
 #   -d IMAGE    systemd guest: boot IMAGE (ext4) as a virtio disk, snapshot=on,
 #               via INITRD's fvm.root= stage
+#   -D SIZE     a blank data disk of SIZE (sparse raw file, made for this boot
+#               and removed after it) as the next virtio disk; the guest is
+#               told its device as fvm.data= (/dev/vdb with -d, else /dev/vda)
 #   -l LOG      console log (default tests/vm/logs/SCENARIO-SERIES.log)
 #   -I          interactive: console on this terminal, no timeout
 #   -v          copy the console to stdout as it runs
@@ -26,11 +29,11 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
 . "$(dirname "$0")/common.sh"
 
-series=6.1 mem=2G cpus=2 nodes=1 tmo=150 lowmem=512M initrd='' disk='' log='' interactive=0 verbose=0
-while getopts k:m:c:N:L:T:i:d:l:Ivh o; do
+series=6.1 mem=2G cpus=2 nodes=1 tmo=150 lowmem=512M initrd='' disk='' datadisk='' log='' interactive=0 verbose=0
+while getopts k:m:c:N:L:T:i:d:D:l:Ivh o; do
 	case $o in
 	k) series=$OPTARG ;; m) mem=$OPTARG ;; c) cpus=$OPTARG ;; N) nodes=$OPTARG ;; L) lowmem=$OPTARG ;;
-	T) tmo=$OPTARG ;; i) initrd=$OPTARG ;; d) disk=$OPTARG ;; l) log=$OPTARG ;;
+	T) tmo=$OPTARG ;; i) initrd=$OPTARG ;; d) disk=$OPTARG ;; D) datadisk=$OPTARG ;; l) log=$OPTARG ;;
 	I) interactive=1 ;; v) verbose=1 ;;
 	h) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
 	*) exit 2 ;;
@@ -69,11 +72,20 @@ if [ -n "$disk" ]; then
 	qemu+=(-drive "file=$disk,if=virtio,format=raw,snapshot=on")
 	append+=" fvm.root=/dev/vda"
 fi
+if [ -n "$datadisk" ]; then
+	ddir=$(mktemp -d "${TMPDIR:-/tmp}/fragd-vm-data.XXXXXX")
+	trap 'rm -rf "$ddir"' EXIT
+	truncate -s "$datadisk" "$ddir/data.img"
+	qemu+=(-drive "file=$ddir/data.img,if=virtio,format=raw,cache=unsafe")
+	append+=" fvm.data=/dev/vd$([ -n "$disk" ] && echo b || echo a)"
+fi
 qemu+=(-append "$append")
 
 if [ "$interactive" = 1 ]; then
 	echo "+ ${qemu[*]}"
-	exec "${qemu[@]}"
+	[ -n "$datadisk" ] || exec "${qemu[@]}"
+	"${qemu[@]}" # not exec: the EXIT trap removes the data disk
+	exit
 fi
 
 log=${log:-$VM_DIR/logs/$scenario-$series.log}

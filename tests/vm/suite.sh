@@ -9,7 +9,8 @@
 # FRAGD_VM_KEEP_LOGS=1 (keep the logs of passing runs too), FRAGD_VM_ALL=1
 # (also the runs kept to the first kernel for time: tuned, service),
 # FRAGD_VM_WORKLOAD=0 (skip the workload-awareness scenario, which runs on
-# every kernel by default).
+# every kernel by default), FRAGD_VM_PG_ASSERT=1 (assert the PostgreSQL
+# targets on stock 6.12, see postgres_compare).
 # Logs of failed runs stay in tests/vm/logs/; results go to $BUILDDIR/vm/results/.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
@@ -90,6 +91,7 @@ run() {
 		h=$(field "$name" huge) r=$(field "$name" requested) p=$(field "$name" thp_pct)
 		s=$(field "$name" compact_stall)
 		[ -n "$r" ] && summary+=", huge $h/$r ($p%), compact_stall $s, scanned $(field "$name" scanned)"
+		[ -n "$(field "$name" pg_compact)" ] && summary+=", postgres direct compactions $(field "$name" pg_compact) ($(field "$name" pg_compact_usec) us), compact_stall $s, kswapd scanned $(field "$name" pgscan_kswapd), compaction scanned $(field "$name" compact_scanned), page cache at order>=6 $(field "$name" pc_large_pct)%, tps $(field "$name" tps)"
 	fi
 	logfile[$name]=$log
 	case $rc in
@@ -136,6 +138,49 @@ compare() {
 		say PASS "$name" "$text ($detail)"
 	else
 		say FAIL "$name" "$text ($detail); logs kept"
+		keep[$a]=1 keep[$b]=1
+	fi
+}
+
+# postgres_compare SERIES: the issue 13 targets on stock 6.12 (fragmented
+# memory, pgbench -N on XFS): postgres' direct compactions (fragd's taskstats
+# attribution) with fragd 0 where kernel defaults have some, and kswapd's
+# pages scanned with fragd at most 10 % of kernel defaults'. Asserted only
+# with FRAGD_VM_PG_ASSERT=1 for now: in the runs made so far kernel defaults
+# had no direct compaction either (the guest kept 54-76 MiB free in
+# order>=9 blocks however it was fragmented, enough for the WAL segments a
+# 60 s TCG run creates), so the comparison could not tell fragd from the
+# kernel; the figures are reported (INFO). On other 6.12 kernels (NORETRY:
+# no direct compaction for these allocations at all) they are reported too
+# (the folio-order target needs an unfragmented run: bench/effect.sh
+# SHAPE=postgres).
+postgres_compare() {
+	local k=$1 a=$1/postgres-fragd b=$1/postgres-kernel name
+	name=$k/compare-postgres
+	[[ -z $only || $name =~ $only || $a =~ $only ]] || return 0
+	if [ "${status[$a]:-}" != pass ] || [ "${status[$b]:-}" != pass ]; then
+		say SKIP "$name" "needs $a and $b to pass"
+		return 0
+	fi
+	local fc fk fs ks kc kk pf pk
+	fc=$(field "$a" pg_compact) fk=$(field "$a" pgscan_kswapd) fs=$(field "$a" compact_scanned)
+	kc=$(field "$b" pg_compact) kk=$(field "$b" pgscan_kswapd) ks=$(field "$b" compact_scanned)
+	pf=$(field "$a" pc_large_pct) pk=$(field "$b" pc_large_pct)
+	local detail="postgres direct compactions fragd $fc, kernel defaults $kc; kswapd pages scanned fragd $fk, kernel defaults $kk; compaction pages scanned fragd $fs, kernel defaults $ks; page cache added at order>=6 fragd $pf%, kernel defaults $pk%"
+	if [ "$k" != 6.12 ] || [ "${FRAGD_VM_PG_ASSERT:-0}" != 1 ]; then
+		say INFO "$name" "$detail (measured, not asserted$([ "$k" = 6.12 ] && echo ": FRAGD_VM_PG_ASSERT=1 asserts" || echo " on $k"))"
+		return 0
+	fi
+	if [ "${kc:-0}" -gt 0 ] && [ "${fc:-1}" -eq 0 ]; then
+		say PASS "$name-compact" "postgres enters no direct compaction with fragd, and does without ($detail)"
+	else
+		say FAIL "$name-compact" "postgres direct compactions with fragd must be 0 where kernel defaults have some ($detail); logs kept"
+		keep[$a]=1 keep[$b]=1
+	fi
+	if [ "${kk:-0}" -gt 0 ] && [ $((${fk:-0} * 10)) -le "$kk" ]; then
+		say PASS "$name-kswapd" "kswapd scans at most 10 % of kernel defaults' pages with fragd ($detail)"
+	else
+		say FAIL "$name-kswapd" "kswapd pages scanned with fragd must be at most 10 % of kernel defaults' (and kernel defaults' more than 0) ($detail); logs kept"
 		keep[$a]=1 keep[$b]=1
 	fi
 }
@@ -268,6 +313,29 @@ for k in $kernels; do
 		[[ -z $only || "$k/pagecache" =~ $only ]] &&
 			say SKIP "$k/pagecache" "no $builddir/vm/initramfs-pagecache-$k.cpio.gz (needs mkfs.xfs on the host: apt-get install xfsprogs)"
 	fi
+	# PostgreSQL on XFS, pgbench simple-update on fragmented memory (issue 13):
+	# on 6.12 kernels, stock and patched (FRAGD_VM_KERNELS="6.12 6.12-noretry");
+	# the full policy matrix is in bench/effect.sh (SHAPE=postgres)
+	case $k in
+	6.12*)
+		if [ -f "$builddir/vm/rootfs-pg.img" ] && [ -f "$builddir/vm/initramfs-xfsroot-$k.cpio.gz" ]; then
+			# the fragd run proves the scenario (PGDATA on XFS, attribution,
+			# the shipped unit, every knob restored); the kernel-defaults run
+			# behind the comparison is measured only with FRAGD_VM_ALL=1 or
+			# FRAGD_VM_PG_ASSERT=1: the comparison asserts nothing by default
+			# (kernel defaults did not stall in this guest yet, bench/README.md)
+			pg_policies=fragd
+			[ "${FRAGD_VM_ALL:-0}" = 1 ] || [ "${FRAGD_VM_PG_ASSERT:-0}" = 1 ] && pg_policies="kernel fragd"
+			for policy in $pg_policies; do
+				run "$k/postgres-$policy" postgres -k "$k" "${small[@]}" -T 600 -D 4G \
+					-i "$builddir/vm/initramfs-xfsroot-$k.cpio.gz" -d "$builddir/vm/rootfs-pg.img" -- policy=$policy
+			done
+			postgres_compare "$k"
+		else
+			say SKIP "$k/postgres" "no postgres guest ($builddir/vm/rootfs-pg.img, initramfs-xfsroot-$k): make vm-pg-image needs root (debootstrap)"
+		fi
+		;;
+	esac
 	# stall attribution, launcher and collapse (tests/vm/README.md); ~35 s
 	if [ "${FRAGD_VM_WORKLOAD:-1}" = 1 ]; then
 		run "$k/workload" workload -k "$k" "${small[@]}" -T 240 --

@@ -9,6 +9,9 @@
 #   make vm-package [VM_KERNEL=6.12]   the Debian package in the systemd guest:
 #                            install, enable, a knob change under load,
 #                            remove, purge (scenario 'package')
+#   make vm-postgres [VM_KERNEL=6.12] [VM_ARGS='policy=fragd seed=2']
+#                            PostgreSQL on XFS in the systemd guest (scenario
+#                            'postgres'; the image: make vm-pg-image, root)
 #   make vm-lint             shellcheck + warning-free workload build
 #   make check-vm VM_FRAGD=build/vm/fragd-stub   self-test of the fragd paths
 #                            with a stand-in daemon (NOT fragd)
@@ -39,7 +42,7 @@ VM_ROOT_MODULES := virtio_pci virtio_blk ext4
 VM_FRAGD_CONF ?= $(firstword $(wildcard fragd.conf $(VM_SRC)/guest/fragd.conf))
 
 .PHONY: check-vm vm-progs vm-kernels vm-initramfs vm-initramfs-pagecache vm-rootfs vm-run vm-shell vm-lint \
-	vm-package vm-package-image
+	vm-package vm-package-image vm-pg-image vm-postgres
 
 $(VM_OUT)/%: $(VM_SRC)/src/%.c $(VM_SRC)/src/vmstat.h
 	@mkdir -p $(dir $@)
@@ -106,13 +109,37 @@ vm-package: vm-package-image $(VM_OUT)/initramfs-root-$(VM_KERNEL).cpio.gz
 	BUILDDIR=$(BUILDDIR) $(VM_SRC)/run.sh -v -k $(VM_KERNEL) -m 2G -L 512M -T 240 \
 		-i $(VM_OUT)/initramfs-root-$(VM_KERNEL).cpio.gz -d $(VM_OUT)/rootfs-pkg.img package
 
+# the postgres guest (scenario 'postgres', issue 13): the systemd guest with
+# Debian's PostgreSQL 15, xfsprogs and dbus (fragd thp-dropin asks systemd
+# over the system bus) debootstrapped into a base of its own (cached apart
+# from the plain one), fragd, the fragmenter and fragd's workload tools; its
+# boot stage loads xfs as well. guest/pg-image.sh makes the cluster again
+# with 1 MiB WAL segments (see there). run.sh -D gives it the blank XFS data disk.
+VM_PG_PACKAGES := postgresql-15,xfsprogs,dbus
+VM_PG_BINS := $(VM_OUT)/fragmenter $(BUILDDIR)/fragd-thp-exec $(BUILDDIR)/fragd-workload-probe
+$(VM_OUT)/rootfs-pg.img: $(VM_OUT)/guest/fragd $(VM_PG_BINS) $(VM_GUEST) $(VM_SYSD) $(VM_SRC)/mkrootfs.sh \
+		$(VM_SRC)/guest/pg-image.sh $(VM_FRAGD_CONF)
+	$(VM_SRC)/mkrootfs.sh -o $@ -f $(VM_OUT)/guest/fragd $(if $(VM_FRAGD_CONF),-C $(VM_FRAGD_CONF)) \
+		-e $(VM_PG_PACKAGES) -s 3G $(VM_PG_BINS:%=-b %) -x $(VM_SRC)/guest/pg-image.sh
+
+$(VM_OUT)/initramfs-xfsroot-%.cpio.gz: $(VM_SRC)/mkinitramfs.sh $(VM_SRC)/guest/init
+	$(VM_SRC)/get-kernel.sh $*
+	$(VM_SRC)/mkinitramfs.sh -o $@ -K $(or $(FRAGD_VM_CACHE),$(HOME)/.cache/fragd-vm)/kernel/$*/root \
+		-M "$(VM_ROOT_MODULES) xfs"
+
+vm-pg-image: $(VM_OUT)/rootfs-pg.img $(FRAGD_VM_KERNELS:%=$(VM_OUT)/initramfs-xfsroot-%.cpio.gz)
+
+vm-postgres: vm-pg-image $(VM_OUT)/initramfs-xfsroot-$(VM_KERNEL).cpio.gz
+	BUILDDIR=$(BUILDDIR) $(VM_SRC)/run.sh -v -k $(VM_KERNEL) -m 2G -L 512M -T 600 -D 4G \
+		-i $(VM_OUT)/initramfs-xfsroot-$(VM_KERNEL).cpio.gz -d $(VM_OUT)/rootfs-pg.img postgres $(VM_ARGS)
+
 # the systemd guest is debootstrapped, which needs root; as another user the
 # suite says SKIP for the service run instead (run make check-vm as root)
 VM_IS_ROOT := $(filter 0,$(shell id -u))
 # the page-cache scenario needs mkfs.xfs on the host; without it the suite says SKIP
 VM_HAVE_XFS := $(shell command -v mkfs.xfs 2>/dev/null)
 check-vm: vm-kernels vm-initramfs $(if $(VM_HAVE_XFS),vm-initramfs-pagecache) \
-		$(if $(VM_IS_ROOT),vm-rootfs vm-package-image)
+		$(if $(VM_IS_ROOT),vm-rootfs vm-package-image vm-pg-image)
 	BUILDDIR=$(BUILDDIR) FRAGD=$(VM_OUT)/guest/fragd FRAGD_VM_KERNELS="$(FRAGD_VM_KERNELS)" \
 		$(VM_SRC)/suite.sh
 
@@ -126,5 +153,5 @@ vm-shell: vm-initramfs
 	BUILDDIR=$(BUILDDIR) $(VM_SRC)/run.sh -I -k $(VM_KERNEL) $(VM_OPTS) shell
 
 vm-lint: $(VM_PROGS)
-	shellcheck -x $(VM_SRC)/*.sh $(VM_SRC)/guest/systemd-runner
+	shellcheck -x $(VM_SRC)/*.sh $(VM_SRC)/guest/systemd-runner $(VM_SRC)/guest/pg-image.sh
 	shellcheck -x -s sh $(VM_SRC)/guest/init $(VM_SRC)/guest/lib.sh $(VM_SRC)/guest/scenarios/*.sh

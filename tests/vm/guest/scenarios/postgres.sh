@@ -1,0 +1,277 @@
+# shellcheck shell=sh
+# postgres.sh - PostgreSQL 15 on XFS in the systemd guest (an image made with
+# mkrootfs.sh -e postgresql-15,xfsprogs,dbus: make vm-pg-image), pgbench
+# simple-update on a host whose memory is full of page cache and whose free
+# memory is fragmented (issue 13, item 3).
+#
+# PostgreSQL zero-fills every new 16 MiB WAL segment with 256 KiB pwritev()
+# calls; on XFS (6.12: large folios, iomap) each is an order-6 page-cache
+# allocation with __GFP_NORETRY: on fragmented memory it enters direct
+# compaction (stock 6.12) or falls back to small folios (the NORETRY kernel),
+# and the failed attempt wakes kswapd at order 6.
+#
+#   fvm.policy=kernel|tuned|pro100|fragd|fragd-thpoff
+#       kernel: defaults; tuned: compaction_proactiveness=60 and
+#       watermark_scale_factor=200 (as churn); pro100:
+#       compaction_proactiveness=100; fragd: the shipped unit, enabled with
+#       `systemctl enable --now fragd` (fresh: no learned state), watching
+#       postgres' cgroup through a conf.d drop-in; fragd-thpoff: the same, and
+#       THP off for postgres with the drop-in `fragd thp-dropin` prints.
+#       Static policies and fragd take over once memory is fragmented, and
+#       get fvm.settle seconds (default 15) before the measured run.
+#   fvm.data=/dev/vdX   the blank data disk (run.sh -D): XFS, PGDATA on it
+#   fvm.seed=N          fragmenter and pgbench --random-seed (default 1)
+#   fvm.seconds=N       pgbench -N -T (default 60)
+#   fvm.scale=N         pgbench -i -s (default 2)
+#   fvm.clients=N       pgbench -c (default 4, -j 2)
+#   fvm.free_mb=N       free memory left after the page-cache fill (default 192)
+#   fvm.fragment=0      no fragmenter (the unfragmented reference run)
+#
+# Measured over the pgbench -N run only (deltas): postgres' direct
+# compactions and their delay from fragd's taskstats attribution
+# (fragd-workload-probe, the daemon's workload module on its own, for every
+# policy; fragd's own fragd_cgroup_delays_total too under the fragd
+# policies), vmstat compact_stall, pgscan_kswapd, compact_migrate_scanned +
+# compact_free_scanned, page-cache bytes added by folio order (fragd's
+# fragd_pagecache_added_bytes_total{order} when fragd exports it, else a
+# tracefs hist trigger on filemap:mm_filemap_add_to_page_cache keyed by
+# order, in an instance of this scenario's own), and TPS (reported only:
+# TCG makes it noisy).
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. /vm/lib.sh
+
+POLICY=${FVM_POLICY:-kernel}
+SEED=${FVM_SEED:-1}
+SECONDS_RUN=${FVM_SECONDS:-60}
+SCALE=${FVM_SCALE:-2}
+CLIENTS=${FVM_CLIENTS:-4}
+FREE_MB=${FVM_FREE_MB:-192}
+SETTLE=${FVM_SETTLE:-15}
+FRAGMENT=${FVM_FRAGMENT:-1}
+DATA=${FVM_DATA:-}
+UNIT=postgresql@15-main.service
+CG=/sys/fs/cgroup
+CGPATH=system.slice/system-postgresql.slice/$UNIT
+MNT=/srv/pg
+PGDATA=$MNT/main
+PROM=/var/lib/prometheus/node-exporter/fragd.prom
+TRACE=/sys/kernel/tracing
+INST=$TRACE/instances/fragd-vm-pg
+
+case $POLICY in kernel | tuned | pro100 | fragd | fragd-thpoff) ;; *)
+	echo "unknown policy '$POLICY'"
+	exit 2
+	;;
+esac
+log "kernel $(uname -r), systemd $(systemctl --version | head -n 1 | cut -d' ' -f2), $(grep MemTotal /proc/meminfo | tr -s ' ')"
+for b in pg_ctlcluster pgbench mkfs.xfs fragmenter fragd-workload-probe; do
+	command -v "$b" >/dev/null 2>&1 || skip "no $b in the guest (an image made with mkrootfs.sh -e postgresql-15,xfsprogs,dbus: make vm-pg-image)"
+done
+if [ ! -b "${DATA:-/nonexistent}" ]; then skip "no data disk (run.sh -D SIZE gives fvm.data=): '$DATA'"; fi
+grep -qw xfs /proc/filesystems || modprobe xfs 2>/dev/null || skip "kernel $(uname -r) has no XFS (built in, or its module in the boot stage: make vm-pg-image)"
+case $POLICY in fragd*) fragd_require ;; esac
+
+# --- delay accounting before any postgres process starts
+[ -e /proc/sys/kernel/task_delayacct ] && echo 1 >/proc/sys/kernel/task_delayacct
+
+# --- XFS data disk, PGDATA on it
+mkfs.xfs -q -f "$DATA" || { fail "mkfs.xfs $DATA"; finish; }
+mkdir -p $MNT
+mount -o noatime "$DATA" $MNT || { fail "mount $DATA"; finish; }
+# the cluster as the image has it (guest/pg-image.sh: 1 MiB WAL segments,
+# wal_recycle off), moved to the XFS disk
+cp -a /var/lib/postgresql/15/main $PGDATA
+chown postgres:postgres $MNT $PGDATA
+chmod 700 $PGDATA
+sed -i "s|^data_directory *=.*|data_directory = '$PGDATA'|" /etc/postgresql/15/main/postgresql.conf
+log "PGDATA $PGDATA on $(findmnt -n -o FSTYPE,SOURCE $MNT | tr -s ' ')"
+
+if [ "$POLICY" = fragd-thpoff ]; then
+	mkdir -p /etc/systemd/system/$UNIT.d
+	if fragd thp-dropin $UNIT never >/etc/systemd/system/$UNIT.d/50-fragd-thp.conf 2>/tmp/dropin.err; then
+		pass "fragd thp-dropin $UNIT never: $(grep -v '^#' /etc/systemd/system/$UNIT.d/50-fragd-thp.conf | tr '\n' ' ')"
+	else
+		fail "fragd thp-dropin $UNIT never: $(cat /tmp/dropin.err)"
+		finish
+	fi
+	systemctl daemon-reload
+fi
+systemctl start $UNIT || { journalctl -b -u $UNIT --no-pager | tail -n 20; fail "systemctl start $UNIT"; finish; }
+pg_pid=$(head -n 1 $PGDATA/postmaster.pid)
+log "postgres $pg_pid in $(cut -d: -f3 /proc/"$pg_pid"/cgroup), THP_enabled $(awk '/^THP_enabled:/ {print $2}' /proc/"$pg_pid"/status)"
+if [ "$POLICY" = fragd-thpoff ]; then
+	if [ "$(awk '/^THP_enabled:/ {print $2}' /proc/"$pg_pid"/status)" = 0 ]; then
+		pass "postgres runs with THP disabled (THP_enabled 0)"
+	else
+		fail "postgres THP_enabled $(awk '/^THP_enabled:/ {print $2}' /proc/"$pg_pid"/status) under the drop-in"
+	fi
+fi
+[ -d "$CG/$CGPATH" ] || { fail "no cgroup $CGPATH"; finish; }
+
+pg() { runuser -u postgres -- "$@"; }
+log "wal_segment_size $(pg psql -Atc 'SHOW wal_segment_size' postgres), wal_recycle $(pg psql -Atc 'SHOW wal_recycle' postgres)"
+t=$(uptime_s)
+pg pgbench -q -i -s "$SCALE" postgres >/tmp/pgbench-init.log 2>&1 || { cat /tmp/pgbench-init.log; fail "pgbench -i"; finish; }
+log "pgbench -i -s $SCALE in $(awk -v a="$t" -v b="$(uptime_s)" 'BEGIN { print b - a }')s"
+# a checkpoint now: the measured run starts from the same state every time
+pg psql -q -c CHECKPOINT postgres
+
+# --- fragmented memory full of page cache. The fragmenter first pins one
+# page in 16 of nearly all available memory, then a file on the root file
+# system (ext4: 4 KiB folios on these kernels, so the fill takes the holes
+# and never asks for a large block) is written into the holes until FREE_MB
+# is left: almost no free memory, and what is free is scattered, as on a
+# database host that has been up a while. (A fill on the XFS disk in 32 KiB
+# writes, order-3 folios, had dd in soft lockups for minutes on 6.12 under
+# TCG.) (Page cache first, fragmenter
+# second, left 92 MiB in free order>=9 blocks: the fragmenter's faults woke
+# kswapd, and reclaiming the fill's large folios freed whole large blocks.)
+memfree() { awk '/^MemFree:/ { print int($2 / 1024) }' /proc/meminfo; }
+# Page cache read or written so far sits in memory that was not fragmented
+# yet; reclaimed later, it would free whole large blocks again. Dropped here,
+# every page-cache page from now on is allocated in fragmented memory.
+sync
+echo 3 >$V/drop_caches
+t=$(uptime_s)
+if [ "$FRAGMENT" = 1 ]; then
+	fragmenter_start --keep 16 --chunk-mb 16 --churn 1 --wave-every 0 \
+		--file-mb 0 --reserve-mb 96 --floor-mb 48 --interval-ms 500 --report 0
+fi
+log "fragmented=$FRAGMENT in $(awk -v a="$t" -v b="$(uptime_s)" 'BEGIN { print b - a }')s: free in order>=9 blocks $(free_huge_mb) MiB; $(grep -E '^(MemFree|Cached):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
+fill=$(($(memfree) - FREE_MB))
+t=$(uptime_s)
+[ $fill -le 0 ] || { dd if=/dev/zero of=/var/tmp/fill bs=1M count=$fill status=none && sync; }
+log "min_free_kbytes $(cat $V/min_free_kbytes); page cache filled with $fill MiB in $(awk -v a="$t" -v b="$(uptime_s)" 'BEGIN { print b - a }')s: free in order>=9 blocks $(free_huge_mb) MiB; $(grep -E '^(MemFree|Cached|Dirty):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
+# The fill takes the smallest free blocks first, so what is still free now
+# is the large blocks the fragmenter's first pass left (kswapd kept the
+# watermarks while it faulted): a second fragmenter scatters them too (the
+# first keeps churning a 16 MiB chunk every 500 ms).
+if [ "$FRAGMENT" = 1 ]; then
+	rm -f /tmp/frag2.ready
+	fragmenter --seed "$((SEED + 1000))" --mb $(($(memfree) - 16)) --keep 16 --chunk-mb 4 --churn 0 \
+		--file-mb 0 --reserve-mb 32 --floor-mb 16 --ready /tmp/frag2.ready --report 0 >/tmp/frag2.out 2>&1 &
+	bg_started $!
+	i=0
+	while [ ! -e /tmp/frag2.ready ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -e /tmp/frag2.ready ] || { cat /tmp/frag2.out; fail "the second fragmenter did not get ready"; finish; }
+	log "the rest scattered: free in order>=9 blocks $(free_huge_mb) MiB; $(grep -E '^(MemFree|Cached):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
+fi
+grep -E 'Normal|DMA32' /proc/buddyinfo | sed 's/^/buddyinfo: /'
+
+# --- the policy takes over
+if [ -e /proc/sys/kernel/task_delayacct ]; then pass "task_delayacct=$(cat /proc/sys/kernel/task_delayacct)"; fi
+knobs_snapshot >/tmp/knobs.orig
+case $POLICY in
+kernel) ;;
+tuned)
+	knob_set vm/compaction_proactiveness 60
+	knob_set vm/watermark_scale_factor 200
+	;;
+pro100) knob_set vm/compaction_proactiveness 100 ;;
+fragd*)
+	mkdir -p /etc/fragd/fragd.conf.d /var/lib/prometheus/node-exporter
+	printf '[cgroup "%s"]\nwatch = yes\n' "$CGPATH" >/etc/fragd/fragd.conf.d/50-postgres.conf
+	if systemctl enable --now fragd; then pass "systemctl enable --now fragd"; else fail "systemctl enable --now fragd"; finish; fi
+	;;
+esac
+log "policy $POLICY: $(knobs_snapshot | tr '\n' ' ')"
+
+# the attribution probe (fragd's workload module): every policy is measured
+# by the same instrument
+fragd-workload-probe --cgroup "$CGPATH" --interval 1 --count 100000 --every --json >/tmp/probe.out 2>/tmp/probe.err &
+bg_started $!
+knobs_sampler /tmp/knobs.during 2
+sleep "$SETTLE"
+
+# --- page-cache folio orders: fragd's metric if it has one, else our own hist
+hist=
+if grep -q '^fragd_pagecache_added_bytes_total{' $PROM 2>/dev/null; then
+	pc_src=fragd
+elif [ -e $TRACE/events/filemap/mm_filemap_add_to_page_cache/format ] &&
+	grep -q 'field:.* order;' $TRACE/events/filemap/mm_filemap_add_to_page_cache/format; then
+	pc_src=hist
+	mkdir $INST
+	hist=$INST/events/filemap/mm_filemap_add_to_page_cache
+	echo 'hist:keys=order:vals=hitcount:sort=order' >$hist/trigger
+else
+	pc_src=none
+	log "no page-cache folio orders: no fragd metric, and mm_filemap_add_to_page_cache has no order field on $(uname -r)"
+fi
+# ORDER BYTES lines of the page-cache bytes added so far
+pc_orders() {
+	case $pc_src in
+	fragd) sed -n 's/^fragd_pagecache_added_bytes_total{.*order="\([0-9]*\)".*} \([0-9.e+]*\)$/\1 \2/p' $PROM |
+		awk '{ printf "%d %.0f\n", $1, $2 }' ;;
+	hist) # lines "{ order:          6 } hitcount:        123"
+		awk '/order:/ && /hitcount:/ {
+			for (i = 1; i < NF; i++) { if ($i == "order:") o = $(i + 1); if ($i == "hitcount:") n = $(i + 1) }
+			printf "%d %.0f\n", o, n * 4096 * 2 ^ o }' $hist/hist ;;
+	esac
+}
+probe_last() { { grep '"cgroup"' /tmp/probe.out || true; } | tail -n 1; }
+jfield() { echo "$1" | sed -n "s/.*\"$2\":\\([^,}]*\\).*/\\1/p" | tr -d '"'; }
+prom_delay() { # prom_delay METRIC: the compact sample of postgres' cgroup in fragd.prom
+	{ sed -n "s|^$1{cgroup=\"$CGPATH\",kind=\"compact\"} \\([0-9.e+-]*\\)$|\\1|p" $PROM 2>/dev/null || true; } | tail -n 1
+}
+scanned() { echo $(($(vmstat compact_migrate_scanned) + $(vmstat compact_free_scanned))); }
+
+# --- the measured run
+pc_orders >/tmp/pc.before
+p0=$(probe_last)
+st0=$(vmstat compact_stall) ks0=$(vmstat pgscan_kswapd) sc0=$(scanned)
+fc0=$(prom_delay fragd_cgroup_delays_total) fu0=$(prom_delay fragd_cgroup_delay_seconds_total)
+log "pgbench -N -T $SECONDS_RUN -c $CLIENTS -j 2 --random-seed=$SEED; free in order>=9 blocks $(free_huge_mb) MiB"
+pg pgbench -N -T "$SECONDS_RUN" -c "$CLIENTS" -j 2 --random-seed="$SEED" postgres >/tmp/pgbench.log 2>&1 ||
+	{ cat /tmp/pgbench.log; fail "pgbench -N"; }
+st1=$(vmstat compact_stall) ks1=$(vmstat pgscan_kswapd) sc1=$(scanned)
+sleep 3 # the probe's next ticks see the backends' exit records
+p1=$(probe_last)
+fc1=$(prom_delay fragd_cgroup_delays_total) fu1=$(prom_delay fragd_cgroup_delay_seconds_total)
+pc_orders >/tmp/pc.after
+grep -E '^(tps|number of transactions actually processed|latency average)' /tmp/pgbench.log | sed 's/^/pgbench: /'
+tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' /tmp/pgbench.log | head -n 1)
+
+[ "$FRAGMENT" != 1 ] || fragmenter_stop
+if [ -n "$hist" ]; then
+	echo '!hist:keys=order:vals=hitcount:sort=order' >$hist/trigger || true
+	rmdir $INST || log "cannot remove the tracing instance $INST"
+fi
+cleanup
+if knobs_in_bounds /tmp/knobs.during; then pass "knobs within bounds during the run"; fi
+case $POLICY in
+fragd*)
+	fragd status 2>&1 | head -n 25 | sed 's/^/status: /' || true
+	if systemctl stop fragd; then pass "systemctl stop fragd"; else fail "systemctl stop fragd"; fi
+	knobs_snapshot >/tmp/knobs.now
+	if cmp -s /tmp/knobs.orig /tmp/knobs.now; then pass "every knob restored after stop"; else
+		fail "knobs not restored after stop:"
+		diff /tmp/knobs.orig /tmp/knobs.now || true
+	fi
+	journalctl -b -u fragd --no-pager 2>/dev/null | tail -n 25 | sed 's/^/journal: /'
+	log "knobs while running: $(sort -u /tmp/knobs.during | tr '\n' ' ')"
+	;;
+esac
+
+[ "$(jfield "$p1" attribution)" = ok ] || fail "attribution '$(jfield "$p1" attribution)': $(tail -n 3 /tmp/probe.err | tr '\n' ' ')"
+c0=$(jfield "$p0" compact_count) c1=$(jfield "$p1" compact_count)
+u0=$(jfield "$p0" compact_delay_usec) u1=$(jfield "$p1" compact_delay_usec)
+pgc=$((${c1:-0} - ${c0:-0})) pgu=$((${u1:-0} - ${u0:-0}))
+fragd_part=
+if [ -n "$fc1" ]; then
+	fragd_part="fragd_pg_compact=$(awk -v a="${fc0:-0}" -v b="$fc1" 'BEGIN { printf "%.0f", b - a }')"
+	fragd_part="$fragd_part fragd_pg_compact_usec=$(awk -v a="${fu0:-0}" -v b="${fu1:-0}" 'BEGIN { printf "%.0f", (b - a) * 1e6 }')"
+fi
+log "counters over the run: postgres direct compactions $pgc ($pgu us), compact_stall $((st1 - st0)), pgscan_kswapd $((ks1 - ks0)), compaction scanned $((sc1 - sc0))${fragd_part:+; $fragd_part}"
+# bytes per order over the run; the share at order >= 6 (the WAL zero-fill's)
+pc=$(awk 'FILENAME == ARGV[1] { b[$1] = $2; next } { d[$1] = $2 - b[$1]; t += d[$1]; if ($1 >= 6) l += d[$1] }
+	END { for (o = 0; o <= 12; o++) if (o in d) s = s sprintf("o%d:%.0f,", o, d[o]);
+	      printf "%s %.0f %.1f\n", (s == "" ? "-" : s), t, (t > 0 ? 100 * l / t : 0) }' /tmp/pc.before /tmp/pc.after)
+# shellcheck disable=SC2086 # three words
+set -- $pc
+[ "$pc_src" != none ] || set -- - 0 0
+log "page cache added by order over the run ($pc_src): ${1%,}, total $2 bytes, ${3}% at order >= 6"
+[ -n "$tps" ] || fail "pgbench printed no tps"
+result "policy=$POLICY fragment=$FRAGMENT seed=$SEED seconds=$SECONDS_RUN scale=$SCALE pg_compact=$pgc pg_compact_usec=$pgu" \
+	"$fragd_part compact_stall=$((st1 - st0)) pgscan_kswapd=$((ks1 - ks0)) compact_scanned=$((sc1 - sc0))" \
+	"pc_src=$pc_src pc_bytes=$2 pc_large_pct=$3 pc_orders=${1%,} tps=${tps:-0}"
+finish
