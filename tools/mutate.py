@@ -42,6 +42,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -747,6 +748,8 @@ def main():
         print(f"{len(mutants)} mutants ({len(allm)} in all, {len(excluded)} excluded as equivalent)")
         return 0
 
+    # a SIGTERM (or the make's SIGINT) still removes the work directory
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     r = Runner(a)
     t0 = time.monotonic()
     try:
