@@ -165,6 +165,74 @@ static void test_prediction_does_not_escalate(void **state)
         free(s);
 }
 
+/* One raise on an 11 % fallback (err 3700); then the last raise is made
+ * to look as if it had answered last_err, and 1 s later (inside the 30 s
+ * dwell) the fallback is `permyriad`: did the raise escalate? */
+static bool escalates_after(unsigned permyriad, int32_t last_err)
+{
+        TSim *s = sim_new(30);
+        TWorld w = world_fallback(1100);
+        const DecisionItem *it;
+        bool esc;
+
+        t_sim_tick(s, &w, 5);
+        assert_non_null(t_find(&s->d, DECISION_LEVER, P));
+        s->state.lever[P].last_err = last_err;
+        w = world_fallback(permyriad);
+        t_sim_tick(s, &w, 1);
+        it = t_find(&s->d, DECISION_LEVER, P);
+        esc = it && it->escalated;
+        if (!it)
+                assert_int_equal(t_find_held(&s->d, P)->hold, POLICY_HOLD_DWELL);
+        free(s);
+        return esc;
+}
+
+/* The two ways past the dwell, each at its edge (fallback over a 10 %
+ * limit: err = 3000 + 7000 x (f - 1000) / 1000, f in permyriad). */
+static void test_escalation_edges(void **state)
+{
+        (void) state;
+        /* twice the last error, exactly: 11 % -> 3700 = 2 x 1850 */
+        assert_true(escalates_after(1100, 1850));
+        assert_false(escalates_after(1100, 1851));
+        /* a last error of 0 counts as 1: any real error is twice it */
+        assert_true(escalates_after(1100, 0));
+        /* the last raise answered a real error (>= 3000, exactly 3000
+         * included) and the error grew, if only a little */
+        assert_true(escalates_after(1100, 3000));
+        assert_true(escalates_after(1100, 3699));
+        assert_false(escalates_after(1100, 3700)); /* the same error: the dwell */
+        /* it answered a prediction (2999 < 3000): growing is not enough,
+         * it must double */
+        assert_false(escalates_after(1100, 2999));
+        assert_false(escalates_after(1100, 2000));
+        /* a real error under ERR_PRED does not exist; a prediction that
+         * doubled does not escalate (test_prediction_does_not_escalate) */
+}
+
+/* A raise the kernel did not keep (it reads back less than was written)
+ * is no raise to escalate from: the dwell holds until the outside change
+ * has been seen. */
+static void test_clamped_raise_does_not_escalate(void **state)
+{
+        TSim *s = sim_new(30);
+        TWorld w = world_fallback(1100);
+        const DecisionItem *it;
+
+        (void) state;
+        s->clamp_max[P] = 24;
+        t_sim_tick(s, &w, 5);
+        it = t_find(&s->d, DECISION_LEVER, P);
+        assert_non_null(it);
+        assert_int_equal(it->to, 28);
+        assert_int_equal(s->in[P].current, 24);
+        w = world_fallback(4200); /* err 10000: would escalate from 28 */
+        t_sim_tick(s, &w, 4);
+        assert_null(t_find(&s->d, DECISION_LEVER, P));
+        free(s);
+}
+
 /* the escalation flag alone never lowers, and never skips a reversal */
 static void test_rules_escalate_raises_only(void **state)
 {
@@ -201,6 +269,8 @@ int main(void)
                 cmocka_unit_test(test_growing_real_error_escalates),
                 cmocka_unit_test(test_prediction_does_not_escalate),
                 cmocka_unit_test(test_rules_escalate_raises_only),
+                cmocka_unit_test(test_escalation_edges),
+                cmocka_unit_test(test_clamped_raise_does_not_escalate),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
