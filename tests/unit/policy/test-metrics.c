@@ -340,6 +340,141 @@ static void test_no_buddyinfo(void **state)
         free(a);
 }
 
+/* The PMD order: from the THP size when it is read, else by page size */
+static void test_hpage_order(void **state)
+{
+        static const struct {
+                unsigned page;
+                uint64_t pmd;
+                bool have_thp;
+                unsigned order;
+        } cases[] = {
+                { 4096, 2 << 20, true, 9 },     { 65536, 512 << 20, true, 13 }, { 16384, 32 << 20, true, 11 },
+                { 4096, 0, true, 9 },           { 16384, 0, false, 11 },        { 65536, 0, false, 13 },
+                { 4096, 4 << 20, false, 9 },    { 4096, 4096, true, 9 },        { 16384, 16384, true, 11 },
+                { 65536, 1 << 20, true, 4 },    { 8192, 0, false, 9 },
+        };
+        uint64_t f[11] = { 1 };
+
+        (void) state;
+        for (unsigned i = 0; i < ELEMENTSOF(cases); i++) {
+                Observation *o = obs_new();
+                Assessment *a = malloc(sizeof(*a));
+
+                assert_non_null(a);
+                add_zone(o, 0, "Normal", f, 11, 1000, 1, 2, 3, 0);
+                o->page_size = cases[i].page;
+                o->thp.hpage_pmd_size = cases[i].pmd;
+                if (cases[i].have_thp)
+                        o->have |= OBS_MASK(OBS_THP);
+                assert_int_equal(assess(o, NULL, a), 0);
+                if (a->hpage_order != cases[i].order)
+                        fail_msg("case %u: page %u pmd %llu: order %u, want %u", i, cases[i].page,
+                                 (unsigned long long) cases[i].pmd, a->hpage_order, cases[i].order);
+                assert_int_equal(a->pageblock_order, cases[i].order); /* no pagetypeinfo */
+                free(o);
+                free(a);
+        }
+}
+
+/* polluted pageblocks: not Movable, of those that are neither Isolate nor
+ * CMA, per node; from pagetypeinfo read now or earlier */
+static void test_pagetype_polluted(void **state)
+{
+        Observation *o = obs_new();
+        Assessment *a = malloc(sizeof(*a));
+        uint64_t f[11] = { 1 };
+        PageTypeInfo *p = &o->pagetype;
+        static const char *const types[] = { "Unmovable", "Movable", "Reclaimable", "CMA", "Isolate", "HighAtomic" };
+
+        (void) state;
+        assert_non_null(a);
+        add_zone(o, 0, "Normal", f, 11, 1000, 1, 2, 3, 0);
+        add_zone(o, 1, "Normal", f, 11, 1000, 1, 2, 3, 0);
+        p->pageblock_order = 10;
+        p->n_types = ELEMENTSOF(types);
+        for (unsigned t = 0; t < p->n_types; t++)
+                strcpy(p->types[t], types[t]);
+        p->n_zones = 3;
+        p->zones[0] = (PageTypeZone){ .node = 0, .have_blocks = true, .blocks = { 10, 70, 15, 500, 300, 5 } };
+        p->zones[1] = (PageTypeZone){ .node = 1, .have_blocks = true, .blocks = { 1, 9, 0, 0, 0, 0 } };
+        p->zones[2] = (PageTypeZone){ .node = 1, .have_blocks = false, .blocks = { 90, 0, 0, 0, 0, 0 } };
+        /* not read: unknown */
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->nodes[0].polluted_blocks_permille, -1);
+        assert_int_equal(a->nodes[0].blocks_total, 0);
+        assert_int_equal(a->pageblock_order, 9);
+        /* read now: node 0 (10 + 15 + 5) / 100, node 1 1 / 10 */
+        o->have |= OBS_MASK(OBS_PAGETYPEINFO);
+        o->pagetype_usec = 5;
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->nodes[0].blocks_total, 100);
+        assert_int_equal(a->nodes[0].polluted_blocks_permille, 300);
+        assert_int_equal(a->nodes[1].blocks_total, 10);
+        assert_int_equal(a->nodes[1].polluted_blocks_permille, 100);
+        assert_int_equal(a->pageblock_order, 10);
+        /* read earlier (not this tick): still used */
+        o->have &= ~OBS_MASK(OBS_PAGETYPEINFO);
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->nodes[0].polluted_blocks_permille, 300);
+        /* this tick's flag without a time: used, and the block order falls
+         * back to the PMD order */
+        o->have |= OBS_MASK(OBS_PAGETYPEINFO);
+        o->pagetype_usec = 0;
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->nodes[0].polluted_blocks_permille, 300);
+        assert_int_equal(a->pageblock_order, 9);
+        /* no Movable type at all: every block polluted; no blocks: unknown */
+        strcpy(p->types[1], "Movable2");
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->nodes[0].polluted_blocks_permille, 1000);
+        memset(p->zones[1].blocks, 0, sizeof(p->zones[1].blocks));
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->nodes[1].polluted_blocks_permille, -1);
+        free(o);
+        free(a);
+}
+
+/* watermarks under a boost larger than them read 0; proactiveness read
+ * from the sysctl, clamped to 0..100, sets the score thresholds */
+static void test_boost_and_proactiveness(void **state)
+{
+        Observation *o = obs_new();
+        Assessment *a = malloc(sizeof(*a));
+        uint64_t f[11] = { 1 };
+
+        (void) state;
+        assert_non_null(a);
+        add_zone(o, 0, "Normal", f, 11, 1000, 10, 20, 30, 0);
+        o->zoneinfo.zones[0].boost = 25; /* printed min 10, low 20, high 30 */
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->zones[0].boost, 25);
+        assert_int_equal(a->zones[0].wmark_min, 0);
+        assert_int_equal(a->zones[0].wmark_low, 0);
+        assert_int_equal(a->zones[0].wmark_high, 5);
+        assert_int_equal(a->zones[0].headroom_pages, 1 - 30);
+        assert_int_equal(a->proactiveness, -1);
+        o->have |= OBS_MASK(OBS_SYSCTL);
+        o->vm.present[VM_COMPACTION_PROACTIVENESS] = true;
+        o->vm.value[VM_COMPACTION_PROACTIVENESS] = 150;
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->proactiveness, 100);
+        assert_int_equal(a->score_wmark_low, 0);
+        assert_int_equal(a->score_wmark_high, 0);
+        o->vm.value[VM_COMPACTION_PROACTIVENESS] = 20;
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->score_wmark_low, 80);
+        assert_int_equal(a->score_wmark_high, 90);
+        assert_int_equal(frag_score_wmark(101, true), 0);
+        assert_int_equal(frag_score_wmark(101, false), 0);
+        /* a zone past the buddy lists' orders scores 100 */
+        o->buddy.zones[0].n_orders = 9;
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->zones[0].score, 100);
+        free(o);
+        free(a);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -350,6 +485,9 @@ int main(void)
                 cmocka_unit_test(test_rates_impossible_jump),
                 cmocka_unit_test(test_no_buddyinfo),
                 cmocka_unit_test(test_node_thp_grown),
+                cmocka_unit_test(test_hpage_order),
+                cmocka_unit_test(test_pagetype_polluted),
+                cmocka_unit_test(test_boost_and_proactiveness),
         };
         return cmocka_run_group_tests_name("metrics", tests, NULL, NULL);
 }
