@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The evaluation's small functions (policy/evaluate.c, through the
+ * controller's internal header): the band test, rates in milli-units, the
+ * wants' errors and reasons, and what policy_evaluate() fills per node,
+ * with values worked out by hand. Links libpolicy.a only. */
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "policy-test-util.h"
+#include "../../../policy/controller-internal.h"
+
+#define S USEC_PER_SEC
+
+static void test_under_with_band(void **state)
+{
+        (void) state;
+        /* obs x 10000 <= lim x (10000 - band) */
+        assert_true(policy_under_with_band(0, 0, 0));
+        assert_true(policy_under_with_band(0, 0, 20000));
+        assert_true(policy_under_with_band(9, 10, 1000));   /* 90000 <= 90000 */
+        assert_false(policy_under_with_band(91, 100, 1000)); /* 910000 > 900000 */
+        assert_true(policy_under_with_band(10000, 10000, 0));
+        assert_false(policy_under_with_band(10001, 10000, 0));
+        assert_true(policy_under_with_band(1, 10000, 9999));
+        assert_false(policy_under_with_band(1, 10000, 10000));
+        assert_false(policy_under_with_band(1, 10000, 20000)); /* the band is at most everything */
+        assert_true(policy_under_with_band(1, 1, 0));
+        assert_false(policy_under_with_band(2, 1, 0));
+        assert_true(policy_under_with_band(UINT64_MAX, UINT64_MAX, 0)); /* no overflow */
+}
+
+static void test_rate_milli(void **state)
+{
+        (void) state;
+        assert_int_equal(policy_rate_milli(0.0), 0);
+        assert_int_equal(policy_rate_milli(-0.5), 0);
+        assert_int_equal(policy_rate_milli(NAN), 0);
+        assert_int_equal(policy_rate_milli(0.0004), 0);
+        assert_int_equal(policy_rate_milli(0.0005), 1);
+        assert_int_equal(policy_rate_milli(1.5), 1500);
+        assert_int_equal(policy_rate_milli(7e14), 700000000000000000ULL);
+        assert_int_equal(policy_rate_milli(1e15), 1000000000000000000ULL);
+        assert_int_equal(policy_rate_milli(1.5e15), UINT64_MAX / 2);
+        assert_int_equal(policy_rate_milli(INFINITY), UINT64_MAX / 2);
+}
+
+/* policy_evaluate() and the wants for one tick of a TWorld, no history */
+typedef struct E {
+        PolicyConfig cfg;
+        PolicyState st;
+        Assessment a;
+        PolicyEval e;
+        Want frag, mem, stall, fallback;
+} E;
+
+static E *e_run(const TWorld *w, void (*tweak)(E *))
+{
+        E *x = calloc(1, sizeof(*x));
+
+        assert_non_null(x);
+        t_config(&x->cfg);
+        policy_state_init(&x->st);
+        t_assess(w, 1000 * S, &x->a);
+        if (tweak)
+                tweak(x);
+        policy_evaluate(&x->cfg, &x->st, &x->a, 1000 * S, &x->e);
+        policy_gather_wants(&x->cfg, &x->a, &x->e, 1000 * S, &x->frag, &x->mem, &x->stall, &x->fallback);
+        return x;
+}
+
+static void test_evaluate_node(void **state)
+{
+        TWorld w = t_world_fine(2);
+        E *x;
+
+        (void) state;
+        w.node[1].free_pages = 200000;
+        w.node[1].ge_large_pages = 30000;
+        w.node[1].ge_thp_pages = 10000;
+        w.stall_per_sec = 0.25;
+        w.fallback_ratio = 0.1234;
+        w.scan_pages_per_sec = 1234.9;
+        x = e_run(&w, NULL);
+        assert_int_equal(x->e.n_nodes, 2);
+        assert_int_equal(x->e.page_size, 4096);
+        assert_int_equal(x->e.order[0], 4);
+        assert_int_equal(x->e.order[1], 9);
+        assert_int_equal(x->e.stall_milli, 250);
+        assert_int_equal(x->e.fallback_permyriad, 1234);
+        assert_int_equal(x->e.scan_pages_per_sec, 1234);
+        assert_int_equal(x->e.hold_usec, 600 * S);
+        assert_int_equal(x->e.scan_per_block_limit, 20000);
+        for (unsigned l = 0; l < _LEVER_MAX; l++)
+                assert_int_equal(x->e.dwell_usec[l], x->cfg.lever[l].dwell_usec);
+        assert_int_equal(x->e.nodes[1].node, 1);
+        assert_int_equal(x->e.nodes[1].free_bytes, 200000ULL * 4096);
+        assert_int_equal(x->e.nodes[1].have_bytes[0], 30000ULL * 4096);
+        assert_int_equal(x->e.nodes[1].have_bytes[1], 10000ULL * 4096);
+        assert_int_equal(x->e.nodes[1].target_bytes[0], 85899345);
+        assert_int_equal(x->e.nodes[1].target_bytes[1], 42949672);
+        assert_int_equal(x->e.nodes[1].score, 95);
+        /* no history: no trend; no crossing above the target, already
+         * crossed (0) under it */
+        assert_true(x->e.nodes[0].eta_usec[1] == USEC_INFINITY);
+        assert_int_equal(x->e.nodes[1].eta_usec[1], 0);
+        assert_int_equal(x->e.nodes[1].trend_bytes_per_sec[1], 0);
+        assert_int_equal(x->e.nodes[1].free_trend_bytes_per_sec, 0);
+        /* 100 - ceil(100 x 42949672 / 819200000) = 100 - 6 */
+        assert_int_equal(x->e.nodes[1].score_target, 94);
+        /* the THP reserve under target: err 3000 + 7000 x (42949672 -
+         * 40960000) / 42949672 = 3324; aim from the score 94: p = 16 */
+        assert_int_equal(x->frag.err, 3324);
+        assert_int_equal(x->frag.reason, POLICY_REASON_RESERVE_BELOW_TARGET);
+        assert_int_equal(x->frag.num.node, 1);
+        assert_int_equal(x->frag.num.score, 95);
+        assert_int_equal(x->frag.num.score_target, 94);
+        assert_int_equal(x->frag.aim, 16);
+        assert_int_equal(x->mem.err, 0);
+        /* stalls 0.25/s over 0.1/s: 3000 + 7000 x min(1, 0.15/0.1) = 10000 */
+        assert_int_equal(x->stall.err, 10000);
+        assert_int_equal(x->stall.num.observed_milli, 250);
+        assert_int_equal(x->stall.num.limit_milli, 100);
+        /* fallback 12.34 % over 10 %: 3000 + 7000 x 234 / 1000 = 4638 */
+        assert_int_equal(x->fallback.err, 4638);
+        assert_int_equal(x->fallback.num.observed_permyriad, 1234);
+        free(x);
+
+        /* invalid rates: none of them */
+        w.rates_valid = false;
+        x = e_run(&w, NULL);
+        assert_int_equal(x->e.stall_milli, 0);
+        assert_int_equal(x->e.fallback_permyriad, 0);
+        assert_int_equal(x->e.scan_pages_per_sec, 0);
+        assert_int_equal(x->stall.err, 0);
+        assert_int_equal(x->fallback.err, 0);
+        free(x);
+}
+
+static void use_mthp(E *x)
+{
+        x->a.rates.n_mthp = 2;
+        x->a.rates.mthp_fallback_ratio[0] = 0.05;
+        x->a.rates.mthp_fallback_ratio[1] = 0.30;
+}
+
+static void no_zero(E *x)
+{
+        x->cfg.backoff_max_scan_per_block = 0;
+        x->cfg.backoff_hold_usec = 77 * S;
+        x->cfg.order_thp = 5;
+}
+
+static void test_fallback_and_config(void **state)
+{
+        TWorld w = t_world_fine(1);
+        E *x;
+
+        (void) state;
+        /* the worst of THP and mTHP sizes; a ratio of 1 or more is 100 % */
+        w.fallback_ratio = 0.1;
+        x = e_run(&w, use_mthp);
+        assert_int_equal(x->e.fallback_permyriad, 3000);
+        free(x);
+        w.fallback_ratio = 1.5;
+        x = e_run(&w, NULL);
+        assert_int_equal(x->e.fallback_permyriad, 10000);
+        free(x);
+        w.fallback_ratio = 0.99995; /* rounds to 10000 */
+        x = e_run(&w, NULL);
+        assert_int_equal(x->e.fallback_permyriad, 10000);
+        free(x);
+        w.fallback_ratio = 0.00004; /* rounds to 0 */
+        x = e_run(&w, NULL);
+        assert_int_equal(x->e.fallback_permyriad, 0);
+        free(x);
+        /* hold and scan limit from the configuration, order_thp set */
+        x = e_run(&w, no_zero);
+        assert_int_equal(x->e.hold_usec, 77 * S);
+        assert_int_equal(x->e.scan_per_block_limit, 0);
+        assert_int_equal(x->e.order[1], 5);
+        assert_int_equal(x->e.nodes[0].have_bytes[1], 300000ULL * 4096); /* order 5 <= 9 in t_assess */
+        free(x);
+}
+
+/* At the target exactly: no error; one page under: ERR_PRED */
+static void test_level_error_edges(void **state)
+{
+        TWorld w = t_world_fine(1);
+        E *x;
+
+        (void) state;
+        w.node[0].ge_thp_pages = 10486; /* 42950656 B >= 42949672 */
+        x = e_run(&w, NULL);
+        assert_int_equal(x->frag.err, 0);
+        free(x);
+        w.node[0].ge_thp_pages = 10485; /* 42946560 B: 3000 + 7000 x 3112 / 42949672 = 3000 */
+        x = e_run(&w, NULL);
+        assert_int_equal(x->frag.err, 3000);
+        free(x);
+        w.node[0].ge_thp_pages = 0; /* nothing: ERR_MAX */
+        x = e_run(&w, NULL);
+        assert_int_equal(x->frag.err, 10000);
+        free(x);
+}
+
+/* Free memory short: the memory want, with its aim, and no fragmentation
+ * want for that reserve */
+static void test_memory_want(void **state)
+{
+        TWorld w = t_world_fine(1);
+        E *x;
+
+        (void) state;
+        w.node[0] = (TNode){ .free_pages = 30000, .ge_large_pages = 8000, .ge_thp_pages = 3000,
+                             .reclaimable_pages = 600000 };
+        x = e_run(&w, NULL);
+        /* THP: 3000 + 7000 x (42949672 - 12288000) / 42949672 = 7997;
+         * large: 3000 + 7000 x (85899345 - 32768000) / 85899345 = 7329 */
+        assert_int_equal(x->mem.err, 7997);
+        assert_int_equal(x->mem.reason, POLICY_REASON_FREE_MEMORY_SHORT);
+        /* the worse error's (THP's) numbers: min watermark 16896 pages + 2 x
+         * 42949672 */
+        assert_int_equal(x->mem.num.free_needed_bytes, 16896ULL * 4096 + 2 * 42949672ULL);
+        assert_int_equal(x->mem.num.order, 9);
+        /* aim: kswapd's gap = the larger of the targets' aims: THP ceil(10485
+         * x 10000 / 1048576) = 100, large ceil(20971 x 10000 / 1048576) = 200 */
+        assert_int_equal(x->mem.aim, 200);
+        assert_int_equal(x->frag.err, 0);
+        free(x);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_under_with_band),
+                cmocka_unit_test(test_rate_milli),
+                cmocka_unit_test(test_evaluate_node),
+                cmocka_unit_test(test_fallback_and_config),
+                cmocka_unit_test(test_level_error_edges),
+                cmocka_unit_test(test_memory_want),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
