@@ -136,6 +136,38 @@ static void test_reversal_window_and_limit_edges(void **state)
         assert_int_equal(lever_reversals_in_window(&c, P, &t, now), 2);
 }
 
+/* The rules with nothing to do, and after an outside change */
+static void test_rules_no_move_and_outside_change(void **state)
+{
+        PolicyConfig c;
+        LeverTrack t = { .touched = true, .changed = true, .last_dir = 1, .last_applied = 40 };
+        PolicyHold h;
+        usec_t at = 1000 * S;
+
+        (void) state;
+        t_config(&c);
+        t.last_change_usec = at;
+        /* wanted == current: no move, no hold, even outside the bounds and
+         * inside the cooldown of a reversal */
+        assert_int_equal(lever_rules_apply(&c, P, &t, 40, 40, 0, at + S, &h), 40);
+        assert_int_equal(h, POLICY_HOLD_NONE);
+        assert_int_equal(lever_rules_apply(&c, P, &t, 120, 120, 0, at + S, &h), 120);
+        assert_int_equal(h, POLICY_HOLD_NONE);
+        /* at the bound, inside the dwell: the bound is the reason */
+        assert_int_equal(lever_rules_apply(&c, P, &t, 100, 110, 0, at + S, &h), 100);
+        assert_int_equal(h, POLICY_HOLD_AT_BOUND);
+        /* an outside change (changed, never moved by us: last_dir 0): the
+         * dwell applies, but a move either way is no reversal */
+        t.last_dir = 0;
+        assert_int_equal(lever_rules_apply(&c, P, &t, 40, 30, 0, at + 5 * S, &h), 40);
+        assert_int_equal(h, POLICY_HOLD_DWELL);
+        assert_int_equal(lever_rules_apply(&c, P, &t, 40, 30, 0, at + 10 * S, &h), 35);
+        assert_int_equal(h, POLICY_HOLD_NONE);
+        assert_int_equal(lever_rules_apply(&c, P, &t, 40, 50, 0, at + 10 * S, &h), 50);
+        /* a lowering by less than a step is not cut */
+        assert_int_equal(lever_rules_apply(&c, P, &t, 40, 37, 0, at + 10 * S, &h), 37);
+}
+
 /* ---- targets met, with the hysteresis margin (policy/evaluate.c) ------------ */
 
 static bool met_with(TWorld *w)
@@ -516,6 +548,7 @@ int main(void)
                 cmocka_unit_test(test_dwell_and_cooldown_edges),
                 cmocka_unit_test(test_step_edges),
                 cmocka_unit_test(test_reversal_window_and_limit_edges),
+                cmocka_unit_test(test_rules_no_move_and_outside_change),
                 cmocka_unit_test(test_targets_met_needs_the_margin),
                 cmocka_unit_test(test_rollback_edges),
                 cmocka_unit_test(test_backoff_gain_too_costly),

@@ -167,9 +167,212 @@ static void test_extfrag_comes_home(void **state)
                 assert_null(t_find(&s->d, DECISION_LEVER, EXTFRAG));
         }
         w = t_world_fine(1);
-        for (unsigned i = 0; i < 300; i++)
+        decays = 0;
+        for (unsigned i = 0; i < 300; i++) {
+                const DecisionItem *it;
+
                 t_sim_tick(s, &w, 5);
+                it = t_find(&s->d, DECISION_LEVER, EXTFRAG);
+                if (!it)
+                        continue;
+                assert_int_equal(it->to, it->from + 100); /* step_down, upward */
+                decays++;
+        }
+        assert_int_equal(decays, 3);
         assert_int_equal(s->in[EXTFRAG].current, 500);
+        free(s);
+}
+
+/* Pressure with free memory short and watermark_scale_factor at its
+ * baseline: nothing to lower, the raise is held (and said so); the boost
+ * lever above its baseline comes down by its step, at it the raise is held */
+static void test_pressure_at_baseline_holds(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        const PolicyHeldItem *h;
+        const DecisionItem *it;
+
+        (void) state;
+        s->cfg.kick_interval_usec = 0;
+        s->cfg.oneshot_compact = false;
+        w.node[0] = t_node_memory_short();
+        w.psi_some = 1500;
+        t_sim_tick(s, &w, 5);
+        assert_null(t_find(&s->d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR));
+        h = t_find_held(&s->d, LEVER_WATERMARK_SCALE_FACTOR);
+        assert_non_null(h);
+        assert_int_equal(h->hold, POLICY_HOLD_PSI);
+        assert_int_equal(h->reason, POLICY_REASON_FREE_MEMORY_SHORT);
+
+        /* the boost: compaction spent (proactiveness at 100), a reserve missed */
+        t_sim_init(s);
+        s->cfg.kick_interval_usec = 0;
+        s->cfg.oneshot_compact = false;
+        w = t_world_fine(1);
+        w.node[0].ge_thp_pages = 2000;
+        w.psi_some = 1500;
+        s->in[P].current = 100;
+        s->in[LEVER_WATERMARK_BOOST_FACTOR].current = 25000;
+        t_sim_tick(s, &w, 5);
+        it = t_find(&s->d, DECISION_LEVER, LEVER_WATERMARK_BOOST_FACTOR);
+        assert_non_null(it);
+        assert_int_equal(it->reason, POLICY_REASON_PSI_CEILING);
+        assert_int_equal(it->to, 24000);
+        t_sim_init(s);
+        s->cfg.kick_interval_usec = 0;
+        s->cfg.oneshot_compact = false;
+        s->in[P].current = 100;
+        t_sim_tick(s, &w, 5);
+        assert_null(t_find(&s->d, DECISION_LEVER, LEVER_WATERMARK_BOOST_FACTOR));
+        h = t_find_held(&s->d, LEVER_WATERMARK_BOOST_FACTOR);
+        assert_non_null(h);
+        assert_int_equal(h->hold, POLICY_HOLD_PSI);
+        free(s);
+}
+
+/* THP defrag, found at "never", comes home to madvise one mode per dwell */
+static void test_defrag_decays_one_mode_at_a_time(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        unsigned moves = 0;
+
+        (void) state;
+        s->cfg.kick_interval_usec = 0;
+        s->cfg.lever[DEFRAG].min = THP_DEFRAG_NEVER;
+        s->in[DEFRAG].current = THP_DEFRAG_NEVER;
+        for (unsigned i = 0; i < 300; i++) {
+                const DecisionItem *it;
+
+                t_sim_tick(s, &w, 5);
+                it = t_find(&s->d, DECISION_LEVER, DEFRAG);
+                if (!it)
+                        continue;
+                assert_int_equal(it->to, it->from + 1);
+                assert_int_equal(it->num.node, -1);
+                assert_int_equal(it->num.baseline, THP_DEFRAG_MADVISE);
+                assert_true(it->num.met_usec >= 600 * S);
+                moves++;
+        }
+        assert_int_equal(moves, 3);
+        assert_int_equal(s->in[DEFRAG].current, THP_DEFRAG_MADVISE);
+        free(s);
+}
+
+/* A raise the kernel cut (read back lower) is not rolled back for
+ * pressure: the value is no longer ours */
+static void test_no_rollback_of_a_value_not_ours(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+
+        (void) state;
+        s->cfg.psi_full_ceiling_permyriad = 1000;
+        s->cfg.oneshot_compact = false;
+        s->cfg.kick_interval_usec = 0;
+        s->clamp_max[P] = 30;
+        w.node[0].ge_thp_pages = 2000;
+        t_sim_tick(s, &w, 5);
+        assert_int_equal(s->in[P].current, 30);
+        w.psi_full = 400;
+        t_sim_tick(s, &w, 5);
+        assert_null(t_find_reason(&s->d, P, POLICY_REASON_PSI_ROLLBACK));
+        free(s);
+}
+
+/* backoff_decisions 1: the first evaluation without gain backs off */
+static void test_backoff_after_one(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        const DecisionItem *it;
+
+        (void) state;
+        s->cfg.oneshot_compact = false;
+        s->cfg.kick_interval_usec = 0;
+        s->cfg.backoff_decisions = 1;
+        s->in[P].current = 60;
+        s->state.lever[P].episode = true;
+        s->state.lever[P].ep_objective = POLICY_OBJ_RESERVE;
+        s->state.lever[P].ep_no_gain = 1;
+        w.node[0].ge_thp_pages = 2000;
+        t_sim_tick(s, &w, 5);
+        it = t_find(&s->d, DECISION_LEVER, P);
+        assert_non_null(it);
+        assert_int_equal(it->reason, POLICY_REASON_BACKOFF_INEFFECTIVE);
+        assert_int_equal(it->to, 55);
+        /* 2 needed, 1 seen: a raise */
+        t_sim_init(s);
+        s->cfg.oneshot_compact = false;
+        s->cfg.backoff_decisions = 2;
+        s->in[P].current = 60;
+        s->state.lever[P].episode = true;
+        s->state.lever[P].ep_no_gain = 1;
+        t_sim_tick(s, &w, 5);
+        it = t_find(&s->d, DECISION_LEVER, P);
+        assert_non_null(it);
+        assert_int_equal(it->reason, POLICY_REASON_RESERVE_BELOW_TARGET);
+        free(s);
+}
+
+/* After a clamp, raising stops at the clamped value for hold_usec, then
+ * goes past it again */
+static void test_clamp_hold_ends(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        const DecisionItem *it;
+
+        (void) state;
+        s->cfg.oneshot_compact = false;
+        s->cfg.kick_interval_usec = 0;
+        s->in[P].current = 30;
+        s->state.lever[P] = (LeverTrack){ .touched = true, .changed = true, .last_dir = 1, .last_applied = 30,
+                                          .clamped = true, .clamp_value = 30, .clamp_wanted = 40,
+                                          .clamp_usec = s->now + 5 * S - 600 * S,
+                                          .last_change_usec = s->now - 600 * S };
+        w.node[0].ge_thp_pages = 2000;
+        t_sim_tick(s, &w, 5); /* exactly hold_usec after the clamp: over */
+        it = t_find(&s->d, DECISION_LEVER, P);
+        assert_non_null(it);
+        /* err 3000 + 7000 x (42949672 - 8192000) / 42949672 = 8664: +18 */
+        assert_int_equal(it->to, 48);
+        t_sim_init(s);
+        s->cfg.oneshot_compact = false;
+        s->in[P].current = 30;
+        s->state.lever[P] = (LeverTrack){ .touched = true, .changed = true, .last_dir = 1, .last_applied = 30,
+                                          .clamped = true, .clamp_value = 30, .clamp_wanted = 40,
+                                          .clamp_usec = s->now + 6 * S - 600 * S,
+                                          .last_change_usec = s->now - 600 * S };
+        t_sim_tick(s, &w, 5);
+        assert_null(t_find(&s->d, DECISION_LEVER, P));
+        assert_int_equal(t_find_held(&s->d, P)->hold, POLICY_HOLD_CLAMPED);
+        free(s);
+}
+
+/* A kick at exactly the end of a back-off hold */
+static void test_kick_when_the_hold_ends(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+
+        (void) state;
+        s->cfg.oneshot_compact = false;
+        s->cfg.kick_interval_usec = 5 * S;
+        s->in[P].current = 100; /* at its maximum: it cannot move, so it is kicked */
+        s->state.lever[P].hold_raise_until_usec = s->now + 5 * S;
+        s->state.lever[P].hold_reason = POLICY_REASON_PSI_ROLLBACK;
+        w.node[0].ge_thp_pages = 2000;
+        t_sim_tick(s, &w, 5);
+        assert_non_null(t_find(&s->d, DECISION_KICK_KCOMPACTD, P));
+        t_sim_init(s);
+        s->cfg.oneshot_compact = false;
+        s->cfg.kick_interval_usec = 5 * S;
+        s->in[P].current = 100;
+        s->state.lever[P].hold_raise_until_usec = s->now + 6 * S;
+        t_sim_tick(s, &w, 5);
+        assert_null(t_find(&s->d, DECISION_KICK_KCOMPACTD, P));
         free(s);
 }
 
@@ -180,6 +383,12 @@ int main(void)
                 cmocka_unit_test(test_defrag_up_conditions),
                 cmocka_unit_test(test_pressure_holds_proactiveness),
                 cmocka_unit_test(test_extfrag_comes_home),
+                cmocka_unit_test(test_pressure_at_baseline_holds),
+                cmocka_unit_test(test_defrag_decays_one_mode_at_a_time),
+                cmocka_unit_test(test_no_rollback_of_a_value_not_ours),
+                cmocka_unit_test(test_backoff_after_one),
+                cmocka_unit_test(test_clamp_hold_ends),
+                cmocka_unit_test(test_kick_when_the_hold_ends),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
