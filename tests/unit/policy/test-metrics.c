@@ -475,6 +475,96 @@ static void test_boost_and_proactiveness(void **state)
         free(a);
 }
 
+static void thp_stat(ThpSize *t, const char *name, uint64_t v)
+{
+        strcpy(t->stats[t->n_stats].name, name);
+        t->stats[t->n_stats++].value = v;
+}
+
+/* More rates, by hand: the allocation-stall sum, isolated pages, PSI full,
+ * mTHP sizes, intervals under a second, a PSI side missing */
+static void test_rates_more(void **state)
+{
+        Observation *p = obs_new(), *c = obs_new();
+        Assessment *a = malloc(sizeof(*a));
+        uint64_t f[11] = { 1 };
+        static const char *const stalls[] = { "allocstall_dma", "allocstall_dma32", "allocstall_normal",
+                                              "allocstall_movable", "allocstall_device" };
+
+        (void) state;
+        assert_non_null(a);
+        add_zone(p, 0, "Normal", f, 11, 1048576, 1, 2, 3, 0);
+        add_zone(c, 0, "Normal", f, 11, 1048576, 1, 2, 3, 0);
+        p->have |= OBS_MASK(OBS_VMSTAT) | OBS_MASK(OBS_PSI_MEMORY) | OBS_MASK(OBS_THP);
+        c->have |= OBS_MASK(OBS_VMSTAT) | OBS_MASK(OBS_PSI_MEMORY) | OBS_MASK(OBS_THP);
+        p->now_usec = 10 * USEC_PER_SEC;
+        c->now_usec = 12 * USEC_PER_SEC; /* 2 s */
+        for (unsigned i = 0; i < ELEMENTSOF(stalls); i++) {
+                kv(&p->vmstat, stalls[i], 0);
+                kv(&c->vmstat, stalls[i], 2u << i); /* 2, 4, 8, 16, 32 */
+        }
+        kv(&p->vmstat, "compact_isolated", 0);
+        kv(&c->vmstat, "compact_isolated", 300);
+        kv(&p->vmstat, "compact_daemon_migrate_scanned", 0);
+        kv(&c->vmstat, "compact_daemon_migrate_scanned", 100);
+        kv(&p->vmstat, "compact_daemon_free_scanned", 0);
+        kv(&c->vmstat, "compact_daemon_free_scanned", 60);
+        p->psi_memory.full.total_usec = 1000;
+        c->psi_memory.full.total_usec = 201000;
+        /* 64 KiB mTHP (16 pages): 6 allocated, 2 fallen back; 2 MiB: absent before */
+        p->thp.n_sizes = 1;
+        p->thp.sizes[0].size_kb = 64;
+        thp_stat(&p->thp.sizes[0], "anon_fault_alloc", 10);
+        thp_stat(&p->thp.sizes[0], "anon_fault_fallback", 1);
+        c->thp.n_sizes = 2;
+        c->thp.sizes[0].size_kb = 64;
+        thp_stat(&c->thp.sizes[0], "anon_fault_alloc", 16);
+        thp_stat(&c->thp.sizes[0], "anon_fault_fallback", 3);
+        c->thp.sizes[1].size_kb = 2048;
+        assert_int_equal(assess(c, p, a), 0);
+        assert_float_equal(a->rates.interval_sec, 2.0, 1e-12);
+        assert_float_equal(a->rates.allocstall, 31.0, 1e-9); /* 62 / 2 s */
+        assert_float_equal(a->rates.compact_isolated, 150.0, 1e-9);
+        assert_float_equal(a->rates.compact_daemon_scanned, 80.0, 1e-9);
+        assert_float_equal(a->rates.psi_full, 0.1, 1e-9); /* 0.2 s of 2 s */
+        assert_float_equal(a->rates.psi_some, 0.0, 1e-9);
+        assert_int_equal(a->rates.n_mthp, 1);
+        assert_int_equal(a->rates.mthp_size_kb[0], 64);
+        assert_float_equal(a->rates.mthp_fallback_ratio[0], 0.25, 1e-9);
+        assert_float_equal(a->rates.thp_fallback_ratio, -1.0, 1e-12); /* no PMD faults: none */
+        /* a PSI side missing: no PSI rates */
+        p->have &= ~OBS_MASK(OBS_PSI_MEMORY);
+        assert_int_equal(assess(c, p, a), 0);
+        assert_float_equal(a->rates.psi_full, 0.0, 1e-12);
+        p->have |= OBS_MASK(OBS_PSI_MEMORY);
+        c->have &= ~OBS_MASK(OBS_PSI_MEMORY);
+        assert_int_equal(assess(c, p, a), 0);
+        assert_float_equal(a->rates.psi_full, 0.0, 1e-12);
+        /* more stall than time: clamped to 1 */
+        c->have |= OBS_MASK(OBS_PSI_MEMORY);
+        c->psi_memory.full.total_usec = 9000000;
+        assert_int_equal(assess(c, p, a), 0);
+        assert_float_equal(a->rates.psi_full, 1.0, 1e-12);
+        /* a THP side missing: no mTHP rates */
+        p->have &= ~OBS_MASK(OBS_THP);
+        assert_int_equal(assess(c, p, a), 0);
+        assert_int_equal(a->rates.n_mthp, 0);
+        /* half a second: the event limit is that of one second (2^40),
+         * 2^39 + 1 events are possible, 2^40 + 1 are not */
+        c->now_usec = p->now_usec + USEC_PER_SEC / 2;
+        kv(&p->vmstat, "compact_stall", 0);
+        kv(&c->vmstat, "compact_stall", (1ULL << 40));
+        assert_int_equal(assess(c, p, a), 0);
+        assert_float_equal(a->rates.compact_stall, 2199023255552.0, 1.0);
+        c->vmstat.e[c->vmstat.n - 1].value = (1ULL << 40) + 1;
+        assert_int_equal(assess(c, p, a), 0);
+        assert_float_equal(a->rates.compact_stall, 0.0, 1e-12);
+        assert_string_equal(a->rates.reset_counter, "compact_stall");
+        free(p);
+        free(c);
+        free(a);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -488,6 +578,7 @@ int main(void)
                 cmocka_unit_test(test_hpage_order),
                 cmocka_unit_test(test_pagetype_polluted),
                 cmocka_unit_test(test_boost_and_proactiveness),
+                cmocka_unit_test(test_rates_more),
         };
         return cmocka_run_group_tests_name("metrics", tests, NULL, NULL);
 }
