@@ -237,6 +237,136 @@ static void test_memory_want(void **state)
         free(x);
 }
 
+static void test_psi_over_ceiling(void **state)
+{
+        PolicyConfig c;
+        PolicyEval e;
+
+        (void) state;
+        t_config(&c);
+        memset(&e, 0, sizeof(e));
+        c.psi_some_ceiling_permyriad = 0; /* off */
+        c.psi_full_ceiling_permyriad = 1;
+        e.psi_some_permyriad = 5000;
+        e.psi_full_permyriad = 1;
+        assert_false(policy_psi_over_ceiling(&c, &e));
+        e.psi_full_permyriad = 2;
+        assert_true(policy_psi_over_ceiling(&c, &e));
+        c.psi_full_ceiling_permyriad = 0;
+        assert_false(policy_psi_over_ceiling(&c, &e));
+        c.psi_some_ceiling_permyriad = 5000;
+        assert_false(policy_psi_over_ceiling(&c, &e));
+        e.psi_some_permyriad = 5001;
+        assert_true(policy_psi_over_ceiling(&c, &e));
+}
+
+/* targets met on a hand-made evaluation: the margin, capped at 100 %; a
+ * crossing predicted exactly at the horizon is not inside it */
+static void test_targets_met_direct(void **state)
+{
+        PolicyConfig c;
+        PolicyEval e;
+        Assessment a;
+
+        (void) state;
+        t_config(&c);
+        memset(&a, 0, sizeof(a));
+        memset(&e, 0, sizeof(e));
+        e.n_nodes = 1;
+        e.nodes[0].target_bytes[1] = 1000;
+        e.nodes[0].have_bytes[1] = 2000;
+        e.nodes[0].eta_usec[0] = e.nodes[0].eta_usec[1] = USEC_INFINITY;
+        c.hysteresis_permyriad = 20000; /* at most 100 %: twice the target */
+        assert_true(policy_targets_met(&c, &a, &e));
+        e.nodes[0].have_bytes[1] = 1999;
+        assert_false(policy_targets_met(&c, &a, &e));
+        e.nodes[0].have_bytes[1] = 1600;
+        assert_false(policy_targets_met(&c, &a, &e));
+        c.hysteresis_permyriad = 1000;
+        assert_true(policy_targets_met(&c, &a, &e));
+        e.nodes[0].eta_usec[1] = c.trend_horizon_usec;
+        assert_true(policy_targets_met(&c, &a, &e));
+        e.nodes[0].eta_usec[1] = c.trend_horizon_usec - 1;
+        assert_false(policy_targets_met(&c, &a, &e));
+        c.trend_horizon_usec = 0; /* no prediction */
+        assert_true(policy_targets_met(&c, &a, &e));
+}
+
+/* the learned clause's numbers: the need times demand_factor (1 when not
+ * positive), what the configuration alone asked, the age and the hold */
+static void test_learned_numbers(void **state)
+{
+        PolicyConfig c;
+        PolicyEval e;
+        Assessment a;
+        Want frag, mem, stall, fallback;
+        TWorld w = t_world_fine(1);
+
+        (void) state;
+        t_config(&c);
+        t_assess(&w, 0, &a);
+        memset(&e, 0, sizeof(e));
+        e.n_nodes = 1;
+        e.order[1] = 9;
+        e.nodes[0].target_bytes[1] = 500 << 20;
+        e.nodes[0].have_bytes[1] = 100 << 20;
+        e.nodes[0].free_bytes = 3ULL << 30;
+        e.nodes[0].eta_usec[1] = USEC_INFINITY;
+        e.nodes[0].learned = true;
+        e.nodes[0].config_target_bytes = 80 << 20;
+        e.learned_need_bytes = 400 << 20;
+        e.learned_peak_usec = 100 * S;
+        e.learned_peak_before_usec = 7 * S;
+        e.learned_hold_usec = 1800 * S;
+        c.demand_factor = 1.25;
+        policy_gather_wants(&c, &a, &e, 160 * S, &frag, &mem, &stall, &fallback);
+        assert_int_equal(frag.reason, POLICY_REASON_RESERVE_LEARNED);
+        assert_int_equal(frag.num.learned_need_bytes, 500 << 20);
+        assert_int_equal(frag.num.config_target_bytes, 80 << 20);
+        assert_int_equal(frag.num.learned_age_usec, 67 * S);
+        assert_int_equal(frag.num.learned_hold_usec, 1800 * S);
+        c.demand_factor = 0.5;
+        policy_gather_wants(&c, &a, &e, 160 * S, &frag, &mem, &stall, &fallback);
+        assert_int_equal(frag.num.learned_need_bytes, 200 << 20);
+        c.demand_factor = 0;
+        policy_gather_wants(&c, &a, &e, 50 * S, &frag, &mem, &stall, &fallback);
+        assert_int_equal(frag.num.learned_need_bytes, 400 << 20);
+        assert_int_equal(frag.num.learned_age_usec, 7 * S); /* a clock behind the peak */
+        c.demand_factor = 8;
+        e.learned_need_bytes = 1ULL << 62;
+        policy_gather_wants(&c, &a, &e, 50 * S, &frag, &mem, &stall, &fallback);
+        assert_int_equal(frag.num.learned_need_bytes, UINT64_MAX / 4);
+        /* under the configured target: below target, not "learned" */
+        e.nodes[0].have_bytes[1] = 50 << 20;
+        policy_gather_wants(&c, &a, &e, 50 * S, &frag, &mem, &stall, &fallback);
+        assert_int_equal(frag.reason, POLICY_REASON_RESERVE_BELOW_TARGET);
+}
+
+/* a watched workload's use of its budget, capped at UINT32_MAX / 2 */
+static void test_workload_use_cap(void **state)
+{
+        TWorld w = t_world_fine(1);
+        E *x;
+
+        (void) state;
+        w.n_workloads = 1;
+        w.workloads[0] = t_workload("db", 200, 0, 1);
+        w.workloads[0].budget_usec = 1;
+        w.workloads[0].compact_usec = 200000; /* 2e9 permyriad */
+        x = e_run(&w, NULL);
+        assert_int_equal(x->e.workload_stall_permyriad, 2000000000u);
+        assert_int_equal(x->stall.num.observed_permyriad, 2000000000u);
+        free(x);
+        w.workloads[0].compact_usec = 500000; /* 5e9: capped */
+        x = e_run(&w, NULL);
+        assert_int_equal(x->e.workload_stall_permyriad, UINT32_MAX / 2);
+        free(x);
+        w.workloads[0].compact_usec = 300000; /* 3e9: capped */
+        x = e_run(&w, NULL);
+        assert_int_equal(x->e.workload_stall_permyriad, UINT32_MAX / 2);
+        free(x);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -246,6 +376,10 @@ int main(void)
                 cmocka_unit_test(test_fallback_and_config),
                 cmocka_unit_test(test_level_error_edges),
                 cmocka_unit_test(test_memory_want),
+                cmocka_unit_test(test_psi_over_ceiling),
+                cmocka_unit_test(test_targets_met_direct),
+                cmocka_unit_test(test_learned_numbers),
+                cmocka_unit_test(test_workload_use_cap),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
