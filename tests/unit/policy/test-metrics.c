@@ -565,6 +565,93 @@ static void test_rates_more(void **state)
         free(a);
 }
 
+/* assess() fills the Assessment afresh and sums a node's zones, by hand */
+static void test_assess_sums(void **state)
+{
+        Observation *o = obs_new();
+        Assessment *a = malloc(sizeof(*a));
+        uint64_t f0[11] = { 10, 0, 0, 0, 0, 0, 0, 0, 0, 2 }, f1[11] = { 4, 2 };
+
+        (void) state;
+        assert_non_null(a);
+        add_zone(o, 0, "DMA32", f0, 10, 1000, 5, 6, 7, 1);
+        add_zone(o, 1, "Normal", f1, 2, 3000, 20, 30, 40, 0);
+        add_zone(o, 0, "Normal", f1, 2, 2000, 10, 12, 14, 2);
+        o->buddy.n_orders = 10;
+        o->buddy.zones[1].nr_free[2] = 99; /* past that zone's two orders: not counted */
+        o->zoneinfo.n_nodes = 1;
+        o->zoneinfo.nodes[0] = (ZoneInfoNode){ .node = 1, .have_stats = true, .nr_inactive_file = 100,
+                                               .nr_active_file = 20, .nr_slab_reclaimable = 3,
+                                               .nr_inactive_anon = 1000 };
+        /* an Assessment reused from a tick that read PSI (the daemon keeps
+         * one): this tick has none, and none is reported */
+        memset(a, 0x5a, sizeof(*a));
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->n_workloads, 0);
+        assert_int_equal(a->unmeasured, 0);
+        assert_int_equal(a->psi_some_avg10_permyriad, 0);
+        assert_int_equal(a->psi_full_avg10_permyriad, 0);
+        assert_int_equal(a->n_nodes, 2);
+        assert_int_equal(a->n_zones, 3);
+        /* node 0 keeps its zones together: DMA32 then Normal */
+        assert_int_equal(a->nodes[0].node, 0);
+        assert_int_equal(a->nodes[0].zone_first, 0);
+        assert_int_equal(a->nodes[0].n_zones, 2);
+        assert_string_equal(a->zones[1].zone, "Normal");
+        assert_int_equal(a->zones[1].node, 0);
+        assert_int_equal(a->nodes[0].managed_pages, 3000);
+        assert_int_equal(a->nodes[0].present_pages, 3000);
+        assert_int_equal(a->nodes[0].boost, 3);
+        assert_int_equal(a->nodes[0].wmark_min, 15);
+        assert_int_equal(a->nodes[0].wmark_low, 18);
+        assert_int_equal(a->nodes[0].wmark_high, 21);
+        /* free: DMA32 10 + 2 x 512 = 1034, Normal 4 + 2 x 2 = 8 */
+        assert_int_equal(a->nodes[0].free_pages, 1042);
+        assert_int_equal(a->nodes[0].free_pages_ge[1], 1024 + 4);
+        assert_int_equal(a->nodes[0].free_pages_ge[9], 1024);
+        assert_int_equal(a->zones[2].free_pages, 8);
+        assert_int_equal(a->zones[2].free_pages_ge[2], 0);
+        assert_int_equal(a->zones[2].free_blocks, 6);
+        /* scores: DMA32 (10 pages of 1034 below order 9) 0; the small
+         * zones have no order 9: 100. Node 0: 1000 x 0 / 3001 + 2000 x 100
+         * / 3001 = 66; node 1: 3000 x 100 / 3001 = 99 */
+        assert_int_equal(a->zones[0].score, 0);
+        assert_int_equal(a->nodes[0].frag_score, 66);
+        assert_int_equal(a->nodes[1].frag_score, 99);
+        assert_int_equal(a->nodes[1].reclaimable_pages, 123);
+        assert_int_equal(a->nodes[0].reclaimable_pages, 0);
+        /* without zoneinfo: unmeasured, scores weighted by free pages:
+         * node 0 (1034 x 0 + 8 x 100) / 1042 = 0 */
+        o->have &= ~OBS_MASK(OBS_ZONEINFO);
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->unmeasured, OBS_MASK(OBS_ZONEINFO));
+        assert_int_equal(a->nodes[0].frag_score, 0);
+        assert_int_equal(a->nodes[1].frag_score, 100);
+        assert_int_equal(a->nodes[1].reclaimable_pages, 0);
+        assert_int_equal(a->nodes[0].managed_pages, 0);
+        free(o);
+        free(a);
+}
+
+/* more nodes than FRAGD_MAX_NODES: the rest are left out */
+static void test_assess_too_many_nodes(void **state)
+{
+        Observation *o = obs_new();
+        Assessment *a = malloc(sizeof(*a));
+        uint64_t f[11] = { 1 };
+
+        (void) state;
+        assert_non_null(a);
+        for (int i = 0; i < FRAGD_MAX_NODES + 1 && o->buddy.n_zones < FRAGD_MAX_ZONES; i++)
+                add_zone(o, i, "Normal", f, 11, 100, 1, 2, 3, 0);
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_true(a->n_nodes <= FRAGD_MAX_NODES);
+        for (unsigned i = 0; i < a->n_nodes; i++)
+                assert_int_equal(a->nodes[i].node, (int) i);
+        free(o);
+        free(a);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -579,6 +666,8 @@ int main(void)
                 cmocka_unit_test(test_pagetype_polluted),
                 cmocka_unit_test(test_boost_and_proactiveness),
                 cmocka_unit_test(test_rates_more),
+                cmocka_unit_test(test_assess_sums),
+                cmocka_unit_test(test_assess_too_many_nodes),
         };
         return cmocka_run_group_tests_name("metrics", tests, NULL, NULL);
 }
