@@ -250,6 +250,8 @@ static void test_defrag_decays_one_mode_at_a_time(void **state)
                 if (!it)
                         continue;
                 assert_int_equal(it->to, it->from + 1);
+                assert_int_equal(it->err, 0); /* a decay answers no error */
+                assert_false(it->forced);
                 assert_int_equal(it->num.node, -1);
                 assert_int_equal(it->num.baseline, THP_DEFRAG_MADVISE);
                 assert_true(it->num.met_usec >= 600 * S);
@@ -376,6 +378,32 @@ static void test_kick_when_the_hold_ends(void **state)
         free(s);
 }
 
+/* Two wants with the same error: the first in the order fragmentation,
+ * stalls, fallbacks names the raise */
+static void test_ties_go_to_the_first_want(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        const DecisionItem *it;
+
+        (void) state;
+        s->cfg.oneshot_compact = false;
+        w.stall_per_sec = 0.25;  /* err 10000 */
+        w.fallback_ratio = 0.4;  /* err 10000 */
+        t_sim_tick(s, &w, 5);
+        it = t_find(&s->d, DECISION_LEVER, P);
+        assert_non_null(it);
+        assert_int_equal(it->reason, POLICY_REASON_COMPACT_STALLS);
+        t_sim_init(s);
+        s->cfg.oneshot_compact = false;
+        w.node[0].ge_thp_pages = 0; /* err 10000 too */
+        t_sim_tick(s, &w, 5);
+        it = t_find(&s->d, DECISION_LEVER, P);
+        assert_non_null(it);
+        assert_int_equal(it->reason, POLICY_REASON_RESERVE_BELOW_TARGET);
+        free(s);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -389,6 +417,7 @@ int main(void)
                 cmocka_unit_test(test_backoff_after_one),
                 cmocka_unit_test(test_clamp_hold_ends),
                 cmocka_unit_test(test_kick_when_the_hold_ends),
+                cmocka_unit_test(test_ties_go_to_the_first_want),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
