@@ -229,6 +229,27 @@ static void test_renew_or_keep(void **state)
         free(d);
 }
 
+/* one history sample is enough for the interval; a decayed peak over a
+ * smaller host is cut, a decayed one under it is not */
+static void test_one_sample_and_decayed_cut(void **state)
+{
+        D *d = d_new();
+
+        (void) state;
+        d_hist(d, 995 * S, 0);
+        d_eval(d, 1000 * S, 10, 2, 0);
+        assert_int_equal(d->e.demand_bytes, 12 * 5 * HP);
+        /* an 8 GiB peak on a 4 GiB host, two half-lives past its hold:
+         * 2 GiB needed, under the host: not cut; the peak is */
+        d->st.hist.n = 0;
+        d->st.learned_peak_bytes = 8 * GIB;
+        d->st.learned_peak_usec = 1000 * S;
+        d_eval(d, 1000 * S + 90 * MINUTE, 0, 0, 5);
+        assert_int_equal(d->e.learned_need_bytes, 2 * GIB);
+        assert_int_equal(d->e.learned_peak_bytes, 4 * GIB);
+        free(d);
+}
+
 static void test_learned_age(void **state)
 {
         PolicyState st;
@@ -292,6 +313,7 @@ int main(void)
                 cmocka_unit_test(test_burst_window),
                 cmocka_unit_test(test_cut_to_the_host),
                 cmocka_unit_test(test_renew_or_keep),
+                cmocka_unit_test(test_one_sample_and_decayed_cut),
                 cmocka_unit_test(test_learned_age),
                 cmocka_unit_test(test_learned_target),
         };

@@ -356,6 +356,8 @@ static void test_workload_use_cap(void **state)
         x = e_run(&w, NULL);
         assert_int_equal(x->e.workload_stall_permyriad, 2000000000u);
         assert_int_equal(x->stall.num.observed_permyriad, 2000000000u);
+        assert_int_equal(x->stall.num.limit_permyriad, 10000);
+        assert_string_equal(x->stall.num.workload, "db");
         free(x);
         w.workloads[0].compact_usec = 500000; /* 5e9: capped */
         x = e_run(&w, NULL);
