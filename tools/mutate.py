@@ -706,6 +706,8 @@ def main():
     p.add_argument("--ops", help="comma-separated operator classes (relational, equality, arithmetic, "
                    "constant, condition, delete, branch, return)")
     p.add_argument("--lines", help="FILE:FROM-TO, only mutants on those lines")
+    p.add_argument("--ids", help="a file of mutant ids (first word of each line, e.g. the SURVIVED lines "
+                   "of a report with 'SURVIVED' cut), only those")
     p.add_argument("--timeout-factor", type=float, default=10.0,
                    help="a test's limit: its unmutated time times this plus --timeout-floor")
     p.add_argument("--timeout-floor", type=float, default=2.0)
@@ -735,6 +737,10 @@ def main():
         lo, _, hi = rng.partition("-")
         lo, hi = int(lo), int(hi or lo)
         allm = [m for m in allm if m.file.endswith(lf) and lo <= m.line <= hi]
+    if a.ids:
+        with open(a.ids) as fh:
+            want = {ln.split()[0] for ln in fh if ln.strip() and not ln.startswith("#")}
+        allm = [m for m in allm if m.id in want]
     eq = load_equivalent(eq_path)
     ids = {m.id for m in allm}
     stale = [(mid, n) for mid, (_, n) in eq.items() if mid not in ids]

@@ -369,6 +369,81 @@ static void test_workload_use_cap(void **state)
         free(x);
 }
 
+/* free memory falling 200 pages/s for the last minute, at 60000 pages now;
+ * the reserves steady (order>=4 15000 pages, order>=9 3000: both missed) */
+static void falling_free(E *x)
+{
+        PolicyHistory *h = &x->st.hist;
+
+        h->order[0] = 4;
+        h->order[1] = 9;
+        h->n_nodes = 1;
+        h->node_id[0] = 0;
+        for (unsigned i = 0; i < 12; i++) {
+                h->t_usec[i] = (940 + 5 * i) * S;
+                h->free_pages[i][0] = 60000 + 200 * (60 - 5 * i);
+                h->ge_pages[0][i][0] = 15000;
+                h->ge_pages[1][i][0] = 3000;
+        }
+        h->n = 12;
+}
+
+static void falling_free_no_horizon(E *x)
+{
+        falling_free(x);
+        x->cfg.trend_horizon_usec = 0;
+}
+
+static void test_free_memory_predicted_short(void **state)
+{
+        TWorld w = t_world_fine(1);
+        E *x;
+
+        (void) state;
+        w.node[0] = (TNode){ .free_pages = 60000, .ge_large_pages = 15000, .ge_thp_pages = 3000 };
+        x = e_run(&w, falling_free);
+        assert_int_equal(x->e.nodes[0].free_trend_bytes_per_sec, -819200);
+        assert_int_equal(x->e.nodes[0].trend_bytes_per_sec[1], 0);
+        /* the THP reserve's error is the larger: 3000 + 7000 x (42949672 -
+         * 12288000) / 42949672 = 7997; free memory (245760000 B) reaches
+         * min watermark + 2 T = 155105360 B in 90654640 / 819200 = 110.7 s,
+         * inside the 120 s horizon */
+        assert_int_equal(x->mem.err, 7997);
+        assert_int_equal(x->mem.reason, POLICY_REASON_RESERVE_TREND);
+        assert_int_equal(x->mem.num.free_needed_bytes, 155105360);
+        assert_int_equal(x->mem.num.trend_bytes_per_sec, -819200);
+        assert_true(x->mem.num.eta_usec > 110 * S && x->mem.num.eta_usec < 111 * S);
+        assert_int_equal(x->mem.aim, -1);
+        /* and compaction still has material: the fragmentation want too */
+        assert_int_equal(x->frag.err, 7997);
+        assert_int_equal(x->frag.reason, POLICY_REASON_RESERVE_BELOW_TARGET);
+        free(x);
+        /* no horizon: no prediction */
+        x = e_run(&w, falling_free_no_horizon);
+        assert_int_equal(x->mem.err, 0);
+        free(x);
+}
+
+/* a rate exactly at its limit is no error */
+static void test_at_the_limit(void **state)
+{
+        TWorld w = t_world_fine(1);
+        E *x;
+
+        (void) state;
+        w.fallback_ratio = 0.1;
+        w.stall_per_sec = 0.1;
+        x = e_run(&w, NULL);
+        assert_int_equal(x->e.fallback_permyriad, 1000);
+        assert_int_equal(x->fallback.err, 0);
+        assert_int_equal(x->stall.err, 0);
+        free(x);
+        w.fallback_ratio = 0.1001;
+        x = e_run(&w, NULL);
+        assert_int_equal(x->fallback.err, 3007);
+        free(x);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -382,6 +457,8 @@ int main(void)
                 cmocka_unit_test(test_targets_met_direct),
                 cmocka_unit_test(test_learned_numbers),
                 cmocka_unit_test(test_workload_use_cap),
+                cmocka_unit_test(test_free_memory_predicted_short),
+                cmocka_unit_test(test_at_the_limit),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
