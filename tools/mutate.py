@@ -681,7 +681,7 @@ def load_equivalent(path):
             reason = s.split("--", 1)[1].strip() if "--" in s else ""
             if not re.match(r"^[0-9a-f]{10}$", mid) or not reason:
                 sys.exit(f"mutate: {path}:{n}: expected '<id> <file:line> <change> -- <reason>'")
-            eq[mid] = (reason, n)
+            eq[mid] = (reason, n, s.split()[1].split(":")[0] if len(s.split()) > 1 else "")
     return eq
 
 
@@ -743,7 +743,9 @@ def main():
         allm = [m for m in allm if m.id in want]
     eq = load_equivalent(eq_path)
     ids = {m.id for m in allm}
-    stale = [(mid, n) for mid, (_, n) in eq.items() if mid not in ids]
+    # an exclusion is stale when its file was mutated whole and no mutant has its id
+    whole = not (a.ops or a.lines or a.ids)
+    stale = [(mid, n) for mid, (_, n, f) in eq.items() if whole and f in sources and mid not in ids]
     mutants = [m for m in allm if selected(m, a.seed, a.sample)]
     excluded = [m for m in mutants if m.id in eq]
     mutants = [m for m in mutants if m.id not in eq]
