@@ -253,6 +253,12 @@ static void test_budget_edges(void **state)
         for (unsigned i = 0; i <= 10; i++)
                 assert_int_equal(budget_window_add(&w, i * S, i * 100), 0);
         assert_int_equal(w.n, 5); /* 0, 2, 4, 6, 8 s in the ring, 10 s the last */
+        /* samples at one instant are not kept twice */
+        budget_window_init(&w, 1);
+        budget_window_add(&w, 1, 0);
+        budget_window_add(&w, 1, 1);
+        budget_window_add(&w, 1, 2);
+        assert_int_equal(w.n, 1);
         /* a window of 1 us: spacing 1 */
         budget_window_init(&w, 1);
         assert_int_equal(budget_window_add(&w, 1, 0), 0);
@@ -282,6 +288,14 @@ static void test_budget_edges(void **state)
         assert_int_equal(st.used_permille, 1000000);
         assert_int_equal(budget_check(&w, 60 * S, 11, &st), 0);
         assert_int_equal(st.used_permille, 1000000);
+        /* 1000001 used of a budget of 1000: permille 1000001, capped */
+        budget_window_init(&sw.usec[0], 60 * S);
+        budget_window_add(&sw.usec[0], 0, 0);
+        budget_window_add(&sw.usec[0], S, 1000001);
+        assert_int_equal(budget_check(&sw.usec[0], S, 1000, &st), 0);
+        assert_int_equal(st.used_permille, 1000000);
+        assert_int_equal(budget_check(&sw.usec[0], S, 1001, &st), 0);
+        assert_int_equal(st.used_permille, 999001);
         assert_int_equal(budget_remaining(&w, 60 * S, 12000), 0);
         assert_int_equal(budget_remaining(&w, 60 * S, 12001), 1);
 

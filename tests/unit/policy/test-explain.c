@@ -418,6 +418,52 @@ static void test_truncation(void **state)
         assert_int_equal(buf[0], 'r');
 }
 
+/* more edges: half a millisecond rounds up, a trend with no crossing
+ * time, one page scanned, the score clause for proactiveness only, a held
+ * sentence into no buffer */
+static void test_more_edges(void **state)
+{
+        DecisionItem it = lever_item(LEVER_COMPACTION_PROACTIVENESS, 20, 40, POLICY_REASON_WORKLOAD_STALLS);
+        PolicyHeldItem h = { .lever = LEVER_COMPACTION_PROACTIVENESS, .current = 40, .wanted = 60,
+                             .reason = POLICY_REASON_NONE, .hold = POLICY_HOLD_DWELL, .num = { .node = -1 } };
+        char buf[4] = "abc";
+
+        (void) state;
+        it.num.workload_compact_usec = 380500;
+        it.num.workload_budget_usec = 1000;
+        it.num.workload_span_usec = 60 * S;
+        expect_item(&it, "raise compaction_proactiveness 20\u219240: a workload spent 381 ms in direct compaction in "
+                         "the last minute (budget 1 ms)");
+        it = lever_item(LEVER_COMPACTION_PROACTIVENESS, 20, 22, POLICY_REASON_RESERVE_TREND);
+        it.num.order = 9;
+        it.num.have_bytes = 200 * MIB;
+        it.num.target_bytes = 80 * MIB;
+        it.num.trend_bytes_per_sec = -(int64_t) MIB;
+        it.num.eta_usec = USEC_INFINITY;
+        expect_item(&it, "raise compaction_proactiveness 20\u219222: node 0 has 200 MiB free in order>=9 blocks, "
+                         "target 80 MiB; trend -1.0 MiB/s reaches 0 in 3 min");
+        it = lever_item(LEVER_COMPACTION_PROACTIVENESS, 60, 55, POLICY_REASON_BACKOFF_INEFFECTIVE);
+        it.num.evaluations = 3;
+        it.num.scanned_pages = 1;
+        it.num.objective = POLICY_OBJ_STALLS;
+        expect_item(&it, "lower compaction_proactiveness 60\u219255: 3 evaluations without a gain worth its cost: "
+                         "compaction scanned 1 pages; direct compaction stalls did not fall; raising stops");
+        it = lever_item(LEVER_WATERMARK_SCALE_FACTOR, 10, 60, POLICY_REASON_RESERVE_LEARNED);
+        it.num.order = 9;
+        it.num.have_bytes = 100 * MIB;
+        it.num.learned_need_bytes = 512 * MIB;
+        it.num.target_bytes = 512 * MIB;
+        it.num.learned_hold_usec = 1800 * S;
+        it.num.score = 90;
+        it.num.score_target = 70;
+        expect_item(&it, "raise watermark_scale_factor 10\u219260: node 0 has 100 MiB free in order>=9 blocks; recent "
+                         "THP bursts asked for 512 MiB (learned reserve, held 30 min)");
+        assert_int_equal(decision_explain_held(&h, buf, 0), (int) strlen("keep compaction_proactiveness at 40 "
+                                                                         "(wanted 60 for none): it moved too "
+                                                                         "recently (dwell); no reason"));
+        assert_string_equal(buf, "abc");
+}
+
 static void test_names(void **state)
 {
         (void) state;
@@ -443,6 +489,7 @@ int main(void)
                 cmocka_unit_test(test_compact_and_kick_sentences),
                 cmocka_unit_test(test_held_sentences),
                 cmocka_unit_test(test_truncation),
+                cmocka_unit_test(test_more_edges),
                 cmocka_unit_test(test_names),
         };
 

@@ -508,6 +508,54 @@ static void test_episode_scanning(void **state)
         free(t);
 }
 
+/* a stalls episode is judged by the stall rate; a new episode starts its
+ * scanning count from 0; a clock behind the last evaluation waits */
+static void test_episode_stalls_and_restart(void **state)
+{
+        T *t = t_new(1);
+        LeverTrack *lt = &t->st.lever[P];
+        DecisionItem *it;
+
+        (void) state;
+        t_decision(t, 100 * S);
+        it = t_item(t, P, 20, 40, POLICY_REASON_COMPACT_STALLS);
+        it->num.observed_milli = 900;
+        policy_state_update(&t->st, &t->a, &t->d, 100 * S);
+        assert_int_equal(lt->ep_ref, 900);
+        lt->ep_scanned_pages = 5000;
+        /* 10 s later: stalls down to 400 milli: a gain of 500, paid off */
+        t_decision(t, 110 * S);
+        t->d.levers[P].current = 40;
+        t->d.eval.want_raise[P] = true;
+        t->d.eval.stall_milli = 400;
+        policy_state_update(&t->st, &t->a, &t->d, 110 * S);
+        assert_int_equal(lt->ep_no_gain, 0);
+        assert_int_equal(lt->ep_ref, 400);
+        /* a clock behind the last evaluation: nothing evaluated */
+        lt->ep_eval_usec = 200 * S;
+        t_decision(t, 150 * S);
+        t->d.levers[P].current = 40;
+        t->d.eval.want_raise[P] = false;
+        policy_state_update(&t->st, &t->a, &t->d, 150 * S);
+        assert_true(lt->episode);
+        assert_int_equal(lt->ep_eval_usec, 200 * S);
+        /* lowered: over; the next raise starts afresh */
+        lt->ep_scanned_pages = lt->ep_scanned_at_eval = 777;
+        t_decision(t, 300 * S);
+        t->d.levers[P].current = 40;
+        t_item(t, P, 40, 35, POLICY_REASON_TARGETS_MET_DECAY);
+        policy_state_update(&t->st, &t->a, &t->d, 300 * S);
+        assert_false(lt->episode);
+        t_decision(t, 400 * S);
+        t->d.levers[P].current = 35;
+        t_item(t, P, 35, 45, POLICY_REASON_THP_FALLBACK);
+        policy_state_update(&t->st, &t->a, &t->d, 400 * S);
+        assert_true(lt->episode);
+        assert_int_equal(lt->ep_scanned_pages, 0);
+        assert_int_equal(lt->ep_scanned_at_eval, 0);
+        free(t);
+}
+
 static void test_decision_helpers(void **state)
 {
         Decision d;
@@ -546,6 +594,7 @@ int main(void)
                 cmocka_unit_test(test_oneshot_and_kick),
                 cmocka_unit_test(test_met_learned_activity),
                 cmocka_unit_test(test_episode_scanning),
+                cmocka_unit_test(test_episode_stalls_and_restart),
                 cmocka_unit_test(test_decision_helpers),
         };
 
