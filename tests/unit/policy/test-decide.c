@@ -115,6 +115,7 @@ static void test_pressure_holds_proactiveness(void **state)
         s->in[LEVER_WATERMARK_SCALE_FACTOR].current = 110;
         w.node[0].ge_thp_pages = 2000;
         w.psi_some = 1500;
+        w.psi_full = 77;
         t_sim_tick(s, &w, 5);
         assert_null(t_find(&s->d, DECISION_LEVER, P));
         h = t_find_held(&s->d, P);
@@ -125,6 +126,7 @@ static void test_pressure_holds_proactiveness(void **state)
         assert_int_equal(it->reason, POLICY_REASON_PSI_CEILING);
         assert_int_equal(it->to, 90);
         assert_int_equal(it->num.psi_some_permyriad, 1500);
+        assert_int_equal(it->num.psi_full_permyriad, 77);
         assert_int_equal(it->num.psi_some_ceiling_permyriad, 1000);
         assert_int_equal(it->num.psi_full_ceiling_permyriad, 300);
         free(s);
@@ -166,6 +168,7 @@ static void test_extfrag_comes_home(void **state)
                 t_sim_tick(s, &w, 5);
                 assert_null(t_find(&s->d, DECISION_LEVER, EXTFRAG));
         }
+        s->cfg.lever[EXTFRAG].step_up = 0; /* coming home is paced by step_down alone */
         w = t_world_fine(1);
         decays = 0;
         for (unsigned i = 0; i < 300; i++) {
@@ -179,6 +182,17 @@ static void test_extfrag_comes_home(void **state)
                 decays++;
         }
         assert_int_equal(decays, 3);
+        assert_int_equal(s->in[EXTFRAG].current, 500);
+        /* a step_down of 1 is a step too */
+        t_sim_init(s);
+        t_lever(&s->cfg, EXTFRAG, 0, 1000, 0, 1, 60 * S, 600 * S);
+        s->in[EXTFRAG].current = 498;
+        decays = 0;
+        for (unsigned i = 0; i < 300; i++) {
+                t_sim_tick(s, &w, 5);
+                decays += t_find(&s->d, DECISION_LEVER, EXTFRAG) != NULL;
+        }
+        assert_int_equal(decays, 2);
         assert_int_equal(s->in[EXTFRAG].current, 500);
         free(s);
 }

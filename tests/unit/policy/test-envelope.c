@@ -81,6 +81,11 @@ static void test_node_watermarks(void **state)
         a->page_size = 1024; /* 65536 KiB = 65536 pages of 1 KiB */
         assert_int_equal(envelope_node_watermarks(a, 0, 65536, 10, &w), 0);
         assert_int_equal(w.min_pages, 9362 + 18724);
+        /* a Movable zone inside the clamp: 65536 / 1024 = 64 */
+        a->page_size = 4096;
+        a->zones[3].managed = 65536;
+        assert_int_equal(envelope_node_watermarks(a, 1, 65536, 10, &w), 0);
+        assert_int_equal(w.min_pages, 9362 + 64 + 32);
         free(a);
 }
 
@@ -100,9 +105,11 @@ static void test_node_watermarks_without_zoneinfo(void **state)
         assert_int_equal(w.low_pages, 6120 + 1530);
         assert_int_equal(envelope_node_watermarks(a, 1, 65536, 10, &w), 0);
         assert_int_equal(w.min_pages, 10263); /* 16384 x 1318912 / 2105344 = 10263.8 */
-        /* a zone list past the zones read is cut to them */
+        /* a zone list past the zones read is cut to them (a stale zone
+         * after them does not count) */
         a->nodes[1].n_zones = 9;
         a->zones[2].managed = 1048576;
+        a->zones[5] = a->zones[2];
         assert_int_equal(envelope_node_watermarks(a, 1, 65536, 10, &w), 0);
         /* lowmem = the one managed zone: all of pages_min */
         assert_int_equal(w.min_pages, 16384);

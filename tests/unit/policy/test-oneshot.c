@@ -134,6 +134,9 @@ static void test_oneshot_interval(void **state)
         for (unsigned i = 0; i < 119; i++)
                 assert_int_equal(once(s, &w), 0); /* 595 s */
         assert_int_equal(once(s, &w), 1);         /* 600 s */
+        /* the last one stamped at this very tick: held */
+        s->state.last_oneshot_usec[0] = s->now + 5 * S;
+        assert_int_equal(once(s, &w), 0);
         /* a last one stamped after now (a clock that went back): not held */
         s->state.last_oneshot_usec[0] = s->now + 100 * S;
         assert_int_equal(once(s, &w), 1);
