@@ -102,7 +102,7 @@ static void test_reserve_sentences(void **state)
         it.num.free_needed_bytes = 1 * GIB;
         it.num.eta_usec = 90 * S;
         expect_item(&it, "raise watermark_scale_factor 10\u219260: node 0 has 3072 MiB free, falling at -1.0 MiB/s "
-                         "below 1024 MiB (min watermark + 2x the 80 MiB order>=9 target) in 90 s");
+                         "below 1024 MiB (the kernel's high watermark + the 80 MiB order>=9 target) in 90 s");
 
         /* free memory short */
         it = lever_item(LEVER_WATERMARK_SCALE_FACTOR, 10, 60, POLICY_REASON_FREE_MEMORY_SHORT);
@@ -111,7 +111,7 @@ static void test_reserve_sentences(void **state)
         it.num.free_needed_bytes = 148 * MIB;
         it.num.target_bytes = 40 * MIB;
         it.num.have_bytes = 31 * MIB;
-        expect_item(&it, "raise watermark_scale_factor 10\u219260: node 0 has 117 MiB free, under min watermark + 2x "
+        expect_item(&it, "raise watermark_scale_factor 10\u219260: node 0 has 117 MiB free, under the kernel's high watermark + "
                          "target (148 MiB), so compaction has no material for the 40 MiB order>=4 reserve (now 31 "
                          "MiB)");
 }
@@ -153,8 +153,8 @@ static void test_learned_sentences(void **state)
         it.lever = LEVER_WATERMARK_SCALE_FACTOR;
         it.num.free_bytes = 200 * MIB;
         it.num.free_needed_bytes = 1100 * MIB;
-        expect_item(&it, "raise watermark_scale_factor 20\u219240: node 0 has 200 MiB free, under min watermark + "
-                         "2x target (1100 MiB), so compaction has no material for the 512 MiB order>=9 reserve (now "
+        expect_item(&it, "raise watermark_scale_factor 20\u219240: node 0 has 200 MiB free, under the kernel's high watermark + "
+                         "target (1100 MiB), so compaction has no material for the 512 MiB order>=9 reserve (now "
                          "100 MiB); recent THP bursts asked for 512 MiB (learned reserve, seen 30 min ago, held 30 "
                          "min)");
         it.reason = POLICY_REASON_RESERVE_TREND;
@@ -234,7 +234,7 @@ static void test_lowering_and_safety_sentences(void **state)
         (void) state;
         it.num.met_usec = 600 * S;
         it.num.baseline = 20;
-        expect_item(&it, "lower compaction_proactiveness 40\u219235: every target met for 10 min; decaying toward the "
+        expect_item(&it, "lower compaction_proactiveness 40\u219235: the targets this lever serves met for 10 min; decaying toward the "
                          "kernel's 20");
 
         it = lever_item(LEVER_COMPACTION_PROACTIVENESS, 60, 55, POLICY_REASON_BACKOFF_INEFFECTIVE);
