@@ -76,6 +76,32 @@ static E *e_run(const TWorld *w, void (*tweak)(E *))
         return x;
 }
 
+/* As policy_decide() does: the kernel's own high watermark, at the levers
+ * found at start (t_levers: min_free_kbytes 67584, watermark_scale_factor
+ * 10), between the evaluation and the wants: the free-memory rule needs it. */
+static E *e_run_wmarks(const TWorld *w, void (*tweak)(E *))
+{
+        E *x = calloc(1, sizeof(*x));
+        LeverInput in[_LEVER_MAX];
+
+        assert_non_null(x);
+        t_config(&x->cfg);
+        t_levers(in);
+        policy_state_init(&x->st);
+        t_assess(w, 1000 * S, &x->a);
+        if (tweak)
+                tweak(x);
+        policy_evaluate(&x->cfg, &x->st, &x->a, 1000 * S, &x->e);
+        policy_watermarks_evaluate(&x->a, in, &x->e);
+        policy_gather_wants(&x->cfg, &x->a, &x->e, 1000 * S, &x->frag, &x->mem, &x->stall, &x->fallback);
+        return x;
+}
+
+/* One 4 GiB node, min_free_kbytes 67584: min = 16896 pages, gap = max(16896
+ * / 4, 1048576 x 10 / 10000) = 4224, high = 16896 + 2 x 4224 = 25344 pages
+ * = 103809024 B (mm/page_alloc.c __setup_per_zone_wmarks). */
+#define T_KERNEL_HIGH (25344ULL * 4096)
+
 static void test_evaluate_node(void **state)
 {
         TWorld w = t_world_fine(2);
@@ -221,19 +247,34 @@ static void test_memory_want(void **state)
         (void) state;
         w.node[0] = (TNode){ .free_pages = 30000, .ge_large_pages = 8000, .ge_thp_pages = 3000,
                              .reclaimable_pages = 600000 };
-        x = e_run(&w, NULL);
-        /* THP: 3000 + 7000 x (42949672 - 12288000) / 42949672 = 7997;
+        x = e_run_wmarks(&w, NULL);
+        assert_int_equal(x->e.nodes[0].kernel_high_bytes, T_KERNEL_HIGH);
+        /* v2: short when free < the kernel's high watermark + T. free
+         * 30000 pages = 122880000 B < 103809024 + 42949672 = 146758696 (THP)
+         * and < 103809024 + 85899345 = 189708369 (large): both short.
+         * THP: 3000 + 7000 x (42949672 - 12288000) / 42949672 = 7997;
          * large: 3000 + 7000 x (85899345 - 32768000) / 85899345 = 7329 */
         assert_int_equal(x->mem.err, 7997);
         assert_int_equal(x->mem.reason, POLICY_REASON_FREE_MEMORY_SHORT);
-        /* the worse error's (THP's) numbers: min watermark 16896 pages + 2 x
-         * 42949672 */
-        assert_int_equal(x->mem.num.free_needed_bytes, 16896ULL * 4096 + 2 * 42949672ULL);
+        /* the worse error's (THP's) numbers */
+        assert_int_equal(x->mem.num.free_needed_bytes, 146758696);
         assert_int_equal(x->mem.num.order, 9);
         /* aim: kswapd's gap = the larger of the targets' aims: THP ceil(10485
          * x 10000 / 1048576) = 100, large ceil(20971 x 10000 / 1048576) = 200 */
         assert_int_equal(x->mem.aim, 200);
         assert_int_equal(x->frag.err, 0);
+        free(x);
+        /* one page more than the THP's need and under the large one's:
+         * 146758696 / 4096 = 35829.76, so 35830 pages (146759680 B) are not
+         * short for THP; large (189708369) still is: 7329, order 4 */
+        w.node[0].free_pages = 35830;
+        x = e_run_wmarks(&w, NULL);
+        assert_int_equal(x->mem.err, 7329);
+        assert_int_equal(x->mem.reason, POLICY_REASON_FREE_MEMORY_SHORT);
+        assert_int_equal(x->mem.num.free_needed_bytes, 189708369);
+        assert_int_equal(x->mem.num.order, 4);
+        /* compaction has material for the THP reserve */
+        assert_int_equal(x->frag.err, 7997);
         free(x);
 }
 
@@ -394,6 +435,12 @@ static void falling_free_no_horizon(E *x)
         x->cfg.trend_horizon_usec = 0;
 }
 
+static void falling_free_horizon_121(E *x)
+{
+        falling_free(x);
+        x->cfg.trend_horizon_usec = 121 * S;
+}
+
 static void test_free_memory_predicted_short(void **state)
 {
         TWorld w = t_world_fine(1);
@@ -401,25 +448,37 @@ static void test_free_memory_predicted_short(void **state)
 
         (void) state;
         w.node[0] = (TNode){ .free_pages = 60000, .ge_large_pages = 15000, .ge_thp_pages = 3000 };
-        x = e_run(&w, falling_free);
+        x = e_run_wmarks(&w, falling_free);
         assert_int_equal(x->e.nodes[0].free_trend_bytes_per_sec, -819200);
         assert_int_equal(x->e.nodes[0].trend_bytes_per_sec[1], 0);
-        /* the THP reserve's error is the larger: 3000 + 7000 x (42949672 -
-         * 12288000) / 42949672 = 7997; free memory (245760000 B) reaches
-         * min watermark + 2 T = 155105360 B in 90654640 / 819200 = 110.7 s,
-         * inside the 120 s horizon */
-        assert_int_equal(x->mem.err, 7997);
+        /* free 245760000 B is over both needs (146758696 THP, 189708369
+         * large; see test_memory_want), falling 819200 B/s. THP: (245760000 -
+         * 146758696) / 819200 = 120.85 s, just past the 120 s horizon; large:
+         * (245760000 - 189708369) / 819200 = 68.42 s, inside. So the large
+         * reserve's error is cited: 3000 + 7000 x (85899345 - 61440000) /
+         * 85899345 = 4993 */
+        assert_int_equal(x->mem.err, 4993);
         assert_int_equal(x->mem.reason, POLICY_REASON_RESERVE_TREND);
-        assert_int_equal(x->mem.num.free_needed_bytes, 155105360);
+        assert_int_equal(x->mem.num.order, 4);
+        assert_int_equal(x->mem.num.free_needed_bytes, 189708369);
         assert_int_equal(x->mem.num.trend_bytes_per_sec, -819200);
-        assert_true(x->mem.num.eta_usec > 110 * S && x->mem.num.eta_usec < 111 * S);
+        assert_true(x->mem.num.eta_usec > 68 * S && x->mem.num.eta_usec < 69 * S);
         assert_int_equal(x->mem.aim, -1);
-        /* and compaction still has material: the fragmentation want too */
+        /* and compaction still has material: the fragmentation want too,
+         * THP's 3000 + 7000 x (42949672 - 12288000) / 42949672 = 7997 */
         assert_int_equal(x->frag.err, 7997);
         assert_int_equal(x->frag.reason, POLICY_REASON_RESERVE_BELOW_TARGET);
         free(x);
+        /* a 121 s horizon takes in the THP crossing at 120.85 s: 7997 */
+        x = e_run_wmarks(&w, falling_free_horizon_121);
+        assert_int_equal(x->mem.err, 7997);
+        assert_int_equal(x->mem.reason, POLICY_REASON_RESERVE_TREND);
+        assert_int_equal(x->mem.num.order, 9);
+        assert_int_equal(x->mem.num.free_needed_bytes, 146758696);
+        assert_true(x->mem.num.eta_usec > 120 * S && x->mem.num.eta_usec < 121 * S);
+        free(x);
         /* no horizon: no prediction */
-        x = e_run(&w, falling_free_no_horizon);
+        x = e_run_wmarks(&w, falling_free_no_horizon);
         assert_int_equal(x->mem.err, 0);
         free(x);
 }
