@@ -333,7 +333,9 @@ static void test_holds_after_backoff_and_rollback(void **state)
         t->d.levers[P].current = 40;
         t_item(t, P, 40, 35, POLICY_REASON_BACKOFF_INEFFECTIVE);
         policy_state_update(&t->st, &t->a, &t->d, 110 * S);
+        /* the first back-off: backoff_hold 600 s << 0 */
         assert_int_equal(lt->hold_raise_until_usec, 710 * S);
+        assert_int_equal(lt->backoffs, 1);
         assert_int_equal(lt->hold_reason, POLICY_REASON_BACKOFF_INEFFECTIVE);
         assert_false(lt->episode);
 
@@ -361,7 +363,11 @@ static void test_holds_after_backoff_and_rollback(void **state)
         t->d.held[t->d.n_held++] = held;
         lt->episode = true;
         policy_state_update(&t->st, &t->a, &t->d, 1400 * S);
-        assert_int_equal(lt->hold_raise_until_usec, 2000 * S);
+        /* v2: the hold doubles with each back-off in a row (backoff_hold <<
+         * n; the rollback and no met target in between reset nothing): the
+         * second is 600 s << 1 = 1200 s, until 1400 + 1200 = 2600 s */
+        assert_int_equal(lt->backoffs, 2);
+        assert_int_equal(lt->hold_raise_until_usec, 2600 * S);
         assert_int_equal(lt->hold_reason, POLICY_REASON_BACKOFF_INEFFECTIVE);
         assert_false(lt->episode);
         /* other held items do nothing */
@@ -370,7 +376,8 @@ static void test_holds_after_backoff_and_rollback(void **state)
         h = &t->d.held[t->d.n_held++];
         *h = (PolicyHeldItem){ .lever = P, .reason = POLICY_REASON_RESERVE_BELOW_TARGET, .hold = POLICY_HOLD_DWELL };
         policy_state_update(&t->st, &t->a, &t->d, 3000 * S);
-        assert_int_equal(lt->hold_raise_until_usec, 2000 * S);
+        assert_int_equal(lt->hold_raise_until_usec, 2600 * S);
+        assert_int_equal(lt->backoffs, 2);
         free(t);
 }
 
