@@ -456,6 +456,42 @@ static void test_acts_at_the_horizon(void **state)
 
 /* ---- decay: one step_down per dwell, after decay_after (controller.c) ------- */
 
+static bool wsf_met(uint64_t free_pages, uint64_t ge_thp_pages)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        bool met;
+
+        s->cfg.oneshot_compact = false;
+        w.node[0].free_pages = free_pages;
+        w.node[0].ge_large_pages = free_pages;
+        w.node[0].ge_thp_pages = ge_thp_pages;
+        t_sim_tick(s, &w, 5);
+        met = s->d.eval.lever_met[WSF];
+        free(s);
+        return met;
+}
+
+/* v2: the reclaim levers' objectives are met (with the 10 % band) on every
+ * node and order when have >= T x 1.1 or free >= (high_kernel + T) x 1.1.
+ * One 4 GiB node: high_kernel 25344 pages = 103809024 B (min 16896, gap
+ * 4224); THP T 42949672 B, large T 85899345 B. */
+static void test_reclaim_levers_met_edges(void **state)
+{
+        (void) state;
+        /* the THP reserve missed (3000 pages): free >= (103809024 +
+         * 42949672) x 1.1 = 161434565.6 B = 39412.73 pages. The large
+         * reserve (all of free memory) is over 85899345 x 1.1 = 94489279.5 B
+         * = 23068.7 pages. */
+        assert_true(wsf_met(39413, 3000));
+        assert_false(wsf_met(39412, 3000));
+        /* free short (30000 pages = 122880000 B < 161434565.6): the reserve
+         * there anyway, THP have >= 42949672 x 1.1 = 47244639.2 B = 11534.34
+         * pages */
+        assert_true(wsf_met(30000, 11535));
+        assert_false(wsf_met(30000, 11534));
+}
+
 static void test_decay_step_and_pace(void **state)
 {
         /* Controller v2 (docs/policy.md, "Error and the controller"): once
@@ -573,6 +609,7 @@ int main(void)
                 cmocka_unit_test(test_trend_error_scaled_by_eta),
                 cmocka_unit_test(test_acts_at_the_horizon),
                 cmocka_unit_test(test_decay_step_and_pace),
+                cmocka_unit_test(test_reclaim_levers_met_edges),
                 cmocka_unit_test(test_proactiveness_aims_at_the_score),
         };
 

@@ -202,6 +202,25 @@ static void test_extfrag_comes_home(void **state)
          * step_down 0 would go home at once (one move) */
         assert_int_equal(decays, 2);
         assert_int_equal(s->in[EXTFRAG].current, 500);
+        /* step_down 0: home at once, 800 -> 500 in one move (not half way,
+         * 650) */
+        t_sim_init(s);
+        t_lever(&s->cfg, EXTFRAG, 0, 1000, 100, 0, 60 * S, 600 * S);
+        s->cfg.oneshot_compact = false;
+        s->in[EXTFRAG].current = 800;
+        decays = 0;
+        for (unsigned i = 0; i < 300; i++) {
+                const DecisionItem *it;
+
+                t_sim_tick(s, &w, 5);
+                it = t_find(&s->d, DECISION_LEVER, EXTFRAG);
+                if (!it)
+                        continue;
+                assert_int_equal(it->to, 500);
+                decays++;
+        }
+        assert_int_equal(decays, 1);
+        assert_int_equal(s->in[EXTFRAG].current, 500);
         free(s);
 }
 
