@@ -319,6 +319,54 @@ static void test_outside_change(void **state)
         free(t);
 }
 
+/* A lowering, a back-off, a rollback or a held back-off ends the lever's
+ * raise episode at once, not at the next episode evaluation (one dwell,
+ * 10 s, after the raise at 100 s; each case acts at 105 s, before it). */
+static void episode_ends(PolicyReason r, int64_t to, bool held)
+{
+        T *t = t_new(1);
+        LeverTrack *lt = &t->st.lever[P];
+
+        t_decision(t, 100 * S);
+        t_item(t, P, 20, 40, POLICY_REASON_RESERVE_BELOW_TARGET);
+        policy_state_update(&t->st, &t->a, &t->d, 100 * S);
+        assert_true(lt->episode);
+        t_decision(t, 105 * S);
+        t->d.levers[P].current = 40;
+        t->d.eval.want_raise[P] = true;
+        if (held)
+                t->d.held[t->d.n_held++] = (PolicyHeldItem){ .lever = P, .current = 40, .wanted = 41,
+                                                             .allowed = 40, .reason = r,
+                                                             .hold = POLICY_HOLD_BACKOFF };
+        else
+                t_item(t, P, 40, to, r);
+        policy_state_update(&t->st, &t->a, &t->d, 105 * S);
+        assert_false(lt->episode);
+        free(t);
+}
+
+static void test_episode_ends_on_the_spot(void **state)
+{
+        T *t = t_new(1);
+
+        (void) state;
+        episode_ends(POLICY_REASON_TARGETS_MET_DECAY, 30, false);
+        episode_ends(POLICY_REASON_BACKOFF_INEFFECTIVE, 20, false);
+        episode_ends(POLICY_REASON_PSI_ROLLBACK, 20, false);
+        episode_ends(POLICY_REASON_BACKOFF_INEFFECTIVE, 0, true);
+        /* and a further raise within the dwell keeps it */
+        t_decision(t, 100 * S);
+        t_item(t, P, 20, 40, POLICY_REASON_RESERVE_BELOW_TARGET);
+        policy_state_update(&t->st, &t->a, &t->d, 100 * S);
+        t_decision(t, 105 * S);
+        t->d.levers[P].current = 40;
+        t->d.eval.want_raise[P] = true;
+        t_item(t, P, 40, 50, POLICY_REASON_RESERVE_BELOW_TARGET);
+        policy_state_update(&t->st, &t->a, &t->d, 105 * S);
+        assert_true(t->st.lever[P].episode);
+        free(t);
+}
+
 static void test_holds_after_backoff_and_rollback(void **state)
 {
         T *t = t_new(1);
@@ -598,6 +646,7 @@ int main(void)
                 cmocka_unit_test(test_reversal_ring),
                 cmocka_unit_test(test_outside_change),
                 cmocka_unit_test(test_holds_after_backoff_and_rollback),
+                cmocka_unit_test(test_episode_ends_on_the_spot),
                 cmocka_unit_test(test_oneshot_and_kick),
                 cmocka_unit_test(test_met_learned_activity),
                 cmocka_unit_test(test_episode_scanning),
