@@ -1,5 +1,10 @@
 # fragd - see README.md. Targets: all check check-unit check-integration
-# check-package check-vm fuzz bench install uninstall dist deb clean.
+# check-package check-vm fuzz mutate bench install uninstall dist deb clean.
+#   make mutate     mutation testing of policy/ against its pure tests
+#                   (tools/mutate.py, docs/policy.md "Mutation testing");
+#                   slow, not part of check. MUTATE_ARGS="--files policy/X.c"
+#                   narrows it; MUTATE_SAMPLE=P runs a stable P % sample
+#                   (default 20, seed 1; 100 for every mutant).
 #
 # Sources are found by directory, so a module is added by adding its files:
 #   policy/*.c              -> libpolicy.a (pure: links nothing else)
@@ -170,6 +175,21 @@ fuzz:
 		$(FUZZ_CC) $(CPPFLAGS) -std=gnu17 $(FUZZ_FLAGS) -o build/fuzz/fuzz-$$n \
 		tests/fuzz/fuzz-$$n.c $(DAEMON_SRC) $(POLICY_SRC) $(LDLIBS) -lm || exit 1; done
 	@echo "run: build/fuzz/fuzz-NAME -max_total_time=60 tests/corpus/NAME"
+
+# Mutation testing of policy/ (docs/policy.md "Mutation testing"): every
+# mutant of policy/*.c built from a copy in a temporary directory and run
+# against the pure tests; the report (survivors with their diffs) also goes
+# to $(BUILDDIR)/mutate/report.txt and .json. Fails under MUTATE_MIN_SCORE.
+MUTATE_SAMPLE ?= 20
+MUTATE_MIN_SCORE ?= 90
+MUTATE_ARGS ?=
+.PHONY: mutate help
+help:
+	@sed -n '1,/^$$/s/^# \{0,1\}//p' Makefile
+
+mutate:
+	python3 tools/mutate.py -j2 --cc $(CC) --sample $(MUTATE_SAMPLE) --min-score $(MUTATE_MIN_SCORE) \
+		--report $(BUILDDIR)/mutate/report.txt $(MUTATE_ARGS)
 
 -include tests/vm/vm.mk
 -include bench/bench.mk

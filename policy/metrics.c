@@ -351,6 +351,10 @@ int assess(const Observation *cur, const Observation *prev, Assessment *ret)
                 a->score_wmark_low = frag_score_wmark((unsigned) a->proactiveness, true);
                 a->score_wmark_high = frag_score_wmark((unsigned) a->proactiveness, false);
         }
+        /* past the memset above: a tick without PSI must not keep the
+         * last tick's pressure (the daemon reuses its Assessment) */
+        a->psi_some_avg10_permyriad = 0;
+        a->psi_full_avg10_permyriad = 0;
         if (cur->have & OBS_MASK(OBS_PSI_MEMORY)) {
                 a->psi_some_avg10_permyriad = cur->psi_memory.some.avg10_permyriad;
                 a->psi_full_avg10_permyriad = cur->psi_memory.full.avg10_permyriad;

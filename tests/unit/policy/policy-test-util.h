@@ -268,3 +268,20 @@ static inline bool t_any_raise(const Decision *d)
                         return true;
         return false;
 }
+
+/* The safety envelope worked out by hand for one node of T_MANAGED pages in
+ * one lowmem zone (KERNEL.md §3: min = min_free_kbytes in pages, gap =
+ * max(min / 4, managed x wsf / 10000), low = min + gap): low plus the
+ * headroom (a share of the node) must fit in free + reclaimable. Written
+ * out here so that tests do not take policy/envelope.c as their oracle. */
+static inline bool t_envelope_by_hand(int64_t min_free_kbytes, int64_t wsf, uint64_t avail_pages,
+                                      uint32_t headroom_permyriad)
+{
+        uint64_t min = (uint64_t) min_free_kbytes * 1024 / T_PAGE;
+        uint64_t gap = (uint64_t) T_MANAGED * (uint64_t) wsf / 10000;
+        uint64_t headroom = (uint64_t) T_MANAGED * T_PAGE * headroom_permyriad / 10000;
+
+        if (gap < min / 4)
+                gap = min / 4;
+        return (min + gap) * T_PAGE + headroom <= avail_pages * T_PAGE;
+}

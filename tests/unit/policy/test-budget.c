@@ -231,6 +231,102 @@ static void test_random_monotonic(void **state)
         }
 }
 
+/* The edges, by hand: the default window, the sample spacing, a budget
+ * met exactly, used_permille's ceiling, the stall minute's span and counts */
+static void test_budget_edges(void **state)
+{
+        BudgetWindow w;
+        BudgetStatus st;
+        StallWindows sw;
+        StallMinute m;
+        StallTotals t = { 0 };
+        uint64_t d = 0;
+        usec_t span = 0;
+
+        (void) state;
+        budget_window_init(&w, 0);
+        assert_int_equal(w.window_usec, 60 * S);
+        budget_window_init(&w, 1);
+        assert_int_equal(w.window_usec, 1);
+        /* 60 s / 32 = 1.875 s apart: samples every 1 s keep every second */
+        budget_window_init(&w, 60 * S);
+        for (unsigned i = 0; i <= 10; i++)
+                assert_int_equal(budget_window_add(&w, i * S, i * 100), 0);
+        assert_int_equal(w.n, 5); /* 0, 2, 4, 6, 8 s in the ring, 10 s the last */
+        /* samples at one instant are not kept twice */
+        budget_window_init(&w, 1);
+        budget_window_add(&w, 1, 0);
+        budget_window_add(&w, 1, 1);
+        budget_window_add(&w, 1, 2);
+        assert_int_equal(w.n, 1);
+        /* a window of 1 us: spacing 1 */
+        budget_window_init(&w, 1);
+        assert_int_equal(budget_window_add(&w, 1, 0), 0);
+        assert_int_equal(budget_window_add(&w, 2, 5), 0);
+        assert_int_equal(budget_window_add(&w, 3, 9), 0);
+        assert_int_equal(w.n, 2);
+
+        /* exactly the window of history: the delta over all of it */
+        budget_window_init(&w, 60 * S);
+        for (unsigned i = 0; i <= 12; i++)
+                budget_window_add(&w, i * 5 * S, i * 1000);
+        assert_int_equal(budget_window_delta(&w, 60 * S, &d, &span), 0);
+        assert_int_equal(d, 12000);
+        assert_int_equal(span, 60 * S);
+        /* 2.5 s later: the start interpolated half way into the first step */
+        assert_int_equal(budget_window_delta(&w, 62 * S + S / 2, &d, &span), 0);
+        assert_int_equal(d, 12000 - 500);
+        assert_int_equal(span, 60 * S);
+        /* used exactly = budget: not over; permille capped at 1000000 */
+        assert_int_equal(budget_check(&w, 60 * S, 12000, &st), 0);
+        assert_false(st.over);
+        assert_int_equal(st.used_permille, 1000);
+        assert_false(st.partial);
+        assert_int_equal(budget_check(&w, 60 * S, 11999, &st), 0);
+        assert_true(st.over);
+        assert_int_equal(budget_check(&w, 60 * S, 12, &st), 0);
+        assert_int_equal(st.used_permille, 1000000);
+        assert_int_equal(budget_check(&w, 60 * S, 11, &st), 0);
+        assert_int_equal(st.used_permille, 1000000);
+        /* 1000001 used of a budget of 1000: permille 1000001, capped */
+        budget_window_init(&sw.usec[0], 60 * S);
+        budget_window_add(&sw.usec[0], 0, 0);
+        budget_window_add(&sw.usec[0], S, 1000001);
+        assert_int_equal(budget_check(&sw.usec[0], S, 1000, &st), 0);
+        assert_int_equal(st.used_permille, 1000000);
+        assert_int_equal(budget_check(&sw.usec[0], S, 1001, &st), 0);
+        assert_int_equal(st.used_permille, 999001);
+        assert_int_equal(budget_remaining(&w, 60 * S, 12000), 0);
+        assert_int_equal(budget_remaining(&w, 60 * S, 12001), 1);
+
+        /* the stall minute: span from the first kind, counts, budget met exactly */
+        stall_windows_init(&sw, 60 * S);
+        assert_int_equal(sw.compact_count.window_usec, 60 * S);
+        assert_int_equal(sw.reclaim_count.window_usec, 60 * S);
+        stall_windows_add(&sw, 10 * S, &t);
+        t.usec[STALL_COMPACT] = 300000;
+        t.usec[STALL_RECLAIM] = 200000;
+        t.usec[STALL_PSI_SOME] = 900000;
+        t.compact_count = 7;
+        t.reclaim_count = 3;
+        stall_windows_add(&sw, 40 * S, &t);
+        assert_int_equal(stall_windows_minute(&sw, 40 * S, 500000, &m), 0);
+        assert_int_equal(m.span_usec, 30 * S);
+        assert_true(m.partial);
+        assert_int_equal(m.usec[STALL_COMPACT], 300000);
+        assert_int_equal(m.usec[STALL_PSI_SOME], 900000);
+        assert_int_equal(m.compact_count, 7);
+        assert_int_equal(m.reclaim_count, 3);
+        assert_int_equal(m.budgeted_usec, 500000);
+        assert_false(m.over_budget);
+        assert_int_equal(stall_windows_minute(&sw, 40 * S, 499999, &m), 0);
+        assert_true(m.over_budget);
+        assert_int_equal(stall_windows_minute(&sw, 40 * S, 0, &m), 0);
+        assert_false(m.over_budget);
+        assert_string_equal(stall_kind_name(STALL_PSI_SOME), "psi_some");
+        assert_null(stall_kind_name(_STALL_KIND_MAX));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -239,6 +335,7 @@ int main(void)
                 cmocka_unit_test(test_interpolation), cmocka_unit_test(test_fast_ticks),
                 cmocka_unit_test(test_reset),         cmocka_unit_test(test_no_budget),
                 cmocka_unit_test(test_stall_minute),  cmocka_unit_test(test_random_monotonic),
+                cmocka_unit_test(test_budget_edges),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

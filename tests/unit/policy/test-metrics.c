@@ -340,6 +340,318 @@ static void test_no_buddyinfo(void **state)
         free(a);
 }
 
+/* The PMD order: from the THP size when it is read, else by page size */
+static void test_hpage_order(void **state)
+{
+        static const struct {
+                unsigned page;
+                uint64_t pmd;
+                bool have_thp;
+                unsigned order;
+        } cases[] = {
+                { 4096, 2 << 20, true, 9 },     { 65536, 512 << 20, true, 13 }, { 16384, 32 << 20, true, 11 },
+                { 4096, 0, true, 9 },           { 16384, 0, false, 11 },        { 65536, 0, false, 13 },
+                { 4096, 4 << 20, false, 9 },    { 4096, 4096, true, 9 },        { 16384, 16384, true, 11 },
+                { 65536, 1 << 20, true, 4 },    { 8192, 0, false, 9 },
+        };
+        uint64_t f[11] = { 1 };
+
+        (void) state;
+        for (unsigned i = 0; i < ELEMENTSOF(cases); i++) {
+                Observation *o = obs_new();
+                Assessment *a = malloc(sizeof(*a));
+
+                assert_non_null(a);
+                add_zone(o, 0, "Normal", f, 11, 1000, 1, 2, 3, 0);
+                o->page_size = cases[i].page;
+                o->thp.hpage_pmd_size = cases[i].pmd;
+                if (cases[i].have_thp)
+                        o->have |= OBS_MASK(OBS_THP);
+                assert_int_equal(assess(o, NULL, a), 0);
+                if (a->hpage_order != cases[i].order)
+                        fail_msg("case %u: page %u pmd %llu: order %u, want %u", i, cases[i].page,
+                                 (unsigned long long) cases[i].pmd, a->hpage_order, cases[i].order);
+                assert_int_equal(a->pageblock_order, cases[i].order); /* no pagetypeinfo */
+                free(o);
+                free(a);
+        }
+}
+
+/* polluted pageblocks: not Movable, of those that are neither Isolate nor
+ * CMA, per node; from pagetypeinfo read now or earlier */
+static void test_pagetype_polluted(void **state)
+{
+        Observation *o = obs_new();
+        Assessment *a = malloc(sizeof(*a));
+        uint64_t f[11] = { 1 };
+        PageTypeInfo *p = &o->pagetype;
+        static const char *const types[] = { "Unmovable", "Movable", "Reclaimable", "CMA", "Isolate", "HighAtomic" };
+
+        (void) state;
+        assert_non_null(a);
+        add_zone(o, 0, "Normal", f, 11, 1000, 1, 2, 3, 0);
+        add_zone(o, 1, "Normal", f, 11, 1000, 1, 2, 3, 0);
+        p->pageblock_order = 10;
+        p->n_types = ELEMENTSOF(types);
+        for (unsigned t = 0; t < p->n_types; t++)
+                strcpy(p->types[t], types[t]);
+        p->n_zones = 3;
+        p->zones[0] = (PageTypeZone){ .node = 0, .have_blocks = true, .blocks = { 10, 70, 15, 500, 300, 5 } };
+        p->zones[1] = (PageTypeZone){ .node = 1, .have_blocks = true, .blocks = { 1, 9, 0, 0, 0, 0 } };
+        p->zones[2] = (PageTypeZone){ .node = 1, .have_blocks = false, .blocks = { 90, 0, 0, 0, 0, 0 } };
+        /* not read: unknown */
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->nodes[0].polluted_blocks_permille, -1);
+        assert_int_equal(a->nodes[0].blocks_total, 0);
+        assert_int_equal(a->pageblock_order, 9);
+        /* read now: node 0 (10 + 15 + 5) / 100, node 1 1 / 10 */
+        o->have |= OBS_MASK(OBS_PAGETYPEINFO);
+        o->pagetype_usec = 5;
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->nodes[0].blocks_total, 100);
+        assert_int_equal(a->nodes[0].polluted_blocks_permille, 300);
+        assert_int_equal(a->nodes[1].blocks_total, 10);
+        assert_int_equal(a->nodes[1].polluted_blocks_permille, 100);
+        assert_int_equal(a->pageblock_order, 10);
+        /* read earlier (not this tick): still used */
+        o->have &= ~OBS_MASK(OBS_PAGETYPEINFO);
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->nodes[0].polluted_blocks_permille, 300);
+        /* this tick's flag without a time: used, and the block order falls
+         * back to the PMD order */
+        o->have |= OBS_MASK(OBS_PAGETYPEINFO);
+        o->pagetype_usec = 0;
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->nodes[0].polluted_blocks_permille, 300);
+        assert_int_equal(a->pageblock_order, 9);
+        /* no Movable type at all: every block polluted; no blocks: unknown */
+        strcpy(p->types[1], "Movable2");
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->nodes[0].polluted_blocks_permille, 1000);
+        memset(p->zones[1].blocks, 0, sizeof(p->zones[1].blocks));
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->nodes[1].polluted_blocks_permille, -1);
+        free(o);
+        free(a);
+}
+
+/* watermarks under a boost larger than them read 0; proactiveness read
+ * from the sysctl, clamped to 0..100, sets the score thresholds */
+static void test_boost_and_proactiveness(void **state)
+{
+        Observation *o = obs_new();
+        Assessment *a = malloc(sizeof(*a));
+        uint64_t f[11] = { 1 };
+
+        (void) state;
+        assert_non_null(a);
+        add_zone(o, 0, "Normal", f, 11, 1000, 10, 20, 30, 0);
+        o->zoneinfo.zones[0].boost = 25; /* printed min 10, low 20, high 30 */
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->zones[0].boost, 25);
+        assert_int_equal(a->zones[0].wmark_min, 0);
+        assert_int_equal(a->zones[0].wmark_low, 0);
+        assert_int_equal(a->zones[0].wmark_high, 5);
+        assert_int_equal(a->zones[0].headroom_pages, 1 - 30);
+        assert_int_equal(a->proactiveness, -1);
+        o->have |= OBS_MASK(OBS_SYSCTL);
+        o->vm.present[VM_COMPACTION_PROACTIVENESS] = true;
+        o->vm.value[VM_COMPACTION_PROACTIVENESS] = 150;
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->proactiveness, 100);
+        assert_int_equal(a->score_wmark_low, 0);
+        assert_int_equal(a->score_wmark_high, 0);
+        o->vm.value[VM_COMPACTION_PROACTIVENESS] = 20;
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->score_wmark_low, 80);
+        assert_int_equal(a->score_wmark_high, 90);
+        assert_int_equal(frag_score_wmark(101, true), 0);
+        assert_int_equal(frag_score_wmark(101, false), 0);
+        /* a zone past the buddy lists' orders scores 100 */
+        o->buddy.zones[0].n_orders = 9;
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->zones[0].score, 100);
+        free(o);
+        free(a);
+}
+
+static void thp_stat(ThpSize *t, const char *name, uint64_t v)
+{
+        strcpy(t->stats[t->n_stats].name, name);
+        t->stats[t->n_stats++].value = v;
+}
+
+/* More rates, by hand: the allocation-stall sum, isolated pages, PSI full,
+ * mTHP sizes, intervals under a second, a PSI side missing */
+static void test_rates_more(void **state)
+{
+        Observation *p = obs_new(), *c = obs_new();
+        Assessment *a = malloc(sizeof(*a));
+        uint64_t f[11] = { 1 };
+        static const char *const stalls[] = { "allocstall_dma", "allocstall_dma32", "allocstall_normal",
+                                              "allocstall_movable", "allocstall_device" };
+
+        (void) state;
+        assert_non_null(a);
+        add_zone(p, 0, "Normal", f, 11, 1048576, 1, 2, 3, 0);
+        add_zone(c, 0, "Normal", f, 11, 1048576, 1, 2, 3, 0);
+        p->have |= OBS_MASK(OBS_VMSTAT) | OBS_MASK(OBS_PSI_MEMORY) | OBS_MASK(OBS_THP);
+        c->have |= OBS_MASK(OBS_VMSTAT) | OBS_MASK(OBS_PSI_MEMORY) | OBS_MASK(OBS_THP);
+        p->now_usec = 10 * USEC_PER_SEC;
+        c->now_usec = 12 * USEC_PER_SEC; /* 2 s */
+        for (unsigned i = 0; i < ELEMENTSOF(stalls); i++) {
+                kv(&p->vmstat, stalls[i], 0);
+                kv(&c->vmstat, stalls[i], 2u << i); /* 2, 4, 8, 16, 32 */
+        }
+        kv(&p->vmstat, "compact_isolated", 0);
+        kv(&c->vmstat, "compact_isolated", 300);
+        kv(&p->vmstat, "compact_daemon_migrate_scanned", 0);
+        kv(&c->vmstat, "compact_daemon_migrate_scanned", 100);
+        kv(&p->vmstat, "compact_daemon_free_scanned", 0);
+        kv(&c->vmstat, "compact_daemon_free_scanned", 60);
+        p->psi_memory.full.total_usec = 1000;
+        c->psi_memory.full.total_usec = 201000;
+        /* 64 KiB mTHP (16 pages): 6 allocated, 2 fallen back; 2 MiB: absent before */
+        p->thp.n_sizes = 1;
+        p->thp.sizes[0].size_kb = 64;
+        thp_stat(&p->thp.sizes[0], "anon_fault_alloc", 10);
+        thp_stat(&p->thp.sizes[0], "anon_fault_fallback", 1);
+        c->thp.n_sizes = 2;
+        c->thp.sizes[0].size_kb = 64;
+        thp_stat(&c->thp.sizes[0], "anon_fault_alloc", 16);
+        thp_stat(&c->thp.sizes[0], "anon_fault_fallback", 3);
+        c->thp.sizes[1].size_kb = 2048;
+        assert_int_equal(assess(c, p, a), 0);
+        assert_float_equal(a->rates.interval_sec, 2.0, 1e-12);
+        assert_float_equal(a->rates.allocstall, 31.0, 1e-9); /* 62 / 2 s */
+        assert_float_equal(a->rates.compact_isolated, 150.0, 1e-9);
+        assert_float_equal(a->rates.compact_daemon_scanned, 80.0, 1e-9);
+        assert_float_equal(a->rates.psi_full, 0.1, 1e-9); /* 0.2 s of 2 s */
+        assert_float_equal(a->rates.psi_some, 0.0, 1e-9);
+        assert_int_equal(a->rates.n_mthp, 1);
+        assert_int_equal(a->rates.mthp_size_kb[0], 64);
+        assert_float_equal(a->rates.mthp_fallback_ratio[0], 0.25, 1e-9);
+        assert_float_equal(a->rates.thp_fallback_ratio, -1.0, 1e-12); /* no PMD faults: none */
+        /* a PSI side missing: no PSI rates */
+        p->have &= ~OBS_MASK(OBS_PSI_MEMORY);
+        assert_int_equal(assess(c, p, a), 0);
+        assert_float_equal(a->rates.psi_full, 0.0, 1e-12);
+        p->have |= OBS_MASK(OBS_PSI_MEMORY);
+        c->have &= ~OBS_MASK(OBS_PSI_MEMORY);
+        assert_int_equal(assess(c, p, a), 0);
+        assert_float_equal(a->rates.psi_full, 0.0, 1e-12);
+        /* more stall than time: clamped to 1 */
+        c->have |= OBS_MASK(OBS_PSI_MEMORY);
+        c->psi_memory.full.total_usec = 9000000;
+        assert_int_equal(assess(c, p, a), 0);
+        assert_float_equal(a->rates.psi_full, 1.0, 1e-12);
+        /* a THP side missing: no mTHP rates */
+        p->have &= ~OBS_MASK(OBS_THP);
+        assert_int_equal(assess(c, p, a), 0);
+        assert_int_equal(a->rates.n_mthp, 0);
+        /* half a second: the event limit is that of one second (2^40),
+         * 2^39 + 1 events are possible, 2^40 + 1 are not */
+        c->now_usec = p->now_usec + USEC_PER_SEC / 2;
+        kv(&p->vmstat, "compact_stall", 0);
+        kv(&c->vmstat, "compact_stall", (1ULL << 40));
+        assert_int_equal(assess(c, p, a), 0);
+        assert_float_equal(a->rates.compact_stall, 2199023255552.0, 1.0);
+        c->vmstat.e[c->vmstat.n - 1].value = (1ULL << 40) + 1;
+        assert_int_equal(assess(c, p, a), 0);
+        assert_float_equal(a->rates.compact_stall, 0.0, 1e-12);
+        assert_string_equal(a->rates.reset_counter, "compact_stall");
+        free(p);
+        free(c);
+        free(a);
+}
+
+/* assess() fills the Assessment afresh and sums a node's zones, by hand */
+static void test_assess_sums(void **state)
+{
+        Observation *o = obs_new();
+        Assessment *a = malloc(sizeof(*a));
+        uint64_t f0[11] = { 10, 0, 0, 0, 0, 0, 0, 0, 0, 2 }, f1[11] = { 4, 2 };
+
+        (void) state;
+        assert_non_null(a);
+        add_zone(o, 0, "DMA32", f0, 10, 1000, 5, 6, 7, 1);
+        add_zone(o, 1, "Normal", f1, 2, 3000, 20, 30, 40, 0);
+        add_zone(o, 0, "Normal", f1, 2, 2000, 10, 12, 14, 2);
+        o->buddy.n_orders = 10;
+        o->buddy.zones[1].nr_free[2] = 99; /* past that zone's two orders: not counted */
+        o->zoneinfo.n_nodes = 1;
+        o->zoneinfo.nodes[0] = (ZoneInfoNode){ .node = 1, .have_stats = true, .nr_inactive_file = 100,
+                                               .nr_active_file = 20, .nr_slab_reclaimable = 3,
+                                               .nr_inactive_anon = 1000 };
+        /* an Assessment reused from a tick that read PSI (the daemon keeps
+         * one): this tick has none, and none is reported */
+        memset(a, 0x5a, sizeof(*a));
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->n_workloads, 0);
+        assert_int_equal(a->unmeasured, 0);
+        assert_int_equal(a->psi_some_avg10_permyriad, 0);
+        assert_int_equal(a->psi_full_avg10_permyriad, 0);
+        assert_int_equal(a->n_nodes, 2);
+        assert_int_equal(a->n_zones, 3);
+        /* node 0 keeps its zones together: DMA32 then Normal */
+        assert_int_equal(a->nodes[0].node, 0);
+        assert_int_equal(a->nodes[0].zone_first, 0);
+        assert_int_equal(a->nodes[0].n_zones, 2);
+        assert_string_equal(a->zones[1].zone, "Normal");
+        assert_int_equal(a->zones[1].node, 0);
+        assert_int_equal(a->nodes[0].managed_pages, 3000);
+        assert_int_equal(a->nodes[0].present_pages, 3000);
+        assert_int_equal(a->nodes[0].boost, 3);
+        assert_int_equal(a->nodes[0].wmark_min, 15);
+        assert_int_equal(a->nodes[0].wmark_low, 18);
+        assert_int_equal(a->nodes[0].wmark_high, 21);
+        /* free: DMA32 10 + 2 x 512 = 1034, Normal 4 + 2 x 2 = 8 */
+        assert_int_equal(a->nodes[0].free_pages, 1042);
+        assert_int_equal(a->nodes[0].free_pages_ge[1], 1024 + 4);
+        assert_int_equal(a->nodes[0].free_pages_ge[9], 1024);
+        assert_int_equal(a->zones[2].free_pages, 8);
+        assert_int_equal(a->zones[2].free_pages_ge[2], 0);
+        assert_int_equal(a->zones[2].free_blocks, 6);
+        /* scores: DMA32 (10 pages of 1034 below order 9) 0; the small
+         * zones have no order 9: 100. Node 0: 1000 x 0 / 3001 + 2000 x 100
+         * / 3001 = 66; node 1: 3000 x 100 / 3001 = 99 */
+        assert_int_equal(a->zones[0].score, 0);
+        assert_int_equal(a->nodes[0].frag_score, 66);
+        assert_int_equal(a->nodes[1].frag_score, 99);
+        assert_int_equal(a->nodes[1].reclaimable_pages, 123);
+        assert_int_equal(a->nodes[0].reclaimable_pages, 0);
+        /* without zoneinfo: unmeasured, scores weighted by free pages:
+         * node 0 (1034 x 0 + 8 x 100) / 1042 = 0 */
+        o->have &= ~OBS_MASK(OBS_ZONEINFO);
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->unmeasured, OBS_MASK(OBS_ZONEINFO));
+        assert_int_equal(a->nodes[0].frag_score, 0);
+        assert_int_equal(a->nodes[1].frag_score, 100);
+        assert_int_equal(a->nodes[1].reclaimable_pages, 0);
+        assert_int_equal(a->nodes[0].managed_pages, 0);
+        free(o);
+        free(a);
+}
+
+/* more nodes than FRAGD_MAX_NODES: the rest are left out */
+static void test_assess_too_many_nodes(void **state)
+{
+        Observation *o = obs_new();
+        Assessment *a = malloc(sizeof(*a));
+        uint64_t f[11] = { 1 };
+
+        (void) state;
+        assert_non_null(a);
+        for (int i = 0; i < FRAGD_MAX_NODES + 1 && o->buddy.n_zones < FRAGD_MAX_ZONES; i++)
+                add_zone(o, i, "Normal", f, 11, 100, 1, 2, 3, 0);
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_true(a->n_nodes <= FRAGD_MAX_NODES);
+        for (unsigned i = 0; i < a->n_nodes; i++)
+                assert_int_equal(a->nodes[i].node, (int) i);
+        free(o);
+        free(a);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -350,6 +662,12 @@ int main(void)
                 cmocka_unit_test(test_rates_impossible_jump),
                 cmocka_unit_test(test_no_buddyinfo),
                 cmocka_unit_test(test_node_thp_grown),
+                cmocka_unit_test(test_hpage_order),
+                cmocka_unit_test(test_pagetype_polluted),
+                cmocka_unit_test(test_boost_and_proactiveness),
+                cmocka_unit_test(test_rates_more),
+                cmocka_unit_test(test_assess_sums),
+                cmocka_unit_test(test_assess_too_many_nodes),
         };
         return cmocka_run_group_tests_name("metrics", tests, NULL, NULL);
 }

@@ -134,6 +134,108 @@ static void test_mem_bytes(void **state)
         assert_true(observation_mem_bytes(&o) == UINT64_MAX);
 }
 
+/* Only the first n entries count: an entry past the count (left from an
+ * earlier, longer reading) is never found; NULL finds nothing. */
+static void test_stale_entries_and_null(void **state)
+{
+        ThpSize ts;
+
+        (void) state;
+        memset(&o, 0, sizeof(o));
+        kv_add(&o.vmstat, "a", 1);
+        kv_add(&o.vmstat, "b", 2);
+        o.vmstat.n = 1;
+        assert_int_equal(kv_get_or(&o.vmstat, "a", 9), 1);
+        assert_int_equal(kv_get_or(&o.vmstat, "b", 9), 9);
+        assert_int_equal(kv_get(NULL, "a", NULL), -ENOENT);
+        assert_int_equal(kv_get(&o.vmstat, NULL, NULL), -ENOENT);
+        assert_int_equal(kv_get(&o.vmstat, "a", NULL), 0);
+
+        o.buddy.n_zones = 1;
+        o.buddy.zones[0].node = 0;
+        strcpy(o.buddy.zones[0].zone, "DMA");
+        o.buddy.zones[1].node = 0;
+        strcpy(o.buddy.zones[1].zone, "Normal");
+        assert_non_null(buddyinfo_find(&o.buddy, 0, "DMA"));
+        assert_null(buddyinfo_find(&o.buddy, 0, "Normal"));
+        assert_null(buddyinfo_find(&o.buddy, 1, "DMA"));
+        assert_null(buddyinfo_find(NULL, 0, "DMA"));
+        assert_null(buddyinfo_find(&o.buddy, 0, NULL));
+
+        o.zoneinfo.n_zones = 1;
+        o.zoneinfo.zones[0].node = 0;
+        strcpy(o.zoneinfo.zones[0].zone, "DMA");
+        o.zoneinfo.zones[1].node = 0;
+        strcpy(o.zoneinfo.zones[1].zone, "Normal");
+        assert_null(zoneinfo_find(&o.zoneinfo, 0, "Normal"));
+        assert_null(zoneinfo_find(&o.zoneinfo, 0, NULL));
+        assert_null(zoneinfo_find(NULL, 0, "DMA"));
+        o.zoneinfo.n_nodes = 1;
+        o.zoneinfo.nodes[0].node = 3;
+        o.zoneinfo.nodes[1].node = 4;
+        assert_non_null(zoneinfo_find_node(&o.zoneinfo, 3));
+        assert_null(zoneinfo_find_node(&o.zoneinfo, 4));
+        assert_null(zoneinfo_find_node(NULL, 3));
+
+        o.pagetype.n_types = 1;
+        strcpy(o.pagetype.types[0], "Unmovable");
+        strcpy(o.pagetype.types[1], "Movable");
+        assert_int_equal(pagetypeinfo_type_index(&o.pagetype, "Unmovable"), 0);
+        assert_int_equal(pagetypeinfo_type_index(&o.pagetype, "Movable"), -ENOENT);
+        assert_int_equal(pagetypeinfo_type_index(NULL, "Movable"), -ENOENT);
+        assert_int_equal(pagetypeinfo_type_index(&o.pagetype, NULL), -ENOENT);
+        o.pagetype.n_zones = 1;
+        o.pagetype.zones[0].node = 1;
+        strcpy(o.pagetype.zones[0].zone, "Normal");
+        o.pagetype.zones[1].node = 0;
+        strcpy(o.pagetype.zones[1].zone, "Normal");
+        assert_non_null(pagetypeinfo_find(&o.pagetype, 1, "Normal"));
+        assert_null(pagetypeinfo_find(&o.pagetype, 0, "Normal")); /* the node counts too */
+        assert_null(pagetypeinfo_find(&o.pagetype, 1, "DMA"));
+        assert_null(pagetypeinfo_find(NULL, 1, "Normal"));
+        assert_null(pagetypeinfo_find(&o.pagetype, 1, NULL));
+
+        o.thp.n_sizes = 1;
+        o.thp.sizes[0].size_kb = 64;
+        o.thp.sizes[1].size_kb = 2048;
+        assert_non_null(thp_find_size(&o.thp, 64));
+        assert_null(thp_find_size(&o.thp, 2048));
+        assert_null(thp_find_size(NULL, 64));
+        memset(&ts, 0, sizeof(ts));
+        ts.n_stats = 1;
+        strcpy(ts.stats[0].name, "x");
+        strcpy(ts.stats[1].name, "y");
+        ts.stats[1].value = 5;
+        assert_int_equal(thp_size_stat_index(&ts, "x"), 0);
+        assert_int_equal(thp_size_stat_index(&ts, "y"), -ENOENT);
+        assert_int_equal(thp_size_stat_index(NULL, "x"), -ENOENT);
+        assert_int_equal(thp_size_stat_index(&ts, NULL), -ENOENT);
+        assert_int_equal(thp_size_stat_get(&ts, "y", NULL), -ENOENT);
+        assert_int_equal(thp_size_stat_get(&ts, "x", NULL), 0);
+}
+
+/* MemTotal only when meminfo was read this tick and is not 0; the zones
+ * only when zoneinfo was; a default page size of 4096 */
+static void test_mem_bytes_sources(void **state)
+{
+        (void) state;
+        memset(&o, 0, sizeof(o));
+        kv_add(&o.meminfo, "MemTotal", 1);
+        o.zoneinfo.n_zones = 1;
+        o.zoneinfo.zones[0].present = 3;
+        assert_int_equal(observation_mem_bytes(&o), 0);
+        o.have = OBS_MASK(OBS_ZONEINFO);
+        assert_int_equal(observation_mem_bytes(&o), 3 * 4096); /* page size 0: 4096 */
+        o.page_size = 65536;
+        assert_int_equal(observation_mem_bytes(&o), 3 * 65536);
+        o.have |= OBS_MASK(OBS_MEMINFO);
+        assert_int_equal(observation_mem_bytes(&o), 1024);
+        o.meminfo.e[0].value = 0;
+        assert_int_equal(observation_mem_bytes(&o), 3 * 65536);
+        o.have = OBS_MASK(OBS_MEMINFO);
+        assert_int_equal(observation_mem_bytes(&o), 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -141,6 +243,8 @@ int main(void)
                 cmocka_unit_test(test_zone_finders),
                 cmocka_unit_test(test_thp),
                 cmocka_unit_test(test_mem_bytes),
+                cmocka_unit_test(test_stale_entries_and_null),
+                cmocka_unit_test(test_mem_bytes_sources),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -147,6 +147,50 @@ static void test_eta(void **state)
         assert_true(trend_eta_usec(&invalid, 1000, 800) == USEC_INFINITY);
 }
 
+/* The horizon of the ETA: 10^12 s and more is "never" */
+static void test_eta_far(void **state)
+{
+        Trend tr = { .valid = true, .n = 5, .span_usec = 20 * S, .slope_per_sec = -1.0 };
+
+        (void) state;
+        assert_true(trend_eta_usec(&tr, 1e12, 0) == USEC_INFINITY);
+        assert_true(trend_eta_usec(&tr, 1e12 + 1, 0) == USEC_INFINITY);
+        /* just under: finite (to double precision) */
+        assert_true(trend_eta_usec(&tr, 999999999999.5, 0) > 999999999999000000ULL &&
+                    trend_eta_usec(&tr, 999999999999.5, 0) < 1000000000000000000ULL);
+        assert_int_equal(trend_eta_usec(&tr, 6e11, 0), 600000000000000000ULL);
+        assert_true(trend_eta_usec(&tr, 1.5e12, 0) == USEC_INFINITY);
+        tr.slope_per_sec = -0.5;
+        assert_int_equal(trend_eta_usec(&tr, 100, 50), 100 * S);
+}
+
+/* Samples added out of time order: the span is still first..last */
+static void test_out_of_order(void **state)
+{
+        TrendAccum acc;
+        Trend tr;
+
+        (void) state;
+        trend_init(&acc, 40 * S);
+        trend_add(&acc, 20 * S, 300);
+        trend_add(&acc, 10 * S, 400);
+        trend_add(&acc, 40 * S, 100);
+        trend_add(&acc, 30 * S, 200);
+        assert_int_equal(acc.first_usec, 10 * S);
+        assert_int_equal(acc.last_usec, 40 * S);
+        trend_fit(&acc, &tr);
+        assert_true(tr.valid);
+        assert_int_equal(tr.n, 4);
+        assert_int_equal(tr.span_usec, 30 * S);
+        assert_true(fabs(tr.slope_per_sec - -10.0) < 1e-9);
+        assert_true(fabs(tr.value_at_ref - 100.0) < 1e-9);
+        /* x = -30, -20, -10, 0 s: Sx = -60, Sxx = 1400 (by hand) */
+        assert_true(fabs(acc.sx - -60.0) < 1e-9);
+        assert_true(fabs(acc.sxx - 1400.0) < 1e-9);
+        assert_true(fabs(acc.sy - 1000.0) < 1e-9);
+        assert_true(fabs(acc.sxy - (-30.0 * 400 - 20.0 * 300 - 10.0 * 200)) < 1e-9);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -157,6 +201,8 @@ int main(void)
                 cmocka_unit_test(test_degenerate),
                 cmocka_unit_test(test_fit_min_points),
                 cmocka_unit_test(test_eta),
+                cmocka_unit_test(test_eta_far),
+                cmocka_unit_test(test_out_of_order),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
