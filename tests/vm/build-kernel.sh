@@ -18,7 +18,7 @@
 # to it, so `kernel_dir SERIES` works as for get-kernel.sh's series):
 #   vmlinux, kver (uname -r: 6.12.N-fragd-noretry or -fragd-stock), config,
 #   root/lib/modules/KVER/ (modules.builtin and depmod's files: mkinitramfs.sh
-#   -K finds every module built in), build.log, build.seconds
+#   -K finds every module built in), build.log, build.time
 # HASH covers the config fragment, the patch (noretry only) and this
 # script's recipe version, so a machine builds each combination once. The
 # source package stays in $FRAGD_VM_CACHE/src/.
@@ -110,10 +110,21 @@ configure() {
 	[ "$bad" = 0 ] || die "the config fragment does not apply to $SRC_PKG; fix $FRAGMENT"
 }
 
+# children_cpu FILE: CPU seconds (user + system) of this shell's waited-for
+# children so far (bash's `times`, second line), written to FILE: `times`
+# must run in this shell, not in a $(...) subshell, which has no children
+children_cpu() {
+	times >"$1"
+	awk 'NR == 2 { for (i = 1; i <= 2; i++) { m = $i; sub(/m.*/, "", m); s = $i; sub(/.*m/, "", s); sub(/s$/, "", s); t += m * 60 + s } printf "%d\n", t }' "$1" >"$1.s"
+	mv "$1.s" "$1"
+}
+
 # build TREE SERIES DIR: build vmlinux for SERIES and install it into DIR
 build_one() {
-	local tree=$1 series=$2 dir=$3 t0 kver secs
+	local tree=$1 series=$2 dir=$3 t0 kver secs cpu0 cpu
 	t0=$SECONDS
+	children_cpu "$tree/cpu0"
+	cpu0=$(cat "$tree/cpu0")
 	echo "kernel $series: building vmlinux in $tree (-j$jobs, nice)"
 	if ! nice make -C "$tree" ARCH=x86_64 -j"$jobs" LOCALVERSION="-fragd-${series#6.12-}" \
 		vmlinux >"$tree/build-$series.log" 2>&1; then
@@ -121,6 +132,8 @@ build_one() {
 		die "building $series failed (log: $tree/build-$series.log; FRAGD_VM_KEEP_BUILD=1 keeps the tree)"
 	fi
 	secs=$((SECONDS - t0))
+	children_cpu "$tree/cpu1"
+	cpu=$(($(cat "$tree/cpu1") - cpu0))
 	kver=$(make -s -C "$tree" ARCH=x86_64 LOCALVERSION="-fragd-${series#6.12-}" kernelrelease)
 	rm -rf "$dir.tmp" && mkdir -p "$dir.tmp/root/lib/modules/$kver"
 	cp "$tree/vmlinux" "$dir.tmp/vmlinux"
@@ -132,9 +145,9 @@ build_one() {
 	: >"$dir.tmp/root/lib/modules/$kver/modules.order"
 	depmod -b "$dir.tmp/root" "$kver"
 	echo "$kver" >"$dir.tmp/kver"
-	echo "$secs" >"$dir.tmp/build.seconds"
+	echo "$secs s wall, $cpu s CPU (user+system, -j$jobs), load $(cut -d' ' -f1-3 /proc/loadavg)" >"$dir.tmp/build.time"
 	rm -rf "$dir" && mv "$dir.tmp" "$dir"
-	echo "kernel $series: $kver built in ${secs}s ($(du -h "$dir/vmlinux" | cut -f1) vmlinux, load $(cut -d' ' -f1-3 /proc/loadavg))"
+	echo "kernel $series: $kver built: $(cat "$dir/build.time"); $(du -h "$dir/vmlinux" | cut -f1) vmlinux"
 }
 
 build() { # build SERIES...: the ones not cached yet, from one tree
