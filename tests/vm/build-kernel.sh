@@ -1,6 +1,7 @@
 #!/bin/bash
-# build-kernel.sh SERIES... - build the harness's own kernels from Debian's
-# 6.12 source (the linux-source-6.12 package) into the cache.
+# build-kernel.sh [-n] SERIES... - build the harness's own kernels from
+# Debian's 6.12 source (the linux-source-6.12 package) into the cache.
+# -n prints the cache directory each SERIES builds into, and builds nothing.
 #
 #   6.12-noretry  with patches/noretry-costly-order.patch: costly-order
 #                 __GFP_NORETRY allocations skip direct reclaim and direct
@@ -191,10 +192,22 @@ build() { # build SERIES...: the ones not cached yet, from one tree
 	done
 }
 
+names=0
+if [ "${1:-}" = -n ]; then
+	names=1
+	shift
+fi
 [ $# -gt 0 ] || set -- 6.12-stock 6.12-noretry
 for s in "$@"; do
 	kernel_is_built "$s" || die "unknown series '$s' (this script builds: $BUILT_KERNELS)"
 done
+if [ "$names" = 1 ]; then
+	ver=$(src_version)
+	for s in "$@"; do
+		echo "$VM_CACHE/kernel/$(cache_name "$s" "$ver")"
+	done
+	exit 0
+fi
 mkdir -p "$VM_CACHE/kernel"
 # one build at a time per cache (two suites started together would race)
 exec 9>"$VM_CACHE/kernel/.build.lock"
