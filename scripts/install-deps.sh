@@ -12,7 +12,9 @@ $SUDO apt-get update -qq
 # build: compiler, pkg-config and the four libraries fragd links
 # tests: cmocka, clang (libFuzzer, second sanitizer build), promtool and a
 #        real node_exporter, qemu + busybox + debootstrap for the real-kernel
-#        suite (tests/vm), systemd-analyze, gnuplot for benchmark plots
+#        suite (tests/vm), systemd-analyze, gnuplot for benchmark plots;
+#        bc bison flex libelf-dev build the suite's own 6.12 kernels
+#        (tests/vm/build-kernel.sh), xfsprogs puts mkfs.xfs in its guest
 # package: debhelper, dpkg-dev, fakeroot and lintian build and check the .deb
 #        (make check-package), mandoc lints the man pages, bash-completion
 #        runs the completion test and says where completions go
@@ -22,6 +24,7 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	libcmocka-dev clang libclang-rt-14-dev \
 	prometheus prometheus-node-exporter curl \
 	qemu-system-x86 busybox-static cpio debootstrap e2fsprogs kmod xz-utils zstd python3 file shellcheck \
+	bc bison flex libelf-dev xfsprogs \
 	systemd gnuplot-nox \
 	debhelper dpkg-dev fakeroot lintian mandoc bash-completion >/dev/null
 echo "install-deps: done"

@@ -12,6 +12,16 @@ die() {
 	exit 1
 }
 
+# The series build-kernel.sh builds from Debian's 6.12 source instead of
+# fetching a package: the NORETRY kernel and its baseline (same source and
+# config, no patch). get-kernel.sh hands them over, so a series is a series
+# everywhere (FRAGD_VM_KERNELS, run.sh -k, VM_KERNEL=, kernel_dir).
+BUILT_KERNELS="6.12-stock 6.12-noretry"
+kernel_is_built() {
+	case " $BUILT_KERNELS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 # kernel_pkg SERIES: resolve a series (6.1, 6.12) or an explicit package name
 # to the concrete linux-image package apt would install.
 kernel_pkg() {

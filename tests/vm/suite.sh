@@ -10,7 +10,9 @@
 # (also the runs kept to the first kernel for time: tuned, service),
 # FRAGD_VM_WORKLOAD=0 (skip the workload-awareness scenario, which runs on
 # every kernel by default), FRAGD_VM_PG_ASSERT=1 (assert the PostgreSQL
-# targets on stock 6.12, see postgres_compare).
+# targets on stock 6.12, see postgres_compare), FRAGD_VM_NORETRY=0 (skip the
+# noretry comparison on the harness's own 6.12 builds, 6.12-stock and
+# 6.12-noretry).
 # Logs of failed runs stay in tests/vm/logs/; results go to $BUILDDIR/vm/results/.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
@@ -92,6 +94,8 @@ run() {
 		s=$(field "$name" compact_stall)
 		[ -n "$r" ] && summary+=", huge $h/$r ($p%), compact_stall $s, scanned $(field "$name" scanned)"
 		[ -n "$(field "$name" pg_compact)" ] && summary+=", postgres direct compactions $(field "$name" pg_compact) ($(field "$name" pg_compact_usec) us), compact_stall $s, kswapd scanned $(field "$name" pgscan_kswapd), compaction scanned $(field "$name" compact_scanned), page cache at order>=6 $(field "$name" pc_large_pct)%, tps $(field "$name" tps)"
+		[ -n "$(field "$name" costly_compact)" ] &&
+			summary+=", compact_stall $s, costly direct compactions $(field "$name" costly_compact), page cache at the written order $(field "$name" pc_want_pct)%"
 	fi
 	logfile[$name]=$log
 	case $rc in
@@ -342,6 +346,32 @@ for k in $kernels; do
 	fi
 	first=0
 done
+# The NORETRY kernel (issue 13): buffered writes to XFS on fragmented memory
+# (order-6 page-cache folios with __GFP_NORETRY) on Debian's 6.12 source
+# built without and with the patch, same config (build-kernel.sh). The stock
+# build must stall in direct compaction for them, the patched one must not
+# and must still wake kswapd. ~30 s each.
+if [ "${FRAGD_VM_NORETRY:-1}" = 1 ] && [[ -z $only || 6.12-stock/noretry =~ $only || 6.12-noretry/noretry =~ $only ]]; then
+	for k in 6.12-stock 6.12-noretry; do
+		[ -f "$(kernel_dir "$k")/vmlinux" ] || die "kernel $k not built (make vm-kernels, or tests/vm/build-kernel.sh)"
+	done
+	run 6.12-stock/noretry noretry -k 6.12-stock "${small[@]}" -T 150 -- expect=stall
+	run 6.12-noretry/noretry noretry -k 6.12-noretry "${small[@]}" -T 150 -- expect=nostall
+	a=6.12-noretry/noretry b=6.12-stock/noretry
+	if [ "${status[$a]:-}" = pass ] && [ "${status[$b]:-}" = pass ]; then
+		detail() {
+			echo "compact_stall +$(field "$1" compact_stall), direct compaction at orders >= 4: $(field "$1" costly_compact), kswapd woken for them $(field "$1" kswapd_wake_costly)x, page cache at the written order $(field "$1" pc_want_pct)% ($(field "$1" pc_orders))"
+		}
+		if [ "$(field $a compact_stall)" -eq 0 ] && [ "$(field $b compact_stall)" -gt 0 ]; then
+			say PASS 6.12-noretry/compare-noretry "the patch is what removes the stalls: stock $(detail $b); noretry $(detail $a)"
+		else
+			say FAIL 6.12-noretry/compare-noretry "stock $(detail $b); noretry $(detail $a); logs kept"
+			keep[$a]=1 keep[$b]=1
+		fi
+	else
+		say SKIP 6.12-noretry/compare-noretry "needs $a and $b to pass"
+	fi
+fi
 # logs of runs that passed (or skipped) and fed no failed comparison go away
 for name in "${!logfile[@]}"; do
 	[ "${status[$name]}" != fail ] && [ -z "${keep[$name]:-}" ] &&

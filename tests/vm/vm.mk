@@ -2,7 +2,10 @@
 # top Makefile. See tests/vm/README.md.
 #
 #   make check-vm            the whole suite (kernels 6.1 and 6.12)
-#   make vm-kernels          fetch/unpack the kernels into the cache
+#   make vm-kernels          fetch/unpack the kernels into the cache, and
+#                            build the NORETRY kernel and its baseline from
+#                            Debian's 6.12 source (once per machine:
+#                            build-kernel.sh; FRAGD_VM_NORETRY=0 skips them)
 #   make vm-run SCENARIO=churn VM_ARGS='policy=tuned defrag=never' [VM_KERNEL=6.12]
 #               [VM_OPTS='-m 4G -L 1G -N 2']
 #   make vm-shell [VM_KERNEL=6.12]   interactive guest (poweroff -f to leave)
@@ -22,12 +25,18 @@
 VM_SRC := tests/vm
 VM_OUT := $(BUILDDIR)/vm
 FRAGD_VM_KERNELS ?= 6.1 6.12
+# the noretry comparison's kernels, built from source (tests/vm/build-kernel.sh)
+FRAGD_VM_NORETRY ?= 1
+VM_NORETRY_KERNELS := $(if $(filter 1,$(FRAGD_VM_NORETRY)),6.12-stock 6.12-noretry)
 VM_KERNEL ?= 6.1
 VM_OPTS ?= # more run.sh options, e.g. VM_OPTS='-m 4G -L 1G -N 2'
 VM_WORKLOADS := $(VM_OUT)/fragmenter $(VM_OUT)/consumer
 VM_PROGS := $(VM_WORKLOADS) $(VM_OUT)/fragd-stub
 # the project's tools the workload scenario runs in the guest
 VM_TOOLS := $(BUILDDIR)/fragd-workload-probe $(BUILDDIR)/fragd-thp-exec
+# the host's programs the guest needs: mkfs.xfs for the noretry scenario
+# (xfsprogs; the scenario skips without it)
+VM_HOST_BINS := $(firstword $(wildcard /usr/sbin/mkfs.xfs /sbin/mkfs.xfs))
 # the fragd that goes into the guests
 VM_FRAGD ?= $(BUILDDIR)/fragd
 VM_CFLAGS := -O2 -std=gnu17 -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
@@ -51,7 +60,7 @@ $(VM_OUT)/%: $(VM_SRC)/src/%.c $(VM_SRC)/src/vmstat.h
 vm-progs: $(VM_PROGS)
 
 vm-kernels:
-	$(VM_SRC)/get-kernel.sh $(FRAGD_VM_KERNELS)
+	$(VM_SRC)/get-kernel.sh $(sort $(FRAGD_VM_KERNELS) $(VM_NORETRY_KERNELS))
 
 # the guest's fragd is always called fragd; copied again when VM_FRAGD names
 # another binary (the .src stamp changes) or the binary changes
@@ -62,9 +71,9 @@ endif
 $(VM_OUT)/guest/fragd: $(VM_FRAGD) $(VM_OUT)/guest/fragd.src
 	cp $< $@
 
-$(VM_OUT)/initramfs.cpio.gz: $(VM_WORKLOADS) $(VM_TOOLS) $(VM_OUT)/guest/fragd $(VM_GUEST) $(VM_SRC)/mkinitramfs.sh $(VM_FRAGD_CONF)
+$(VM_OUT)/initramfs.cpio.gz: $(VM_WORKLOADS) $(VM_TOOLS) $(VM_OUT)/guest/fragd $(VM_GUEST) $(VM_SRC)/mkinitramfs.sh $(VM_FRAGD_CONF) $(VM_HOST_BINS)
 	$(VM_SRC)/mkinitramfs.sh -o $@ $(if $(VM_FRAGD_CONF),-C $(VM_FRAGD_CONF)) \
-		$(VM_WORKLOADS) $(VM_TOOLS) $(VM_OUT)/guest/fragd
+		$(VM_WORKLOADS) $(VM_TOOLS) $(VM_OUT)/guest/fragd $(VM_HOST_BINS)
 
 vm-initramfs: $(VM_OUT)/initramfs.cpio.gz
 
@@ -141,7 +150,7 @@ VM_HAVE_XFS := $(shell command -v mkfs.xfs 2>/dev/null)
 check-vm: vm-kernels vm-initramfs $(if $(VM_HAVE_XFS),vm-initramfs-pagecache) \
 		$(if $(VM_IS_ROOT),vm-rootfs vm-package-image vm-pg-image)
 	BUILDDIR=$(BUILDDIR) FRAGD=$(VM_OUT)/guest/fragd FRAGD_VM_KERNELS="$(FRAGD_VM_KERNELS)" \
-		$(VM_SRC)/suite.sh
+		FRAGD_VM_NORETRY=$(FRAGD_VM_NORETRY) $(VM_SRC)/suite.sh
 
 vm-run: vm-initramfs
 	@test -n "$(SCENARIO)" || { echo "usage: make vm-run SCENARIO=NAME [VM_ARGS='k=v ...'] [VM_KERNEL=6.12]"; exit 2; }
