@@ -34,8 +34,8 @@ wait_for 5 test -s "$T/prom/fragd.prom" && grep -q '^fragd_knob_value{knob="comp
 	&& pass "textfile written" || bad "no fragd.prom with knob values"
 grep -q "compaction_proactiveness" "$T/run/fragd/saved" && pass "original journaled in run/fragd/saved" || bad "no journal"
 out=$("$FRAGD" status --root "$T" 2>&1); rc=$?
-if [ $rc = 0 ] && echo "$out" | grep -q "compaction_proactiveness"; then pass "fragd status shows the owned knob"; else bad "status rc=$rc: $out"; fi
-echo "$out" | grep -q "^Instance: .*(from " && echo "$out" | grep -q "^Preset: database" \
+if [ $rc = 0 ] && grep -q "compaction_proactiveness" <<<"$out"; then pass "fragd status shows the owned knob"; else bad "status rc=$rc: $out"; fi
+grep -q "^Instance: .*(from " <<<"$out" && grep -q "^Preset: database" <<<"$out" \
 	&& pass "fragd status shows the instance type and preset" || bad "status lacks instance/preset: $out"
 # the file the running daemon writes passes promtool (not just golden files)
 if command -v promtool >/dev/null; then
@@ -84,8 +84,8 @@ start
 wait_for 10 changed "$orig" || bad "crashstatus: no change"
 kill -9 "$pid"; wait "$pid" 2>/dev/null; pid=
 out=$("$FRAGD" status --root "$T" 2>&1); rc=$?
-if [ $rc = 5 ] && echo "$out" | grep -q "not running" && echo "$out" | grep -qE "^  vm.compaction_proactiveness +$orig " \
-	&& echo "$out" | grep -q "fragd --restore"; then
+if [ $rc = 5 ] && grep -q "not running" <<<"$out" && grep -qE "^  vm.compaction_proactiveness +$orig " <<<"$out" \
+	&& grep -q "fragd --restore" <<<"$out"; then
 	pass "status after kill -9: knobs still changed, original $orig, suggests --restore (exit 5)"
 else
 	bad "status after kill -9 rc=$rc: $out"
@@ -101,9 +101,9 @@ echo 40 >"$T/proc/sys/vm/compaction_proactiveness"
 printf 'fragd-saved 1\nvm.compaction_proactiveness\t0\t40\tgarbage\n' >"$T/run/fragd/saved"
 out=$("$FRAGD" --restore --root "$T" 2>&1); rc=$?
 aside=$(ls "$T/run/fragd/" | grep '^saved.corrupt-' | head -1)
-if [ $rc = 1 ] && [ -n "$aside" ] && grep -q garbage "$T/run/fragd/$aside" && ! echo "$out" | grep -q "Nothing to restore" \
-	&& echo "$out" | grep -q "knob vm.compaction_proactiveness NOT restored (original '0')" \
-	&& echo "$out" | grep -q "write 0 to '$T/proc/sys/vm/compaction_proactiveness'"; then
+if [ $rc = 1 ] && [ -n "$aside" ] && grep -q garbage "$T/run/fragd/$aside" && ! grep -q "Nothing to restore" <<<"$out" \
+	&& grep -q "knob vm.compaction_proactiveness NOT restored (original '0')" <<<"$out" \
+	&& grep -q "write 0 to '$T/proc/sys/vm/compaction_proactiveness'" <<<"$out"; then
 	pass "--restore with an all-malformed journal: exit 1, kept as $aside, names the knob and what to write"
 else
 	bad "--restore with a malformed journal rc=$rc aside=$aside: $out"
@@ -126,8 +126,8 @@ printf 'fragd-saved 1\nvm.compaction_proactiveness\t0\t40\t1\nvm.watermark_scale
 echo 200 >"$T/proc/sys/vm/watermark_scale_factor"; echo 600 >"$T/proc/sys/vm/extfrag_threshold"
 out=$("$FRAGD" --restore --root "$T" 2>&1); rc=$?
 if [ $rc = 1 ] && [ "$(knob compaction_proactiveness)" = 0 ] && [ "$(knob watermark_scale_factor)" = 200 ] \
-	&& [ "$(knob extfrag_threshold)" = 600 ] && echo "$out" | grep -q "vm.watermark_scale_factor NOT restored: the original 'lots' is not an integer" \
-	&& echo "$out" | grep -q "vm.extfrag_threshold NOT restored (original '500'): CRLF"; then
+	&& [ "$(knob extfrag_threshold)" = 600 ] && grep -q "vm.watermark_scale_factor NOT restored: the original 'lots' is not an integer" <<<"$out" \
+	&& grep -q "vm.extfrag_threshold NOT restored (original '500'): CRLF" <<<"$out"; then
 	pass "partly parsable journal: good line restored, tampered value refused, CRLF line named (exit 1)"
 else
 	bad "partial journal rc=$rc: $out"
@@ -196,7 +196,7 @@ else
 	bad "learned file not moved: $(ls "$T/var/lib/fragd" "$T/var/lib/elsewhere" 2>&1 | tr '\n' ' ') $(grep state_dir "$T/log")"
 fi
 wait_for 5 test -s "$T/run/elsewhere/status" && [ ! -e "$T/run/fragd/status" ] \
-	&& out=$("$FRAGD" status --root "$T" 2>&1) && echo "$out" | grep -q "compaction_proactiveness" \
+	&& out=$("$FRAGD" status --root "$T" 2>&1) && grep -q "compaction_proactiveness" <<<"$out" \
 	&& pass "fragd status reads the new runtime_dir" || bad "status after the move: $(ls "$T/run/fragd" "$T/run/elsewhere" 2>&1 | tr '\n' ' ')"
 changed "$orig" && pass "the move left the knob at fragd's value" || bad "the move changed the knob"
 kill -9 "$pid"; wait "$pid" 2>/dev/null; pid=
@@ -322,13 +322,13 @@ rm -f "$T/etc/fragd/fragd.conf.d/50-fifo.conf" "$T/etc/fragd/fragd.conf"; mv "$T
 start; wait_for 10 changed "$orig"; kill -9 "$pid"; wait "$pid" 2>/dev/null; pid=
 rm -f "$T/etc/fragd/fragd.conf"; mkfifo "$T/etc/fragd/fragd.conf"
 out=$(timeout 10 "$FRAGD" --restore --root "$T" 2>&1); rc=$?
-if [ $rc = 0 ] && [ "$(knob compaction_proactiveness)" = "$orig" ] && echo "$out" | grep -q "using runtime_dir '/run/fragd'"; then
+if [ $rc = 0 ] && [ "$(knob compaction_proactiveness)" = "$orig" ] && grep -q "using runtime_dir '/run/fragd'" <<<"$out"; then
 	pass "--restore with a FIFO as fragd.conf: restored, with a warning"
 else
 	bad "--restore with a FIFO: rc=$rc $out"
 fi
 out=$(timeout 10 "$FRAGD" --check-config --root "$T" 2>&1); rc=$?
-[ $rc = 2 ] && echo "$out" | grep -q "/etc/fragd/fragd.conf: is a FIFO" && pass "--check-config names the FIFO (exit 2)" \
+[ $rc = 2 ] && grep -q "/etc/fragd/fragd.conf: is a FIFO" <<<"$out" && pass "--check-config names the FIFO (exit 2)" \
 	|| bad "--check-config with a FIFO: rc=$rc $out"
 timeout 10 "$FRAGD" status --root "$T" >/dev/null 2>&1; rc=$?
 [ $rc = 4 ] && pass "status with a FIFO as fragd.conf answers (exit 4)" || bad "status with a FIFO: rc=$rc"
@@ -336,14 +336,14 @@ rm -f "$T/etc/fragd/fragd.conf"
 # runtime_dir = / : refused by --check-config and at start, with file:line
 write_conf "runtime_dir = /"
 out=$("$FRAGD" --check-config --root "$T" 2>&1); rc=$?
-[ $rc = 2 ] && echo "$out" | grep -q "fragd.conf:4: \[daemon\] runtime_dir = /: .*root directory" \
+[ $rc = 2 ] && grep -q "fragd.conf:4: \[daemon\] runtime_dir = /: .*root directory" <<<"$out" \
 	&& pass "runtime_dir = / fails --check-config with file:line" || bad "runtime_dir = /: rc=$rc $out"
 out=$(timeout 10 "$FRAGD" --root "$T" --page-size 4096 2>&1); rc=$?
-[ $rc = 2 ] && echo "$out" | grep -q "fragd.conf:4: \[daemon\] runtime_dir" \
+[ $rc = 2 ] && grep -q "fragd.conf:4: \[daemon\] runtime_dir" <<<"$out" \
 	&& pass "runtime_dir = / stops the daemon at start with file:line (exit 2)" || bad "daemon with runtime_dir = /: rc=$rc $out"
 # a cgroup name that is not UTF-8
 write_conf "[cgroup \"system.slice/caf$(printf '\351').service\"]"
 out=$("$FRAGD" --check-config --root "$T" 2>&1); rc=$?
-[ $rc = 2 ] && echo "$out" | grep -q "fragd.conf:4: cgroup path is not valid UTF-8" \
+[ $rc = 2 ] && grep -q "fragd.conf:4: cgroup path is not valid UTF-8" <<<"$out" \
 	&& pass "a non-UTF-8 cgroup name fails --check-config with file:line" || bad "non-UTF-8 cgroup: rc=$rc $out"
 finish

@@ -93,7 +93,7 @@ fi
 wait_for 5 target_is $((128 * MIB)) && pass "fragd_node_reserve_target_bytes{order=9} is the learned 128 MiB at once" \
 	|| bad "target $(target9), want $((128 * MIB))"
 out=$("$FRAGD" status --root "$T" 2>&1)
-echo "$out" | grep -q "^Learned reserve: 128 MiB kept ready for THP bursts (128 MiB burst seen [0-9]* s ago; held 30 min)" \
+grep -q "^Learned reserve: 128 MiB kept ready for THP bursts (128 MiB burst seen [0-9]* s ago; held 30 min)" <<<"$out" \
 	&& pass "fragd status shows the learned reserve" || bad "status: $out"
 grep -Eq "learned reserve, (seen [0-9]+ s ago, )?held 30 min" "$L" && pass "the first decision cites the re-instated burst" \
 	|| bad "no decision for the learned target: $(grep -i raise "$L" | tail -2)"

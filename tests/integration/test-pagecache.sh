@@ -24,11 +24,11 @@ cp "$HIST" "$T/$EV/hist"
 out=$("$FRAGD" --once --dry-run --root "$T" --page-size 4096 2>"$work/err"); rc=$?
 if [ $rc = 0 ]; then pass "--once with an instance: exit 0"; else bad "--once exit $rc: $(cat "$work/err")"; fi
 # 249 folios x 256 KiB = 62.25 MiB (printed 62 MiB) at order 6; 65273856 / 100818944 = 64.7 %
-echo "$out" | grep -q "order  6: 62 MiB (249 folios)" && pass "text: order 6 bytes and folios" \
+grep -q "order  6: 62 MiB (249 folios)" <<<"$out" && pass "text: order 6 bytes and folios" \
 	|| bad "text lacks order 6: $(echo "$out" | grep -A6 'Page cache')"
-echo "$out" | grep -q "the page cache uses order 6: 64.7% of the bytes" && pass "text: the order and its share" \
+grep -q "the page cache uses order 6: 64.7% of the bytes" <<<"$out" && pass "text: the order and its share" \
 	|| bad "text lacks the order line: $(echo "$out" | grep -A8 'Page cache')"
-echo "$out" | grep -q "^DEGRADED" && bad "degraded with an instance: $(echo "$out" | grep -A3 DEGRADED)" \
+grep -q "^DEGRADED" <<<"$out" && bad "degraded with an instance: $(echo "$out" | grep -A3 DEGRADED)" \
 	|| pass "not degraded with an instance"
 "$FRAGD" --once --dry-run --format json --root "$T" --page-size 4096 >"$work/j" 2>/dev/null
 if python3 - "$work/j" <<'PY'
@@ -68,7 +68,7 @@ GEV=$T/sys/kernel/tracing/events/filemap/mm_filemap_add_to_page_cache
 mkdir -p "$GEV"
 cp "$FRAGD_SRCDIR/tests/corpus/pagecache/vm-6.12-format" "$GEV/format"
 out=$("$FRAGD" --once --dry-run --root "$T" --page-size 4096 2>"$work/err")
-echo "$out" | grep -q "^Page cache: not measured (no running fragd daemon's trace instance" && ! echo "$out" | grep -q "^DEGRADED" \
+grep -q "^Page cache: not measured (no running fragd daemon's trace instance" <<<"$out" && ! grep -q "^DEGRADED" <<<"$out" \
 	&& [ ! -s "$work/err" ] && pass "--once, no daemon on a capable kernel: not measured, not degraded, nothing on stderr" \
 	|| bad "no daemon: $(echo "$out" | grep -A2 -E '^(DEGRADED|Page cache)') $(cat "$work/err")"
 rm -rf "${T:?}/sys/kernel/tracing"/*
@@ -79,15 +79,15 @@ rm -rf "${T:?}/sys/kernel/tracing"
 out=$("$FRAGD" --once --dry-run --root "$T" --page-size 4096 2>"$work/err")
 # a kernel (or a tree) without the feature, as without PSI: not degraded,
 # named in the sources
-echo "$out" | grep -q "^  pagecache: the kernel has no tracefs event filemap:mm_filemap_add_to_page_cache" \
-	&& ! echo "$out" | grep -q "^DEGRADED" && pass "--once, no tracefs event: named in the sources, not degraded" \
+grep -q "^  pagecache: the kernel has no tracefs event filemap:mm_filemap_add_to_page_cache" <<<"$out" \
+	&& ! grep -q "^DEGRADED" <<<"$out" && pass "--once, no tracefs event: named in the sources, not degraded" \
 	|| bad "no tracefs event: $(echo "$out" | grep -E -A3 '^(DEGRADED|Sources)')"
 grep -q pagecache "$work/err" && bad "--once repeats it on stderr: $(cat "$work/err")" \
 	|| pass "--once: the report says it, stderr does not repeat it"
 mkdir -p "$T/etc/fragd"
 printf '[daemon]\npagecache_signal = off\n' >"$T/etc/fragd/fragd.conf"
 out=$("$FRAGD" --once --dry-run --root "$T" --page-size 4096 2>/dev/null)
-echo "$out" | grep -q "pagecache" && bad "pagecache_signal=off still reports it: $(echo "$out" | grep pagecache)" \
+grep -q "pagecache" <<<"$out" && bad "pagecache_signal=off still reports it: $(echo "$out" | grep pagecache)" \
 	|| pass "pagecache_signal=off: not read, not degraded"
 
 # 3. the daemon without tracefs: one message, source down

@@ -41,7 +41,7 @@ stop || bad "knob: daemon exit status $?"
 grep -q "Knob vm.compaction_proactiveness: '$T/proc/sys/vm/compaction_proactiveness' is a symlink that leads out of the root" "$T/log" \
 	&& pass "knob: the message names the knob and its path" || bad "knob: no clear message: $(head -5 "$T/log")"
 out=$("$FRAGD" --once --root "$T" --page-size 4096 2>&1 >/dev/null)
-[ "$(victims_state)" = "$before" ] && echo "$out" | grep -q "vm.min_free_kbytes: .* leads out of the root" \
+[ "$(victims_state)" = "$before" ] && grep -q "vm.min_free_kbytes: .* leads out of the root" <<<"$out" \
 	&& pass "knob: --once names it too" || bad "knob: --once: $out"
 
 # 2. a daemon with the default textfile_dir, HOME and TMPDIR empty: every file
@@ -112,17 +112,17 @@ before=$(victims_state)
 # a journal that is a symlink is not read (nor restored from, nor moved):
 # the daemon and --restore refuse, name it and say what to do
 out=$(timeout -s KILL 10 "$FRAGD" --root "$T" --page-size 4096 2>&1); rc=$?
-[ $rc != 0 ] && echo "$out" | grep -q "knob journal '$T/run/fragd/saved' is a symbolic link (to '$outside/saved')" \
+[ $rc != 0 ] && grep -q "knob journal '$T/run/fragd/saved' is a symbolic link (to '$outside/saved')" <<<"$out" \
 	&& [ "$(victims_state)" = "$before" ] && [ -L "$T/run/fragd/saved" ] \
 	&& pass "links: a symlinked journal is refused, named, not followed" \
 	|| bad "links: symlinked journal: exit $rc: $out"
 for what in "Inspect it (ls -l '$T/run/fragd/saved'" "remove the link (rm '$T/run/fragd/saved')" \
 	"check by hand that the knobs fragd manages (under '$T/proc/sys/vm'" "then start fragd again" \
 	"fragd does not start: /run/fragd/saved is a symbolic link"; do
-	echo "$out" | grep -qF "$what" || bad "links: symlinked journal: the message lacks \"$what\": $out"
+	grep -qF "$what" <<<"$out" || bad "links: symlinked journal: the message lacks \"$what\": $out"
 done
 out=$(timeout -s KILL 10 "$FRAGD" --root "$T" --restore 2>&1); rc=$?
-[ $rc != 0 ] && echo "$out" | grep -qF "remove the link (rm '$T/run/fragd/saved')" && [ -L "$T/run/fragd/saved" ] \
+[ $rc != 0 ] && grep -qF "remove the link (rm '$T/run/fragd/saved')" <<<"$out" && [ -L "$T/run/fragd/saved" ] \
 	&& [ "$(victims_state)" = "$before" ] && pass "links: --restore refuses a symlinked journal and says what to do" \
 	|| bad "links: --restore with a symlinked journal: exit $rc: $out"
 rm "$T/run/fragd/saved"

@@ -88,7 +88,7 @@ if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 	chmod o+x "$work" "$T"
 	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$FRAGD" pause --root "$T" 2>&1); rc=$?
 	chmod o-x "$work" "$T"
-	if [ $rc = 3 ] && echo "$out" | grep -q "only root may pause" && raised; then
+	if [ $rc = 3 ] && grep -q "only root may pause" <<<"$out" && raised; then
 		pass "fragd pause as nobody: refused (exit 3), the knob stays"
 	else bad "fragd pause as nobody: rc=$rc $out"; fi
 else
@@ -97,7 +97,7 @@ fi
 
 # 4. pause: every knob back, observing only
 out=$("$FRAGD" pause --root "$T" 2>&1); rc=$?
-[ $rc = 0 ] && echo "$out" | grep -q "^paused: " && pass "fragd pause: exit 0 ($out)" || bad "fragd pause: rc=$rc $out"
+[ $rc = 0 ] && grep -q "^paused: " <<<"$out" && pass "fragd pause: exit 0 ($out)" || bad "fragd pause: rc=$rc $out"
 [ "$(snapshot)" = "$before" ] && pass "pause: every knob file is back at its value before the daemon" \
 	|| bad "pause: knobs differ: $(diff <(echo "$before") <(snapshot) | tr '\n' ' ')"
 [ ! -e "$T/run/fragd/saved" ] && pass "pause: the knob journal is empty (removed)" || bad "pause: journal left: $(cat "$T/run/fragd/saved")"
@@ -123,7 +123,7 @@ n=$(grep -c "paused, not applied: raise compaction_proactiveness" "$T/log")
 	|| bad "'paused, not applied' raise lines: $n, want 1"
 
 out=$("$FRAGD" pause --root "$T" 2>&1); rc=$?
-[ $rc = 0 ] && echo "$out" | grep -q "already paused" && pass "pause twice: exit 0, already paused" || bad "pause twice: rc=$rc $out"
+[ $rc = 0 ] && grep -q "already paused" <<<"$out" && pass "pause twice: exit 0, already paused" || bad "pause twice: rc=$rc $out"
 
 # 5. a reload keeps the pause
 kill -HUP "$pid"; sleep 2.5
@@ -155,7 +155,7 @@ n=$(grep -c "paused, not applied: compact node" "$T/log2")
 
 # 7. resume: acts again
 out=$("$FRAGD" resume --root "$T" 2>&1); rc=$?
-[ $rc = 0 ] && echo "$out" | grep -q "^resumed" && pass "fragd resume: exit 0" || bad "fragd resume: rc=$rc $out"
+[ $rc = 0 ] && grep -q "^resumed" <<<"$out" && pass "fragd resume: exit 0" || bad "fragd resume: rc=$rc $out"
 wait_for 5 raised && pass "resume: compaction_proactiveness raised again ($(knob compaction_proactiveness))" \
 	|| bad "resume: no raise in 5 s"
 [ ! -e "$T/run/fragd/paused" ] && pass "resume: the flag is gone" || bad "resume: flag left"
@@ -168,7 +168,7 @@ json >"$work/out.json"
 # 8. a pause while another writer changed a knob: that knob is left to it
 echo 77 >"$T/proc/sys/vm/compaction_proactiveness"
 out=$("$FRAGD" pause --root "$T" 2>&1); rc=$?
-[ $rc = 0 ] && [ "$(knob compaction_proactiveness)" = 77 ] && echo "$out" | grep -q "compaction_proactiveness to another writer (current value 77" \
+[ $rc = 0 ] && [ "$(knob compaction_proactiveness)" = 77 ] && grep -q "compaction_proactiveness to another writer (current value 77" <<<"$out" \
 	&& pass "pause leaves a knob another writer changed at its value, and says so" || bad "pause with another writer: rc=$rc $(knob compaction_proactiveness) $out"
 json >"$work/out.json"
 st=$(q '[(k["name"], k["current"], k["writer"]) for k in d["knobs"]]' <"$work/out.json")
@@ -193,7 +193,7 @@ st=$(q 'd["state"], d["restore_needed"], [k["name"] for k in d["knobs_left"]], d
 keys_ok "after a crash"
 [ -S "$T/run/fragd/control" ] || bad "kill -9 left no socket (nothing stale to test)"
 out=$("$FRAGD" pause --root "$T" 2>&1); rc=$?
-[ $rc = 4 ] && echo "$out" | grep -q "not running" && pass "pause with a stale socket: not running (exit 4)" \
+[ $rc = 4 ] && grep -q "not running" <<<"$out" && pass "pause with a stale socket: not running (exit 4)" \
 	|| bad "pause with a stale socket: rc=$rc $out"
 start_daemon "$T/log4"   # restores the dead one's knob, replaces the stale socket
 wait_for 10 running || bad "no daemon after the crash: $(tail -3 "$T/log4")"
@@ -211,7 +211,7 @@ wait_for 10 raised || bad "no raise with a symlink at the socket"
 grep -q "control' is a symbolic link, not fragd's control socket: left in place" "$T/log5" \
 	&& pass "a symlink at the socket: named in the log, left in place" || bad "symlink: $(grep -i control "$T/log5")"
 out=$("$FRAGD" pause --root "$T" 2>&1); rc=$?
-[ $rc = 1 ] && echo "$out" | grep -q "is not a socket" && [ "$(readlink "$T/run/fragd/control")" = /tmp/not-fragd.sock ] \
+[ $rc = 1 ] && grep -q "is not a socket" <<<"$out" && [ "$(readlink "$T/run/fragd/control")" = /tmp/not-fragd.sock ] \
 	&& pass "pause through a symlink: refused (exit 1), not followed" || bad "pause through a symlink: rc=$rc $out"
 stop || bad "stop: exit $?"
 [ -L "$T/run/fragd/control" ] && pass "stop leaves the symlink it did not make" || bad "stop removed the symlink"

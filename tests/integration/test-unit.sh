@@ -92,7 +92,7 @@ has '^ProtectKernelTunables=' && bad "ProtectKernelTunables= present: fragd writ
 rw=$(sed -n 's/^ReadWritePaths=//p' "$U" | tr ' ' '\n' | sed 's/^-//')
 for p in /proc/sys/vm /sys/kernel/mm/transparent_hugepage /sys/devices/system/node \
 	/proc/sys/kernel/task_delayacct /var/lib/prometheus/node-exporter /sys/kernel/tracing; do
-	echo "$rw" | grep -qx "$p" && pass "ReadWritePaths has $p" || bad "ReadWritePaths lacks $p"
+	grep -qx "$p" <<<"$rw" && pass "ReadWritePaths has $p" || bad "ReadWritePaths lacks $p"
 done
 has '^RuntimeDirectory=fragd$' && pass "RuntimeDirectory=fragd" || bad "no RuntimeDirectory=fragd"
 # the learned reserve's state file (/var/lib/fragd, writable under ProtectSystem=strict)

@@ -57,9 +57,9 @@ grep -q "tasks started before now are not covered" "$T/log" && pass "the log say
 
 # 3. fragd status: the cgroups with their THP mechanism and stall line
 out=$("$FRAGD" status --root "$T" 2>&1); rc=$?
-if [ $rc = 0 ] && echo "$out" | grep -q "^  $PG: present, THP via collapse (" \
-	&& echo "$out" | grep -q "^  system.slice/mysql.service: absent$" \
-	&& echo "$out" | grep -q "stall attribution unavailable (disabled)"; then
+if [ $rc = 0 ] && grep -q "^  $PG: present, THP via collapse (" <<<"$out" \
+	&& grep -q "^  system.slice/mysql.service: absent$" <<<"$out" \
+	&& grep -q "stall attribution unavailable (disabled)" <<<"$out"; then
 	pass "fragd status lists the watched cgroups"
 else
 	bad "status rc=$rc: $out"
@@ -112,7 +112,7 @@ else
 	bad "once json: $(cat "$work/once.err")"
 fi
 out=$("$FRAGD" --once --root "$T" --page-size 4096 2>/dev/null)
-echo "$out" | grep -q "^Watched cgroups:" && echo "$out" | grep -q "^  $PG: present, 3 processes" \
+grep -q "^Watched cgroups:" <<<"$out" && grep -q "^  $PG: present, 3 processes" <<<"$out" \
 	&& pass "fragd --once text has the cgroup section" || bad "once text: $out"
 out=$("$FRAGD" --once --format json --root "$FIX/vm-6.1-x86_64-2node-fragmented" --page-size 4096 2>/dev/null)
 python3 -c 'import json,sys; sys.exit("cgroups" in json.loads(sys.stdin.read()))' <<<"$out" \
@@ -130,9 +130,9 @@ python3 -c 'import json,sys; sys.exit("cgroups" in json.loads(sys.stdin.read()))
 [ $rc = 2 ] && pass "thp-dropin without a mode: exit 2" || bad "thp-dropin no mode: exit $rc"
 out=$("$FRAGD" thp-dropin fragd-test-nonexistent.service never 2>&1); rc=$?
 case $rc in
-3) echo "$out" | grep -q "(no system bus): run on the host where the unit is installed" \
+3) grep -q "(no system bus): run on the host where the unit is installed" <<<"$out" \
 	&& pass "thp-dropin without a system bus: exit 3 with the hint" || bad "thp-dropin exit 3 without the hint: $out" ;;
-0) echo "$out" | grep -q "MemoryTHP=\|ExecStart=" && pass "thp-dropin printed a drop-in" || bad "thp-dropin output: $out" ;;
+0) grep -q "MemoryTHP=\|ExecStart=" <<<"$out" && pass "thp-dropin printed a drop-in" || bad "thp-dropin output: $out" ;;
 1) pass "thp-dropin for an unknown unit: exit 1 ($out)" ;;
 *) bad "thp-dropin: exit $rc: $out" ;;
 esac
