@@ -790,6 +790,39 @@ static void test_rates_mem_limit(void **state)
         free(a);
 }
 
+/* Node scores at their bounds: weighted by free pages without zoneinfo
+ * (one free page of score 100: 1 * 100 / 1 = 100), capped at 100 when a
+ * corrupt buddyinfo lists a zone twice; a reading without page-cache
+ * numbers leaves none from before (the daemon reuses its Assessment). */
+static void test_node_score_bounds(void **state)
+{
+        (void) state;
+        Observation *o = obs_new();
+        Assessment *a = malloc(sizeof(*a));
+        uint64_t one[11] = { 1 };
+
+        assert_non_null(a);
+        memset(a, 0xff, sizeof(*a)); /* last tick's leftovers */
+        add_zone(o, 0, "Normal", one, 11, 1000, 1, 2, 3, 0);
+        o->have &= ~OBS_MASK(OBS_ZONEINFO);
+        assert_int_equal(assess(o, NULL, a), 0);
+        /* 1 single page, order 9 unusable: zone score 100 */
+        assert_int_equal(a->zones[0].score, 100);
+        assert_int_equal(a->nodes[0].frag_score, 100);
+        assert_false(a->pagecache.valid);
+        assert_int_equal(a->pagecache.bytes_total[0], 0);
+        /* the zone twice in buddyinfo, once (1000 pages) in zoneinfo:
+         * 2 x 1000 * 100 / 1001 = 2 x 99 = 198, capped at 100 */
+        o->have |= OBS_MASK(OBS_ZONEINFO);
+        BuddyZone *b = &o->buddy.zones[o->buddy.n_zones++];
+        *b = o->buddy.zones[0];
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->nodes[0].n_zones, 2);
+        assert_int_equal(a->nodes[0].frag_score, 100);
+        free(o);
+        free(a);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -809,6 +842,7 @@ int main(void)
                 cmocka_unit_test(test_measure_edges),
                 cmocka_unit_test(test_node_thp_missing),
                 cmocka_unit_test(test_rates_mem_limit),
+                cmocka_unit_test(test_node_score_bounds),
         };
         return cmocka_run_group_tests_name("metrics", tests, NULL, NULL);
 }
