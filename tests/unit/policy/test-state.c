@@ -637,10 +637,63 @@ static void test_decision_helpers(void **state)
         assert_false(d.items[2].applied);
 }
 
+/* History edges: a first sample at clock 0 is added (the empty ring has
+ * no newest sample to replace); a changed first node id restarts it; the
+ * THPs grown per node are kept, UINT64_MAX when not known (and a known
+ * UINT64_MAX is stored as UINT64_MAX - 1) */
+static void test_history_edges(void **state)
+{
+        T *t = t_new(2);
+        PolicyHistory *h = &t->st.hist;
+
+        (void) state;
+        t->w.node[0].thp_grown_valid = true;
+        t->w.node[0].thp_grown = 7;
+        t_decision(t, 0);
+        policy_state_update(&t->st, &t->a, &t->d, 0);
+        assert_int_equal(h->n, 1);
+        assert_int_equal(h->head, 0);
+        assert_int_equal(h->thp_grown[0][0], 7);
+        assert_true(h->thp_grown[0][1] == UINT64_MAX);
+        t->w.node[0].thp_grown = UINT64_MAX;
+        t_decision(t, 1 * S);
+        policy_state_update(&t->st, &t->a, &t->d, 1 * S);
+        assert_int_equal(h->n, 2);
+        assert_true(h->thp_grown[1][0] == UINT64_MAX - 1);
+        /* node 0 is now node 3, node 1 the same: starts over */
+        t_decision(t, 2 * S);
+        t->d.eval.nodes[0].node = 3;
+        policy_state_update(&t->st, &t->a, &t->d, 2 * S);
+        assert_int_equal(h->n, 1);
+        assert_int_equal(h->node_id[0], 3);
+        free(t);
+}
+
+/* THP fallbacks alone, under one a second, make a tick active; the
+ * back-off hold at exactly the shift's bound still shifts:
+ * (UINT64_MAX >> 1) << 1 = UINT64_MAX - 1 */
+static void test_active_and_backoff_bound(void **state)
+{
+        T *t = t_new(1);
+
+        (void) state;
+        t_decision(t, 100 * S);
+        t->a.rates.valid = true;
+        t->a.rates.thp_fault_alloc = t->a.rates.compact_stall = t->a.rates.allocstall = 0.0;
+        t->a.rates.thp_fault_fallback = 0.5;
+        assert_true(policy_tick_active(&t->a, &t->d));
+        t->a.rates.thp_fault_fallback = 0.0;
+        assert_false(policy_tick_active(&t->a, &t->d));
+        assert_true(policy_backoff_hold_usec(USEC_INFINITY >> 1, 1) == USEC_INFINITY - 1);
+        free(t);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_history_ring),
+                cmocka_unit_test(test_history_edges),
+                cmocka_unit_test(test_active_and_backoff_bound),
                 cmocka_unit_test(test_a_raise_records_everything),
                 cmocka_unit_test(test_episode_objectives),
                 cmocka_unit_test(test_reversal_ring),
