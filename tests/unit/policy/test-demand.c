@@ -371,11 +371,13 @@ static void test_shares_kept_one_node(void **state)
         d->st.learned_share_node[0] = 0;
         d->st.learned_share_permyriad[0] = 10000;
         d->st.learned_share_measured[0] = true;
+        d->st.learned_share_permyriad[1] = 1234; /* stale, past n: not copied */
         /* nothing this tick, 10 min old: kept, with its measured split */
         d_eval(d, 700 * S, 0, 0, 5);
         assert_int_equal(d->e.learned_peak_usec, 100 * S);
         assert_int_equal(d->e.nodes[0].learned_share_permyriad, 10000);
         assert_true(d->e.nodes[0].learned_share_measured);
+        assert_int_equal(d->e.nodes[1].learned_share_permyriad, 0);
         /* a one-byte peak is a peak: held, 1 byte */
         d->st.learned_peak_bytes = 1;
         d_eval(d, 700 * S, 0, 0, 5);
@@ -420,6 +422,36 @@ static void test_learned_target_bounds(void **state)
         assert_true(policy_learned_target(&c, UINT64_C(18000000000000000000), 0, UINT64_MAX) == UINT64_MAX / 4);
 }
 
+/* The burst sum saturates at UINT64_MAX / 4 and, with the host's size
+ * unknown (no managed pages), is not cut; learning off still splits by
+ * size (two 4 GiB nodes: 5000 each) */
+static void test_burst_saturates_and_off_split(void **state)
+{
+        D *d = d_new();
+
+        (void) state;
+        d_hist(d, 990 * S, UINT64_MAX / 4);
+        d_hist(d, 995 * S, 10);
+        t_assess(&d->w, 1000 * S, &d->a);
+        d->a.rates.interval_sec = 5;
+        d->a.rates.thp_fault_alloc = 10;
+        d->a.nodes[0].managed_pages = 0;
+        memset(&d->e, 0, sizeof(d->e));
+        policy_demand_evaluate(&d->cfg, &d->st, &d->a, 1000 * S, &d->e);
+        /* 100 MiB this tick + q > q: q; q + 10 > q: q */
+        assert_int_equal(d->e.demand_bytes, 100 * MIB);
+        assert_true(d->e.burst_bytes == UINT64_MAX / 4);
+        free(d);
+
+        d = d_new();
+        d->w = t_world_fine(2);
+        d->cfg.demand_learning = false;
+        d_eval(d, 1000 * S, 10, 0, 5);
+        assert_int_equal(d->e.nodes[0].learned_share_permyriad, 5000);
+        assert_int_equal(d->e.nodes[1].learned_share_permyriad, 5000);
+        free(d);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -434,6 +466,7 @@ int main(void)
                 cmocka_unit_test(test_shares_kept_one_node),
                 cmocka_unit_test(test_from_boot_edges),
                 cmocka_unit_test(test_learned_target_bounds),
+                cmocka_unit_test(test_burst_saturates_and_off_split),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
