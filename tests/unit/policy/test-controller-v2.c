@@ -466,10 +466,80 @@ static void test_explain_share(void **state)
         assert_non_null(strstr(buf, "256 MiB of it here (25.00%, by node size), capped at 200 MiB"));
 }
 
+/* Each lever's objectives on one tick, by hand (t_config: stalls at most
+ * 0.1/s, fallback at most 1000 permyriad, band 10 %; t_world_fine's
+ * reserves are met) */
+static void test_lever_met_flags(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        const Decision *d;
+
+        (void) state;
+        /* all fine: extfrag_threshold quiet (nothing missed) */
+        d = t_sim_tick(s, &w, 5);
+        assert_true(d->eval.lever_met[LEVER_COMPACTION_PROACTIVENESS]);
+        assert_true(d->eval.lever_met[LEVER_THP_DEFRAG]);
+        assert_true(d->eval.lever_quiet[LEVER_EXTFRAG_THRESHOLD]);
+        free(s);
+        /* fallback 50 % (5000 > 1000): proactiveness and THP defrag not
+         * met; the boost factor (reserves only) met */
+        s = sim_new();
+        w.fallback_ratio = 0.5;
+        d = t_sim_tick(s, &w, 5);
+        assert_int_equal(d->eval.fallback_permyriad, 5000);
+        assert_false(d->eval.lever_met[LEVER_COMPACTION_PROACTIVENESS]);
+        assert_false(d->eval.lever_met[LEVER_THP_DEFRAG]);
+        assert_true(d->eval.lever_met[LEVER_WATERMARK_BOOST_FACTOR]);
+        free(s);
+        /* stalls 1/s (1000 milli > 100), fallback none: THP defrag not met */
+        s = sim_new();
+        w.fallback_ratio = -1;
+        w.stall_per_sec = 1.0;
+        d = t_sim_tick(s, &w, 5);
+        assert_int_equal(d->eval.stall_milli, 1000);
+        assert_false(d->eval.lever_met[LEVER_THP_DEFRAG]);
+        free(s);
+}
+
+static void floor_tick(uint64_t thp_target_bytes, uint64_t free_pages, int64_t want_floor)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        const Decision *d;
+
+        s->cfg.reserve_large = (SizeSpec){ 0 };
+        s->cfg.reserve_thp = (SizeSpec){ .bytes = thp_target_bytes };
+        if (thp_target_bytes == 0)
+                s->cfg.reserve_thp.permyriad = 0;
+        w.node[0].free_pages = free_pages;
+        d = t_sim_tick(s, &w, 5);
+        assert_int_equal(d->eval.proactiveness_floor, want_floor);
+        free(s);
+}
+
+/* The proactiveness floor from the score the largest target needs:
+ * high threshold(p) = min(100, 100 - p + min(10, (100 - p) / 2)).
+ * Free 500000 pages = 2048000000 bytes. */
+static void test_proactiveness_floor_edges(void **state)
+{
+        (void) state;
+        /* a 1-byte target: need ceil(100 x 1 / 2048000000) = 1, score 99;
+         * p = 11: 89 + 10 = 99 <= 99 (p = 10: 90 + 10 = 100) */
+        floor_tick(1, 500000, 11);
+        /* 2007040001 bytes: 100 x that / 2048000000 = 98.00000005, need 99,
+         * score 1; p = 99: 1 + min(10, 0) = 1 <= 1 (p = 98: 2 + 1 = 3) */
+        floor_tick(2007040001, 500000, 99);
+        /* no target at all, no free memory: score 100, p = 0 (100 <= 100) */
+        floor_tick(0, 0, 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_burst_with_free_memory_uses_compaction),
+                cmocka_unit_test(test_lever_met_flags),
+                cmocka_unit_test(test_proactiveness_floor_edges),
                 cmocka_unit_test(test_burst_without_free_memory_uses_reclaim),
                 cmocka_unit_test(test_watermark_held_bytes),
                 cmocka_unit_test(test_backoff_returns_to_baseline_and_holds_longer),

@@ -306,6 +306,152 @@ static void test_learned_target(void **state)
         assert_int_equal(policy_learned_target(&c, 100 * MIB, 80 * MIB, 4 * GIB), 90 * MIB);
 }
 
+/* The split of a renewed peak walks the burst window's history: per node
+ * this tick's THPs plus each sample's, unknown anywhere -> by size, sums
+ * saturating at UINT64_MAX / 4. Two 4 GiB nodes (t_world_fine). */
+static void test_shares_history_walk(void **state)
+{
+        D *d = d_new();
+        PolicyHistory *h = &d->st.hist;
+        const uint64_t q = UINT64_MAX / 4;
+
+        (void) state;
+        d->w = t_world_fine(2);
+        d->w.node[0].thp_grown_valid = d->w.node[1].thp_grown_valid = true;
+        d->w.node[0].thp_grown = 10;
+        d->w.node[1].thp_grown = 0;
+        h->n_nodes = 2;
+        h->node_id[0] = 0;
+        h->node_id[1] = 1;
+        d_hist(d, 990 * S, 0);
+        h->thp_grown[0][0] = 0;
+        h->thp_grown[0][1] = 30;
+        /* a slot past the ring's n, within the window: not a sample */
+        h->t_usec[1] = 995 * S;
+        h->thp_grown[1][0] = h->thp_grown[1][1] = UINT64_MAX;
+        /* 10 faults/s x 5 s x 2 MiB renews the (empty) peak; grown
+         * {10 + 0, 0 + 30}, sum 40: 10 x 10000 / 40 = 2500, 7500 */
+        d_eval(d, 1000 * S, 10, 0, 5);
+        assert_int_equal(d->e.learned_peak_usec, 1000 * S);
+        assert_int_equal(d->e.nodes[0].learned_share_permyriad, 2500);
+        assert_int_equal(d->e.nodes[1].learned_share_permyriad, 7500);
+        assert_true(d->e.nodes[0].learned_share_measured);
+        assert_true(d->e.nodes[1].learned_share_measured);
+        /* a sample that does not know node 1: by size, 5000 each */
+        d_hist(d, 995 * S, 0);
+        h->thp_grown[1][0] = 0;
+        assert_int_equal(h->thp_grown[1][1], UINT64_MAX);
+        d_eval(d, 1000 * S, 10, 0, 5);
+        assert_int_equal(d->e.nodes[0].learned_share_permyriad, 5000);
+        assert_int_equal(d->e.nodes[1].learned_share_permyriad, 5000);
+        assert_false(d->e.nodes[0].learned_share_measured);
+        assert_false(d->e.nodes[1].learned_share_measured);
+        /* saturation: node 0 q - 5 + 10 > q: q; node 1 q + 0 = q; q / 2q */
+        h->n = 1;
+        h->thp_grown[0][0] = 10;
+        h->thp_grown[0][1] = 0;
+        d->w.node[0].thp_grown = q - 5;
+        d->w.node[1].thp_grown = q;
+        d_eval(d, 1000 * S, 10, 0, 5);
+        assert_int_equal(d->e.nodes[0].learned_share_permyriad, 5000);
+        assert_int_equal(d->e.nodes[1].learned_share_permyriad, 5000);
+        assert_true(d->e.nodes[0].learned_share_measured);
+        free(d);
+}
+
+/* A kept peak keeps its split on a single node too */
+static void test_shares_kept_one_node(void **state)
+{
+        D *d = d_new();
+
+        (void) state;
+        d->st.learned_peak_bytes = 200 * MIB;
+        d->st.learned_peak_usec = 100 * S;
+        d->st.learned_share_n = 1;
+        d->st.learned_share_node[0] = 0;
+        d->st.learned_share_permyriad[0] = 10000;
+        d->st.learned_share_measured[0] = true;
+        d->st.learned_share_permyriad[1] = 1234; /* stale, past n: not copied */
+        /* nothing this tick, 10 min old: kept, with its measured split */
+        d_eval(d, 700 * S, 0, 0, 5);
+        assert_int_equal(d->e.learned_peak_usec, 100 * S);
+        assert_int_equal(d->e.nodes[0].learned_share_permyriad, 10000);
+        assert_true(d->e.nodes[0].learned_share_measured);
+        assert_int_equal(d->e.nodes[1].learned_share_permyriad, 0);
+        /* a one-byte peak is a peak: held, 1 byte */
+        d->st.learned_peak_bytes = 1;
+        d_eval(d, 700 * S, 0, 0, 5);
+        assert_int_equal(d->e.learned_peak_bytes, 1);
+        assert_int_equal(d->e.learned_need_bytes, 1);
+        free(d);
+}
+
+/* The seed from boot: no clock gives nothing; the most faults a counter
+ * holds still seed (cut to the host: 4096 MiB) */
+static void test_from_boot_edges(void **state)
+{
+        PolicyConfig c;
+        LearnedRestore r;
+
+        (void) state;
+        t_config(&c);
+        c.demand_learning = true;
+        c.demand_from_boot = true;
+        c.demand_hold_usec = 1800 * S; /* up 600 s, less: all faults count */
+        assert_int_equal(policy_learned_from_boot(&c, 10000, 36000 * S, HP, 4096 * MIB, 0, &r),
+                         LEARNED_RESTORE_EMPTY);
+        assert_int_equal(policy_learned_from_boot(&c, UINT64_MAX, 600 * S, HP, 4096 * MIB, 600 * S, &r),
+                         LEARNED_RESTORE_OK);
+        assert_int_equal(r.peak_bytes, 4096 * MIB);
+}
+
+/* The learned target with a factor that is not positive, and at the
+ * saturation bound: 1.8e19 bytes x 1 is UINT64_MAX / 4 (cap: all of an
+ * UINT64_MAX node) */
+static void test_learned_target_bounds(void **state)
+{
+        PolicyConfig c;
+
+        (void) state;
+        t_config(&c);
+        c.demand_learning = true;
+        c.demand_factor = -1.0;
+        c.demand_cap = (SizeSpec){ .bytes = UINT64_MAX };
+        assert_int_equal(policy_learned_target(&c, 100 * MIB, 80 * MIB, 4 * GIB), 80 * MIB);
+        c.demand_factor = 1.0;
+        assert_true(policy_learned_target(&c, UINT64_C(18000000000000000000), 0, UINT64_MAX) == UINT64_MAX / 4);
+}
+
+/* The burst sum saturates at UINT64_MAX / 4 and, with the host's size
+ * unknown (no managed pages), is not cut; learning off still splits by
+ * size (two 4 GiB nodes: 5000 each) */
+static void test_burst_saturates_and_off_split(void **state)
+{
+        D *d = d_new();
+
+        (void) state;
+        d_hist(d, 990 * S, UINT64_MAX / 4);
+        d_hist(d, 995 * S, 10);
+        t_assess(&d->w, 1000 * S, &d->a);
+        d->a.rates.interval_sec = 5;
+        d->a.rates.thp_fault_alloc = 10;
+        d->a.nodes[0].managed_pages = 0;
+        memset(&d->e, 0, sizeof(d->e));
+        policy_demand_evaluate(&d->cfg, &d->st, &d->a, 1000 * S, &d->e);
+        /* 100 MiB this tick + q > q: q; q + 10 > q: q */
+        assert_int_equal(d->e.demand_bytes, 100 * MIB);
+        assert_true(d->e.burst_bytes == UINT64_MAX / 4);
+        free(d);
+
+        d = d_new();
+        d->w = t_world_fine(2);
+        d->cfg.demand_learning = false;
+        d_eval(d, 1000 * S, 10, 0, 5);
+        assert_int_equal(d->e.nodes[0].learned_share_permyriad, 5000);
+        assert_int_equal(d->e.nodes[1].learned_share_permyriad, 5000);
+        free(d);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -316,6 +462,11 @@ int main(void)
                 cmocka_unit_test(test_one_sample_and_decayed_cut),
                 cmocka_unit_test(test_learned_age),
                 cmocka_unit_test(test_learned_target),
+                cmocka_unit_test(test_shares_history_walk),
+                cmocka_unit_test(test_shares_kept_one_node),
+                cmocka_unit_test(test_from_boot_edges),
+                cmocka_unit_test(test_learned_target_bounds),
+                cmocka_unit_test(test_burst_saturates_and_off_split),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

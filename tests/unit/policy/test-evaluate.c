@@ -503,6 +503,54 @@ static void test_at_the_limit(void **state)
         free(x);
 }
 
+static void thp_target_1(E *x)
+{
+        x->cfg.reserve_thp = (SizeSpec){ .bytes = 1 };
+}
+
+static void thp_target_10486_pages(E *x)
+{
+        x->cfg.reserve_thp = (SizeSpec){ .bytes = 10486 * 4096ULL };
+        x->cfg.trend_horizon_usec = 0; /* no prediction (at the target, the eta is 0) */
+}
+
+static void thp_target_0(E *x)
+{
+        x->cfg.reserve_thp = (SizeSpec){ 0 };
+}
+
+/* The score the THP reserve needs at its smallest targets (free 500000
+ * pages x 4096 = 2048000000 B): 1 byte: 100 - ceil(100 / 2048000000) =
+ * 99; none: no score target (0). A fallback ratio of 0, or none (-1),
+ * is 0 permyriad. */
+static void test_score_target_and_zero_ratio(void **state)
+{
+        TWorld w = t_world_fine(1);
+        E *x;
+
+        (void) state;
+        w.fallback_ratio = 0.0;
+        x = e_run(&w, thp_target_1);
+        assert_int_equal(x->e.nodes[0].free_bytes, 2048000000);
+        assert_int_equal(x->e.nodes[0].target_bytes[1], 1);
+        assert_int_equal(x->e.nodes[0].score_target, 99);
+        assert_int_equal(x->e.fallback_permyriad, 0);
+        free(x);
+        w.fallback_ratio = -1;
+        x = e_run(&w, thp_target_0);
+        assert_int_equal(x->e.nodes[0].target_bytes[1], 0);
+        assert_int_equal(x->e.nodes[0].score_target, 0);
+        assert_int_equal(x->e.fallback_permyriad, 0);
+        free(x);
+        /* have == target exactly (10486 pages), no horizon: met, no error */
+        w.node[0].ge_thp_pages = 10486;
+        x = e_run(&w, thp_target_10486_pages);
+        assert_int_equal(x->e.nodes[0].have_bytes[1], x->e.nodes[0].target_bytes[1]);
+        assert_int_equal(x->e.nodes[0].target_bytes[1], 42950656);
+        assert_int_equal(x->frag.err, 0);
+        free(x);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -511,6 +559,7 @@ int main(void)
                 cmocka_unit_test(test_evaluate_node),
                 cmocka_unit_test(test_fallback_and_config),
                 cmocka_unit_test(test_level_error_edges),
+                cmocka_unit_test(test_score_target_and_zero_ratio),
                 cmocka_unit_test(test_memory_want),
                 cmocka_unit_test(test_psi_over_ceiling),
                 cmocka_unit_test(test_targets_met_direct),

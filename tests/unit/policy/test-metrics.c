@@ -652,6 +652,177 @@ static void test_assess_too_many_nodes(void **state)
         free(a);
 }
 
+/* Edges of the measures, each worked out by hand (mutation testing,
+ * docs/policy.md): exact divisions, watermarks under a boost larger than
+ * high, one node for two zones, a pagetypeinfo entry past n_zones. */
+static void test_measure_edges(void **state)
+{
+        (void) state;
+        /* nr_free = {2}, order 1: free 2 pages in 2 blocks, none suitable:
+         * 1000 - (1000 + 2*1000/2) / 2 = 1000 - 2000/2 = 0 */
+        static const uint64_t two[2] = { 2, 0 };
+        assert_int_equal(fragmentation_index_permille(two, 2, 1), 0);
+
+        Observation *o = obs_new();
+        Assessment *a = malloc(sizeof(*a));
+        uint64_t f[11] = { 1 };
+        PageTypeInfo *p = &o->pagetype;
+
+        assert_non_null(a);
+        add_zone(o, 0, "DMA32", f, 11, 1000, 10, 20, 30, 0);
+        add_zone(o, 0, "Normal", f, 11, 1000, 10, 20, 30, 0);
+        o->zoneinfo.zones[1].boost = 40; /* printed min 10, low 20, high 30, all < 40 */
+        strcpy(p->types[0], "Unmovable");
+        strcpy(p->types[1], "Movable");
+        p->n_types = 2;
+        p->n_zones = 1;
+        p->zones[0] = (PageTypeZone){ .node = 0, .have_blocks = true, .blocks = { 0, 10 } };
+        /* past n_zones: not read */
+        p->zones[1] = (PageTypeZone){ .node = 0, .have_blocks = true, .blocks = { 10, 0 } };
+        o->have |= OBS_MASK(OBS_PAGETYPEINFO);
+        o->pagetype_usec = 5;
+        p->pageblock_order = 0; /* not printed: the PMD order, 9 for 4 KiB pages */
+        o->have |= OBS_MASK(OBS_SYSCTL);
+        o->vm.present[VM_COMPACTION_PROACTIVENESS] = true;
+        o->vm.value[VM_COMPACTION_PROACTIVENESS] = -5; /* clamped to 0 */
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->n_nodes, 1);
+        assert_int_equal(a->nodes[0].n_zones, 2);
+        assert_int_equal(a->zones[1].wmark_min, 0);
+        assert_int_equal(a->zones[1].wmark_low, 0);
+        assert_int_equal(a->zones[1].wmark_high, 0);
+        /* blocks: 0 polluted of 10 */
+        assert_int_equal(a->nodes[0].blocks_total, 10);
+        assert_int_equal(a->nodes[0].polluted_blocks_permille, 0);
+        assert_int_equal(a->pageblock_order, 9);
+        assert_int_equal(a->proactiveness, 0);
+        free(o);
+        free(a);
+}
+
+/* THP counts: a node whose stats were not printed has no count; a
+ * previous reading without the node gives no growth */
+static void test_node_thp_missing(void **state)
+{
+        (void) state;
+        Observation *p = obs_new(), *c = obs_new();
+        Assessment *a = malloc(sizeof(*a));
+        uint64_t f[11] = { 1 };
+
+        assert_non_null(a);
+        add_zone(p, 0, "Normal", f, 11, 100, 1, 2, 3, 0);
+        add_zone(c, 0, "Normal", f, 11, 100, 1, 2, 3, 0);
+        node_thp(c, 0, 30, 0, 0);
+        /* prev has no zoneinfo node 0 */
+        assert_int_equal(assess(c, p, a), 0);
+        assert_true(a->nodes[0].have_thp_count);
+        assert_int_equal(a->nodes[0].thp_count, 30);
+        assert_false(a->nodes[0].thp_grown_valid);
+        c->zoneinfo.nodes[0].have_stats = false;
+        assert_int_equal(assess(c, p, a), 0);
+        assert_false(a->nodes[0].have_thp_count);
+        free(p);
+        free(c);
+        free(a);
+}
+
+/* Rate limits by the host's memory: none when the memory is unknown; a
+ * 4 KiB mTHP size takes 1 page per fault; a fallback ratio under 1/s */
+static void test_rates_mem_limit(void **state)
+{
+        (void) state;
+        Observation *p = calloc(1, sizeof(*p)), *c = calloc(1, sizeof(*c));
+        Assessment *a = malloc(sizeof(*a));
+
+        assert_non_null(p);
+        assert_non_null(c);
+        assert_non_null(a);
+        /* no zones, no MemTotal: the host's size is unknown (0 pages) */
+        p->page_size = c->page_size = 4096;
+        p->have = c->have = OBS_MASK(OBS_BUDDYINFO) | OBS_MASK(OBS_VMSTAT);
+        p->now_usec = 10 * USEC_PER_SEC;
+        c->now_usec = 20 * USEC_PER_SEC; /* 10 s */
+        kv(&p->vmstat, "thp_fault_alloc", 0);
+        kv(&c->vmstat, "thp_fault_alloc", 10);
+        kv(&p->vmstat, "thp_fault_fallback", 0);
+        kv(&c->vmstat, "thp_fault_fallback", 0);
+        assert_int_equal(assess(c, p, a), 0);
+        /* 10 / 10 s, no memory limit */
+        assert_float_equal(a->rates.thp_fault_alloc, 1.0, 1e-12);
+        assert_int_equal(a->rates.n_resets, 0);
+        /* alloc 0, fallback 5 in 10 s: 0.5 / (0 + 0.5) = 1 */
+        c->vmstat.e[0].value = 0;
+        c->vmstat.e[1].value = 5;
+        assert_int_equal(assess(c, p, a), 0);
+        assert_float_equal(a->rates.thp_fallback_ratio, 1.0, 1e-12);
+        free(p);
+        free(c);
+
+        /* 100 pages of memory, a 4 KiB mTHP size (4*1024/4096 = 1 page a
+         * fault): at most 100/1 * 1 s = 100 faults in 1 s */
+        p = obs_new();
+        c = obs_new();
+        uint64_t f[11] = { 1 };
+        add_zone(p, 0, "Normal", f, 11, 100, 1, 2, 3, 0);
+        add_zone(c, 0, "Normal", f, 11, 100, 1, 2, 3, 0);
+        p->have |= OBS_MASK(OBS_VMSTAT) | OBS_MASK(OBS_THP);
+        c->have |= OBS_MASK(OBS_VMSTAT) | OBS_MASK(OBS_THP);
+        p->now_usec = 10 * USEC_PER_SEC;
+        c->now_usec = 11 * USEC_PER_SEC;
+        p->thp.n_sizes = c->thp.n_sizes = 1;
+        p->thp.sizes[0].size_kb = c->thp.sizes[0].size_kb = 4;
+        thp_stat(&p->thp.sizes[0], "anon_fault_alloc", 0);
+        thp_stat(&p->thp.sizes[0], "anon_fault_fallback", 0);
+        thp_stat(&c->thp.sizes[0], "anon_fault_alloc", 101);
+        thp_stat(&c->thp.sizes[0], "anon_fault_fallback", 1);
+        assert_int_equal(assess(c, p, a), 0);
+        /* 101 > 100: a reset, alloc 0; fallback 1: ratio 1 / (0 + 1) */
+        assert_int_equal(a->rates.n_resets, 1);
+        assert_string_equal(a->rates.reset_counter, "anon_fault_alloc");
+        assert_float_equal(a->rates.mthp_fallback_ratio[0], 1.0, 1e-12);
+        /* 100: possible, ratio 1 / (100 + 1) */
+        c->thp.sizes[0].stats[0].value = 100;
+        assert_int_equal(assess(c, p, a), 0);
+        assert_int_equal(a->rates.n_resets, 0);
+        assert_float_equal(a->rates.mthp_fallback_ratio[0], 1.0 / 101.0, 1e-12);
+        free(p);
+        free(c);
+        free(a);
+}
+
+/* Node scores at their bounds: weighted by free pages without zoneinfo
+ * (one free page of score 100: 1 * 100 / 1 = 100), capped at 100 when a
+ * corrupt buddyinfo lists a zone twice; a reading without page-cache
+ * numbers leaves none from before (the daemon reuses its Assessment). */
+static void test_node_score_bounds(void **state)
+{
+        (void) state;
+        Observation *o = obs_new();
+        Assessment *a = malloc(sizeof(*a));
+        uint64_t one[11] = { 1 };
+
+        assert_non_null(a);
+        memset(a, 0xff, sizeof(*a)); /* last tick's leftovers */
+        add_zone(o, 0, "Normal", one, 11, 1000, 1, 2, 3, 0);
+        o->have &= ~OBS_MASK(OBS_ZONEINFO);
+        assert_int_equal(assess(o, NULL, a), 0);
+        /* 1 single page, order 9 unusable: zone score 100 */
+        assert_int_equal(a->zones[0].score, 100);
+        assert_int_equal(a->nodes[0].frag_score, 100);
+        assert_false(a->pagecache.valid);
+        assert_int_equal(a->pagecache.bytes_total[0], 0);
+        /* the zone twice in buddyinfo, once (1000 pages) in zoneinfo:
+         * 2 x 1000 * 100 / 1001 = 2 x 99 = 198, capped at 100 */
+        o->have |= OBS_MASK(OBS_ZONEINFO);
+        BuddyZone *b = &o->buddy.zones[o->buddy.n_zones++];
+        *b = o->buddy.zones[0];
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->nodes[0].n_zones, 2);
+        assert_int_equal(a->nodes[0].frag_score, 100);
+        free(o);
+        free(a);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -668,6 +839,10 @@ int main(void)
                 cmocka_unit_test(test_rates_more),
                 cmocka_unit_test(test_assess_sums),
                 cmocka_unit_test(test_assess_too_many_nodes),
+                cmocka_unit_test(test_measure_edges),
+                cmocka_unit_test(test_node_thp_missing),
+                cmocka_unit_test(test_rates_mem_limit),
+                cmocka_unit_test(test_node_score_bounds),
         };
         return cmocka_run_group_tests_name("metrics", tests, NULL, NULL);
 }

@@ -637,10 +637,181 @@ static void test_decision_helpers(void **state)
         assert_false(d.items[2].applied);
 }
 
+/* History edges: a first sample at clock 0 is added (the empty ring has
+ * no newest sample to replace); a changed first node id restarts it; the
+ * THPs grown per node are kept, UINT64_MAX when not known (and a known
+ * UINT64_MAX is stored as UINT64_MAX - 1) */
+static void test_history_edges(void **state)
+{
+        T *t = t_new(2);
+        PolicyHistory *h = &t->st.hist;
+
+        (void) state;
+        t->w.node[0].thp_grown_valid = true;
+        t->w.node[0].thp_grown = 7;
+        t_decision(t, 0);
+        policy_state_update(&t->st, &t->a, &t->d, 0);
+        assert_int_equal(h->n, 1);
+        assert_int_equal(h->head, 0);
+        assert_int_equal(h->thp_grown[0][0], 7);
+        assert_true(h->thp_grown[0][1] == UINT64_MAX);
+        t->w.node[0].thp_grown = UINT64_MAX;
+        t_decision(t, 1 * S);
+        policy_state_update(&t->st, &t->a, &t->d, 1 * S);
+        assert_int_equal(h->n, 2);
+        assert_true(h->thp_grown[1][0] == UINT64_MAX - 1);
+        /* node 0 is now node 3, node 1 the same: starts over */
+        t_decision(t, 2 * S);
+        t->d.eval.nodes[0].node = 3;
+        policy_state_update(&t->st, &t->a, &t->d, 2 * S);
+        assert_int_equal(h->n, 1);
+        assert_int_equal(h->node_id[0], 3);
+        free(t);
+}
+
+/* THP fallbacks alone, under one a second, make a tick active; the
+ * back-off hold at exactly the shift's bound still shifts:
+ * (UINT64_MAX >> 1) << 1 = UINT64_MAX - 1 */
+static void test_active_and_backoff_bound(void **state)
+{
+        T *t = t_new(1);
+
+        (void) state;
+        t_decision(t, 100 * S);
+        t->a.rates.valid = true;
+        t->a.rates.thp_fault_alloc = t->a.rates.compact_stall = t->a.rates.allocstall = 0.0;
+        t->a.rates.thp_fault_fallback = 0.5;
+        assert_true(policy_tick_active(&t->a, &t->d));
+        t->a.rates.thp_fault_fallback = 0.0;
+        assert_false(policy_tick_active(&t->a, &t->d));
+        assert_true(policy_backoff_hold_usec(USEC_INFINITY >> 1, 1) == USEC_INFINITY - 1);
+        free(t);
+}
+
+/* A reserve episode of P, raised at 100 s from 1000 bytes (node 0,
+ * order 9 = eval order[1]), evaluated each dwell (10 s) */
+static T *episode_at(usec_t t0, uint64_t have)
+{
+        T *t = t_new(1);
+        DecisionItem *it;
+
+        t_decision(t, t0);
+        it = t_item(t, P, 20, 40, POLICY_REASON_RESERVE_BELOW_TARGET);
+        it->num.have_bytes = have;
+        policy_state_update(&t->st, &t->a, &t->d, t0);
+        assert_true(t->st.lever[P].episode);
+        return t;
+}
+
+/* the next evaluation at now: the raise still wanted, the reserve at
+ * have, compaction scanning scan pages a second since the last update */
+static void episode_eval(T *t, usec_t now, uint64_t have, uint64_t scan)
+{
+        t_decision(t, now);
+        t->d.levers[P].current = 40;
+        t->d.eval.want_raise[P] = true;
+        t->d.eval.nodes[0].have_bytes[1] = have;
+        t->d.eval.scan_pages_per_sec = scan;
+        policy_state_update(&t->st, &t->a, &t->d, now);
+}
+
+/* Episode evaluations by hand: work counted since the last evaluation
+ * only, one scanned page is work, a gain ends the back-offs, free memory
+ * records its gain, no block size skips the scan-per-block check. */
+static void test_episode_evaluations(void **state)
+{
+        T *t = episode_at(100 * S, 1000);
+        LeverTrack *lt = &t->st.lever[P];
+
+        (void) state;
+        /* 110 s: no gain, 100 pages/s x 10 s = 1000 scanned: no gain 1 */
+        episode_eval(t, 110 * S, 1000, 100);
+        assert_int_equal(lt->ep_no_gain, 1);
+        assert_int_equal(lt->ep_scanned_pages, 1000);
+        /* 120 s: no gain, nothing scanned since (1000 - 1000 = 0): P is a
+         * compaction lever, so no work, no count */
+        episode_eval(t, 120 * S, 1000, 0);
+        assert_int_equal(lt->ep_no_gain, 1);
+        /* 129 s: not due (9 s since 120 s), nothing scanned; 130 s: 1 page/s
+         * x 1 s = exactly one page scanned: work without gain, counted */
+        episode_eval(t, 129 * S, 1000, 0);
+        assert_int_equal(lt->ep_no_gain, 1);
+        episode_eval(t, 130 * S, 1000, 1);
+        assert_int_equal(lt->ep_scanned_pages, 1001);
+        assert_int_equal(lt->ep_no_gain, 2);
+        /* 140 s: the reserve grew 4 MiB, two back-offs before: paid off */
+        lt->backoffs = 2;
+        episode_eval(t, 140 * S, 1000 + 4 * 1048576, 0);
+        assert_int_equal(lt->backoffs, 0);
+        assert_int_equal(lt->ep_no_gain, 0);
+        assert_int_equal(lt->ep_ref, 1000 + 4 * 1048576);
+        assert_int_equal(lt->ep_gained_bytes, 4 * 1048576);
+        free(t);
+
+        /* a page size of 0 (no block size): the scan-per-block limit is
+         * not judged; 4 MiB gained with 10^6 pages scanned is paid off */
+        t = episode_at(100 * S, 1000);
+        lt = &t->st.lever[P];
+        t_decision(t, 110 * S);
+        t->d.levers[P].current = 40;
+        t->d.eval.want_raise[P] = true;
+        t->d.eval.nodes[0].have_bytes[1] = 1000 + 4 * 1048576;
+        t->d.eval.scan_pages_per_sec = 100000;
+        t->d.eval.scan_per_block_limit = 1;
+        t->d.eval.page_size = 0;
+        policy_state_update(&t->st, &t->a, &t->d, 110 * S);
+        assert_int_equal(lt->ep_no_gain, 0);
+        assert_int_equal(lt->ep_ref, 1000 + 4 * 1048576);
+        free(t);
+
+        /* free memory: 222 bytes then 200: gain 200 - 222 = -22 */
+        t = t_new(1);
+        t_decision(t, 100 * S);
+        DecisionItem *it = t_item(t, WSF, 10, 60, POLICY_REASON_FREE_MEMORY_SHORT);
+        it->num.free_bytes = 222;
+        policy_state_update(&t->st, &t->a, &t->d, 100 * S);
+        assert_int_equal(t->st.lever[WSF].ep_objective, POLICY_OBJ_FREE);
+        t_decision(t, 110 * S);
+        t->d.levers[WSF].current = 60;
+        t->d.eval.want_raise[WSF] = true;
+        t->d.eval.nodes[0].free_bytes = 200;
+        policy_state_update(&t->st, &t->a, &t->d, 110 * S);
+        assert_int_equal(t->st.lever[WSF].ep_gained_bytes, -22);
+        free(t);
+}
+
+/* Only the decision's n_items count (a stale slot past them is not an
+ * item); a kick is no move even with from != to */
+static void test_items_bounds_and_kick(void **state)
+{
+        T *t = t_new(1);
+
+        (void) state;
+        t_decision(t, 100 * S);
+        t_item(t, WSF, 10, 60, POLICY_REASON_FREE_MEMORY_SHORT);
+        t->d.n_items = 0;
+        t->d.items[1] = (DecisionItem){ .kind = DECISION_KICK_KCOMPACTD, .lever = P, .node = -1, .from = 20,
+                                        .to = 21, .reason = POLICY_REASON_RESERVE_BELOW_TARGET, .applied = true };
+        t->d.n_items = 1;
+        t->d.items[0] = t->d.items[1];
+        t->d.items[1] = (DecisionItem){ .kind = DECISION_LEVER, .lever = WSF, .node = -1, .from = 10, .to = 60,
+                                        .reason = POLICY_REASON_FREE_MEMORY_SHORT, .applied = true };
+        policy_state_update(&t->st, &t->a, &t->d, 100 * S);
+        assert_true(t->st.have_kick);
+        assert_false(t->st.lever[P].touched);
+        assert_int_equal(t->st.lever[P].last_dir, 0);
+        assert_false(t->st.lever[WSF].touched);
+        free(t);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_history_ring),
+                cmocka_unit_test(test_history_edges),
+                cmocka_unit_test(test_active_and_backoff_bound),
+                cmocka_unit_test(test_episode_evaluations),
+                cmocka_unit_test(test_items_bounds_and_kick),
                 cmocka_unit_test(test_a_raise_records_everything),
                 cmocka_unit_test(test_episode_objectives),
                 cmocka_unit_test(test_reversal_ring),
