@@ -117,14 +117,6 @@ static uint64_t node_bytes(const Assessment *a, const NodeMeasures *n)
         return (n->managed_pages ? n->managed_pages : n->present_pages) * (uint64_t) a->page_size;
 }
 
-int policy_hist_node_index(const PolicyHistory *h, int node)
-{
-        for (unsigned i = 0; i < h->n_nodes; i++)
-                if (h->node_id[i] == node)
-                        return (int) i;
-        return -1;
-}
-
 static uint64_t history_value(const PolicyHistory *h, unsigned r, int hi, int series)
 {
         return series == 2 ? h->free_pages[r][hi] : h->ge_pages[series][r][hi];

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "fragd/policy.h"
+#include "controller-internal.h"
 
 usec_t policy_backoff_hold_usec(usec_t hold, unsigned n)
 {
@@ -416,4 +417,13 @@ bool policy_watch_closely(const PolicyState *s, usec_t now, usec_t hold)
 {
         return hold > 0 && s->last_activity_usec > 0 && now >= s->last_activity_usec &&
                now - s->last_activity_usec < hold;
+}
+
+/* the row of a node in the history (state.c records it), -1 if not there */
+int policy_hist_node_index(const PolicyHistory *h, int node)
+{
+        for (unsigned i = 0; i < h->n_nodes; i++)
+                if (h->node_id[i] == node)
+                        return (int) i;
+        return -1;
 }

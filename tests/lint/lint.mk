@@ -27,9 +27,10 @@ check-includes:
 # no two objects of libfragd.a call each other, directly or in a loop (nm)
 .PHONY: check-calls
 check-unit: check-calls
-check-calls: $(DAEMON_OBJ)
+check-calls: $(DAEMON_OBJ) $(POLICY_OBJ)
 	@NM=$(NM) CC=$(CC) sh tests/lint/check-calls.sh --self-test
 	@NM=$(NM) sh tests/lint/check-calls.sh $(DAEMON_OBJ)
+	@NM=$(NM) sh tests/lint/check-calls.sh $(POLICY_OBJ)
 
 # the man pages are lint-clean (mandoc -T lint: style messages included) and
 # carry a real date; SKIP without mandoc (CI installs it: scripts/install-deps.sh)
