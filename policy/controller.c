@@ -134,6 +134,7 @@ typedef struct Ctx {
         Decision *d;
         bool psi_high;
         Want frag, mem, stall, fallback;
+        Want standing; /* the learned reserve between bursts (evaluate.c offer_standing()) */
         bool rates_met;       /* stalls, workload stalls and fallbacks met with the margin */
         unsigned floor_score; /* the score proactiveness_floor keeps */
         int64_t value[_LEVER_MAX]; /* decided values so far */
@@ -426,6 +427,27 @@ static const Want *strongest(const Want *a, const Want *b)
         return b->err > a->err ? b : a;
 }
 
+/* Between bursts the learned reserve stands at the proactiveness its score
+ * needs: up to that aim in one move (still at most step_up per dwell),
+ * never past it by the integral, no kick (decide_kick() sees only the
+ * other wants), and the raise does not open a back-off episode nor keep
+ * one open (want_raise stays false): what it costs is kcompactd's own
+ * rounds while the score is over the threshold, which the kernel defers
+ * by itself after a round without progress. Above the aim the lever
+ * decays to the floor as when quiet (the floor is the same score). */
+static bool standing_raise(Ctx *c, Lever l)
+{
+        const Want *w = &c->standing;
+        int64_t wanted = w->aim;
+
+        if (w->err <= 0 || wanted <= c->in[l].current)
+                return false;
+        if (!raise_allowed(c, l, &wanted, w))
+                return true;
+        propose_err(c, l, wanted, w->reason, 0, w->err, &w->num);
+        return true;
+}
+
 static void decide_proactiveness(Ctx *c)
 {
         Lever l = LEVER_COMPACTION_PROACTIVENESS;
@@ -437,6 +459,8 @@ static void decide_proactiveness(Ctx *c)
                 decide_raise(c, l, w, c->frag.err > 0 ? c->frag.aim : -1);
                 return;
         }
+        if (standing_raise(c, l))
+                return;
         try_decay(c, l);
 }
 
@@ -572,7 +596,8 @@ static void decide_oneshot(Ctx *c)
 
         for (unsigned i = 0; i < e->n_nodes; i++) {
                 const PolicyNodeEval *ne = &e->nodes[i];
-                uint64_t t = ne->target_bytes[K_THP];
+                /* between bursts a one-shot answers the configured reserve only */
+                uint64_t t = ne->learned && e->learned_standing ? ne->config_target_bytes : ne->target_bytes[K_THP];
                 int hi = policy_hist_node_index(h, ne->node);
                 PolicyNumbers num;
                 DecisionItem *it;
@@ -791,8 +816,9 @@ int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assess
         }
         ret->eval.targets_met = policy_targets_met(cfg, a, &ret->eval);
         c.psi_high = policy_psi_over_ceiling(cfg, &ret->eval);
-        policy_gather_wants(cfg, a, &ret->eval, now, &c.frag, &c.mem, &c.stall, &c.fallback);
-        ret->eval.targets_missed = c.frag.err > 0 || c.mem.err > 0 || c.stall.err > 0 || c.fallback.err > 0;
+        policy_gather_wants(cfg, a, &ret->eval, now, &c.frag, &c.mem, &c.stall, &c.fallback, &c.standing);
+        ret->eval.targets_missed =
+                c.frag.err > 0 || c.mem.err > 0 || c.stall.err > 0 || c.fallback.err > 0 || c.standing.err > 0;
         for (unsigned l = 0; l < _LEVER_MAX; l++)
                 c.value[l] = in[l].current;
         levers_evaluate(&c);
