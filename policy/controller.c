@@ -721,7 +721,13 @@ static void levers_evaluate(Ctx *c)
                         predicted = cfg->trend_horizon_usec > 0 && ne->eta_usec[k] < cfg->trend_horizon_usec;
                         if (!have_ok || predicted)
                                 reserves = false;
-                        /* the reclaim levers: free memory no longer short, or the reserve there anyway */
+                        /* the reclaim levers: free memory no longer short, or the reserve there
+                         * anyway; between bursts they answer the configured target alone */
+                        if (k == K_THP && ne->learned && e->learned_standing) {
+                                t = ne->config_target_bytes;
+                                have_ok = (unsigned __int128) ne->have_bytes[k] * 10000 >=
+                                          (unsigned __int128) t * (10000 + band);
+                        }
                         if (!have_ok && (unsigned __int128) ne->free_bytes * 10000 <
                                                 (unsigned __int128) policy_free_needed_bytes(ne, t) * (10000 + band))
                                 free_ok = false;

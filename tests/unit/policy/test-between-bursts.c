@@ -287,6 +287,54 @@ static void test_next_burst_served(void **state)
         free(s);
 }
 
+/* watermark_scale_factor raised for a burst while free memory was short
+ * for it comes home between bursts: memory short and "met" are judged
+ * against the configured target then. 500 MiB free, 100 MiB of it in
+ * order>=9 blocks: short for the learned 512 MiB (high watermark 99 MiB +
+ * 512 MiB = 611 MiB > 500), not for the configured 40.96 MiB (140 MiB).
+ * During the hold the memory want raises the lever (err 8632, aim
+ * ceil(131072 x 10000 / 1048576) = 1250, a step of 100 per 30 s dwell, at
+ * most 200 here: 10 -> 110 -> 200; no back-off, min_free_kbytes off, so
+ * the lever stays there). From the first tick past the hold (305 s after
+ * the burst) the reclaim levers' objective is met (100 MiB >= 40.96 x
+ * 1.1), so after decay_after (600 s), at 905 s, it goes half way home
+ * (190 / 2 = 95: 105) and one dwell (30 s) later, at 935 s, home to 10.
+ * Before, "met" kept the learned 512 MiB and the lever stayed at 200 as
+ * long as the need lasted. */
+static void test_reclaim_lever_home_between_bursts(void **state)
+{
+        TSim *s = sim_between();
+        TWorld w = world_between();
+        const Decision *d;
+
+        (void) state;
+        s->cfg.backoff_decisions = 0;
+        s->cfg.lever[LEVER_MIN_FREE_KBYTES].enabled = false;
+        s->cfg.lever[LEVER_WATERMARK_SCALE_FACTOR].max = 200;
+        w.node[0].free_pages = 500 * PAGES_MIB;
+        w.thp_alloc_per_sec = 51.2;
+        d = t_sim_tick(s, &w, 5);
+        explain_print(d);
+        assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 110);
+        w.thp_alloc_per_sec = 0;
+        for (unsigned i = 0; i < 61; i++) /* to 305 s */
+                d = t_sim_tick(s, &w, 5);
+        assert_true(d->eval.learned_standing);
+        assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 200);
+        for (unsigned i = 0; i < 119; i++) /* to 900 s */
+                d = t_sim_tick(s, &w, 5);
+        assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 200);
+        d = t_sim_tick(s, &w, 5); /* 905 s */
+        assert_non_null(t_find_reason(d, LEVER_WATERMARK_SCALE_FACTOR, POLICY_REASON_TARGETS_MET_DECAY));
+        assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 105);
+        for (unsigned i = 0; i < 5; i++) /* 930 s: within the dwell */
+                d = t_sim_tick(s, &w, 5);
+        assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 105);
+        d = t_sim_tick(s, &w, 5); /* 935 s */
+        assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 10);
+        free(s);
+}
+
 /* The sentence says why it stops there. */
 static void test_standing_sentence(void **state)
 {
@@ -324,6 +372,7 @@ int main(void)
                 cmocka_unit_test(test_quiet_after_burst_stops_kicking),
                 cmocka_unit_test(test_standing_keeps_configured_reserve),
                 cmocka_unit_test(test_next_burst_served),
+                cmocka_unit_test(test_reclaim_lever_home_between_bursts),
                 cmocka_unit_test(test_standing_sentence),
         };
 
