@@ -137,6 +137,7 @@ typedef struct Ctx {
         Want standing; /* the learned reserve between bursts (evaluate.c offer_standing()) */
         bool rates_met;       /* stalls, workload stalls and fallbacks met with the margin */
         unsigned floor_score; /* the score proactiveness_floor keeps */
+        bool learned_any;     /* some node's THP target is the learned one */
         int64_t value[_LEVER_MAX]; /* decided values so far */
         PolicyHold hold[_LEVER_MAX];
 } Ctx;
@@ -305,6 +306,15 @@ static bool decay_due(Ctx *c, Lever l, PolicyNumbers *num, int64_t *ret_floor)
         *ret_floor = INT64_MIN;
         if (e->lever_met[l] && t->met && c->now >= t->met_since_usec && c->now - t->met_since_usec >= after) {
                 num->met_usec = c->now - t->met_since_usec;
+                /* a learned reserve met now is kept by kcompactd only
+                 * while the score stays under its threshold: while the
+                 * need lasts, proactiveness comes no lower than the level
+                 * that keeps it (the next burst's first cycle draws on it);
+                 * with the configured reserves alone it goes home */
+                if (l == LEVER_COMPACTION_PROACTIVENESS && c->learned_any && e->proactiveness_floor >= 0) {
+                        num->score_target = c->floor_score;
+                        *ret_floor = e->proactiveness_floor;
+                }
                 return true;
         }
         if (l == LEVER_COMPACTION_PROACTIVENESS && e->lever_quiet[l] && c->rates_met && t->quiet &&
@@ -710,6 +720,7 @@ static void levers_evaluate(Ctx *c)
                 const PolicyNodeEval *ne = &e->nodes[i];
                 uint64_t tmax = 0;
 
+                c->learned_any = c->learned_any || ne->learned;
                 for (unsigned k = 0; k < 2; k++) {
                         uint64_t t = ne->target_bytes[k];
                         bool have_ok, predicted;
