@@ -140,6 +140,18 @@ static void test_standing_raises_to_the_aim_only(void **state)
         assert_int_equal(it->to, 40);
         assert_int_equal(it->reason, POLICY_REASON_RESERVE_LEARNED);
         assert_true(it->num.standing);
+        assert_int_equal(it->num.node, 0);
+        assert_int_equal(it->num.order, 9);
+        assert_int_equal(it->num.have_bytes, 100 * MIB);
+        assert_int_equal(it->num.free_bytes, 1536 * MIB);
+        assert_int_equal(it->num.score, 94); /* the test world's: 100 - floor(100 x 100 / 1536) */
+        assert_int_equal(it->num.score_target, 66);
+        assert_int_equal(it->num.learned_share_permyriad, 10000);
+        assert_int_equal(it->num.config_target_bytes, 42949672);
+        assert_int_equal(it->num.learned_hold_usec, 300 * S);
+        assert_int_equal(it->num.learned_age_usec, 405 * S);
+        /* 3000 + 7000 x (511.9 - 100) / 511.9 = 3000 + 5632.5 */
+        assert_int_equal(it->err, 8632);
         /* a standing raise opens no back-off episode */
         assert_false(s->state.lever[LEVER_COMPACTION_PROACTIVENESS].episode);
 
@@ -352,7 +364,7 @@ static void test_met_learned_reserve_keeps_the_floor(void **state)
         TWorld w = world_between();
         const Decision *d;
         int64_t moves[8];
-        unsigned n = 0;
+        unsigned n = 0, score0 = 0;
 
         (void) state;
         w.thp_alloc_per_sec = 51.2;
@@ -368,14 +380,148 @@ static void test_met_learned_reserve_keeps_the_floor(void **state)
 
                 d = t_sim_tick(s, &w, 5);
                 it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+                if (it && n == 0)
+                        score0 = it->num.score_target; /* the score the floor keeps */
                 if (it && n < 8)
                         moves[n++] = it->to;
         }
         assert_int_equal(n, 2);
         assert_int_equal(moves[0], 62);
+        assert_int_equal(score0, 66);
         assert_int_equal(moves[1], 44);
         assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 44);
         assert_int_equal(d->eval.proactiveness_floor, 44);
+        free(s);
+}
+
+/* Where no score can keep the learned reserve (it is more than the free
+ * memory: 512 MiB against 400 MiB free), nothing stands: score target 0,
+ * no raise. The configured reserves are met (100 MiB >= 45.1) and free
+ * memory is not short for them (99 + 40.96 MiB < 400 MiB). */
+static void test_standing_needs_a_score(void **state)
+{
+        TSim *s = sim_between();
+        TWorld w = world_between();
+        const Decision *d;
+
+        (void) state;
+        w.node[0].free_pages = 400 * PAGES_MIB;
+        seed_peak(s, 400 * S);
+        for (unsigned i = 0; i < 20; i++) {
+                d = t_sim_tick(s, &w, 5);
+                assert_true(d->eval.learned_standing);
+                assert_int_equal(d->eval.nodes[0].score_target, 0);
+                assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+                assert_int_equal(count_kind(d, DECISION_KICK_KCOMPACTD), 0);
+        }
+        free(s);
+}
+
+/* The score target when 100 x T / free is a whole number: a burst of
+ * exactly 512 MiB (51.2 faults/s x 5 s x 2 MiB) with 1024 MiB free needs a
+ * score of 100 - 50 = 50 (no rounding up). Between bursts the need has
+ * decayed a little (2^(-1/360000) per second past the hold), 100 x T /
+ * free is just under 50 and rounds up to it: 50 again, aim p = 60 (40 +
+ * 10 = 50; p = 59 gives 51). */
+static void test_standing_exact_score(void **state)
+{
+        TSim *s = sim_between();
+        TWorld w = world_between();
+        const Decision *d;
+
+        (void) state;
+        w.node[0].free_pages = 1024 * PAGES_MIB;
+        w.thp_alloc_per_sec = 51.2;
+        d = t_sim_tick(s, &w, 5);
+        assert_int_equal(d->eval.learned_need_bytes, 512 * MIB);
+        assert_int_equal(d->eval.nodes[0].score_target, 50);
+        free(s);
+
+        s = sim_between();
+        w.thp_alloc_per_sec = 0;
+        seed_peak(s, 400 * S);
+        d = t_sim_tick(s, &w, 5);
+        assert_true(d->eval.learned_standing);
+        assert_int_equal(d->eval.nodes[0].score_target, 50);
+        (void) t_sim_tick(s, &w, 10);
+        (void) t_sim_tick(s, &w, 10);
+        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 60);
+        free(s);
+}
+
+/* With every target met and a learned need, only proactiveness keeps the
+ * floor: a watermark_scale_factor found at 60 goes home (half way, 60 - 25
+ * = 35, then 10 a 30 s dwell later), not to 44. */
+static void test_floor_is_proactiveness_only(void **state)
+{
+        TSim *s = sim_between();
+        TWorld w = world_between();
+        const Decision *d = NULL;
+        const DecisionItem *it = NULL;
+
+        (void) state;
+        w.node[0].ge_large_pages = 700 * PAGES_MIB;
+        w.node[0].ge_thp_pages = 600 * PAGES_MIB;
+        s->in[LEVER_WATERMARK_SCALE_FACTOR].current = 60;
+        seed_peak(s, 0);
+        for (unsigned i = 0; i < 130 && !it; i++) {
+                d = t_sim_tick(s, &w, 5);
+                it = t_find(d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR);
+        }
+        assert_non_null(it);
+        assert_int_equal(d->eval.proactiveness_floor, 44);
+        assert_int_equal(it->to, 35);
+        for (unsigned i = 0; i < 6; i++)
+                (void) t_sim_tick(s, &w, 5);
+        assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 10);
+        free(s);
+}
+
+/* Under memory pressure the standing raise is held like any raise (PSI
+ * some 20 % over the 10 % ceiling). */
+static void test_standing_held_under_pressure(void **state)
+{
+        TSim *s = sim_between();
+        TWorld w = world_between();
+        const Decision *d;
+        const PolicyHeldItem *h;
+
+        (void) state;
+        w.psi_some = 2000;
+        seed_peak(s, 400 * S);
+        d = t_sim_tick(s, &w, 5);
+        assert_true(d->eval.learned_standing);
+        assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+        h = t_find_held(d, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(h);
+        assert_int_equal(h->hold, POLICY_HOLD_PSI);
+        assert_int_equal(h->wanted, 44);
+        free(s);
+}
+
+/* Between bursts the reclaim levers' "met" takes the configured target's
+ * margin: 43 MiB in order>=9 blocks is within 40.96 MiB +- 10 %, and 150
+ * MiB free is under (99 + 40.96) x 1.1 = 154 MiB, so neither counts as met
+ * and a watermark_scale_factor found at 60 stays there for 20 minutes (not
+ * short either: 150 > 140 MiB, so no raise). */
+static void test_reclaim_lever_band_between_bursts(void **state)
+{
+        TSim *s = sim_between();
+        TWorld w = world_between();
+        const Decision *d;
+
+        (void) state;
+        w.node[0].free_pages = 150 * PAGES_MIB;
+        w.node[0].ge_large_pages = 150 * PAGES_MIB;
+        w.node[0].ge_thp_pages = 43 * PAGES_MIB;
+        s->in[LEVER_WATERMARK_SCALE_FACTOR].current = 60;
+        seed_peak(s, 400 * S);
+        for (unsigned i = 0; i < 240; i++) {
+                d = t_sim_tick(s, &w, 5);
+                assert_true(d->eval.learned_standing);
+                assert_false(d->eval.lever_met[LEVER_WATERMARK_SCALE_FACTOR]);
+        }
+        assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 60);
         free(s);
 }
 
@@ -418,6 +564,11 @@ int main(void)
                 cmocka_unit_test(test_next_burst_served),
                 cmocka_unit_test(test_reclaim_lever_home_between_bursts),
                 cmocka_unit_test(test_met_learned_reserve_keeps_the_floor),
+                cmocka_unit_test(test_standing_needs_a_score),
+                cmocka_unit_test(test_standing_exact_score),
+                cmocka_unit_test(test_floor_is_proactiveness_only),
+                cmocka_unit_test(test_standing_held_under_pressure),
+                cmocka_unit_test(test_reclaim_lever_band_between_bursts),
                 cmocka_unit_test(test_standing_sentence),
         };
 
