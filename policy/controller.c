@@ -134,8 +134,10 @@ typedef struct Ctx {
         Decision *d;
         bool psi_high;
         Want frag, mem, stall, fallback;
+        Want standing; /* the learned reserve between bursts (evaluate.c offer_standing()) */
         bool rates_met;       /* stalls, workload stalls and fallbacks met with the margin */
         unsigned floor_score; /* the score proactiveness_floor keeps */
+        bool learned_any;     /* some node's THP target is the learned one */
         int64_t value[_LEVER_MAX]; /* decided values so far */
         PolicyHold hold[_LEVER_MAX];
 } Ctx;
@@ -304,6 +306,15 @@ static bool decay_due(Ctx *c, Lever l, PolicyNumbers *num, int64_t *ret_floor)
         *ret_floor = INT64_MIN;
         if (e->lever_met[l] && t->met && c->now >= t->met_since_usec && c->now - t->met_since_usec >= after) {
                 num->met_usec = c->now - t->met_since_usec;
+                /* a learned reserve met now is kept by kcompactd only
+                 * while the score stays under its threshold: while the
+                 * need lasts, proactiveness comes no lower than the level
+                 * that keeps it (the next burst's first cycle draws on it);
+                 * with the configured reserves alone it goes home */
+                if (l == LEVER_COMPACTION_PROACTIVENESS && c->learned_any && e->proactiveness_floor >= 0) {
+                        num->score_target = c->floor_score;
+                        *ret_floor = e->proactiveness_floor;
+                }
                 return true;
         }
         if (l == LEVER_COMPACTION_PROACTIVENESS && e->lever_quiet[l] && c->rates_met && t->quiet &&
@@ -426,6 +437,27 @@ static const Want *strongest(const Want *a, const Want *b)
         return b->err > a->err ? b : a;
 }
 
+/* Between bursts the learned reserve stands at the proactiveness its score
+ * needs: up to that aim in one move (still at most step_up per dwell),
+ * never past it by the integral, no kick (decide_kick() sees only the
+ * other wants), and the raise does not open a back-off episode nor keep
+ * one open (want_raise stays false): what it costs is kcompactd's own
+ * rounds while the score is over the threshold, which the kernel defers
+ * by itself after a round without progress. Above the aim the lever
+ * decays to the floor as when quiet (the floor is the same score). */
+static bool standing_raise(Ctx *c, Lever l)
+{
+        const Want *w = &c->standing;
+        int64_t wanted = w->aim;
+
+        if (w->err <= 0 || wanted <= c->in[l].current)
+                return false;
+        if (!raise_allowed(c, l, &wanted, w))
+                return true;
+        propose_err(c, l, wanted, w->reason, 0, w->err, &w->num);
+        return true;
+}
+
 static void decide_proactiveness(Ctx *c)
 {
         Lever l = LEVER_COMPACTION_PROACTIVENESS;
@@ -437,6 +469,8 @@ static void decide_proactiveness(Ctx *c)
                 decide_raise(c, l, w, c->frag.err > 0 ? c->frag.aim : -1);
                 return;
         }
+        if (standing_raise(c, l))
+                return;
         try_decay(c, l);
 }
 
@@ -572,7 +606,8 @@ static void decide_oneshot(Ctx *c)
 
         for (unsigned i = 0; i < e->n_nodes; i++) {
                 const PolicyNodeEval *ne = &e->nodes[i];
-                uint64_t t = ne->target_bytes[K_THP];
+                /* between bursts a one-shot answers the configured reserve only */
+                uint64_t t = ne->learned && e->learned_standing ? ne->config_target_bytes : ne->target_bytes[K_THP];
                 int hi = policy_hist_node_index(h, ne->node);
                 PolicyNumbers num;
                 DecisionItem *it;
@@ -685,6 +720,7 @@ static void levers_evaluate(Ctx *c)
                 const PolicyNodeEval *ne = &e->nodes[i];
                 uint64_t tmax = 0;
 
+                c->learned_any = c->learned_any || ne->learned;
                 for (unsigned k = 0; k < 2; k++) {
                         uint64_t t = ne->target_bytes[k];
                         bool have_ok, predicted;
@@ -696,7 +732,13 @@ static void levers_evaluate(Ctx *c)
                         predicted = cfg->trend_horizon_usec > 0 && ne->eta_usec[k] < cfg->trend_horizon_usec;
                         if (!have_ok || predicted)
                                 reserves = false;
-                        /* the reclaim levers: free memory no longer short, or the reserve there anyway */
+                        /* the reclaim levers: free memory no longer short, or the reserve there
+                         * anyway; between bursts they answer the configured target alone */
+                        if (k == K_THP && ne->learned && e->learned_standing) {
+                                t = ne->config_target_bytes;
+                                have_ok = (unsigned __int128) ne->have_bytes[k] * 10000 >=
+                                          (unsigned __int128) t * (10000 + band);
+                        }
                         if (!have_ok && (unsigned __int128) ne->free_bytes * 10000 <
                                                 (unsigned __int128) policy_free_needed_bytes(ne, t) * (10000 + band))
                                 free_ok = false;
@@ -791,8 +833,9 @@ int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assess
         }
         ret->eval.targets_met = policy_targets_met(cfg, a, &ret->eval);
         c.psi_high = policy_psi_over_ceiling(cfg, &ret->eval);
-        policy_gather_wants(cfg, a, &ret->eval, now, &c.frag, &c.mem, &c.stall, &c.fallback);
-        ret->eval.targets_missed = c.frag.err > 0 || c.mem.err > 0 || c.stall.err > 0 || c.fallback.err > 0;
+        policy_gather_wants(cfg, a, &ret->eval, now, &c.frag, &c.mem, &c.stall, &c.fallback, &c.standing);
+        ret->eval.targets_missed =
+                c.frag.err > 0 || c.mem.err > 0 || c.stall.err > 0 || c.fallback.err > 0 || c.standing.err > 0;
         for (unsigned l = 0; l < _LEVER_MAX; l++)
                 c.value[l] = in[l].current;
         levers_evaluate(&c);

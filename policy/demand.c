@@ -322,6 +322,16 @@ void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const
                                 e->learned_need_bytes = mem;
                 }
         }
+        /* between bursts: no fault within the burst window and the peak
+         * past its hold (a peak within its hold is a burst phase still
+         * going on: the next cycle is expected any moment) */
+        if (e->learned_need_bytes > 0 && e->burst_bytes == 0) {
+                usec_t age = (now > e->learned_peak_usec ? now - e->learned_peak_usec : 0);
+
+                age = e->learned_peak_before_usec > USEC_INFINITY - age ? USEC_INFINITY
+                                                                         : age + e->learned_peak_before_usec;
+                e->learned_standing = age > cfg->demand_hold_usec;
+        }
 }
 
 uint64_t policy_learned_target(const PolicyConfig *cfg, uint64_t need_bytes, uint64_t configured_bytes,

@@ -117,6 +117,15 @@ static uint64_t node_bytes(const Assessment *a, const NodeMeasures *n)
         return (n->managed_pages ? n->managed_pages : n->present_pages) * (uint64_t) a->page_size;
 }
 
+/* the score a THP reserve of t needs with free bytes free: 100 * (1 - t / free),
+ * rounded down; 0 = none (no reserve, or not that much free) */
+static unsigned score_for(uint64_t t, uint64_t free)
+{
+        if (t == 0 || t >= free)
+                return 0;
+        return 100 - (unsigned) ((t * 100 + free - 1) / free);
+}
+
 static uint64_t history_value(const PolicyHistory *h, unsigned r, int hi, int series)
 {
         return series == 2 ? h->free_pages[r][hi] : h->ge_pages[series][r][hi];
@@ -276,10 +285,7 @@ void policy_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assess
                 }
                 history_trend(h, hi, 2, ps, cfg->trend_window_usec, now, ne->free_bytes, &t);
                 ne->free_trend_bytes_per_sec = trend_to_int(&t);
-                /* the score the THP reserve needs: 100 * (1 - T / free) */
-                if (ne->target_bytes[K_THP] > 0 && ne->target_bytes[K_THP] < ne->free_bytes)
-                        ne->score_target = 100 - (unsigned) ((ne->target_bytes[K_THP] * 100 + ne->free_bytes - 1) /
-                                                             ne->free_bytes);
+                ne->score_target = score_for(ne->target_bytes[K_THP], ne->free_bytes);
         }
 }
 
@@ -346,10 +352,40 @@ static void learned_numbers(const PolicyConfig *cfg, const PolicyEval *e, const 
         num->learned_hold_usec = e->learned_hold_usec;
 }
 
+/* Between bursts (PolicyEval.learned_standing) the learned part of a
+ * node's THP target asks only for the proactiveness whose kernel score
+ * keeps it: kcompactd then works only while the score is over that
+ * threshold, and defers itself after rounds without progress. */
+static void offer_standing(const PolicyConfig *cfg, const Assessment *a, const PolicyEval *e,
+                           const PolicyNodeEval *ne, usec_t now, Want *standing)
+{
+        PolicyNumbers num = policy_numbers_blank(ne->node);
+        uint64_t t = ne->target_bytes[K_THP];
+        int32_t err = level_err(ne->have_bytes[K_THP], t, ne->eta_usec[K_THP], cfg->trend_horizon_usec);
+
+        if (err <= 0 || ne->score_target == 0 || e->order[K_THP] != a->hpage_order)
+                return;
+        num.order = e->order[K_THP];
+        num.have_bytes = ne->have_bytes[K_THP];
+        num.target_bytes = t;
+        num.free_bytes = ne->free_bytes;
+        num.trend_bytes_per_sec = ne->trend_bytes_per_sec[K_THP];
+        num.eta_usec = ne->eta_usec[K_THP];
+        num.score = ne->score;
+        num.score_target = ne->score_target;
+        learned_numbers(cfg, e, ne, now, &num);
+        num.standing = true;
+        want_offer(standing, err,
+                   ne->have_bytes[K_THP] >= t ? POLICY_REASON_RESERVE_TREND : POLICY_REASON_RESERVE_LEARNED, &num,
+                   policy_proactiveness_for_score(ne->score_target));
+}
+
 /* Fills the fragmentation want (compaction levers), the memory want (kswapd
- * levers), the stall and fallback wants. */
+ * levers), the stall and fallback wants, and the standing want (the
+ * learned reserve between bursts: proactiveness up to its aim, nothing
+ * else). */
 void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const PolicyEval *e, usec_t now,
-                         Want *frag, Want *mem, Want *stall, Want *fallback)
+                         Want *frag, Want *mem, Want *stall, Want *fallback, Want *standing)
 {
         usec_t horizon = cfg->trend_horizon_usec;
 
@@ -357,6 +393,7 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
         want_init(mem);
         want_init(stall);
         want_init(fallback);
+        want_init(standing);
 
         for (unsigned i = 0; i < e->n_nodes; i++) {
                 const PolicyNodeEval *ne = &e->nodes[i];
@@ -364,12 +401,25 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                 for (unsigned k = 0; k < 2; k++) {
                         uint64_t t = ne->target_bytes[k], needed;
                         PolicyNumbers num = policy_numbers_blank(ne->node);
+                        bool learned = k == K_THP && ne->learned;
+                        usec_t eta = ne->eta_usec[k], eta_free;
+                        unsigned score_target = ne->score_target;
                         int32_t err;
-                        usec_t eta_free;
 
+                        if (learned && e->learned_standing) {
+                                /* between bursts: the learned part stands;
+                                 * the rest answers the configured target */
+                                Trend tr = { .valid = true, .slope_per_sec = (double) ne->trend_bytes_per_sec[k] };
+
+                                offer_standing(cfg, a, e, ne, now, standing);
+                                learned = false;
+                                t = ne->config_target_bytes;
+                                eta = trend_eta_usec(&tr, (double) ne->have_bytes[k], (double) t);
+                                score_target = score_for(t, ne->free_bytes);
+                        }
                         if (t == 0)
                                 continue;
-                        err = level_err(ne->have_bytes[k], t, ne->eta_usec[k], horizon);
+                        err = level_err(ne->have_bytes[k], t, eta, horizon);
                         if (err <= 0)
                                 continue;
                         num.order = e->order[k];
@@ -377,10 +427,10 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                         num.target_bytes = t;
                         num.free_bytes = ne->free_bytes;
                         num.trend_bytes_per_sec = ne->trend_bytes_per_sec[k];
-                        num.eta_usec = ne->eta_usec[k];
+                        num.eta_usec = eta;
                         num.score = ne->score;
-                        num.score_target = ne->score_target;
-                        if (k == K_THP && ne->learned)
+                        num.score_target = score_target;
+                        if (learned)
                                 learned_numbers(cfg, e, ne, now, &num);
 
                         needed = policy_free_needed_bytes(ne, t);
@@ -416,12 +466,12 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                         /* below a target only the learned need sets: reserve_learned */
                         want_offer(frag, err,
                                    ne->have_bytes[k] >= t ? POLICY_REASON_RESERVE_TREND
-                                   : k == K_THP && ne->learned && ne->have_bytes[k] >= ne->config_target_bytes
+                                   : learned && ne->have_bytes[k] >= ne->config_target_bytes
                                            ? POLICY_REASON_RESERVE_LEARNED
                                            : POLICY_REASON_RESERVE_BELOW_TARGET,
                                    &num,
                                    k == K_THP && e->order[k] == a->hpage_order
-                                           ? policy_proactiveness_for_score(ne->score_target)
+                                           ? policy_proactiveness_for_score(score_target)
                                            : -1);
                 }
         }

@@ -242,6 +242,14 @@ static void learned_clause(Out *o, const PolicyNumbers *n)
                 out(o, ", capped at %s", bytes_str(n->target_bytes).s);
 }
 
+/* between bursts: the standing level only */
+static void standing_clause(Out *o, const PolicyNumbers *n)
+{
+        if (n->standing)
+                out(o, "; between bursts (no THP fault in the last %s): only the level that score needs, no kicks",
+                    dur_str(POLICY_BURST_WINDOW_USEC).s);
+}
+
 /* "node 1 has 48 MiB ..." and the rest of the sentence after the colon */
 static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumbers *n)
 {
@@ -261,6 +269,7 @@ static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumber
                 learned_clause(o, n);
                 if (l == LEVER_COMPACTION_PROACTIVENESS && n->score_target > 0)
                         out(o, "; kernel score %u, the target needs %u or less", n->score, n->score_target);
+                standing_clause(o, n);
                 break;
         case POLICY_REASON_RESERVE_TREND:
                 if (n->free_needed_bytes > 0) {
@@ -276,6 +285,7 @@ static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumber
                         out(o, "; ");
                         learned_clause(o, n);
                 }
+                standing_clause(o, n);
                 break;
         case POLICY_REASON_FREE_MEMORY_SHORT:
                 out(o, "node %d has %s free, under the kernel's high watermark + target (%s), so compaction has no material for the %s order>=%u reserve (now %s)",

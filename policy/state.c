@@ -134,6 +134,10 @@ static void episode_start(LeverTrack *t, const DecisionItem *it, usec_t now)
         PolicyObjective obj;
         int64_t ref;
 
+        /* the learned reserve's standing level between bursts costs only
+         * kcompactd's own (self-deferring) rounds: not judged */
+        if (it->num.standing)
+                return;
         /* a kick counts like a raise for the objective it stands for */
         switch (it->kind == DECISION_KICK_KCOMPACTD ? policy_kick_cause(it) : it->reason) {
         case POLICY_REASON_RESERVE_BELOW_TARGET:

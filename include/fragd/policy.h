@@ -119,6 +119,12 @@ typedef struct PolicyNumbers {
         uint64_t config_target_bytes;  /* reserve_thp alone */
         usec_t learned_age_usec;       /* since the burst */
         usec_t learned_hold_usec;      /* demand_hold */
+        /* the learned reserve's standing level: the peak is past its hold
+         * and no THP fault came within the burst window, so the learned
+         * part of the target asks only for the proactiveness its score
+         * needs (no step past it, no kick, no one-shot, no reclaim lever,
+         * no back-off episode; docs/policy.md "Between bursts") */
+        bool standing;
         unsigned unmeasured;           /* POLICY_HOLD_UNMEASURED: Assessment.unmeasured */
 } PolicyNumbers;
 
@@ -218,6 +224,13 @@ typedef struct PolicyEval {
         usec_t learned_peak_usec;       /* when it was seen; 0 = never */
         usec_t learned_peak_before_usec; /* PolicyState.learned_peak_before_usec */
         usec_t learned_hold_usec;
+        /* between bursts: a learned need is held, its peak is older than
+         * demand_hold and no THP fault came within the burst window. The
+         * learned part of the THP target then asks only for a standing
+         * proactiveness (the score it needs); raises by the integral,
+         * kicks, one-shot compactions and the reclaim levers answer the
+         * configured target alone (docs/policy.md "Between bursts"). */
+        bool learned_standing;
         /* > 0: the burst, or the remembered peak, was more than the host's
          * memory (policy_mem_total_bytes()) and was cut to it: no burst
          * can fault more than there is. The daemon logs it. */

@@ -76,14 +76,20 @@ s0=$(scanned)
 burst 1
 e1=$(uptime_s) s1=$(scanned) b1=$(summary 1)
 log "burst 1:$b1"
+log "burst 1 ended at +$(awk -v a="$e1" -v b="$t0" 'BEGIN { printf "%.0f", a - b }') s"
 sleep "$QUIET_S"
 s2=$(scanned)
+log "burst 2 starts at +$(awk -v a="$(uptime_s)" -v b="$t0" 'BEGIN { printf "%.0f", a - b }') s"
 burst 2
 e2=$(uptime_s) s3=$(scanned) b2=$(summary 2)
 log "burst 2:$b2"
+log "burst 2 ended at +$(awk -v a="$e2" -v b="$t0" 'BEGIN { printf "%.0f", a - b }') s"
 sleep "$SETTLE_S"
 s4=$(scanned)
 fragmenter_stop
+# fragd's whole log, for reading its decisions against the phases (the
+# suite's fragd_stop prints only its tail)
+[ "$POLICY" != fragd ] || sed 's/^/@@FRAGD /' /tmp/fragd.log
 policy_finish
 cleanup
 
