@@ -11,7 +11,8 @@
 #   fvm.seed      fragmenter seed
 #
 # fragd runs with its time constants shortened by configuration
-# (/tmp/phased.conf: decay_after, demand_hold, demand_decay, backoff_hold),
+# (/tmp/phased.conf: decay_after, demand_hold, demand_decay, backoff_hold,
+# reversal_cooldown),
 # never by changing fragd. Result: huge pages per burst phase, compaction
 # pages scanned per phase (burst 1, quiet, burst 2, tail), memory held back
 # by raised watermarks (sum over zones of the high watermark minus its value
@@ -45,6 +46,9 @@ fragd)
 	demand_hold = 30s
 	demand_decay = 15s
 	backoff_hold = 30s
+	# shipped 5 min against decay_after 10 min: the same ratio here, or the
+	# cooldown after a raise outlasts the shortened day and holds a knob up
+	reversal_cooldown = 15s
 	CONF
 	export FVM_FRAGD_CONF=/tmp/phased.conf
 	;;
