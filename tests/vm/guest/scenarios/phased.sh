@@ -12,7 +12,7 @@
 #
 # fragd runs with its time constants shortened by configuration
 # (/tmp/phased.conf: decay_after, demand_hold, demand_decay, backoff_hold,
-# reversal_cooldown),
+# the knobs' reversal_cooldown),
 # never by changing fragd. Result: huge pages per burst phase, compaction
 # pages scanned per phase (burst 1, quiet, burst 2, tail), memory held back
 # by raised watermarks (sum over zones of the high watermark minus its value
@@ -46,9 +46,15 @@ fragd)
 	demand_hold = 30s
 	demand_decay = 15s
 	backoff_hold = 30s
-	# shipped 5 min against decay_after 10 min: the same ratio here, or the
-	# cooldown after a raise outlasts the shortened day and holds a knob up
+	# the reversal cooldowns shortened by the same factor (20: decay_after
+	# 10 min shipped); unshortened, watermark_scale_factor's 5 min after a
+	# raise outlasted the whole tail and held it up
+	[knob "compaction_proactiveness"]
+	reversal_cooldown = 6s
+	[knob "watermark_scale_factor"]
 	reversal_cooldown = 15s
+	[knob "min_free_kbytes"]
+	reversal_cooldown = 90s
 	CONF
 	export FVM_FRAGD_CONF=/tmp/phased.conf
 	;;
