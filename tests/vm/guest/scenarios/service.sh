@@ -318,15 +318,17 @@ rm -f /etc/fragd/fragd.conf.d/60-unmet.conf
 # every kind, with its fields and priority (knob changes NOTICE=5, a
 # one-shot compaction and the learned reserve INFO=6), and journalctl -x
 # explains each with its catalog entry; two journalctl calls for all of it
-# (each call takes seconds under TCG)
-journalctl -q -b -u fragd --since "$since" -o export 2>/dev/null >/tmp/export || true
+# (each call takes seconds under TCG). -o json: one entry per line (an
+# export paragraph can be cut by a binary field's length bytes)
+journalctl -q -b -u fragd --since "$since" -o json 2>/dev/null >/tmp/json || true
 journalctl -x -q -b -u fragd --since "$since" --no-pager 2>/dev/null >/tmp/explained || true
+jfield() { sed -n "s/.*\"$1\" *: *\"\([^\"]*\)\".*/\1/p" /tmp/entry; } # jfield NAME: its value in /tmp/entry
 for kind in RAISED LOWERED RESTORED YIELDED BACKOFF ROLLBACK COMPACTION LEARNED; do
 	eval id=\$ID_$kind
-	# the entries of this MESSAGE_ID (export: one paragraph per entry); the last one's fields
-	n=$(awk -v id="$id" 'BEGIN { RS = ""; FS = "\n" } { for (i = 1; i <= NF; i++) if ($i == "MESSAGE_ID=" id) n++ } END { print n + 0 }' /tmp/export)
-	e=$(awk -v id="$id" 'BEGIN { RS = ""; FS = "\n" } { for (i = 1; i <= NF; i++) if ($i == "MESSAGE_ID=" id) last = $0 } END { print last }' /tmp/export | grep -a '^[A-Z_]*=')
-	ex=$(printf '%s\n' "$e" | sed -n 's/^MESSAGE=//p' | cut -c1-150)
+	# the entries of this MESSAGE_ID; the last one's fields
+	n=$(grep -c "\"MESSAGE_ID\" *: *\"$id\"" /tmp/json || true)
+	grep "\"MESSAGE_ID\" *: *\"$id\"" /tmp/json | tail -n 1 >/tmp/entry || true
+	ex=$(jfield MESSAGE | cut -c1-150)
 	if [ "$n" -gt 0 ]; then
 		pass "journalctl MESSAGE_ID=$id ($kind): $n entries, e.g. '$ex'"
 	else
@@ -341,12 +343,12 @@ for kind in RAISED LOWERED RESTORED YIELDED BACKOFF ROLLBACK COMPACTION LEARNED;
 	esac
 	miss=
 	for f in "PRIORITY=$prio" "FRAGD_EVENT=$ev" SYSLOG_IDENTIFIER=fragd; do
-		printf '%s\n' "$e" | grep -qx "$f" || miss="$miss $f"
+		[ "$(jfield "${f%%=*}")" = "${f#*=}" ] || miss="$miss $f(is '$(jfield "${f%%=*}")')"
 	done
 	case $kind in LEARNED) fields="FRAGD_FROM FRAGD_TO FRAGD_REASON" ;; COMPACTION) fields="FRAGD_KNOB FRAGD_REASON" ;; *) fields="FRAGD_KNOB FRAGD_FROM FRAGD_TO FRAGD_REASON" ;; esac
 	got=
 	for f in $fields; do
-		v=$(printf '%s\n' "$e" | sed -n "s/^$f=//p")
+		v=$(jfield "$f")
 		if [ -n "$v" ]; then got="$got $f=$v"; else miss="$miss $f"; fi
 	done
 	if [ -z "$miss" ]; then pass "$kind entry: PRIORITY=$prio FRAGD_EVENT=$ev$got"; else fail "$kind entry lacks:$miss"; fi
@@ -355,11 +357,11 @@ for kind in RAISED LOWERED RESTORED YIELDED BACKOFF ROLLBACK COMPACTION LEARNED;
 done
 for kind in BACKOFF ROLLBACK RESTORED; do
 	eval id=\$ID_$kind
-	r=$(awk -v id="$id" 'BEGIN { RS = ""; FS = "\n" } { h = 0; r = ""; for (i = 1; i <= NF; i++) { if ($i == "MESSAGE_ID=" id) h = 1; if ($i ~ /^FRAGD_REASON=/) r = substr($i, 14) } if (h) print r }' /tmp/export | sort -u | tr '\n' ' ')
+	r=$(grep "\"MESSAGE_ID\" *: *\"$id\"" /tmp/json | sed -n 's/.*"FRAGD_REASON" *: *"\([^"]*\)".*/\1/p' | sort -u | tr '\n' ' ')
 	log "$kind reasons: $r"
 done
 # the fields filter: journalctl FRAGD_KNOB=...
-k=$(awk -v id="$ID_RAISED" 'BEGIN { RS = ""; FS = "\n" } { h = 0; k = ""; for (i = 1; i <= NF; i++) { if ($i == "MESSAGE_ID=" id) h = 1; if ($i ~ /^FRAGD_KNOB=/) k = substr($i, 12) } if (h) last = k } END { print last }' /tmp/export)
+k=$(grep "\"MESSAGE_ID\" *: *\"$ID_RAISED\"" /tmp/json | tail -n 1 | sed -n 's/.*"FRAGD_KNOB" *: *"\([^"]*\)".*/\1/p')
 n=$(journalctl -q -b -u fragd FRAGD_KNOB="$k" -o cat 2>/dev/null | grep -c . || true)
 if [ -n "$k" ] && [ "$n" -gt 0 ]; then
 	pass "journalctl -u fragd FRAGD_KNOB=$k: $n entries"
