@@ -6,6 +6,7 @@
  * (actions are sorted), so equal Snapshots give byte-identical output. */
 
 #include <assert.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
@@ -774,9 +775,22 @@ int metrics_writer_write(MetricsWriter *w, int dirfd, const char *dir_path, cons
         w->n_writes++;
         if (r < 0) {
                 w->n_failures++;
-                if (r != w->last_r)
-                        log_warning_errno(r, "Failed to write metrics to '%s/%s': %m, ignoring",
-                                          dir_path ? dir_path : "?", FRAGD_METRICS_FILE);
+                /* once per error: a missing directory would otherwise be
+                 * logged every interval for as long as it is missing */
+                if (r != w->last_r) {
+                        if (dirfd < 0 && r == -ENOENT)
+                                log_warning("Metrics textfile directory '%s' does not exist (node_exporter's "
+                                            "textfile collector not installed?): not writing %s; set [daemon] "
+                                            "textfile_dir to the collector's directory, or empty to turn the "
+                                            "textfile off. Retrying every interval; logged again when it "
+                                            "works or the error changes",
+                                            dir_path ? dir_path : "?", FRAGD_METRICS_FILE);
+                        else
+                                log_warning_errno(r, "Failed to write metrics to '%s/%s': %m ([daemon] "
+                                                  "textfile_dir). Retrying every interval; logged again when "
+                                                  "it works or the error changes",
+                                                  dir_path ? dir_path : "?", FRAGD_METRICS_FILE);
+                }
         } else if (w->last_r < 0)
                 log_info("Metrics written to '%s/%s' again", dir_path ? dir_path : "?", FRAGD_METRICS_FILE);
         w->last_r = r;

@@ -20,6 +20,8 @@
  * manager-learned.c re-instates it in the first tick (before the first
  * decide), writes it after a state update that changed it, and at stop. */
 
+#include <sys/stat.h>
+
 #include "core/cleanup.h"
 #include "service/manager-internal.h"
 #include "sources/observe.h"
@@ -184,6 +186,7 @@ static void metrics_export(Manager *m)
 {
         char shown[2 * FRAGD_PATH_MAX];
         SnapshotBuilder *b;
+        struct stat st;
 
         if (!m->cfg.daemon.textfile_dir[0])
                 return;
@@ -204,6 +207,12 @@ static void metrics_export(Manager *m)
         b->s.health.errors[HEALTH_ERR_EXPORT] = m->mw.n_failures;
         /* textfile_dir is a path inside the root (--root): never the host's
          * directory when fragd runs against a tree */
+        /* a directory removed since (package removed or reinstalled): open
+         * the path again, or the writes go on failing into the unlinked one */
+        if (m->textfile_fd >= 0 && fstat(m->textfile_fd, &st) == 0 && st.st_nlink == 0) {
+                closep(&m->textfile_fd);
+                m->textfile_fd = -1;
+        }
         if (m->textfile_fd < 0)
                 m->textfile_fd = metrics_dir_open(m->root->root_fd, m->cfg.daemon.textfile_dir);
         snprintf(shown, sizeof(shown), "%s%s", m->root->is_host ? "" : m->root->path,
@@ -667,6 +676,9 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
                 manager_runtime_dir(m, rt_was, sizeof(rt_was));
                 config_move_dirs(m, old);
                 config_applied(m);
+                /* another textfile directory: its first failure is news */
+                if (strcmp(old->daemon.textfile_dir, m->cfg.daemon.textfile_dir) != 0)
+                        m->mw.last_r = 0;
                 if (strcmp(rt_was, manager_runtime_dir(m, rt_now, sizeof(rt_now))) != 0) {
                         if (m->paused && status_pause_write(m->root, rt_now, true) >= 0)
                                 (void) status_pause_write(m->root, rt_was, false);

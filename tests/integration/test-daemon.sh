@@ -346,4 +346,32 @@ write_conf "[cgroup \"system.slice/caf$(printf '\351').service\"]"
 out=$("$FRAGD" --check-config --root "$T" 2>&1); rc=$?
 [ $rc = 2 ] && grep -q "fragd.conf:4: cgroup path is not valid UTF-8" <<<"$out" \
 	&& pass "a non-UTF-8 cgroup name fails --check-config with file:line" || bad "non-UTF-8 cgroup: rc=$rc $out"
+# a missing textfile directory (node_exporter not installed): said once,
+# naming the directory and [daemon] textfile_dir, not every interval; said
+# again when it works, when it fails again, and for another directory
+fresh textfile
+write_conf "textfile_dir = /nodeexp" "[policy]" "reserve_thp = 20%"
+start
+sleep 4.5
+n=$(grep -c "Metrics textfile directory '$T/nodeexp' does not exist" "$T/log")
+if [ "$n" = 1 ] && grep -q "set \[daemon\] textfile_dir .* Retrying every interval" "$T/log"; then
+	pass "missing textfile directory said once in 4.5 s of 1 s ticks, naming textfile_dir"
+else
+	bad "missing textfile directory said $n times (want 1, naming textfile_dir): $(grep -i metrics "$T/log")"
+fi
+mkdir "$T/nodeexp"
+wait_for 5 grep -q "Metrics written to '$T/nodeexp/fragd.prom' again" "$T/log" \
+	&& pass "recovery logged once the directory exists" || bad "no recovery message: $(grep -i metrics "$T/log")"
+rm -rf "$T/nodeexp"
+said_twice() { [ "$(grep -c "directory '$T/nodeexp' does not exist" "$T/log")" = 2 ]; }
+wait_for 5 said_twice \
+	&& pass "a directory removed again is said again" || bad "not said again after removal: $(grep -i metrics "$T/log")"
+write_conf "textfile_dir = /other" "[policy]" "reserve_thp = 20%"
+kill -HUP "$pid"
+wait_for 5 grep -q "directory '$T/other' does not exist" "$T/log" \
+	&& pass "a reload to another missing directory names it" || bad "reload to another missing directory silent: $(grep -i metrics "$T/log")"
+sleep 2
+n=$(grep -c "Metrics textfile directory" "$T/log")
+[ "$n" = 3 ] && pass "no repeats after the reload ($n messages in all)" || bad "$n textfile messages (want 3)"
+stop
 finish
