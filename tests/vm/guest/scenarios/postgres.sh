@@ -29,6 +29,8 @@
 #   fvm.hold=pin|move|0 the last step of the fragmenting: take the free memory
 #                       left and hold it scattered (holder; pin: unmovable)
 #   fvm.hold_free=N     MiB left free by the holder (default high watermark + 16)
+#   fvm.fragd_start=early|late  fragd from before pgbench -i (default), or
+#                       from when the policies take over
 #
 # Measured over the pgbench -N run only (deltas): postgres' direct
 # compactions and their delay from fragd's taskstats attribution
@@ -52,6 +54,7 @@ FREE_MB=${FVM_FREE_MB:-192}
 SETTLE=${FVM_SETTLE:-15}
 FRAGMENT=${FVM_FRAGMENT:-1}
 HOLD=${FVM_HOLD:-pin}
+FRAGD_START=${FVM_FRAGD_START:-early}
 DATA=${FVM_DATA:-}
 UNIT=postgresql@15-main.service
 CG=/sys/fs/cgroup
@@ -114,6 +117,25 @@ fi
 
 pg() { runuser -u postgres -- "$@"; }
 log "wal_segment_size $(pg psql -Atc 'SHOW wal_segment_size' postgres), wal_recycle $(pg psql -Atc 'SHOW wal_recycle' postgres)"
+# fragd as the unit ships it runs from boot, before the database loads its
+# data (fvm.fragd_start=early, the default): it sees pgbench -i's WAL and
+# keeps the order the page cache used; late starts it when the other
+# policies take over, on memory already fragmented
+fragd_enable() {
+	mkdir -p /etc/fragd/fragd.conf.d /var/lib/prometheus/node-exporter
+	printf '[cgroup "%s"]\nwatch = yes\n' "$CGPATH" >/etc/fragd/fragd.conf.d/50-postgres.conf
+	if systemctl enable --now fragd; then pass "systemctl enable --now fragd ($FRAGD_START)"; else
+		fail "systemctl enable --now fragd"
+		finish
+	fi
+}
+case $POLICY in fragd*)
+	if [ "$FRAGD_START" = early ]; then
+		knobs_snapshot >/tmp/knobs.orig
+		fragd_enable
+	fi
+	;;
+esac
 t=$(uptime_s)
 pg pgbench -q -i -s "$SCALE" postgres >/tmp/pgbench-init.log 2>&1 || { cat /tmp/pgbench-init.log; fail "pgbench -i"; finish; }
 log "pgbench -i -s $SCALE in $(awk -v a="$t" -v b="$(uptime_s)" 'BEGIN { print b - a }')s"
@@ -220,7 +242,7 @@ grep -E 'Normal|DMA32' /proc/buddyinfo | sed 's/^/buddyinfo: /'
 
 # --- the policy takes over
 if [ -e /proc/sys/kernel/task_delayacct ]; then pass "task_delayacct=$(cat /proc/sys/kernel/task_delayacct)"; fi
-knobs_snapshot >/tmp/knobs.orig
+[ -e /tmp/knobs.orig ] || knobs_snapshot >/tmp/knobs.orig
 case $POLICY in
 kernel) ;;
 tuned)
@@ -228,11 +250,7 @@ tuned)
 	knob_set vm/watermark_scale_factor 200
 	;;
 pro100) knob_set vm/compaction_proactiveness 100 ;;
-fragd*)
-	mkdir -p /etc/fragd/fragd.conf.d /var/lib/prometheus/node-exporter
-	printf '[cgroup "%s"]\nwatch = yes\n' "$CGPATH" >/etc/fragd/fragd.conf.d/50-postgres.conf
-	if systemctl enable --now fragd; then pass "systemctl enable --now fragd"; else fail "systemctl enable --now fragd"; finish; fi
-	;;
+fragd*) [ "$FRAGD_START" = early ] || fragd_enable ;;
 esac
 log "policy $POLICY: $(knobs_snapshot | tr '\n' ' ')"
 
