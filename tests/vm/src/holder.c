@@ -54,7 +54,7 @@ static long long memfree_mb(void)
         return kb < 0 ? -1 : kb / 1024;
 }
 
-/* free memory in blocks of order >= o, in pages, from /proc/buddyinfo */
+/* free memory in blocks of order >= o, in pages, from /proc/buddyinfo (DMA32 and above) */
 static long long free_ge(unsigned o)
 {
         char line[512];
@@ -72,6 +72,10 @@ static long long free_ge(unsigned o)
                 p += 4;
                 while (*p == ' ')
                         p++;
+                /* ZONE_DMA's 16 MiB are kept from user allocations by
+                 * lowmem_reserve: its free blocks are no one's to eat */
+                if (strncmp(p, "DMA ", 4) == 0)
+                        continue;
                 while (*p && *p != ' ')
                         p++; /* the zone's name */
                 for (;;) {

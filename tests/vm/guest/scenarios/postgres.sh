@@ -153,15 +153,16 @@ pg psql -q -c CHECKPOINT postgres
 # second, left 92 MiB in free order>=9 blocks: the fragmenter's faults woke
 # kswapd, and reclaiming the fill's large folios freed whole large blocks.)
 memfree() { awk '/^MemFree:/ { print int($2 / 1024) }' /proc/meminfo; }
-# free memory in blocks of order >= $1, in MiB
+# free memory in blocks of order >= $1, in MiB, in the zones user memory
+# comes from (ZONE_DMA's 16 MiB are held back by lowmem_reserve)
 free_order_mb() {
-	awk -v o="$1" '{ kb = 4 * 2 ^ o; for (i = 5 + o; i <= NF; i++) { s += $i * kb; kb *= 2 } }
+	awk -v o="$1" '$4 != "DMA" { kb = 4 * 2 ^ o; for (i = 5 + o; i <= NF; i++) { s += $i * kb; kb *= 2 } }
 		END { printf "%d\n", s / 1024 }' /proc/buddyinfo
 }
 # every 5 s until the end: free memory, in order>=6 and >=9 blocks, and the
 # counters of who makes or takes blocks
 (while :; do
-	echo "$(uptime_s) free=$(memfree) o6=$(free_order_mb 6) o9=$(free_huge_mb) stall=$(vmstat compact_stall) scanned=$(($(vmstat compact_migrate_scanned) + $(vmstat compact_free_scanned))) kswapd=$(vmstat pgscan_kswapd) kcompactd_wake=$(vmstat compact_daemon_wake)"
+	echo "$(uptime_s) free=$(memfree) o6=$(free_order_mb 6) o9=$(free_order_mb 9) stall=$(vmstat compact_stall) scanned=$(($(vmstat compact_migrate_scanned) + $(vmstat compact_free_scanned))) kswapd=$(vmstat pgscan_kswapd) kcompactd_wake=$(vmstat compact_daemon_wake)"
 	sleep 5
 done) >/tmp/samples 2>&1 &
 bg_started $!
@@ -175,11 +176,11 @@ if [ "$FRAGMENT" = 1 ]; then
 	fragmenter_start --keep 16 --chunk-mb 16 --churn 1 --wave-every 0 \
 		--file-mb 0 --reserve-mb 96 --floor-mb 48 --interval-ms 500 --report 0
 fi
-log "fragmented=$FRAGMENT in $(awk -v a="$t" -v b="$(uptime_s)" 'BEGIN { print b - a }')s: free in order>=9 blocks $(free_huge_mb) MiB; $(grep -E '^(MemFree|Cached):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
+log "fragmented=$FRAGMENT in $(awk -v a="$t" -v b="$(uptime_s)" 'BEGIN { print b - a }')s: free in order>=9 blocks $(free_order_mb 9) MiB; $(grep -E '^(MemFree|Cached):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
 fill=$(($(memfree) - FREE_MB))
 t=$(uptime_s)
 [ $fill -le 0 ] || { dd if=/dev/zero of=/var/tmp/fill bs=1M count=$fill status=none && sync; }
-log "min_free_kbytes $(cat $V/min_free_kbytes); page cache filled with $fill MiB in $(awk -v a="$t" -v b="$(uptime_s)" 'BEGIN { print b - a }')s: free in order>=9 blocks $(free_huge_mb) MiB; $(grep -E '^(MemFree|Cached|Dirty):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
+log "min_free_kbytes $(cat $V/min_free_kbytes); page cache filled with $fill MiB in $(awk -v a="$t" -v b="$(uptime_s)" 'BEGIN { print b - a }')s: free in order>=9 blocks $(free_order_mb 9) MiB; $(grep -E '^(MemFree|Cached|Dirty):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
 # The fill takes the smallest free blocks first, so what is still free now
 # is the large blocks the fragmenter's first pass left (kswapd kept the
 # watermarks while it faulted): a second fragmenter scatters them too (the
@@ -192,7 +193,7 @@ if [ "$FRAGMENT" = 1 ]; then
 	i=0
 	while [ ! -e /tmp/frag2.ready ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
 	[ -e /tmp/frag2.ready ] || { cat /tmp/frag2.out; fail "the second fragmenter did not get ready"; finish; }
-	log "the rest scattered: free in order>=9 blocks $(free_huge_mb) MiB; $(grep -E '^(MemFree|Cached):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
+	log "the rest scattered: free in order>=9 blocks $(free_order_mb 9) MiB; $(grep -E '^(MemFree|Cached):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
 fi
 # What is still free now sits in whatever the fill and the second pass left,
 # some of it in large blocks; and free memory is far above the watermarks,
@@ -228,7 +229,7 @@ if [ "$FRAGMENT" = 1 ] && [ "$HOLD" != 0 ]; then
 	while [ ! -e /tmp/eater.ready ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
 	for kv in $mthp_saved; do echo "${kv#*=}" >"$T/hugepages-${kv%%=*}kB/enabled"; done
 	[ -e /tmp/eater.ready ] || { cat /tmp/eater.out; fail "the eater did not get ready"; finish; }
-	log "large blocks eaten: $(cat /tmp/eater.out); free $(memfree) MiB, in order>=6 blocks $(free_order_mb 6) MiB, order>=9 $(free_huge_mb) MiB"
+	log "large blocks eaten: $(cat /tmp/eater.out); free $(memfree) MiB, in order>=6 blocks $(free_order_mb 6) MiB, order>=9 $(free_order_mb 9) MiB"
 	# shellcheck disable=SC2086 # $pin: none or one word
 	holder --floor-mb $(((wmin + wlow) / 2)) --free-mb "$hold_free" $pin \
 		--ready /tmp/holder.ready >/tmp/holder.out 2>&1 &
@@ -236,7 +237,7 @@ if [ "$FRAGMENT" = 1 ] && [ "$HOLD" != 0 ]; then
 	i=0
 	while [ ! -e /tmp/holder.ready ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
 	[ -e /tmp/holder.ready ] || { cat /tmp/holder.out; fail "the holder did not get ready"; finish; }
-	log "held ($HOLD; watermarks min/low/high $wmin/$wlow/$whigh MiB): $(cat /tmp/holder.out); free in order>=6 blocks $(free_order_mb 6) MiB, order>=9 $(free_huge_mb) MiB"
+	log "held ($HOLD; watermarks min/low/high $wmin/$wlow/$whigh MiB): $(cat /tmp/holder.out); free in order>=6 blocks $(free_order_mb 6) MiB, order>=9 $(free_order_mb 9) MiB"
 fi
 grep -E 'Normal|DMA32' /proc/buddyinfo | sed 's/^/buddyinfo: /'
 
@@ -298,7 +299,7 @@ pc_orders >/tmp/pc.before
 p0=$(probe_last)
 st0=$(vmstat compact_stall) ks0=$(vmstat pgscan_kswapd) sc0=$(scanned)
 fc0=$(prom_delay fragd_cgroup_delays_total) fu0=$(prom_delay fragd_cgroup_delay_seconds_total)
-log "pgbench -N -T $SECONDS_RUN -c $CLIENTS -j 2 --random-seed=$SEED; free $(memfree) MiB, in order>=6 blocks $(free_order_mb 6) MiB, order>=9 $(free_huge_mb) MiB"
+log "pgbench -N -T $SECONDS_RUN -c $CLIENTS -j 2 --random-seed=$SEED; free $(memfree) MiB, in order>=6 blocks $(free_order_mb 6) MiB, order>=9 $(free_order_mb 9) MiB"
 grep -E 'Normal|DMA32' /proc/buddyinfo | sed 's/^/buddyinfo at the start: /'
 pg pgbench -N -T "$SECONDS_RUN" -c "$CLIENTS" -j 2 --random-seed="$SEED" postgres >/tmp/pgbench.log 2>&1 ||
 	{ cat /tmp/pgbench.log; fail "pgbench -N"; }
