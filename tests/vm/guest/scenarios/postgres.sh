@@ -209,17 +209,19 @@ if [ "$FRAGMENT" = 1 ] && [ "$HOLD" != 0 ]; then
 	wmin=$(wm_mb min) wlow=$(wm_mb low) whigh=$(wm_mb high)
 	hold_free=${FVM_HOLD_FREE:-$((whigh + 16))}
 	rm -f /tmp/holder.ready
-	# the large blocks first: faults with the mTHP sizes from 256 KiB up
-	# take the largest free block there is (without compaction: defrag
+	# the large blocks first: faults with the mTHP sizes from 256 KiB to
+	# 1 MiB take the largest free block there is (without compaction: defrag
 	# is madvise), and the eater keeps one page in every aligned 256 KiB
 	pin=
 	[ "$HOLD" != pin ] || pin=--pin
 	mthp_saved=
-	for sz in 256 512 1024; do
+	# (not the PMD size: its faults count as THP faults, which fragd would
+	# learn as THP demand; order-8 folios eat order-9 blocks as well)
+	for sz in 256 512 1024 2048; do
 		f=$T/hugepages-${sz}kB/enabled
 		[ -w "$f" ] || continue
 		mthp_saved="$mthp_saved $sz=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$f")"
-		echo always >"$f"
+		if [ $sz = 2048 ]; then echo never >"$f"; else echo always >"$f"; fi
 	done
 	rm -f /tmp/eater.ready
 	# shellcheck disable=SC2086 # $pin: none or one word
