@@ -37,6 +37,8 @@
 #
 #   SHAPE=postgres bench/effect.sh      # 3 seeds x 5 policies x the 6.12 kernels present
 #   SHAPE=postgres RUNS=1 KERNELS="6.12" POLICIES="kernel fragd" PG_ARGS="seconds=30" bench/effect.sh
+#   JOBS=2 runs two guests at a time (default 1); PG_TIMEOUT a run's timeout (1500 s);
+#   REFERENCE=0 leaves out the unfragmented runs
 #
 # Output: bench/out/effect-postgres-<time>/{summary.txt,results.tsv,*.log}
 set -euo pipefail
@@ -62,24 +64,39 @@ if [ "${SHAPE:-churn}" = postgres ]; then
 	cols="pg_compact pg_compact_usec compact_stall pgscan_kswapd compact_scanned pc_large_pct pc_bytes tps"
 	printf 'kernel\tpolicy\tseed\t%s\n' "$(echo "$cols" | tr ' ' '\t')" >"$tsv"
 	field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" "$1" | tail -n 1; }
+	# one run; JOBS of them at a time (each guest takes 2 vCPUs and 2 GiB)
+	pg_run() {
+		local k=$1 policy=$2 i=$3 log=$out/$1-$2-$3.log args
+		args=(policy="$policy" seed="$i")
+		[ "$policy" != unfragmented ] || args=(policy=kernel fragment=0 seed="$i")
+		# shellcheck disable=SC2086 # PG_ARGS is a list of KEY=VALUE words
+		if ! tests/vm/run.sh -k "$k" -m 2G -L 512M -T "${PG_TIMEOUT:-1500}" -D 4G -l "$log" \
+			-i "$BUILDDIR/vm/initramfs-xfsroot-$k.cpio.gz" -d "$BUILDDIR/vm/rootfs-pg.img" \
+			postgres "${args[@]}" ${PG_ARGS:-} >/dev/null 2>&1; then
+			echo "effect: $k/$policy seed $i failed, see $log" >&2
+			return 0
+		fi
+		echo "effect: $k/$policy seed $i: postgres direct compactions $(field "$log.result" pg_compact), compact_stall $(field "$log.result" compact_stall), kswapd scanned $(field "$log.result" pgscan_kswapd), order>=6 $(field "$log.result" pc_large_pct)%, tps $(field "$log.result" tps)" >&2
+	}
+	# seeds outermost: a matrix cut short still has every policy once
+	for i in $(seq 1 "$RUNS"); do
+		for k in $KERNELS; do
+			for policy in $([ "${REFERENCE:-1}" = 0 ] || echo unfragmented) $POLICIES; do
+				while [ "$(jobs -rp | wc -l)" -ge "${JOBS:-1}" ]; do sleep 5; done
+				pg_run "$k" "$policy" "$i" &
+			done
+		done
+	done
+	wait
 	for k in $KERNELS; do
 		for policy in unfragmented $POLICIES; do
 			for i in $(seq 1 "$RUNS"); do
-				log=$out/$k-$policy-$i.log
-				args=(policy="$policy" seed="$i")
-				[ "$policy" != unfragmented ] || args=(policy=kernel fragment=0 seed="$i")
-				# shellcheck disable=SC2086 # PG_ARGS is a list of KEY=VALUE words
-				if ! tests/vm/run.sh -k "$k" -m 2G -L 512M -T 400 -D 4G -l "$log" \
-					-i "$BUILDDIR/vm/initramfs-xfsroot-$k.cpio.gz" -d "$BUILDDIR/vm/rootfs-pg.img" \
-					postgres "${args[@]}" ${PG_ARGS:-} >/dev/null 2>&1; then
-					echo "effect: $k/$policy seed $i failed, see $log" >&2
-					continue
+				r=$out/$k-$policy-$i.log.result
+				if [ -s "$r" ] && grep -q ' pg_compact=' "$r"; then
+					row="$k	$policy	$i"
+					for c in $cols; do row="$row	$(field "$r" "$c")"; done
+					echo "$row" >>"$tsv"
 				fi
-				r=$log.result
-				row="$k	$policy	$i"
-				for c in $cols; do row="$row	$(field "$r" "$c")"; done
-				echo "$row" >>"$tsv"
-				echo "effect: $k/$policy seed $i: postgres direct compactions $(field "$r" pg_compact), kswapd scanned $(field "$r" pgscan_kswapd), order>=6 $(field "$r" pc_large_pct)%, tps $(field "$r" tps)" >&2
 			done
 		done
 	done
@@ -105,6 +122,19 @@ for r in rows:
 for k, pol in seen:
     rs = [r for r in rows if (r["kernel"], r["policy"]) == (k, pol)]
     print(f"| {k} | {pol} | {len(rs)} | " + " | ".join(cell([r[c] for r in rs]) for c, _ in cols) + " |")
+def med(k, pol, c):
+    v = [float(r[c]) for r in rows if r["kernel"] == k and r["policy"] == pol and r[c] not in ("", "-")]
+    return statistics.median(v) if v else None
+def ratio(a, b):
+    return "-" if a is None or b is None else ("inf" if b == 0 and a > 0 else (f"{100 * a / b:.0f} %" if b else "-"))
+print("\nTargets (issue 13), medians:")
+for k in dict.fromkeys(r["kernel"] for r in rows):
+    print(f"- {k}: postgres direct compactions fragd {med(k, 'fragd', 'pg_compact')}, kernel {med(k, 'kernel', 'pg_compact')}"
+          f"; kswapd scanned fragd/kernel {ratio(med(k, 'fragd', 'pgscan_kswapd'), med(k, 'kernel', 'pgscan_kswapd'))}"
+          f"; compaction scanned fragd/pro100 {ratio(med(k, 'fragd', 'compact_scanned'), med(k, 'pro100', 'compact_scanned'))}"
+          f"; order>=6 share fragd/unfragmented {ratio(med(k, 'fragd', 'pc_large_pct'), med(k, 'unfragmented', 'pc_large_pct'))}"
+          f", kernel/unfragmented {ratio(med(k, 'kernel', 'pc_large_pct'), med(k, 'unfragmented', 'pc_large_pct'))}"
+          f", fragd-thpoff/unfragmented {ratio(med(k, 'fragd-thpoff', 'pc_large_pct'), med(k, 'unfragmented', 'pc_large_pct'))}")
 PY
 	cat "$out/summary.txt"
 	echo "effect: results in $out" >&2

@@ -363,7 +363,12 @@ uint64_t policy_learned_target(const PolicyConfig *cfg, uint64_t need_bytes, uin
  *   demand = bytes added in folios of order >= 1 this tick: what asked for
  *            a large folio (a fallback to a smaller large folio included).
  *   burst  = demand summed over POLICY_BURST_WINDOW_USEC, as THP faults.
- *   need   = burst x demand_factor, plus the learned THP need when
+ *   held   = the burst when this tick has demand and the burst is at least
+ *            the remembered peak decayed to now (the peak is renewed);
+ *            else that decayed peak: held for demand_hold after it was
+ *            seen, halved every demand_decay, 0 under one block of order
+ *            (the learned THP need's rule, decay_at_age()).
+ *   need   = held x demand_factor, plus the learned THP need when
  *            order_thp >= order (a huge page's block is one of "order"
  *            too: both draw on the same free blocks).
  * The share reported is bytes at orders >= order over all bytes added. */
@@ -378,10 +383,13 @@ void policy_pagecache_evaluate(const PolicyConfig *cfg, const PolicyState *s, co
 {
         const PageCacheMeasures *m = &a->pagecache;
         const PolicyHistory *h = &s->hist;
-        uint64_t large = 0, all = 0, at = 0, burst = 0, mem;
+        uint64_t large = 0, all = 0, at = 0, burst = 0, mem, block, prev, held;
         unsigned order = 0, thp_order;
         double v;
 
+        /* what was seen so far survives a tick without the signal */
+        e->pagecache_peak_bytes = s->pagecache_peak_bytes;
+        e->pagecache_peak_usec = s->pagecache_peak_usec;
         if (!m->valid)
                 return;
         for (unsigned k = 0; k < FRAGD_MAX_ORDERS; k++) {
@@ -421,7 +429,26 @@ void policy_pagecache_evaluate(const PolicyConfig *cfg, const PolicyState *s, co
 
         if (!cfg->demand_learning || !(cfg->demand_factor > 0.0))
                 return;
-        v = (double) burst * cfg->demand_factor;
+        /* held and decayed as the learned THP need; gone under one block */
+        block = a->page_size > 0 && order < 32 ? (uint64_t) a->page_size << order : 0;
+        prev = s->pagecache_peak_usec == 0
+                       ? 0
+                       : decay_at_age(s->pagecache_peak_bytes,
+                                      now > s->pagecache_peak_usec ? now - s->pagecache_peak_usec : 0,
+                                      cfg->demand_hold_usec, cfg->demand_decay_usec, block);
+        if (e->pagecache_demand_bytes > 0 && burst >= prev) {
+                e->pagecache_peak_bytes = burst;
+                e->pagecache_peak_usec = now;
+                held = burst;
+        } else if (prev > 0)
+                held = prev;
+        else {
+                e->pagecache_peak_bytes = 0;
+                e->pagecache_peak_usec = 0;
+                held = burst;
+        }
+        e->pagecache_held_bytes = held;
+        v = (double) held * cfg->demand_factor;
         e->pagecache_need_bytes = v >= 1.8e19 ? UINT64_MAX / 4 : (uint64_t) ceil(v);
         thp_order = cfg->order_thp ? cfg->order_thp : a->hpage_order;
         if (e->pagecache_need_bytes > 0 && thp_order >= order && e->learned_need_bytes > 0) {

@@ -242,6 +242,8 @@ void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d,
         s->learned_peak_bytes = e->learned_peak_bytes;
         s->learned_peak_usec = e->learned_peak_usec;
         s->learned_peak_before_usec = e->learned_peak_before_usec;
+        s->pagecache_peak_bytes = e->pagecache_peak_bytes;
+        s->pagecache_peak_usec = e->pagecache_peak_usec;
         s->learned_share_n = e->n_nodes;
         for (unsigned i = 0; i < e->n_nodes; i++) {
                 s->learned_share_node[i] = e->nodes[i].node;

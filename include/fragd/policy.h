@@ -242,9 +242,12 @@ typedef struct PolicyEval {
         uint32_t pagecache_share_permyriad; /* of all bytes added, those at orders >= pagecache_order */
         uint64_t pagecache_demand_bytes;    /* this tick: bytes added in folios of order >= 1 */
         uint64_t pagecache_burst_bytes;     /* that, summed over the burst window, this tick included */
-        uint64_t pagecache_need_bytes;      /* the burst x demand_factor, plus the THP need when
+        uint64_t pagecache_need_bytes;      /* the held burst x demand_factor, plus the THP need when
                                              * order_thp >= pagecache_order (those blocks count too);
                                              * 0 when demand_learning is off */
+        uint64_t pagecache_held_bytes;      /* the burst, or the remembered peak decayed to now */
+        uint64_t pagecache_peak_bytes;      /* the peak as seen at pagecache_peak_usec (undecayed) */
+        usec_t pagecache_peak_usec;         /* when it was seen; 0 = never */
         unsigned n_nodes;
         PolicyNodeEval nodes[FRAGD_MAX_NODES];
         /* the configuration bits policy_state_update() needs */
@@ -338,6 +341,11 @@ typedef struct PolicyState {
         uint64_t learned_peak_bytes;
         usec_t learned_peak_usec;
         usec_t learned_peak_before_usec;
+        /* the page-cache need's peak (burst of large-folio bytes) and when
+         * it was seen, held and decayed as the learned one (not kept across
+         * restarts: the signal starts afresh with fragd's trace instance) */
+        uint64_t pagecache_peak_bytes;
+        usec_t pagecache_peak_usec;
         /* how the learned peak split over the nodes when it was seen
          * (PolicyNodeEval.learned_share_*); n 0 = by node size */
         unsigned learned_share_n;

@@ -151,14 +151,14 @@ compare() {
 # memory, pgbench -N on XFS): postgres' direct compactions (fragd's taskstats
 # attribution) with fragd 0 where kernel defaults have some, and kswapd's
 # pages scanned with fragd at most 10 % of kernel defaults'. Asserted only
-# with FRAGD_VM_PG_ASSERT=1 for now: in the runs made so far kernel defaults
-# had no direct compaction either (the guest kept 54-76 MiB free in
-# order>=9 blocks however it was fragmented, enough for the WAL segments a
-# 60 s TCG run creates), so the comparison could not tell fragd from the
-# kernel; the figures are reported (INFO). On other 6.12 kernels (NORETRY:
-# no direct compaction for these allocations at all) they are reported too
-# (the folio-order target needs an unfragmented run: bench/effect.sh
-# SHAPE=postgres).
+# with FRAGD_VM_PG_ASSERT=1: kernel defaults have not stalled in this guest
+# yet, even with the large free blocks eaten and free memory held near the
+# watermarks before the run (XFS page cache reclaimed and kcompactd keep
+# making order>=6 blocks: tests/vm/README.md, "PostgreSQL on XFS"), so the
+# comparison cannot tell fragd from the kernel; it is reported (INFO). On
+# other 6.12 kernels (NORETRY: no direct compaction for these allocations at
+# all) the figures are reported too (the folio-order target needs an
+# unfragmented run: bench/effect.sh SHAPE=postgres).
 postgres_compare() {
 	local k=$1 a=$1/postgres-fragd b=$1/postgres-kernel name
 	name=$k/compare-postgres
@@ -342,7 +342,7 @@ for k in $kernels; do
 			[ "${FRAGD_VM_ALL:-0}" = 1 ] || [ "${FRAGD_VM_PG_ASSERT:-0}" = 1 ] && pg_policies="kernel fragd"
 			for policy in $pg_policies; do
 				run "$k/postgres-$policy" postgres -k "$k" "${small[@]}" -T 600 -D 4G \
-					-i "$builddir/vm/initramfs-xfsroot-$k.cpio.gz" -d "$builddir/vm/rootfs-pg.img" -- policy=$policy
+					-i "$builddir/vm/initramfs-xfsroot-$k.cpio.gz" -d "$builddir/vm/rootfs-pg.img" -- policy="$policy"
 			done
 			postgres_compare "$k"
 		else

@@ -125,7 +125,7 @@ vm-package: vm-package-image $(VM_OUT)/initramfs-root-$(VM_KERNEL).cpio.gz
 # boot stage loads xfs as well. guest/pg-image.sh makes the cluster again
 # with 1 MiB WAL segments (see there). run.sh -D gives it the blank XFS data disk.
 VM_PG_PACKAGES := postgresql-15,xfsprogs,dbus
-VM_PG_BINS := $(VM_OUT)/fragmenter $(BUILDDIR)/fragd-thp-exec $(BUILDDIR)/fragd-workload-probe
+VM_PG_BINS := $(VM_OUT)/fragmenter $(VM_OUT)/holder $(BUILDDIR)/fragd-thp-exec $(BUILDDIR)/fragd-workload-probe
 $(VM_OUT)/rootfs-pg.img: $(VM_OUT)/guest/fragd $(VM_PG_BINS) $(VM_GUEST) $(VM_SYSD) $(VM_SRC)/mkrootfs.sh \
 		$(VM_SRC)/guest/pg-image.sh $(VM_FRAGD_CONF)
 	$(VM_SRC)/mkrootfs.sh -o $@ -f $(VM_OUT)/guest/fragd $(if $(VM_FRAGD_CONF),-C $(VM_FRAGD_CONF)) \

@@ -232,6 +232,84 @@ static void test_decide_uses_order(void **state)
         assert_int_equal(d.eval.nodes[0].have_bytes[0], (uint64_t) 300000 * 4096);
 }
 
+/* The page-cache need is held and decayed like the learned THP need: a
+ * burst that has left the 30 s window still sizes the reserve for
+ * demand_hold, then halves every demand_decay, and is gone below one block
+ * of the page cache's order; a larger burst renews it; state carries it
+ * from tick to tick (policy_state_update()). */
+static void test_need_held_and_decayed(void **state)
+{
+        static PolicyConfig c;
+        static PolicyState s;
+        static Assessment a;
+        static Decision d;
+        LeverInput in[_LEVER_MAX];
+        usec_t t0 = 1000 * S;
+
+        (void) state;
+        cfg_learning(&c);
+        c.demand_hold_usec = 600 * S;
+        c.demand_decay_usec = 300 * S;
+        policy_state_init(&s);
+        t_levers(in);
+
+        /* t0: 10 MiB at order 6, nothing before: burst and need 10 MiB */
+        t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, t0, &a);
+        set_captured(&a.pagecache);
+        a.pagecache.delta_valid = true;
+        a.pagecache.bytes_delta[6] = 40 * 262144;
+        assert_int_equal(policy_decide(&c, &s, &a, in, t0, &d), 0);
+        assert_int_equal(d.eval.pagecache_burst_bytes, 10 * MIB);
+        assert_int_equal(d.eval.pagecache_need_bytes, 10 * MIB);
+        policy_state_update(&s, &a, &d, t0);
+
+        /* t0 + 60 s: no demand since, the burst is out of the window, but
+         * the need is held (60 s < demand_hold 600 s) */
+        t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, t0 + 60 * S, &a);
+        set_captured(&a.pagecache);
+        a.pagecache.delta_valid = true;
+        assert_int_equal(policy_decide(&c, &s, &a, in, t0 + 60 * S, &d), 0);
+        assert_int_equal(d.eval.pagecache_burst_bytes, 0);
+        assert_int_equal(d.eval.pagecache_need_bytes, 10 * MIB);
+        policy_state_update(&s, &a, &d, t0 + 60 * S);
+
+        /* t0 + 900 s: 300 s past the hold = one decay: 5 MiB */
+        t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, t0 + 900 * S, &a);
+        set_captured(&a.pagecache);
+        a.pagecache.delta_valid = true;
+        assert_int_equal(policy_decide(&c, &s, &a, in, t0 + 900 * S, &d), 0);
+        assert_int_equal(d.eval.pagecache_need_bytes, 5 * MIB);
+        policy_state_update(&s, &a, &d, t0 + 900 * S);
+
+        /* a tick without the signal (tracefs gone) keeps what was seen */
+        t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, t0 + 905 * S, &a);
+        assert_int_equal(policy_decide(&c, &s, &a, in, t0 + 905 * S, &d), 0);
+        policy_state_update(&s, &a, &d, t0 + 905 * S);
+
+        /* t0 + 900 s + 5 x 300 s: 10 MiB / 64 = 160 KiB, under one
+         * order-6 block (256 KiB): forgotten */
+        t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, t0 + 2400 * S, &a);
+        set_captured(&a.pagecache);
+        a.pagecache.delta_valid = true;
+        assert_int_equal(policy_decide(&c, &s, &a, in, t0 + 2400 * S, &d), 0);
+        assert_int_equal(d.eval.pagecache_need_bytes, 0);
+        policy_state_update(&s, &a, &d, t0 + 2400 * S);
+
+        /* a new burst of 1 MiB renews it: 1 MiB, held from now */
+        t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, t0 + 2405 * S, &a);
+        set_captured(&a.pagecache);
+        a.pagecache.delta_valid = true;
+        a.pagecache.bytes_delta[6] = 4 * 262144;
+        assert_int_equal(policy_decide(&c, &s, &a, in, t0 + 2405 * S, &d), 0);
+        assert_int_equal(d.eval.pagecache_need_bytes, 1 * MIB);
+        policy_state_update(&s, &a, &d, t0 + 2405 * S);
+        t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, t0 + 2500 * S, &a);
+        set_captured(&a.pagecache);
+        a.pagecache.delta_valid = true;
+        assert_int_equal(policy_decide(&c, &s, &a, in, t0 + 2500 * S, &d), 0);
+        assert_int_equal(d.eval.pagecache_need_bytes, 1 * MIB);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -240,6 +318,7 @@ int main(void)
                 cmocka_unit_test(test_demand_and_need),
                 cmocka_unit_test(test_target),
                 cmocka_unit_test(test_decide_uses_order),
+                cmocka_unit_test(test_need_held_and_decayed),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

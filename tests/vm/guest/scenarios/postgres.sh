@@ -26,6 +26,11 @@
 #   fvm.clients=N       pgbench -c (default 4, -j 2)
 #   fvm.free_mb=N       free memory left after the page-cache fill (default 192)
 #   fvm.fragment=0      no fragmenter (the unfragmented reference run)
+#   fvm.hold=pin|move|0 the last step of the fragmenting: take the free memory
+#                       left and hold it scattered (holder; pin: unmovable)
+#   fvm.hold_free=N     MiB left free by the holder (default high watermark + 16)
+#   fvm.fragd_start=early|late  fragd from before pgbench -i (default), or
+#                       from when the policies take over
 #
 # Measured over the pgbench -N run only (deltas): postgres' direct
 # compactions and their delay from fragd's taskstats attribution
@@ -48,6 +53,8 @@ CLIENTS=${FVM_CLIENTS:-4}
 FREE_MB=${FVM_FREE_MB:-192}
 SETTLE=${FVM_SETTLE:-15}
 FRAGMENT=${FVM_FRAGMENT:-1}
+HOLD=${FVM_HOLD:-pin}
+FRAGD_START=${FVM_FRAGD_START:-early}
 DATA=${FVM_DATA:-}
 UNIT=postgresql@15-main.service
 CG=/sys/fs/cgroup
@@ -110,6 +117,25 @@ fi
 
 pg() { runuser -u postgres -- "$@"; }
 log "wal_segment_size $(pg psql -Atc 'SHOW wal_segment_size' postgres), wal_recycle $(pg psql -Atc 'SHOW wal_recycle' postgres)"
+# fragd as the unit ships it runs from boot, before the database loads its
+# data (fvm.fragd_start=early, the default): it sees pgbench -i's WAL and
+# keeps the order the page cache used; late starts it when the other
+# policies take over, on memory already fragmented
+fragd_enable() {
+	mkdir -p /etc/fragd/fragd.conf.d /var/lib/prometheus/node-exporter
+	printf '[cgroup "%s"]\nwatch = yes\n' "$CGPATH" >/etc/fragd/fragd.conf.d/50-postgres.conf
+	if systemctl enable --now fragd; then pass "systemctl enable --now fragd ($FRAGD_START)"; else
+		fail "systemctl enable --now fragd"
+		finish
+	fi
+}
+case $POLICY in fragd*)
+	if [ "$FRAGD_START" = early ]; then
+		knobs_snapshot >/tmp/knobs.orig
+		fragd_enable
+	fi
+	;;
+esac
 t=$(uptime_s)
 pg pgbench -q -i -s "$SCALE" postgres >/tmp/pgbench-init.log 2>&1 || { cat /tmp/pgbench-init.log; fail "pgbench -i"; finish; }
 log "pgbench -i -s $SCALE in $(awk -v a="$t" -v b="$(uptime_s)" 'BEGIN { print b - a }')s"
@@ -127,6 +153,19 @@ pg psql -q -c CHECKPOINT postgres
 # second, left 92 MiB in free order>=9 blocks: the fragmenter's faults woke
 # kswapd, and reclaiming the fill's large folios freed whole large blocks.)
 memfree() { awk '/^MemFree:/ { print int($2 / 1024) }' /proc/meminfo; }
+# free memory in blocks of order >= $1, in MiB, in the zones user memory
+# comes from (ZONE_DMA's 16 MiB are held back by lowmem_reserve)
+free_order_mb() {
+	awk -v o="$1" '$4 != "DMA" { kb = 4 * 2 ^ o; for (i = 5 + o; i <= NF; i++) { s += $i * kb; kb *= 2 } }
+		END { printf "%d\n", s / 1024 }' /proc/buddyinfo
+}
+# every 5 s until the end: free memory, in order>=6 and >=9 blocks, and the
+# counters of who makes or takes blocks
+(while :; do
+	echo "$(uptime_s) free=$(memfree) o6=$(free_order_mb 6) o9=$(free_order_mb 9) stall=$(vmstat compact_stall) scanned=$(($(vmstat compact_migrate_scanned) + $(vmstat compact_free_scanned))) kswapd=$(vmstat pgscan_kswapd) kcompactd_wake=$(vmstat compact_daemon_wake)"
+	sleep 5
+done) >/tmp/samples 2>&1 &
+bg_started $!
 # Page cache read or written so far sits in memory that was not fragmented
 # yet; reclaimed later, it would free whole large blocks again. Dropped here,
 # every page-cache page from now on is allocated in fragmented memory.
@@ -137,11 +176,11 @@ if [ "$FRAGMENT" = 1 ]; then
 	fragmenter_start --keep 16 --chunk-mb 16 --churn 1 --wave-every 0 \
 		--file-mb 0 --reserve-mb 96 --floor-mb 48 --interval-ms 500 --report 0
 fi
-log "fragmented=$FRAGMENT in $(awk -v a="$t" -v b="$(uptime_s)" 'BEGIN { print b - a }')s: free in order>=9 blocks $(free_huge_mb) MiB; $(grep -E '^(MemFree|Cached):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
+log "fragmented=$FRAGMENT in $(awk -v a="$t" -v b="$(uptime_s)" 'BEGIN { print b - a }')s: free in order>=9 blocks $(free_order_mb 9) MiB; $(grep -E '^(MemFree|Cached):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
 fill=$(($(memfree) - FREE_MB))
 t=$(uptime_s)
 [ $fill -le 0 ] || { dd if=/dev/zero of=/var/tmp/fill bs=1M count=$fill status=none && sync; }
-log "min_free_kbytes $(cat $V/min_free_kbytes); page cache filled with $fill MiB in $(awk -v a="$t" -v b="$(uptime_s)" 'BEGIN { print b - a }')s: free in order>=9 blocks $(free_huge_mb) MiB; $(grep -E '^(MemFree|Cached|Dirty):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
+log "min_free_kbytes $(cat $V/min_free_kbytes); page cache filled with $fill MiB in $(awk -v a="$t" -v b="$(uptime_s)" 'BEGIN { print b - a }')s: free in order>=9 blocks $(free_order_mb 9) MiB; $(grep -E '^(MemFree|Cached|Dirty):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
 # The fill takes the smallest free blocks first, so what is still free now
 # is the large blocks the fragmenter's first pass left (kswapd kept the
 # watermarks while it faulted): a second fragmenter scatters them too (the
@@ -154,13 +193,59 @@ if [ "$FRAGMENT" = 1 ]; then
 	i=0
 	while [ ! -e /tmp/frag2.ready ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
 	[ -e /tmp/frag2.ready ] || { cat /tmp/frag2.out; fail "the second fragmenter did not get ready"; finish; }
-	log "the rest scattered: free in order>=9 blocks $(free_huge_mb) MiB; $(grep -E '^(MemFree|Cached):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
+	log "the rest scattered: free in order>=9 blocks $(free_order_mb 9) MiB; $(grep -E '^(MemFree|Cached):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
+fi
+# What is still free now sits in whatever the fill and the second pass left,
+# some of it in large blocks; and free memory is far above the watermarks,
+# so kswapd sleeps while compaction has plenty to work with. On a database
+# host page cache fills memory to the watermarks: the holder takes what is
+# free down to between the min and low watermarks (the kernel reclaims page
+# cache for it) and gives back single pages, never two buddies, until
+# HOLD_FREE MiB are free (default: the high watermark + 16 MiB). With
+# hold=pin the pages it holds cannot be migrated (a pipe holds a reference,
+# as I/O buffers, page tables and slab do on a real host).
+wm_mb() { awk -v w="$1" '$1 == w && NF == 2 { s += $2 } END { printf "%d\n", s * 4 / 1024 }' /proc/zoneinfo; }
+if [ "$FRAGMENT" = 1 ] && [ "$HOLD" != 0 ]; then
+	wmin=$(wm_mb min) wlow=$(wm_mb low) whigh=$(wm_mb high)
+	hold_free=${FVM_HOLD_FREE:-$((whigh + 16))}
+	rm -f /tmp/holder.ready
+	# the large blocks first: faults with the mTHP sizes from 256 KiB to
+	# 1 MiB take the largest free block there is (without compaction: defrag
+	# is madvise), and the eater keeps one page in every aligned 256 KiB
+	pin=
+	[ "$HOLD" != pin ] || pin=--pin
+	mthp_saved=
+	# (not the PMD size: its faults count as THP faults, which fragd would
+	# learn as THP demand; order-8 folios eat order-9 blocks as well)
+	for sz in 256 512 1024 2048; do
+		f=$T/hugepages-${sz}kB/enabled
+		[ -w "$f" ] || continue
+		mthp_saved="$mthp_saved $sz=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$f")"
+		if [ $sz = 2048 ]; then echo never >"$f"; else echo always >"$f"; fi
+	done
+	rm -f /tmp/eater.ready
+	# shellcheck disable=SC2086 # $pin: none or one word
+	holder --eat 6 --floor-mb "$wlow" $pin --ready /tmp/eater.ready >/tmp/eater.out 2>&1 &
+	bg_started $!
+	i=0
+	while [ ! -e /tmp/eater.ready ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
+	for kv in $mthp_saved; do echo "${kv#*=}" >"$T/hugepages-${kv%%=*}kB/enabled"; done
+	[ -e /tmp/eater.ready ] || { cat /tmp/eater.out; fail "the eater did not get ready"; finish; }
+	log "large blocks eaten: $(cat /tmp/eater.out); free $(memfree) MiB, in order>=6 blocks $(free_order_mb 6) MiB, order>=9 $(free_order_mb 9) MiB"
+	# shellcheck disable=SC2086 # $pin: none or one word
+	holder --floor-mb $(((wmin + wlow) / 2)) --free-mb "$hold_free" $pin \
+		--ready /tmp/holder.ready >/tmp/holder.out 2>&1 &
+	bg_started $!
+	i=0
+	while [ ! -e /tmp/holder.ready ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -e /tmp/holder.ready ] || { cat /tmp/holder.out; fail "the holder did not get ready"; finish; }
+	log "held ($HOLD; watermarks min/low/high $wmin/$wlow/$whigh MiB): $(cat /tmp/holder.out); free in order>=6 blocks $(free_order_mb 6) MiB, order>=9 $(free_order_mb 9) MiB"
 fi
 grep -E 'Normal|DMA32' /proc/buddyinfo | sed 's/^/buddyinfo: /'
 
 # --- the policy takes over
 if [ -e /proc/sys/kernel/task_delayacct ]; then pass "task_delayacct=$(cat /proc/sys/kernel/task_delayacct)"; fi
-knobs_snapshot >/tmp/knobs.orig
+[ -e /tmp/knobs.orig ] || knobs_snapshot >/tmp/knobs.orig
 case $POLICY in
 kernel) ;;
 tuned)
@@ -168,11 +253,7 @@ tuned)
 	knob_set vm/watermark_scale_factor 200
 	;;
 pro100) knob_set vm/compaction_proactiveness 100 ;;
-fragd*)
-	mkdir -p /etc/fragd/fragd.conf.d /var/lib/prometheus/node-exporter
-	printf '[cgroup "%s"]\nwatch = yes\n' "$CGPATH" >/etc/fragd/fragd.conf.d/50-postgres.conf
-	if systemctl enable --now fragd; then pass "systemctl enable --now fragd"; else fail "systemctl enable --now fragd"; finish; fi
-	;;
+fragd*) [ "$FRAGD_START" = early ] || fragd_enable ;;
 esac
 log "policy $POLICY: $(knobs_snapshot | tr '\n' ' ')"
 
@@ -220,7 +301,8 @@ pc_orders >/tmp/pc.before
 p0=$(probe_last)
 st0=$(vmstat compact_stall) ks0=$(vmstat pgscan_kswapd) sc0=$(scanned)
 fc0=$(prom_delay fragd_cgroup_delays_total) fu0=$(prom_delay fragd_cgroup_delay_seconds_total)
-log "pgbench -N -T $SECONDS_RUN -c $CLIENTS -j 2 --random-seed=$SEED; free in order>=9 blocks $(free_huge_mb) MiB"
+log "pgbench -N -T $SECONDS_RUN -c $CLIENTS -j 2 --random-seed=$SEED; free $(memfree) MiB, in order>=6 blocks $(free_order_mb 6) MiB, order>=9 $(free_order_mb 9) MiB"
+grep -E 'Normal|DMA32' /proc/buddyinfo | sed 's/^/buddyinfo at the start: /'
 pg pgbench -N -T "$SECONDS_RUN" -c "$CLIENTS" -j 2 --random-seed="$SEED" postgres >/tmp/pgbench.log 2>&1 ||
 	{ cat /tmp/pgbench.log; fail "pgbench -N"; }
 st1=$(vmstat compact_stall) ks1=$(vmstat pgscan_kswapd) sc1=$(scanned)
@@ -231,6 +313,7 @@ pc_orders >/tmp/pc.after
 grep -E '^(tps|number of transactions actually processed|latency average)' /tmp/pgbench.log | sed 's/^/pgbench: /'
 tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' /tmp/pgbench.log | head -n 1)
 
+sed 's/^/sample: /' /tmp/samples
 [ "$FRAGMENT" != 1 ] || fragmenter_stop
 if [ -n "$hist" ]; then
 	echo '!hist:keys=order:vals=hitcount:sort=order' >$hist/trigger || true
