@@ -124,6 +124,11 @@ cat >/etc/fragd/fragd.conf.d/50-events.conf <<'CONF'
 # short and PSI is no obstacle
 [policy]
 decay_after = 15s
+# the learned need held and decayed in seconds: while it lasts it keeps
+# proactiveness at the level that holds it (docs/policy.md "Between
+# bursts"), so the lowering comes only once it has decayed
+demand_hold = 15s
+demand_decay = 10s
 oneshot_below = 100%
 oneshot_min_interval = 1min
 calm_psi_some = 100%
@@ -149,14 +154,15 @@ bg_started $CONS_PID
 wait_events 150 $ID_RAISED || true
 progress
 wait_events 60 $ID_LEARNED $ID_COMPACTION || true
-# lowered once the targets are met; stopped right after the first step,
-# with the knob still above its original: restored
+# the bursts end: lowered once the targets are met and the learned need has
+# decayed; stopped right after the first step, with the knob still above
+# its original: restored
+kill "$CONS_PID" 2>/dev/null || true
+wait "$CONS_PID" 2>/dev/null || true
 wait_events 120 $ID_LOWERED || true
 systemctl stop fragd
 wait_events 20 $ID_RESTORED || true
 progress
-kill "$CONS_PID" 2>/dev/null || true
-wait "$CONS_PID" 2>/dev/null || true
 fragmenter_stop
 # a missing textfile directory (no node_exporter in this guest) is said
 # once per start, not every interval
