@@ -352,6 +352,24 @@ static void learned_numbers(const PolicyConfig *cfg, const PolicyEval *e, const 
         num->learned_hold_usec = e->learned_hold_usec;
 }
 
+/* The numbers a node's reserve objective is judged on: level k of node
+ * evaluation ne against target t, reached at eta by the trend. */
+static PolicyNumbers reserve_numbers(const PolicyEval *e, const PolicyNodeEval *ne, unsigned k, uint64_t t,
+                                     usec_t eta, unsigned score_target)
+{
+        PolicyNumbers num = policy_numbers_blank(ne->node);
+
+        num.order = e->order[k];
+        num.have_bytes = ne->have_bytes[k];
+        num.target_bytes = t;
+        num.free_bytes = ne->free_bytes;
+        num.trend_bytes_per_sec = ne->trend_bytes_per_sec[k];
+        num.eta_usec = eta;
+        num.score = ne->score;
+        num.score_target = score_target;
+        return num;
+}
+
 /* Between bursts (PolicyEval.learned_standing) the learned part of a
  * node's THP target asks only for the proactiveness whose kernel score
  * keeps it: kcompactd then works only while the score is over that
@@ -359,20 +377,13 @@ static void learned_numbers(const PolicyConfig *cfg, const PolicyEval *e, const 
 static void offer_standing(const PolicyConfig *cfg, const Assessment *a, const PolicyEval *e,
                            const PolicyNodeEval *ne, usec_t now, Want *standing)
 {
-        PolicyNumbers num = policy_numbers_blank(ne->node);
+        PolicyNumbers num;
         uint64_t t = ne->target_bytes[K_THP];
         int32_t err = level_err(ne->have_bytes[K_THP], t, ne->eta_usec[K_THP], cfg->trend_horizon_usec);
 
         if (err <= 0 || ne->score_target == 0 || e->order[K_THP] != a->hpage_order)
                 return;
-        num.order = e->order[K_THP];
-        num.have_bytes = ne->have_bytes[K_THP];
-        num.target_bytes = t;
-        num.free_bytes = ne->free_bytes;
-        num.trend_bytes_per_sec = ne->trend_bytes_per_sec[K_THP];
-        num.eta_usec = ne->eta_usec[K_THP];
-        num.score = ne->score;
-        num.score_target = ne->score_target;
+        num = reserve_numbers(e, ne, K_THP, t, ne->eta_usec[K_THP], ne->score_target);
         learned_numbers(cfg, e, ne, now, &num);
         num.standing = true;
         want_offer(standing, err,
@@ -400,7 +411,7 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
 
                 for (unsigned k = 0; k < 2; k++) {
                         uint64_t t = ne->target_bytes[k], needed;
-                        PolicyNumbers num = policy_numbers_blank(ne->node);
+                        PolicyNumbers num;
                         bool learned = k == K_THP && ne->learned;
                         usec_t eta = ne->eta_usec[k], eta_free;
                         unsigned score_target = ne->score_target;
@@ -422,14 +433,7 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                         err = level_err(ne->have_bytes[k], t, eta, horizon);
                         if (err <= 0)
                                 continue;
-                        num.order = e->order[k];
-                        num.have_bytes = ne->have_bytes[k];
-                        num.target_bytes = t;
-                        num.free_bytes = ne->free_bytes;
-                        num.trend_bytes_per_sec = ne->trend_bytes_per_sec[k];
-                        num.eta_usec = eta;
-                        num.score = ne->score;
-                        num.score_target = score_target;
+                        num = reserve_numbers(e, ne, k, t, eta, score_target);
                         if (learned)
                                 learned_numbers(cfg, e, ne, now, &num);
 
