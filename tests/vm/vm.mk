@@ -129,7 +129,7 @@ VM_PG_BINS := $(VM_OUT)/fragmenter $(VM_OUT)/holder $(BUILDDIR)/fragd-thp-exec $
 $(VM_OUT)/rootfs-pg.img: $(VM_OUT)/guest/fragd $(VM_PG_BINS) $(VM_GUEST) $(VM_SYSD) $(VM_SRC)/mkrootfs.sh \
 		$(VM_SRC)/guest/pg-image.sh $(VM_FRAGD_CONF)
 	$(VM_SRC)/mkrootfs.sh -o $@ -f $(VM_OUT)/guest/fragd $(if $(VM_FRAGD_CONF),-C $(VM_FRAGD_CONF)) \
-		-e $(VM_PG_PACKAGES) -s 3G $(VM_PG_BINS:%=-b %) -x $(VM_SRC)/guest/pg-image.sh
+		-e $(VM_PG_PACKAGES) -s 3G $(VM_PG_BINS:%=-b %) -x $(VM_SRC)/guest/pg-image.sh -K
 
 $(VM_OUT)/initramfs-xfsroot-%.cpio.gz: $(VM_SRC)/mkinitramfs.sh $(VM_SRC)/guest/init
 	$(VM_SRC)/get-kernel.sh $*
