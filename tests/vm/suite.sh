@@ -157,7 +157,7 @@ compare() {
 # in two of three session-6 runs), but how many blocks kcompactd's
 # proactive compaction has made again by then varies from run to run (13-91
 # MiB), and fragd does not keep its order-6 reserve through the preparation
-# (35-271 direct compactions in the same runs): no bar holds in every run
+# (35-271 direct compactions in all five of its runs): no bar holds in every run
 # (tests/vm/README.md, "PostgreSQL on XFS"), so the comparison is reported
 # (INFO). On other 6.12 kernels (NORETRY: no direct compaction for these
 # allocations at all) the figures are reported too (the folio-order target
