@@ -16,6 +16,12 @@
 #   -s SIZE   image size (default 1G)
 #   -x HOOK   run `HOOK TREE` on the image's tree (a copy: the cached base
 #             is never changed) before it is packed
+#   -K        cache the packed base (with HOOK's work) as an image of its own,
+#             $FRAGD_VM_CACHE/rootfs/image-<base>-<hash>.img (hash of the
+#             base's name, HOOK, SIZE and this script), and make IMAGE as a
+#             copy of it with the per-image layer below written in by
+#             debugfs: seconds instead of a copy of the base and mkfs.ext4
+#             (the postgres guest: 0.6 GB, about a minute)
 #
 # A Debian bookworm root (debootstrap --variant=minbase with systemd-sysv,
 # udev, kmod, procps), made once and cached in $FRAGD_VM_CACHE/rootfs/, gets the
@@ -40,12 +46,12 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
 . "$(dirname "$0")/common.sh"
 
-out='' fragd='' unit='' conf='' pkg='' progs=() extra='' size=1G bins=() debcache='' hook=''
-while getopts o:f:u:C:p:w:e:b:s:x: o; do
+out='' fragd='' unit='' conf='' pkg='' progs=() extra='' size=1G bins=() debcache='' hook='' cached=0
+while getopts o:f:u:C:p:w:e:b:s:x:K o; do
 	case $o in
 	o) out=$OPTARG ;; f) fragd=$OPTARG ;; u) unit=$OPTARG ;; C) conf=$OPTARG ;;
 	p) pkg=$OPTARG ;; w) progs+=("$OPTARG") ;;
-	e) extra=$OPTARG ;; b) bins+=("$OPTARG") ;; s) size=$OPTARG ;; x) hook=$OPTARG ;;
+	e) extra=$OPTARG ;; b) bins+=("$OPTARG") ;; s) size=$OPTARG ;; x) hook=$OPTARG ;; K) cached=1 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -98,11 +104,33 @@ if [ "$(cat "$base/.fragd-vm-prep" 2>/dev/null)" != "$prep_version" ]; then
 	echo "$prep_version" >"$base/.fragd-vm-prep"
 fi
 
-# --- the per-image layer
+# --- the packed base, cached (-K): the base's tree with HOOK's work, as an
+# image; the per-image layer below then goes into $stage alone
 stage=$(mktemp -d)
-trap 'rm -rf "$stage" "$out.tmp"' EXIT
-cp -a "$base/." "$stage/"
-rm -f "$stage/.fragd-vm-prep"
+full=''
+trap 'rm -rf "$stage" "$stage.debugfs" "$stage.debugfs.log" "$out.tmp" ${full:+"$full"}' EXIT
+if [ "$cached" = 1 ]; then
+	key=$({ echo "$base $prep_version $size"; cat "$0"; [ -z "$hook" ] || cat "$hook"; } | sha256sum | cut -c1-12)
+	cimg=$VM_CACHE/rootfs/image-$(basename "$base")-$key.img
+	if [ ! -f "$cimg" ]; then
+		full=$(mktemp -d)
+		cp -a "$base/." "$full/"
+		rm -f "$full/.fragd-vm-prep"
+		[ -z "$hook" ] || "$hook" "$full" || die "hook $hook failed"
+		rm -f "$cimg.tmp"
+		mkfs.ext4 -q -F -L fragd-vm -d "$full" "$cimg.tmp" "$size"
+		mv "$cimg.tmp" "$cimg"
+		rm -rf "$full"
+		full=''
+		echo "packed base cached: $cimg"
+	fi
+else
+	cp -a "$base/." "$stage/"
+	rm -f "$stage/.fragd-vm-prep"
+fi
+
+# --- the per-image layer (the library checks look at the base: $stage holds
+# only the layer with -K)
 
 if [ -n "$pkg" ]; then
 	mkdir -p "$stage/vm/pkg/deps"
@@ -130,7 +158,7 @@ else
 	install -D -m 755 "$fragd" "$stage/usr/local/sbin/fragd"
 	for lib in $(ldd "$fragd" 2>/dev/null | grep -o '/[^ ]*' || true); do
 		# only what the guest lacks: its own libc and libsystemd stay
-		[ -e "$stage$lib" ] || [ -e "$stage/usr$lib" ] && continue
+		[ -e "$base$lib" ] || [ -e "$base/usr$lib" ] && continue
 		install -D -m 644 "$(readlink -f "$lib")" "$stage$lib"
 	done
 
@@ -141,6 +169,7 @@ else
 			unit=$VM_DIR/guest/fragd.service
 		fi
 	fi
+	mkdir -p "$stage/etc/systemd/system"
 	sed -e 's|@SBINDIR@|/usr/local/sbin|g; s|@sbindir@|/usr/local/sbin|g' \
 		-e 's|@BINDIR@|/usr/local/bin|g; s|@bindir@|/usr/local/bin|g' \
 		-e 's|@SYSCONFDIR@|/etc|g; s|@sysconfdir@|/etc|g' \
@@ -161,22 +190,54 @@ done
 for b in ${bins[@]+"${bins[@]}"}; do
 	install -D -m 755 "$b" "$stage/usr/local/bin/$(basename "$b")"
 	for lib in $(ldd "$b" 2>/dev/null | grep -o '/[^ ]*' || true); do
-		[ -e "$stage$lib" ] || [ -e "$stage/usr$lib" ] && continue
+		[ -e "$base$lib" ] || [ -e "$base/usr$lib" ] && continue
 		install -D -m 644 "$(readlink -f "$lib")" "$stage$lib"
 	done
 done
 
-[ -z "$hook" ] || "$hook" "$stage" || die "hook $hook failed"
+[ -z "$hook" ] || [ "$cached" = 1 ] || "$hook" "$stage" || die "hook $hook failed"
 
 mkdir -p "$stage/vm/scenarios"
 install -m 644 "$VM_DIR/guest/lib.sh" "$VM_DIR/guest/bounds.conf" "$stage/vm/"
 install -m 644 "$VM_DIR"/guest/scenarios/*.sh "$stage/vm/scenarios/"
 install -m 755 "$VM_DIR/guest/systemd-runner" "$stage/vm/runner"
 install -m 644 "$VM_DIR/guest/fragd-vmtest.service" "$stage/etc/systemd/system/"
+mkdir -p "$stage/etc/systemd/system/multi-user.target.wants"
 ln -sf ../fragd-vmtest.service "$stage/etc/systemd/system/multi-user.target.wants/fragd-vmtest.service"
 
 mkdir -p "$(dirname "$out")"
 rm -f "$out.tmp"
-mkfs.ext4 -q -F -L fragd-vm -d "$stage" "$out.tmp" "$size"
+if [ "$cached" = 1 ]; then
+	# the layer into a copy of the packed base: directories made (those that
+	# exist say so and stay), every file and link removed and written anew,
+	# owned by root with the layer's mode; then each file read back
+	cp --sparse=always "$cimg" "$out.tmp"
+	cmds=$stage.debugfs
+	{
+		(cd "$stage" && find . -mindepth 1 -type d | sort) | while read -r p; do echo "mkdir ${p#.}"; done
+		(cd "$stage" && find . \( -type f -o -type l \) | sort) | while read -r p; do
+			p=${p#.}
+			echo "rm $p"
+			if [ -L "$stage$p" ]; then
+				echo "symlink $p $(readlink "$stage$p")"
+			else
+				echo "write $stage$p $p"
+				echo "sif $p mode 0x$(stat -c %f "$stage$p")"
+				echo "sif $p uid 0"
+				echo "sif $p gid 0"
+			fi
+		done
+	} >"$cmds"
+	debugfs -w -f "$cmds" "$out.tmp" >"$cmds.log" 2>&1 || die "debugfs on $out.tmp failed: $(tail -n 3 "$cmds.log")"
+	(cd "$stage" && find . -type f | sort) | while read -r p; do
+		p=${p#.}
+		debugfs -R "cat $p" "$out.tmp" 2>/dev/null | cmp -s - "$stage$p" ||
+			die "$p did not reach $out.tmp (debugfs: $(grep -v '^debugfs' "$cmds.log" | grep -v -e 'File not found by ext2_lookup' -e 'already exists' | tail -n 3))"
+	done
+	rm -f "$cmds" "$cmds.log"
+	e2fsck -fn "$out.tmp" >/dev/null 2>&1 || die "e2fsck finds $out.tmp damaged after the layer was written in"
+else
+	mkfs.ext4 -q -F -L fragd-vm -d "$stage" "$out.tmp" "$size"
+fi
 mv "$out.tmp" "$out"
 echo "rootfs $out: $(du -h "$out" | cut -f1) used of $size;${extra:+ with $extra;} ${pkg:+package guest, no fragd installed}${unit:+unit from ${unit#"$srcdir"/}}"

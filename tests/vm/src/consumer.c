@@ -48,37 +48,12 @@ static const char *const counter_names[C_N] = {
         "compact_fail",            "compact_daemon_wake",  "pgscan_kswapd",
 };
 
-/* free memory in blocks of order >= 9, MiB, all nodes and zones (/proc/buddyinfo) */
+/* free memory in blocks of order >= 9, MiB, all nodes and zones */
 static long long free_huge_mb(void)
 {
-        char line[512];
-        long long kb = 0;
-        FILE *f = fopen("/proc/buddyinfo", "re");
+        long long pages = buddy_free_pages(9, 0);
 
-        if (!f)
-                return -1;
-        while (fgets(line, sizeof(line), f)) {
-                char *p = strstr(line, "zone");
-                long long n, size = 4;
-                int order = 0, off;
-
-                if (!p)
-                        continue;
-                p += 4;
-                while (*p == ' ')
-                        p++;
-                while (*p && *p != ' ')
-                        p++; /* zone name */
-                while (sscanf(p, "%lld%n", &n, &off) == 1) {
-                        if (order >= 9)
-                                kb += n * size;
-                        size *= 2;
-                        order++;
-                        p += off;
-                }
-        }
-        fclose(f);
-        return kb / 1024;
+        return pages < 0 ? -1 : pages / 256;
 }
 
 static void counters_read(long long v[C_N])

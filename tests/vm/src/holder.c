@@ -18,6 +18,13 @@
  * for I/O, page tables or slab on a real host): what compaction can still do
  * is limited to the rest of memory (page cache, movable anonymous memory).
  *
+ * --eat ORDER: the preparation's other half, run after the holder: takes
+ * memory 2 MiB at a time with THP/mTHP faults (largest free blocks first, no
+ * compaction) while a free block of order >= ORDER is left in DMA32/Normal,
+ * keeps one page of every aligned 2^ORDER block it got and gives the rest
+ * back chunk by chunk, so MemFree hardly moves (stops at --floor-mb too):
+ * no kswapd wake-up, no free block of that order left.
+ *
  * Output: "holder: ..." lines with key=value fields; --ready FILE is created
  * once memory is held.
  */
@@ -28,7 +35,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -54,44 +60,24 @@ static long long memfree_mb(void)
         return kb < 0 ? -1 : kb / 1024;
 }
 
-/* free memory in blocks of order >= o, in pages, from /proc/buddyinfo (DMA32 and above) */
+/* free memory in blocks of order >= o, in pages (DMA32 and above) */
 static long long free_ge(unsigned o)
 {
-        char line[512];
-        long long pages = 0;
-        FILE *f = fopen("/proc/buddyinfo", "re");
+        return buddy_free_pages(o, 1);
+}
 
-        if (!f)
-                return -1;
-        while (fgets(line, sizeof(line), f)) {
-                char *p = strstr(line, "zone");
-                unsigned k = 0;
+/* drop_caches=2: slab shrinkers, among them the deferred split of large
+ * folios partly unmapped (their unmapped pages reach the free lists only
+ * when it runs), and no page cache */
+static void shrink_slab(void)
+{
+        int dc = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
 
-                if (!p)
-                        continue;
-                p += 4;
-                while (*p == ' ')
-                        p++;
-                /* ZONE_DMA's 16 MiB are kept from user allocations by
-                 * lowmem_reserve: its free blocks are no one's to eat */
-                if (strncmp(p, "DMA ", 4) == 0)
-                        continue;
-                while (*p && *p != ' ')
-                        p++; /* the zone's name */
-                for (;;) {
-                        char *end;
-                        long long n = strtoll(p, &end, 10);
-
-                        if (end == p)
-                                break;
-                        if (k >= o)
-                                pages += n << k;
-                        k++;
-                        p = end;
-                }
-        }
-        fclose(f);
-        return pages;
+        if (dc < 0)
+                return;
+        if (write(dc, "2\n", 2) != 2)
+                perror("holder: drop_caches");
+        close(dc);
 }
 
 static void usage(const char *prog)
@@ -137,15 +123,25 @@ int main(int argc, char **argv)
         signal(SIGINT, on_signal);
 
         /* never more than was free at the start, and a little: what the
-         * kernel reclaims for the holder is page cache the host had */
+         * kernel reclaims for the holder is page cache the host had (the
+         * eater gives back nearly all it takes as it goes: its address
+         * range may be larger than free memory) */
         long long f0 = memfree_mb();
-        if (f0 > 0 && f0 + 32 < max_mb)
+        if (eat < 0 && f0 > 0 && f0 + 32 < max_mb)
                 max_mb = (long)f0 + 32;
-        size_t npages = (size_t)max_mb << 8, step = 256, n = 0, i, given = 0, held;
+        size_t npages = (size_t)max_mb << 8, step = 256, n = 0, i, given = 0, held, since_shrink = 0;
+        uint64_t last_block = UINT64_MAX;
+        const char *why = "max_mb";
         char *raw = mmap(NULL, (npages + 512) * PAGE_SZ, PROT_READ | PROT_WRITE,
                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (raw == MAP_FAILED) {
                 perror("holder: mmap");
+                return 1;
+        }
+        int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+        uint64_t *ent = calloc(npages, sizeof(*ent));
+        if (pm < 0 || !ent) {
+                perror("holder: /proc/self/pagemap");
                 return 1;
         }
         /* 2 MiB aligned: with --eat, a fault may take a whole PMD block */
@@ -158,64 +154,68 @@ int main(int argc, char **argv)
          * at a time while free blocks of order >= eat remain: faults with
          * THP and mTHP (the scenario enables the sizes) take the largest
          * free block there is without compaction, so the large blocks go
-         * first, where order-0 faults would take the smallest */
+         * first, where order-0 faults would take the smallest. --eat keeps
+         * the first page of every aligned block of 2^eat frames it took and
+         * gives back the rest at once, chunk by chunk (nothing given back
+         * can merge to that order again while the kept page is held), so
+         * free memory stays near where it was: the eater never wakes kswapd
+         * above its floor */
         while (n + step <= npages && !stop) {
                 long long f = memfree_mb();
 
-                if (f >= 0 && f <= floor_mb)
+                if (f >= 0 && f <= floor_mb) {
+                        why = "floor";
                         break;
-                if (eat >= 0 && free_ge((unsigned)eat) <= 0)
+                }
+                if (eat >= 0 && free_ge((unsigned)eat) <= 0) {
+                        why = "no_block";
                         break;
+                }
                 if (madvise(base + n * PAGE_SZ, step * PAGE_SZ, MADV_POPULATE_WRITE) != 0)
                         for (i = 0; i < step; i++)
                                 base[(n + i) * PAGE_SZ] = 1;
+                if (eat >= 0) {
+                        if (pread(pm, ent + n, step * sizeof(*ent),
+                                  (off_t)((uintptr_t)(base + n * PAGE_SZ) / PAGE_SZ * sizeof(*ent))) !=
+                            (ssize_t)(step * sizeof(*ent))) {
+                                perror("holder: pagemap read");
+                                return 1;
+                        }
+                        /* splits the VMA, not the folios; no khugepaged */
+                        (void)madvise(base + n * PAGE_SZ, step * PAGE_SZ, MADV_NOHUGEPAGE);
+                        size_t run = n; /* pages [run, i) are to be given back */
+
+                        for (i = n; i <= n + step; i++) {
+                                uint64_t pfn = i < n + step ? ent[i] & ((1ULL << 55) - 1) : 0;
+                                bool back = pfn && (ent[i] >> 63) && pfn >> eat == last_block;
+
+                                if (back) {
+                                        ent[i] = 0;
+                                        given++;
+                                        continue;
+                                }
+                                if (i > run)
+                                        (void)madvise(base + run * PAGE_SZ, (i - run) * PAGE_SZ, MADV_DONTNEED);
+                                run = i + 1;
+                                if (pfn && (ent[i] >> 63))
+                                        last_block = pfn >> eat;
+                        }
+                        since_shrink += step;
+                        if (since_shrink >= (32u << 8) || (f >= 0 && f <= floor_mb + 32)) {
+                                shrink_slab();
+                                since_shrink = 0;
+                        }
+                }
                 n += step;
         }
-        int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-        if (pm < 0) {
-                perror("holder: /proc/self/pagemap");
-                return 1;
-        }
-        uint64_t *ent = calloc(n ? n : 1, sizeof(*ent));
-        if (!ent || pread(pm, ent, n * sizeof(*ent), (off_t)((uintptr_t)base / PAGE_SZ * sizeof(*ent))) !=
-                            (ssize_t)(n * sizeof(*ent))) {
+        if (eat >= 0)
+                shrink_slab(); /* a pinned page would forbid the split */
+        else if (n && pread(pm, ent, n * sizeof(*ent), (off_t)((uintptr_t)base / PAGE_SZ * sizeof(*ent))) !=
+                              (ssize_t)(n * sizeof(*ent))) {
                 perror("holder: pagemap read");
                 return 1;
         }
         close(pm);
-        /* --eat: keep the first page of every aligned block of 2^eat frames
-         * that was taken, give back the rest (nothing given back can merge
-         * to that order again while the kept page is held) */
-        if (eat >= 0) {
-                uint64_t last_block = UINT64_MAX;
-
-                (void)madvise(base, n * PAGE_SZ, MADV_NOHUGEPAGE); /* splits, no khugepaged */
-                for (i = 0; i < n && !stop; i++) {
-                        uint64_t pfn = ent[i] & ((1ULL << 55) - 1);
-
-                        if (!(ent[i] >> 63) || pfn == 0)
-                                continue;
-                        if (pfn >> eat != last_block) {
-                                last_block = pfn >> eat;
-                                continue;
-                        }
-                        ent[i] = 0;
-                        given++;
-                }
-                for (i = 0; i < n && !stop; i++)
-                        if (!(ent[i] >> 63))
-                                (void)madvise(base + i * PAGE_SZ, PAGE_SZ, MADV_DONTNEED);
-                /* a large folio partly unmapped is only queued for a split:
-                 * its pages reach the free lists when the deferred-split
-                 * shrinker runs, which drop_caches=2 (slab shrinkers, no
-                 * page cache) does now; a pinned page would forbid the split */
-                int dc = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-                if (dc >= 0) {
-                        if (write(dc, "2\n", 2) != 2)
-                                perror("holder: drop_caches");
-                        close(dc);
-                }
-        }
         /* give back odd frames until MemFree reaches free_mb */
         for (i = 0; i < n && !stop && free_mb >= 0; i++) {
                 uint64_t pfn = ent[i] & ((1ULL << 55) - 1);
@@ -278,8 +278,8 @@ int main(int argc, char **argv)
                         }
                 }
         }
-        printf("holder: taken_mb=%zu held_mb=%zu given_mb=%zu pinned_mb=%zu memfree_mb=%lld\n", n >> 8, held >> 8,
-               given >> 8, pinned >> 8, memfree_mb());
+        printf("holder: taken_mb=%zu held_mb=%zu given_mb=%zu pinned_mb=%zu memfree_mb=%lld stopped=%s\n", n >> 8,
+               held >> 8, given >> 8, pinned >> 8, memfree_mb(), stop ? "signal" : why);
         fflush(stdout);
         if (ready) {
                 int fd = open(ready, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Small helpers shared by the VM workload programs (fragmenter, consumer).
+ * Small helpers shared by the VM workload programs (fragmenter, consumer,
+ * holder).
  * Header-only: each program is a single static binary built from one .c file.
  */
 #pragma once
@@ -50,6 +51,48 @@ static inline long long procfile_kb(const char *path, const char *key)
                 }
         fclose(f);
         return ret;
+}
+
+/*
+ * Free memory in blocks of order >= min_order, in pages, from /proc/buddyinfo
+ * ("Node 0, zone   Normal  n0 n1 ... n10"), every node; with skip_dma, not
+ * ZONE_DMA (its 16 MiB are kept from user allocations by lowmem_reserve, so
+ * its free blocks serve no fault). -1 if the file cannot be read.
+ */
+static inline long long buddy_free_pages(unsigned min_order, int skip_dma)
+{
+        char line[512];
+        long long pages = 0;
+        FILE *f = fopen("/proc/buddyinfo", "re");
+
+        if (!f)
+                return -1;
+        while (fgets(line, sizeof(line), f)) {
+                char *p = strstr(line, "zone"), *end;
+                unsigned k = 0;
+
+                if (!p)
+                        continue;
+                p += 4;
+                while (*p == ' ')
+                        p++;
+                if (skip_dma && strncmp(p, "DMA ", 4) == 0)
+                        continue;
+                while (*p && *p != ' ')
+                        p++; /* the zone's name */
+                for (;;) {
+                        long long n = strtoll(p, &end, 10);
+
+                        if (end == p || k > 40)
+                                break;
+                        if (k >= min_order)
+                                pages += n << k;
+                        k++;
+                        p = end;
+                }
+        }
+        fclose(f);
+        return pages;
 }
 
 static inline double now_ms(void)

@@ -18,17 +18,21 @@
 #       postgres' cgroup through a conf.d drop-in; fragd-thpoff: the same, and
 #       THP off for postgres with the drop-in `fragd thp-dropin` prints.
 #       Static policies and fragd take over once memory is fragmented, and
-#       get fvm.settle seconds (default 15) before the measured run.
+#       get fvm.settle seconds (default 30) before the measured run.
 #   fvm.data=/dev/vdX   the blank data disk (run.sh -D): XFS, PGDATA on it
 #   fvm.seed=N          fragmenter and pgbench --random-seed (default 1)
-#   fvm.seconds=N       pgbench -N -T (default 60)
+#   fvm.seconds=N       pgbench -N -T (default 45)
+#   fvm.switch=N        pg_switch_wal() every N s during the run (default 15;
+#                       0: none): each makes the next write zero-fill a new
+#                       64 MiB WAL segment, a burst of order-6 folios
 #   fvm.scale=N         pgbench -i -s (default 2)
 #   fvm.clients=N       pgbench -c (default 4, -j 2)
-#   fvm.free_mb=N       free memory left after the page-cache fill (default 192)
+#   fvm.free_mb=N       free memory left after the page-cache fill (default 560:
+#                       the holder gives back at most half of what it takes)
 #   fvm.fragment=0      no fragmenter (the unfragmented reference run)
 #   fvm.hold=pin|move|0 the last step of the fragmenting: take the free memory
 #                       left and hold it scattered (holder; pin: unmovable)
-#   fvm.hold_free=N     MiB left free by the holder (default high watermark + 16)
+#   fvm.hold_free=N     MiB left free by the holder (default high watermark + 200)
 #   fvm.fragd_start=early|late  fragd from before pgbench -i (default), or
 #                       from when the policies take over
 #
@@ -47,11 +51,12 @@
 
 POLICY=${FVM_POLICY:-kernel}
 SEED=${FVM_SEED:-1}
-SECONDS_RUN=${FVM_SECONDS:-60}
+SECONDS_RUN=${FVM_SECONDS:-45}
+SWITCH=${FVM_SWITCH:-15}
 SCALE=${FVM_SCALE:-2}
 CLIENTS=${FVM_CLIENTS:-4}
-FREE_MB=${FVM_FREE_MB:-192}
-SETTLE=${FVM_SETTLE:-15}
+FREE_MB=${FVM_FREE_MB:-560}
+SETTLE=${FVM_SETTLE:-30}
 FRAGMENT=${FVM_FRAGMENT:-1}
 HOLD=${FVM_HOLD:-pin}
 FRAGD_START=${FVM_FRAGD_START:-early}
@@ -85,7 +90,7 @@ case $POLICY in fragd*) fragd_require ;; esac
 mkfs.xfs -q -f "$DATA" || { fail "mkfs.xfs $DATA"; finish; }
 mkdir -p $MNT
 mount -o noatime "$DATA" $MNT || { fail "mount $DATA"; finish; }
-# the cluster as the image has it (guest/pg-image.sh: 1 MiB WAL segments,
+# the cluster as the image has it (guest/pg-image.sh: 64 MiB WAL segments,
 # wal_recycle off), moved to the XFS disk
 cp -a /var/lib/postgresql/15/main $PGDATA
 chown postgres:postgres $MNT $PGDATA
@@ -139,8 +144,11 @@ esac
 t=$(uptime_s)
 pg pgbench -q -i -s "$SCALE" postgres >/tmp/pgbench-init.log 2>&1 || { cat /tmp/pgbench-init.log; fail "pgbench -i"; finish; }
 log "pgbench -i -s $SCALE in $(awk -v a="$t" -v b="$(uptime_s)" 'BEGIN { print b - a }')s"
-# a checkpoint now: the measured run starts from the same state every time
-pg psql -q -c CHECKPOINT postgres
+# a segment switch (the next segment is zero-filled: the WAL burst fragd,
+# started early, learns the order and the size from, as it would from the
+# database's earlier hours) and a checkpoint: the measured run starts from
+# the same state every time
+pg psql -q -c 'SELECT pg_switch_wal()' -c CHECKPOINT postgres >/dev/null
 
 # --- fragmented memory full of page cache. The fragmenter first pins one
 # page in 16 of nearly all available memory, then a file on the root file
@@ -177,6 +185,13 @@ if [ "$FRAGMENT" = 1 ]; then
 		--file-mb 0 --reserve-mb 96 --floor-mb 48 --interval-ms 500 --report 0
 fi
 log "fragmented=$FRAGMENT in $(awk -v a="$t" -v b="$(uptime_s)" 'BEGIN { print b - a }')s: free in order>=9 blocks $(free_order_mb 9) MiB; $(grep -E '^(MemFree|Cached):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
+# the database's files read back first (a server that has run a while has
+# them cached; otherwise the run reads ~60 MB anew, page cache that would
+# eat into the free memory the preparation leaves)
+t=$(uptime_s)
+# (a file postgres removes meanwhile, pg_internal.init, is no error)
+find "$PGDATA/base" -type f -exec cat {} + >/dev/null 2>&1 || true
+log "PGDATA/base read back in $(awk -v a="$t" -v b="$(uptime_s)" 'BEGIN { print b - a }')s ($(du -sm "$PGDATA/base" | cut -f1) MiB)"
 fill=$(($(memfree) - FREE_MB))
 t=$(uptime_s)
 [ $fill -le 0 ] || { dd if=/dev/zero of=/var/tmp/fill bs=1M count=$fill status=none && sync; }
@@ -196,50 +211,65 @@ if [ "$FRAGMENT" = 1 ]; then
 	log "the rest scattered: free in order>=9 blocks $(free_order_mb 9) MiB; $(grep -E '^(MemFree|Cached):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
 fi
 # What is still free now sits in whatever the fill and the second pass left,
-# some of it in large blocks; and free memory is far above the watermarks,
-# so kswapd sleeps while compaction has plenty to work with. On a database
-# host page cache fills memory to the watermarks: the holder takes what is
-# free down to between the min and low watermarks (the kernel reclaims page
-# cache for it) and gives back single pages, never two buddies, until
-# HOLD_FREE MiB are free (default: the high watermark + 16 MiB). With
-# hold=pin the pages it holds cannot be migrated (a pipe holds a reference,
-# as I/O buffers, page tables and slab do on a real host).
+# some of it in large blocks. On a database host page cache fills memory to
+# the watermarks and what is free is scattered; but a preparation that takes
+# free memory below the low watermark wakes kswapd, whose reclaim (and the
+# kcompactd run after it) makes tens of MiB of large blocks again before the
+# run (session 5). So everything here stays above the high watermark:
+# the holder takes free memory page by page down to the high watermark + 8
+# MiB (its order-0 faults take the smallest blocks first) and gives back
+# single pages, never two buddies, until HOLD_FREE MiB are free (default:
+# the high watermark + 200 MiB: the run's two 64 MiB WAL segments and the
+# rest of its page cache fit in it, so kswapd has no order-0 reason to wake
+# during the run); then the eater, last,
+# takes the large blocks that are left with mTHP faults and keeps one page
+# in every aligned 256 KiB, giving the rest back as it goes, until DMA32 and
+# Normal hold no free block of order >= 6. With hold=pin the pages both
+# hold cannot be migrated (a pipe holds a reference, as I/O buffers, page
+# tables and slab do on a real host).
 wm_mb() { awk -v w="$1" '$1 == w && NF == 2 { s += $2 } END { printf "%d\n", s * 4 / 1024 }' /proc/zoneinfo; }
 if [ "$FRAGMENT" = 1 ] && [ "$HOLD" != 0 ]; then
 	wmin=$(wm_mb min) wlow=$(wm_mb low) whigh=$(wm_mb high)
-	hold_free=${FVM_HOLD_FREE:-$((whigh + 16))}
-	rm -f /tmp/holder.ready
-	# the large blocks first: faults with the mTHP sizes from 256 KiB to
-	# 1 MiB take the largest free block there is (without compaction: defrag
-	# is madvise), and the eater keeps one page in every aligned 256 KiB
+	hold_free=${FVM_HOLD_FREE:-$((whigh + 200))}
 	pin=
 	[ "$HOLD" != pin ] || pin=--pin
-	mthp_saved=
-	# (not the PMD size: its faults count as THP faults, which fragd would
-	# learn as THP demand; order-8 folios eat order-9 blocks as well)
-	for sz in 256 512 1024 2048; do
-		f=$T/hugepages-${sz}kB/enabled
-		[ -w "$f" ] || continue
-		mthp_saved="$mthp_saved $sz=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$f")"
-		if [ $sz = 2048 ]; then echo never >"$f"; else echo always >"$f"; fi
-	done
-	rm -f /tmp/eater.ready
+	ks_prep=$(vmstat pgscan_kswapd)
+	rm -f /tmp/holder.ready
 	# shellcheck disable=SC2086 # $pin: none or one word
-	holder --eat 6 --floor-mb "$wlow" $pin --ready /tmp/eater.ready >/tmp/eater.out 2>&1 &
-	bg_started $!
-	i=0
-	while [ ! -e /tmp/eater.ready ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
-	for kv in $mthp_saved; do echo "${kv#*=}" >"$T/hugepages-${kv%%=*}kB/enabled"; done
-	[ -e /tmp/eater.ready ] || { cat /tmp/eater.out; fail "the eater did not get ready"; finish; }
-	log "large blocks eaten: $(cat /tmp/eater.out); free $(memfree) MiB, in order>=6 blocks $(free_order_mb 6) MiB, order>=9 $(free_order_mb 9) MiB"
-	# shellcheck disable=SC2086 # $pin: none or one word
-	holder --floor-mb $(((wmin + wlow) / 2)) --free-mb "$hold_free" $pin \
+	holder --floor-mb $((whigh + 8)) --free-mb "$hold_free" $pin \
 		--ready /tmp/holder.ready >/tmp/holder.out 2>&1 &
 	bg_started $!
 	i=0
 	while [ ! -e /tmp/holder.ready ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
 	[ -e /tmp/holder.ready ] || { cat /tmp/holder.out; fail "the holder did not get ready"; finish; }
 	log "held ($HOLD; watermarks min/low/high $wmin/$wlow/$whigh MiB): $(cat /tmp/holder.out); free in order>=6 blocks $(free_order_mb 6) MiB, order>=9 $(free_order_mb 9) MiB"
+	# the eater: faults with the mTHP sizes from 256 KiB to 1 MiB take the
+	# largest free block there is (without compaction: defrag is madvise)
+	# (not the PMD size: its faults count as THP faults, which fragd would
+	# learn as THP demand; order-8 folios eat order-9 blocks as well. The
+	# PMD size goes to madvise, not never: with no PMD size enabled the
+	# kernel stops khugepaged and drops min_free_kbytes from its THP value
+	# to the plain one, and a fragd running then took that as the
+	# original and restored it at stop: "knobs not restored" in check-vm)
+	mthp_saved=
+	for sz in 256 512 1024 2048; do
+		f=$T/hugepages-${sz}kB/enabled
+		[ -w "$f" ] || continue
+		mthp_saved="$mthp_saved $sz=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$f")"
+		if [ $sz = 2048 ]; then echo madvise >"$f"; else echo always >"$f"; fi
+	done
+	rm -f /tmp/eater.ready
+	# shellcheck disable=SC2086 # $pin: none or one word
+	# (at most 1 GiB of faults: under kernel defaults proactive compaction
+	# makes new large blocks as fast as the eater takes them, and the
+	# eater's pages would pile up, one in 64)
+	holder --eat 6 --floor-mb "$(wm_mb low)" --max-mb 1024 $pin --ready /tmp/eater.ready >/tmp/eater.out 2>&1 &
+	bg_started $!
+	i=0
+	while [ ! -e /tmp/eater.ready ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
+	for kv in $mthp_saved; do echo "${kv#*=}" >"$T/hugepages-${kv%%=*}kB/enabled"; done
+	[ -e /tmp/eater.ready ] || { cat /tmp/eater.out; fail "the eater did not get ready"; finish; }
+	log "large blocks eaten: $(cat /tmp/eater.out); free $(memfree) MiB, in order>=6 blocks $(free_order_mb 6) MiB, order>=9 $(free_order_mb 9) MiB; kswapd scanned $(($(vmstat pgscan_kswapd) - ks_prep)) pages during the holder and the eater"
 fi
 grep -E 'Normal|DMA32' /proc/buddyinfo | sed 's/^/buddyinfo: /'
 
@@ -303,8 +333,22 @@ st0=$(vmstat compact_stall) ks0=$(vmstat pgscan_kswapd) sc0=$(scanned)
 fc0=$(prom_delay fragd_cgroup_delays_total) fu0=$(prom_delay fragd_cgroup_delay_seconds_total)
 log "pgbench -N -T $SECONDS_RUN -c $CLIENTS -j 2 --random-seed=$SEED; free $(memfree) MiB, in order>=6 blocks $(free_order_mb 6) MiB, order>=9 $(free_order_mb 9) MiB"
 grep -E 'Normal|DMA32' /proc/buddyinfo | sed 's/^/buddyinfo at the start: /'
+# a segment switch every SWITCH seconds while pgbench runs (as
+# archive_timeout makes on a host that archives its WAL): the next WAL write
+# zero-fills a whole new 64 MiB segment, a burst of 256 order-6 folio
+# allocations; none in the last 5 s (the run would end inside it)
+if [ "$SWITCH" -gt 0 ]; then
+	(t=$SWITCH
+	while [ $((t + 5)) -le "$SECONDS_RUN" ]; do
+		sleep "$SWITCH"
+		echo "$(uptime_s) $(pg psql -Atc 'SELECT pg_switch_wal()' postgres 2>&1) free=$(memfree) o6=$(free_order_mb 6) stall=$(vmstat compact_stall)"
+		t=$((t + SWITCH))
+	done) >/tmp/switches 2>&1 &
+	switcher=$!
+fi
 pg pgbench -N -T "$SECONDS_RUN" -c "$CLIENTS" -j 2 --random-seed="$SEED" postgres >/tmp/pgbench.log 2>&1 ||
 	{ cat /tmp/pgbench.log; fail "pgbench -N"; }
+[ -z "${switcher:-}" ] || { wait "$switcher" 2>/dev/null || true; sed 's/^/switch: /' /tmp/switches; }
 st1=$(vmstat compact_stall) ks1=$(vmstat pgscan_kswapd) sc1=$(scanned)
 sleep 3 # the probe's next ticks see the backends' exit records
 p1=$(probe_last)
@@ -354,7 +398,7 @@ set -- $pc
 [ "$pc_src" != none ] || set -- - 0 0
 log "page cache added by order over the run ($pc_src): ${1%,}, total $2 bytes, ${3}% at order >= 6"
 [ -n "$tps" ] || fail "pgbench printed no tps"
-result "policy=$POLICY fragment=$FRAGMENT seed=$SEED seconds=$SECONDS_RUN scale=$SCALE pg_compact=$pgc pg_compact_usec=$pgu" \
+result "policy=$POLICY fragment=$FRAGMENT seed=$SEED seconds=$SECONDS_RUN switch=$SWITCH scale=$SCALE pg_compact=$pgc pg_compact_usec=$pgu" \
 	"$fragd_part compact_stall=$((st1 - st0)) pgscan_kswapd=$((ks1 - ks0)) compact_scanned=$((sc1 - sc0))" \
 	"pc_src=$pc_src pc_bytes=$2 pc_large_pct=$3 pc_orders=${1%,} tps=${tps:-0}"
 finish
