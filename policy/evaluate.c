@@ -46,6 +46,8 @@ static void want_offer(Want *w, int32_t err, PolicyReason reason, const PolicyNu
         }
         if (aim > w->aim)
                 w->aim = aim;
+        if (aim < 0)
+                w->aimless = true;
 }
 
 PolicyNumbers policy_numbers_blank(int node)
