@@ -156,12 +156,89 @@ static void test_above_the_aim_kicks_only(void **state)
         free(s);
 }
 
+/* Free memory short for the learned target (the phased bench's seed 1,
+ * second burst: 343 MiB free against 99 MiB + 475 MiB): the reclaim lever
+ * is raised, and compaction is offered the part of the target that free
+ * memory above the kernel's high watermark can hold. 500 MiB free, 100 MiB
+ * of it in order>=9 blocks, a 512 MiB need: needed 99 + 512 = 611 MiB >
+ * 500 MiB. The part: 500 - 99 = 401 MiB (the high watermark 25344 pages =
+ * 99 MiB exactly). err = 3000 + 7000 x 301 / 401 = 3000 + 5254.36 = 8254;
+ * score target 100 - ceil(100 x 401 / 500) = 100 - 81 = 19; aim: the
+ * smallest p with 100 - p + min(10, (100 - p) / 2) <= 19 is 87 (13 + 6 =
+ * 19; 86: 14 + 7 = 21), over the lever's max 80. First tick: 20 -> 40
+ * (step_up 20), watermark_scale_factor raised as before (10 -> 110, step
+ * 100); next tick, inside the dwell, a kick for it. Before, no
+ * compaction at all: "compaction has no material". */
+static void test_free_short_offers_the_part_free_memory_holds(void **state)
+{
+        TSim *s = sim_burst(5 * S);
+        TWorld w = world_burst();
+        const Decision *d;
+        const DecisionItem *it;
+        char buf[1024];
+
+        (void) state;
+        s->cfg.lever[LEVER_MIN_FREE_KBYTES].enabled = false;
+        w.node[0].free_pages = 500 * PAGES_MIB;
+        seed_peak(s, 10 * S);
+        d = t_sim_tick(s, &w, 5);
+        explain_print(d);
+        it = t_find(d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR);
+        assert_non_null(it);
+        assert_int_equal(it->reason, POLICY_REASON_FREE_MEMORY_SHORT);
+        assert_int_equal(it->to, 110);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_int_equal(it->from, 20);
+        assert_int_equal(it->to, 40);
+        assert_int_equal(it->err, 8254);
+        assert_int_equal(it->num.target_bytes, 401 * MIB);
+        assert_int_equal(it->num.short_target_bytes, 512 * MIB);
+        assert_int_equal(it->num.score_target, 19);
+        assert_int_equal(it->num.have_bytes, 100 * MIB);
+        decision_explain(it, buf, sizeof(buf));
+        assert_non_null(strstr(buf, "free memory is short for all 512 MiB (the reclaim levers answer that): "
+                                    "compaction for the 401 MiB free memory above the kernel's high watermark can hold"));
+        assert_null(strstr(buf, "capped at"));
+
+        d = t_sim_tick(s, &w, 5);
+        it = t_find(d, DECISION_KICK_KCOMPACTD, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_int_equal(it->num.target_bytes, 401 * MIB);
+        free(s);
+}
+
+/* Free memory at or under the kernel's high watermark holds nothing: no
+ * compaction offered, the reclaim lever alone (as before). 99 MiB free. */
+static void test_free_under_high_offers_no_compaction(void **state)
+{
+        TSim *s = sim_burst(5 * S);
+        TWorld w = world_burst();
+        const Decision *d;
+
+        (void) state;
+        s->cfg.lever[LEVER_MIN_FREE_KBYTES].enabled = false;
+        w.node[0].free_pages = 99 * PAGES_MIB;
+        w.node[0].ge_large_pages = 50 * PAGES_MIB;
+        w.node[0].ge_thp_pages = 20 * PAGES_MIB;
+        seed_peak(s, 10 * S);
+        for (unsigned i = 0; i < 4; i++) {
+                d = t_sim_tick(s, &w, 5);
+                assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+                assert_null(t_find(d, DECISION_KICK_KCOMPACTD, LEVER_COMPACTION_PROACTIVENESS));
+        }
+        assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current > 10, true);
+        free(s);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_raise_stops_at_the_aim_while_kicking),
                 cmocka_unit_test(test_integral_past_the_aim_without_kicks),
                 cmocka_unit_test(test_above_the_aim_kicks_only),
+                cmocka_unit_test(test_free_short_offers_the_part_free_memory_holds),
+                cmocka_unit_test(test_free_under_high_offers_no_compaction),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -216,7 +216,13 @@ static void memory_short(const Short *x)
 
                 w.node[0].free_pages = 30000 + 50 * (uint64_t) (s->in[WSF].current - 10);
                 t_sim_tick(s, &w, 5);
-                assert_null(t_find(&s->d, DECISION_LEVER, P)); /* nothing to compact */
+                /* compaction only for the part free memory above the
+                 * kernel's high watermark holds */
+                it = t_find(&s->d, DECISION_LEVER, P);
+                if (it) {
+                        assert_int_equal(it->num.target_bytes, w.node[0].free_pages * T_PAGE - 103809024);
+                        assert_true(it->num.short_target_bytes > it->num.target_bytes);
+                }
                 it = t_find(&s->d, DECISION_LEVER, WSF);
                 if (!it)
                         continue;
