@@ -17,46 +17,19 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "controller-test-util.h"
+#include "learned-fixture.h"
 
-#define MIB (1024ull * 1024)
-#define PAGES_MIB (MIB / T_PAGE) /* 256 */
-
-/* a 512 MiB learned need held 300 s; proactiveness 20..80, step_up 20,
- * dwell 10 s; no back-off episode (backoff_decisions 0), so that only the
- * aim can stop the integral */
-static TSim *sim_burst(usec_t kick_interval)
+/* 1536 MiB free, 200 MiB of it in order>=4 blocks, 100 MiB in order>=9
+ * (other free memory per case), a 512 MiB burst seen 10 s ago (within the
+ * 300 s hold: not between bursts); free memory not short at 1536 MiB (the
+ * kernel's high watermark 99 MiB + 512 MiB = 611 MiB). No back-off episode
+ * (backoff_decisions 0), so that only the aim can stop the integral. */
+static TSim *case_new(TWorld *ret_w, usec_t kick_interval, unsigned free_mib)
 {
-        TSim *s = sim_new();
+        TSim *s = lf_new(ret_w, kick_interval, free_mib, 200, 100, 10 * S);
 
-        s->cfg.demand_learning = true;
-        s->cfg.demand_hold_usec = 300 * S;
-        s->cfg.demand_decay_usec = 360000 * S;
-        s->cfg.demand_factor = 1.0;
-        s->cfg.demand_cap = (SizeSpec){ .permyriad = 2500 };
-        s->cfg.kick_interval_usec = kick_interval;
         s->cfg.backoff_decisions = 0;
-        t_lever(&s->cfg, LEVER_COMPACTION_PROACTIVENESS, 20, 80, 20, 5, 10 * S, 120 * S);
         return s;
-}
-
-/* 1536 MiB free, 100 MiB of it in order>=9 blocks; free memory not short
- * (the kernel's high watermark 99 MiB + 512 MiB = 611 MiB < 1536 MiB) */
-static TWorld world_burst(void)
-{
-        TWorld w = t_world_fine(1);
-
-        w.node[0] = (TNode){ .free_pages = 1536 * PAGES_MIB, .ge_large_pages = 200 * PAGES_MIB,
-                             .ge_thp_pages = 100 * PAGES_MIB, .reclaimable_pages = 200000 };
-        return w;
-}
-
-/* a 512 MiB burst seen age seconds ago (within the hold: not between bursts) */
-static void seed_peak(TSim *s, usec_t age)
-{
-        LearnedRestore r = { .peak_bytes = 512 * MIB, .peak_usec = s->now - age, .need_bytes = 512 * MIB };
-
-        policy_learned_seed(&s->state, &r);
 }
 
 /* The target 512 MiB on 1536 MiB free: score target 100 - ceil(100 x 512 /
@@ -69,13 +42,12 @@ static void seed_peak(TSim *s, usec_t age)
  * 5 s; before, 58 -> 76 -> 80). */
 static void test_raise_stops_at_the_aim_while_kicking(void **state)
 {
-        TSim *s = sim_burst(5 * S);
-        TWorld w = world_burst();
+        TWorld w;
+        TSim *s = case_new(&w, 5 * S, 1536);
         const Decision *d;
         const DecisionItem *it;
 
         (void) state;
-        seed_peak(s, 10 * S);
         d = t_sim_tick(s, &w, 5);
         explain_print(d);
         assert_false(d->eval.learned_standing);
@@ -112,13 +84,12 @@ static void test_raise_stops_at_the_aim_while_kicking(void **state)
  * before: 20 -> 40 -> 58 (max(40 + 18, 44)) -> 76 -> 80 (the bound). */
 static void test_integral_past_the_aim_without_kicks(void **state)
 {
-        TSim *s = sim_burst(0);
-        TWorld w = world_burst();
+        TWorld w;
+        TSim *s = case_new(&w, 0, 1536);
         const Decision *d;
         static const int64_t steps[] = { 40, 58, 76, 80 };
 
         (void) state;
-        seed_peak(s, 10 * S);
         d = t_sim_tick(s, &w, 5);
         for (unsigned i = 0; i < 4; i++) {
                 const DecisionItem *it;
@@ -138,14 +109,13 @@ static void test_integral_past_the_aim_without_kicks(void **state)
  * (lowering is the decay's business); the kick writes 60. */
 static void test_above_the_aim_kicks_only(void **state)
 {
-        TSim *s = sim_burst(5 * S);
-        TWorld w = world_burst();
+        TWorld w;
+        TSim *s = case_new(&w, 5 * S, 1536);
         const Decision *d;
         const DecisionItem *it;
 
         (void) state;
         s->in[LEVER_COMPACTION_PROACTIVENESS].current = 60;
-        seed_peak(s, 10 * S);
         for (unsigned i = 0; i < 4; i++) {
                 d = t_sim_tick(s, &w, 5);
                 assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
@@ -171,16 +141,14 @@ static void test_above_the_aim_kicks_only(void **state)
  * compaction at all: "compaction has no material". */
 static void test_free_short_offers_the_part_free_memory_holds(void **state)
 {
-        TSim *s = sim_burst(5 * S);
-        TWorld w = world_burst();
+        TWorld w;
+        TSim *s = case_new(&w, 5 * S, 500);
         const Decision *d;
         const DecisionItem *it;
         char buf[1024];
 
         (void) state;
         s->cfg.lever[LEVER_MIN_FREE_KBYTES].enabled = false;
-        w.node[0].free_pages = 500 * PAGES_MIB;
-        seed_peak(s, 10 * S);
         d = t_sim_tick(s, &w, 5);
         explain_print(d);
         it = t_find(d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR);
@@ -212,16 +180,12 @@ static void test_free_short_offers_the_part_free_memory_holds(void **state)
  * compaction offered, the reclaim lever alone (as before). 99 MiB free. */
 static void test_free_under_high_offers_no_compaction(void **state)
 {
-        TSim *s = sim_burst(5 * S);
-        TWorld w = world_burst();
+        TWorld w;
+        TSim *s = lf_new(&w, 5 * S, 99, 50, 20, 10 * S);
         const Decision *d;
 
         (void) state;
         s->cfg.lever[LEVER_MIN_FREE_KBYTES].enabled = false;
-        w.node[0].free_pages = 99 * PAGES_MIB;
-        w.node[0].ge_large_pages = 50 * PAGES_MIB;
-        w.node[0].ge_thp_pages = 20 * PAGES_MIB;
-        seed_peak(s, 10 * S);
         for (unsigned i = 0; i < 4; i++) {
                 d = t_sim_tick(s, &w, 5);
                 assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
