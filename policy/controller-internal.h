@@ -17,7 +17,6 @@ typedef struct Want {
         PolicyReason reason;
         PolicyNumbers num;
         int64_t aim; /* -1 = none; max over all offers */
-        bool aimless; /* some offer had no aim (a reserve of another order) */
 } Want;
 
 PolicyNumbers policy_numbers_blank(int node);

@@ -46,9 +46,8 @@ static void want_offer(Want *w, int32_t err, PolicyReason reason, const PolicyNu
         }
         if (aim > w->aim)
                 w->aim = aim;
-        if (aim < 0)
-                w->aimless = true;
 }
+
 
 PolicyNumbers policy_numbers_blank(int node)
 {
@@ -126,6 +125,19 @@ static unsigned score_for(uint64_t t, uint64_t free)
         if (t == 0 || t >= free)
                 return 0;
         return 100 - (unsigned) ((t * 100 + free - 1) / free);
+}
+
+/* The proactiveness that keeps reserve t of level k: the kernel's score
+ * counts THP-order blocks, and those serve every smaller order, so the
+ * level that leaves t in THP-order blocks keeps an order_large reserve as
+ * well (score_target: the THP target's, already worked out). -1 when the
+ * THP order is not the kernel's (no score to aim at). */
+static int64_t reserve_aim(const Assessment *a, const PolicyEval *e, const PolicyNodeEval *ne, unsigned k,
+                           uint64_t t, unsigned score_target)
+{
+        if (e->order[K_THP] != a->hpage_order)
+                return -1;
+        return policy_proactiveness_for_score(k == K_THP ? score_target : score_for(t, ne->free_bytes));
 }
 
 static uint64_t history_value(const PolicyHistory *h, unsigned r, int hi, int series)
@@ -419,9 +431,7 @@ static void offer_part(const Assessment *a, const PolicyEval *e, const PolicyNod
         want_offer(frag, err,
                    cfg && ne->have_bytes[k] >= ne->config_target_bytes ? POLICY_REASON_RESERVE_LEARNED
                                                                        : POLICY_REASON_RESERVE_BELOW_TARGET,
-                   &num,
-                   k == K_THP && e->order[k] == a->hpage_order ? policy_proactiveness_for_score(score_target)
-                                                               : -1);
+                   &num, reserve_aim(a, e, ne, k, part, score_target));
 }
 
 /* Fills the fragmentation want (compaction levers), the memory want (kswapd
@@ -512,10 +522,7 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                                    : learned && ne->have_bytes[k] >= ne->config_target_bytes
                                            ? POLICY_REASON_RESERVE_LEARNED
                                            : POLICY_REASON_RESERVE_BELOW_TARGET,
-                                   &num,
-                                   k == K_THP && e->order[k] == a->hpage_order
-                                           ? policy_proactiveness_for_score(score_target)
-                                           : -1);
+                                   &num, reserve_aim(a, e, ne, k, t, score_target));
                 }
         }
 
