@@ -513,7 +513,11 @@ static void decide_proactiveness_raise(Ctx *c, Lever l)
                 return; /* at the aim: the kick serves */
         if (!raise_allowed(c, l, &wanted, w))
                 return;
-        propose_err(c, l, wanted, w->reason, escalation(c, l, w) ? LEVER_MOVE_ESCALATE : 0, w->err, &w->num);
+        /* inside the dwell when either want escalates: the one that did not
+         * set the value must not hold back the one that may move now */
+        propose_err(c, l, wanted, w->reason,
+                    escalation(c, l, &c->frag) || (rate->err > 0 && escalation(c, l, rate)) ? LEVER_MOVE_ESCALATE : 0,
+                    w->err, &w->num);
 }
 
 static void decide_proactiveness(Ctx *c)
