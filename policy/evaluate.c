@@ -48,6 +48,7 @@ static void want_offer(Want *w, int32_t err, PolicyReason reason, const PolicyNu
                 w->aim = aim;
 }
 
+
 PolicyNumbers policy_numbers_blank(int node)
 {
         return (PolicyNumbers){ .node = node, .eta_usec = USEC_INFINITY };
@@ -124,6 +125,19 @@ static unsigned score_for(uint64_t t, uint64_t free)
         if (t == 0 || t >= free)
                 return 0;
         return 100 - (unsigned) ((t * 100 + free - 1) / free);
+}
+
+/* The proactiveness that keeps reserve t of level k: the kernel's score
+ * counts THP-order blocks, and those serve every smaller order, so the
+ * level that leaves t in THP-order blocks keeps an order_large reserve as
+ * well (score_target: the THP target's, already worked out). -1 when the
+ * THP order is not the kernel's (no score to aim at). */
+static int64_t reserve_aim(const Assessment *a, const PolicyEval *e, const PolicyNodeEval *ne, unsigned k,
+                           uint64_t t, unsigned score_target)
+{
+        if (e->order[K_THP] != a->hpage_order)
+                return -1;
+        return policy_proactiveness_for_score(k == K_THP ? score_target : score_for(t, ne->free_bytes));
 }
 
 static uint64_t history_value(const PolicyHistory *h, unsigned r, int hi, int series)
@@ -391,6 +405,35 @@ static void offer_standing(const PolicyConfig *cfg, const Assessment *a, const P
                    policy_proactiveness_for_score(ne->score_target));
 }
 
+/* Free memory short for target t on node ne: the fragmentation want for
+ * the part of t that free memory above the kernel's high watermark can
+ * hold (none when free memory is at or under it), a real miss only (no
+ * trend: the reclaim lever answers the fall). cfg non-NULL: t is learned. */
+static void offer_part(const Assessment *a, const PolicyEval *e, const PolicyNodeEval *ne, unsigned k,
+                       uint64_t t, const PolicyConfig *cfg, usec_t now, Want *frag)
+{
+        uint64_t part;
+        unsigned score_target;
+        PolicyNumbers num;
+        int32_t err;
+
+        if (ne->free_bytes <= ne->kernel_high_bytes)
+                return;
+        part = MIN(ne->free_bytes - ne->kernel_high_bytes, t);
+        err = level_err(ne->have_bytes[k], part, USEC_INFINITY, 0);
+        if (err <= 0)
+                return;
+        score_target = score_for(part, ne->free_bytes);
+        num = reserve_numbers(e, ne, k, part, USEC_INFINITY, score_target);
+        num.short_target_bytes = t;
+        if (cfg)
+                learned_numbers(cfg, e, ne, now, &num);
+        want_offer(frag, err,
+                   cfg && ne->have_bytes[k] >= ne->config_target_bytes ? POLICY_REASON_RESERVE_LEARNED
+                                                                       : POLICY_REASON_RESERVE_BELOW_TARGET,
+                   &num, reserve_aim(a, e, ne, k, part, score_target));
+}
+
 /* Fills the fragmentation want (compaction levers), the memory want (kswapd
  * levers), the stall and fallback wants, and the standing want (the
  * learned reserve between bursts: proactiveness up to its aim, nothing
@@ -449,7 +492,13 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                                         aim = (int64_t) (((unsigned __int128) (t / a->page_size) * 10000 +
                                                           managed - 1) / managed);
                                 want_offer(mem, err, POLICY_REASON_FREE_MEMORY_SHORT, &m, aim);
-                                continue; /* compaction cannot build what is not free */
+                                /* compaction cannot build what is not free,
+                                 * but it can build the part free memory
+                                 * above the kernel's high watermark holds:
+                                 * kswapd frees scattered pages, turning them
+                                 * into blocks is still compaction's job */
+                                offer_part(a, e, ne, k, t, learned ? cfg : NULL, now, frag);
+                                continue;
                         }
 
                         /* free memory itself predicted to run short */
@@ -473,10 +522,7 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                                    : learned && ne->have_bytes[k] >= ne->config_target_bytes
                                            ? POLICY_REASON_RESERVE_LEARNED
                                            : POLICY_REASON_RESERVE_BELOW_TARGET,
-                                   &num,
-                                   k == K_THP && e->order[k] == a->hpage_order
-                                           ? policy_proactiveness_for_score(score_target)
-                                           : -1);
+                                   &num, reserve_aim(a, e, ne, k, t, score_target));
                 }
         }
 

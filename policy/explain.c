@@ -238,8 +238,16 @@ static void learned_clause(Out *o, const PolicyNumbers *n)
         if (sh < 10000)
                 out(o, ", %s of it here (%u.%02u%%, %s)", bytes_str(share).s, sh / 100, sh % 100,
                     n->learned_share_measured ? "where the kernel served the burst" : "by node size");
-        if (n->target_bytes < share)
+        if (n->target_bytes < share && n->short_target_bytes == 0)
                 out(o, ", capped at %s", bytes_str(n->target_bytes).s);
+}
+
+/* free memory short for the whole target: compaction for the part it holds */
+static void short_clause(Out *o, const PolicyNumbers *n)
+{
+        if (n->short_target_bytes > 0)
+                out(o, "; free memory is short for all %s (the reclaim levers answer that): compaction for the %s free memory above the kernel's high watermark can hold",
+                    bytes_str(n->short_target_bytes).s, bytes_str(n->target_bytes).s);
 }
 
 /* between bursts: the standing level only */
@@ -263,12 +271,14 @@ static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumber
                         out(o, "; ");
                         learned_clause(o, n);
                 }
+                short_clause(o, n);
                 break;
         case POLICY_REASON_RESERVE_LEARNED:
                 out(o, "node %d has %s free in order>=%u blocks; ", n->node, bytes_str(n->have_bytes).s, n->order);
                 learned_clause(o, n);
                 if (l == LEVER_COMPACTION_PROACTIVENESS && n->score_target > 0)
                         out(o, "; kernel score %u, the target needs %u or less", n->score, n->score_target);
+                short_clause(o, n);
                 standing_clause(o, n);
                 break;
         case POLICY_REASON_RESERVE_TREND:

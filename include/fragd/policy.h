@@ -90,6 +90,10 @@ typedef struct PolicyNumbers {
         uint64_t target_bytes;       /* the objective */
         uint64_t free_bytes;         /* all free memory on the node */
         uint64_t free_needed_bytes;  /* the kernel's high watermark + target */
+        /* free memory short for this whole target: target_bytes is the
+         * part free memory above the kernel's high watermark can hold
+         * (offered to compaction next to the reclaim levers); 0 = whole */
+        uint64_t short_target_bytes;
         int64_t trend_bytes_per_sec; /* slope of have (or free); negative = shrinking */
         usec_t eta_usec;             /* until the target is crossed; USEC_INFINITY = not predicted */
         unsigned score, score_target; /* kernel fragmentation score, the score the target needs */

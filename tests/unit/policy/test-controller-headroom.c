@@ -33,8 +33,13 @@ static void test_memory_short_raises_kswapd_headroom(void **state)
         assert_int_equal(it->from, 10);
         assert_int_equal(it->to, 110); /* aim 200 (gap = 2 % target), one step of 100 */
         assert_true(it->num.free_needed_bytes > it->num.free_bytes);
-        /* compaction has no material: no proactiveness raise, no one-shot */
-        assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+        /* compaction has material only for the part free memory above the
+         * kernel's high watermark holds: 30000 - 25344 = 4656 pages; no
+         * one-shot (that needs the whole target's material) */
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_int_equal(it->num.target_bytes, 4656ull * T_PAGE);
+        assert_int_equal(it->num.have_bytes, 3000ull * T_PAGE);
         assert_null(t_find(d, DECISION_COMPACT_NODE, 0));
         /* min_free_kbytes waits while watermark_scale_factor can still move */
         assert_null(t_find(d, DECISION_LEVER, LEVER_MIN_FREE_KBYTES));

@@ -96,7 +96,15 @@ static void test_burst_without_free_memory_uses_reclaim(void **state)
         assert_int_equal(it->reason, POLICY_REASON_FREE_MEMORY_SHORT);
         /* needed: 25344 pages + 1 GiB */
         assert_int_equal(it->num.free_needed_bytes, 25344ull * T_PAGE + 1024 * MIB);
-        assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+        /* and compaction for the part free memory above the high watermark
+         * holds: 1000 - 99 = 901 MiB, 585 MiB there; err 3000 + 7000 x 316
+         * / 901 = 5455, one step of 20 */
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_int_equal(it->num.target_bytes, 901 * MIB);
+        assert_int_equal(it->num.short_target_bytes, 1024 * MIB);
+        assert_int_equal(it->err, 5455);
+        assert_int_equal(it->to, 40);
         free(s);
 }
 

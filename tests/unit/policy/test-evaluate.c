@@ -262,8 +262,26 @@ static void test_memory_want(void **state)
         /* aim: kswapd's gap = the larger of the targets' aims: THP ceil(10485
          * x 10000 / 1048576) = 100, large ceil(20971 x 10000 / 1048576) = 200 */
         assert_int_equal(x->mem.aim, 200);
+        /* and the fragmentation want for the part free memory above the
+         * kernel's high watermark holds: 122880000 - 103809024 = 19070976
+         * B; THP: 3000 + 7000 x (19070976 - 12288000) / 19070976 = 5489;
+         * order 4 has 32768000 B there, more than the part: no want. Its
+         * aim: score target 100 - ceil(100 x 19070976 / 122880000 = 15.5)
+         * = 84, p = 26 (74 + 10 = 84; 25: 85) */
+        assert_int_equal(x->frag.err, 5489);
+        assert_int_equal(x->frag.num.target_bytes, 19070976);
+        assert_int_equal(x->frag.num.short_target_bytes, 42949672);
+        assert_int_equal(x->frag.num.free_needed_bytes, 0);
+        assert_int_equal(x->frag.num.score_target, 84);
+        assert_int_equal(x->frag.aim, 26);
+        free(x);
+        /* at the kernel's high watermark exactly: nothing for compaction */
+        w.node[0].free_pages = 25344;
+        x = e_run_wmarks(&w, NULL);
+        assert_true(x->mem.err > 0);
         assert_int_equal(x->frag.err, 0);
         free(x);
+        w.node[0].free_pages = 30000;
         /* one page more than the THP's need and under the large one's:
          * 146758696 / 4096 = 35829.76, so 35830 pages (146759680 B) are not
          * short for THP; large (189708369) still is: 7329, order 4 */

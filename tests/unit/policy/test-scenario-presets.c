@@ -42,10 +42,16 @@ typedef struct Climb {
 
 /* A drained THP reserve (no order-9 block left) with 2 GiB free: the error
  * is ERR_MAX, so each raise is the whole step; the error never grows, so
- * none escalates; kcompactd scans nothing, so there is no back-off. */
+ * none escalates; kcompactd scans nothing, so there is no back-off. The
+ * preset's kicks are turned off here: with them the lever stops at the aim
+ * the score gives (test-burst-aim.c), here under the start value, and the
+ * kicks do the work; this is the climb of the integral, which a preset
+ * without kicks (throughput) or a reserve with no aim still makes. */
 static void climb_and_return(const Climb *x)
 {
         TSim *s = sim_preset(x->preset);
+
+        s->cfg.kick_interval_usec = 0;
         TWorld w = t_world_fine(1);
         usec_t last = 0, met_at = 0;
         unsigned raises = 0, decays = 0;
@@ -137,7 +143,8 @@ static void test_thp_max_climbs_and_returns(void **state)
 
 /* thp-max only: with proactiveness at its maximum and the reserve still
  * missed, watermark_boost_factor climbs, 15000 -> 30000 by 5000 once per
- * 5 min dwell. */
+ * 5 min dwell (kicks off, as above: with them proactiveness stays at the
+ * aim, which is not "can go no further", and boosting waits). */
 static void test_thp_max_boosts_when_proactiveness_is_spent(void **state)
 {
         TSim *s = sim_preset(PRESET_THP_MAX);
@@ -146,6 +153,7 @@ static void test_thp_max_boosts_when_proactiveness_is_spent(void **state)
         unsigned raises = 0;
 
         (void) state;
+        s->cfg.kick_interval_usec = 0;
         w.node[0].ge_thp_pages = 0;
         for (unsigned i = 0; i < 400; i++) {
                 const DecisionItem *it;
@@ -208,7 +216,13 @@ static void memory_short(const Short *x)
 
                 w.node[0].free_pages = 30000 + 50 * (uint64_t) (s->in[WSF].current - 10);
                 t_sim_tick(s, &w, 5);
-                assert_null(t_find(&s->d, DECISION_LEVER, P)); /* nothing to compact */
+                /* compaction only for the part free memory above the
+                 * kernel's high watermark holds */
+                it = t_find(&s->d, DECISION_LEVER, P);
+                if (it) {
+                        assert_int_equal(it->num.target_bytes, w.node[0].free_pages * T_PAGE - 103809024);
+                        assert_true(it->num.short_target_bytes > it->num.target_bytes);
+                }
                 it = t_find(&s->d, DECISION_LEVER, WSF);
                 if (!it)
                         continue;

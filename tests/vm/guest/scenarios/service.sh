@@ -131,6 +131,9 @@ demand_hold = 15s
 demand_decay = 10s
 oneshot_below = 100%
 oneshot_min_interval = 1min
+# no kcompactd kicks: while fragd kicks there is no one-shot compaction
+# (docs/policy.md "Kicks and the aim"), and this run wants its event
+kick_interval = 0
 calm_psi_some = 100%
 psi_some_ceiling = 100%
 psi_full_ceiling = 100%

@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Proactiveness during a burst while kcompactd is kicked (docs/policy.md
+ * "Kicks and the aim"): raised to the aim the kernel's score gives (the
+ * proactiveness whose threshold leaves the target in THP-order blocks) and
+ * no further while the kicks run; the kicks make kcompactd work to that
+ * threshold every kick_interval. Past the aim the integral made kcompactd
+ * build 1.1-1.3 GiB of order-9 blocks for a 512 MiB cycle in the phased
+ * bench (bench/README.md "Phased shape"). Without kicks the integral goes
+ * on as before. Every expectation is worked out by hand beside it. */
+
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "learned-fixture.h"
+
+/* 1536 MiB free, 200 MiB of it in order>=4 blocks, 100 MiB in order>=9
+ * (other free memory per case), a 512 MiB burst seen 10 s ago (within the
+ * 300 s hold: not between bursts); free memory not short at 1536 MiB (the
+ * kernel's high watermark 99 MiB + 512 MiB = 611 MiB). No back-off episode
+ * (backoff_decisions 0), so that only the aim can stop the integral. */
+static TSim *case_new(TWorld *ret_w, usec_t kick_interval, unsigned free_mib)
+{
+        TSim *s = lf_new(ret_w, kick_interval, free_mib, 200, 100, 10 * S);
+
+        s->cfg.backoff_decisions = 0;
+        return s;
+}
+
+/* The target 512 MiB on 1536 MiB free: score target 100 - ceil(100 x 512 /
+ * 1536) = 100 - 34 = 66; the aim is the smallest proactiveness whose high
+ * threshold (100 - p + min(10, (100 - p) / 2)) is <= 66: p = 44. err =
+ * 3000 + 7000 x 412 / 512 = 8632, a step of ceil(20 x 0.8632) = 18. First
+ * tick 20 -> 40 (max(20 + 18, 44), at most step_up 20), one dwell later
+ * 40 -> 44 (the aim; before, max(40 + 18, 44) = 58), then no more raises
+ * for the 100 s that follow, and a kick on every 5 s tick (kick_interval
+ * 5 s; before, 58 -> 76 -> 80). */
+static void test_raise_stops_at_the_aim_while_kicking(void **state)
+{
+        TWorld w;
+        TSim *s = case_new(&w, 5 * S, 1536);
+        const Decision *d;
+        const DecisionItem *it;
+
+        (void) state;
+        d = t_sim_tick(s, &w, 5);
+        explain_print(d);
+        assert_false(d->eval.learned_standing);
+        assert_int_equal(d->eval.nodes[0].score_target, 66);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_int_equal(it->from, 20);
+        assert_int_equal(it->to, 40);
+        assert_int_equal(it->err, 8632);
+        assert_int_equal(it->num.score_target, 66);
+
+        d = t_sim_tick(s, &w, 10);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_int_equal(it->from, 40);
+        assert_int_equal(it->to, 44);
+
+        for (unsigned i = 0; i < 20; i++) {
+                d = t_sim_tick(s, &w, 5);
+                assert_false(d->eval.learned_standing);
+                assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+                it = t_find(d, DECISION_KICK_KCOMPACTD, LEVER_COMPACTION_PROACTIVENESS);
+                assert_non_null(it);
+                assert_int_equal(it->from, 44);
+                assert_int_equal(it->to, 44);
+                assert_int_equal(it->reason, POLICY_REASON_KCOMPACTD_KICK);
+        }
+        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 44);
+        free(s);
+}
+
+/* Kicks off (kick_interval 0): nothing wakes kcompactd past its deferral
+ * but a change of the value, so the integral goes on past the aim as
+ * before: 20 -> 40 -> 58 (max(40 + 18, 44)) -> 76 -> 80 (the bound). */
+static void test_integral_past_the_aim_without_kicks(void **state)
+{
+        TWorld w;
+        TSim *s = case_new(&w, 0, 1536);
+        const Decision *d;
+        static const int64_t steps[] = { 40, 58, 76, 80 };
+
+        (void) state;
+        d = t_sim_tick(s, &w, 5);
+        for (unsigned i = 0; i < 4; i++) {
+                const DecisionItem *it;
+
+                if (i > 0)
+                        d = t_sim_tick(s, &w, 10);
+                it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+                assert_non_null(it);
+                assert_int_equal(it->to, steps[i]);
+                assert_null(t_find(d, DECISION_KICK_KCOMPACTD, LEVER_COMPACTION_PROACTIVENESS));
+        }
+        free(s);
+}
+
+/* Already above the aim when the burst comes (say 60, left by an earlier
+ * want): kicking, it is neither raised further nor lowered by the want
+ * (lowering is the decay's business); the kick writes 60. */
+static void test_above_the_aim_kicks_only(void **state)
+{
+        TWorld w;
+        TSim *s = case_new(&w, 5 * S, 1536);
+        const Decision *d;
+        const DecisionItem *it;
+
+        (void) state;
+        s->in[LEVER_COMPACTION_PROACTIVENESS].current = 60;
+        for (unsigned i = 0; i < 4; i++) {
+                d = t_sim_tick(s, &w, 5);
+                assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+                it = t_find(d, DECISION_KICK_KCOMPACTD, LEVER_COMPACTION_PROACTIVENESS);
+                assert_non_null(it);
+                assert_int_equal(it->to, 60);
+        }
+        free(s);
+}
+
+/* Free memory short for the learned target (the phased bench's seed 1,
+ * second burst: 343 MiB free against 99 MiB + 475 MiB): the reclaim lever
+ * is raised, and compaction is offered the part of the target that free
+ * memory above the kernel's high watermark can hold. 500 MiB free, 100 MiB
+ * of it in order>=9 blocks, a 512 MiB need: needed 99 + 512 = 611 MiB >
+ * 500 MiB. The part: 500 - 99 = 401 MiB (the high watermark 25344 pages =
+ * 99 MiB exactly). err = 3000 + 7000 x 301 / 401 = 3000 + 5254.36 = 8254;
+ * score target 100 - ceil(100 x 401 / 500) = 100 - 81 = 19; aim: the
+ * smallest p with 100 - p + min(10, (100 - p) / 2) <= 19 is 87 (13 + 6 =
+ * 19; 86: 14 + 7 = 21), over the lever's max 80. First tick: 20 -> 40
+ * (step_up 20), watermark_scale_factor raised as before (10 -> 110, step
+ * 100); next tick, inside the dwell, a kick for it. Before, no
+ * compaction at all: "compaction has no material". */
+static void test_free_short_offers_the_part_free_memory_holds(void **state)
+{
+        TWorld w;
+        TSim *s = case_new(&w, 5 * S, 500);
+        const Decision *d;
+        const DecisionItem *it;
+        char buf[1024];
+
+        (void) state;
+        s->cfg.lever[LEVER_MIN_FREE_KBYTES].enabled = false;
+        d = t_sim_tick(s, &w, 5);
+        explain_print(d);
+        it = t_find(d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR);
+        assert_non_null(it);
+        assert_int_equal(it->reason, POLICY_REASON_FREE_MEMORY_SHORT);
+        assert_int_equal(it->to, 110);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_int_equal(it->from, 20);
+        assert_int_equal(it->to, 40);
+        assert_int_equal(it->err, 8254);
+        assert_int_equal(it->num.target_bytes, 401 * MIB);
+        assert_int_equal(it->num.short_target_bytes, 512 * MIB);
+        assert_int_equal(it->num.score_target, 19);
+        assert_int_equal(it->num.have_bytes, 100 * MIB);
+        decision_explain(it, buf, sizeof(buf));
+        assert_non_null(strstr(buf, "free memory is short for all 512 MiB (the reclaim levers answer that): "
+                                    "compaction for the 401 MiB free memory above the kernel's high watermark can hold"));
+        assert_null(strstr(buf, "capped at"));
+
+        d = t_sim_tick(s, &w, 5);
+        it = t_find(d, DECISION_KICK_KCOMPACTD, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_int_equal(it->num.target_bytes, 401 * MIB);
+        free(s);
+}
+
+/* Free memory at or under the kernel's high watermark holds nothing: no
+ * compaction offered, the reclaim lever alone (as before). 99 MiB free. */
+static void test_free_under_high_offers_no_compaction(void **state)
+{
+        TWorld w;
+        TSim *s = lf_new(&w, 5 * S, 99, 50, 20, 10 * S);
+        const Decision *d;
+
+        (void) state;
+        s->cfg.lever[LEVER_MIN_FREE_KBYTES].enabled = false;
+        for (unsigned i = 0; i < 4; i++) {
+                d = t_sim_tick(s, &w, 5);
+                assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+                assert_null(t_find(d, DECISION_KICK_KCOMPACTD, LEVER_COMPACTION_PROACTIVENESS));
+        }
+        assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current > 10, true);
+        free(s);
+}
+
+/* A burst eats order>=4 blocks too: the order-4 reserve missed next to the
+ * THP one gets an aim of its own (a THP-order block serves every smaller
+ * order, so the level that leaves T4 in THP-order blocks keeps it), and
+ * the raise stops at the larger aim. 1536 MiB free, 60 MiB in order>=4
+ * blocks (target 2 % of 4 GiB = 81.9 MiB, missed), 50 MiB of it in
+ * order>=9 (the learned 512 MiB missed). Aims: THP 44 (as above);
+ * order 4: 100 - ceil(100 x 81.9 / 1536 = 5.3) = 94, p = 13 (87 + 6 =
+ * 93 <= 94; 12: 88 + 6 = 94 <= 94, so 12), under the THP one: the cap
+ * is 44. THP err 3000 + 7000 x 462 / 512 = 9316, step 19: 20 -> 39
+ * (max(39, 44) = 44, at most step_up 20: 40), then 44 and no further.
+ * Before, the order-4 miss had no aim and the integral went on to 80. */
+static void test_order_large_miss_has_an_aim(void **state)
+{
+        TWorld w;
+        TSim *s = lf_new(&w, 5 * S, 1536, 60, 50, 10 * S);
+        const Decision *d;
+        const DecisionItem *it;
+
+        (void) state;
+        s->cfg.backoff_decisions = 0;
+        d = t_sim_tick(s, &w, 5);
+        explain_print(d);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_int_equal(it->to, 40);
+        d = t_sim_tick(s, &w, 10);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_int_equal(it->to, 44);
+        for (unsigned i = 0; i < 10; i++) {
+                d = t_sim_tick(s, &w, 5);
+                assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+                assert_non_null(t_find(d, DECISION_KICK_KCOMPACTD, LEVER_COMPACTION_PROACTIVENESS));
+        }
+        free(s);
+}
+
+/* No one-shot node compaction while kicks are on: a whole-node compaction
+ * builds every free page into blocks (1.37 GiB of order-9 blocks for a
+ * 512 MiB cycle in the phased bench), the kicks make kcompactd stop at
+ * the aim's threshold. 20 MiB in order>=9 blocks is under 25 % of the
+ * 512 MiB target (128 MiB) and PSI is calm: with kicks off a one-shot
+ * comes on the first tick (as before); with kicks on none in 10 minutes. */
+static void test_no_oneshot_while_kicking(void **state)
+{
+        TWorld w;
+        TSim *s = lf_new(&w, 0, 1536, 200, 20, 10 * S);
+        const Decision *d;
+
+        (void) state;
+        d = t_sim_tick(s, &w, 5);
+        assert_non_null(t_find(d, DECISION_COMPACT_NODE, 0));
+        free(s);
+
+        s = lf_new(&w, 5 * S, 1536, 200, 20, 10 * S);
+        for (unsigned i = 0; i < 120; i++) {
+                d = t_sim_tick(s, &w, 5);
+                assert_null(t_find(d, DECISION_COMPACT_NODE, 0));
+        }
+        free(s);
+}
+
+/* When kicks cannot serve, the one-shot comes back: proactiveness at 0 (a
+ * write of 0 wakes nobody: the lever's range 0..80 here) and at a value
+ * outside the lever's range (81, set by someone else: never rewritten by
+ * a kick). 20 MiB in order>=9 blocks is under a quarter of 512 MiB. At the
+ * top of the range (80) kicks still run: no one-shot. */
+static void test_oneshot_when_kicks_cannot_serve(void **state)
+{
+        static const struct {
+                int64_t pro;
+                bool oneshot;
+        } cases[] = { { 0, true }, { 81, true }, { 80, false }, { 20, false } };
+
+        (void) state;
+        for (unsigned i = 0; i < ELEMENTSOF(cases); i++) {
+                TWorld w;
+                TSim *s = lf_new(&w, 5 * S, 1536, 200, 20, 10 * S);
+                const Decision *d;
+
+                s->cfg.lever[LEVER_COMPACTION_PROACTIVENESS].min = 0;
+                s->in[LEVER_COMPACTION_PROACTIVENESS].current = cases[i].pro;
+                d = t_sim_tick(s, &w, 5);
+                print_message("proactiveness %" PRId64 "\n", cases[i].pro);
+                if (cases[i].oneshot)
+                        assert_non_null(t_find(d, DECISION_COMPACT_NODE, 0));
+                else
+                        assert_null(t_find(d, DECISION_COMPACT_NODE, 0));
+                free(s);
+        }
+}
+
+/* A THP order that is not the kernel's (order_thp 8): the kernel's score
+ * counts order-9 blocks, so no reserve has an aim, and with kicks on the
+ * integral goes on as without them, with no aim to lift the first step:
+ * the fixture's 100 MiB stands for order>=8 blocks here, err 3000 + 7000 x
+ * 412 / 512 = 8632, a step of 18: 20 -> 38 -> 56 -> 74 (with an aim, 44
+ * and no further). */
+static void test_no_aim_for_another_thp_order(void **state)
+{
+        TWorld w;
+        TSim *s = case_new(&w, 5 * S, 1536);
+        static const int64_t steps[] = { 38, 56, 74 };
+
+        (void) state;
+        s->cfg.order_thp = 8;
+        for (unsigned i = 0; i < ELEMENTSOF(steps); i++) {
+                const Decision *d = t_sim_tick(s, &w, i == 0 ? 5 : 10);
+                const DecisionItem *it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+
+                explain_print(d);
+                assert_int_equal(d->eval.order[1], 8);
+                assert_non_null(it);
+                assert_int_equal(it->to, steps[i]);
+        }
+        free(s);
+}
+
+/* A raise up to the aim is held under pressure like any raise (PSI some
+ * 20 %, ceiling 10 %): nothing moves, the hold says PSI and wants 40
+ * (20 + at most step_up toward the aim 44). */
+static void test_raise_to_the_aim_held_under_pressure(void **state)
+{
+        TWorld w;
+        TSim *s = case_new(&w, 5 * S, 1536);
+        const Decision *d;
+        const PolicyHeldItem *h;
+
+        (void) state;
+        w.psi_some = 2000;
+        d = t_sim_tick(s, &w, 5);
+        assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+        h = t_find_held(d, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(h);
+        assert_int_equal(h->hold, POLICY_HOLD_PSI);
+        assert_int_equal(h->wanted, 44);
+        free(s);
+}
+
+/* The order-4 reserve's aim is its own target's, not the THP target's:
+ * 300 MiB free, 60 MiB of it in order>=4 blocks and all of that in
+ * order>=9 blocks, no learned need. THP: 1 % = 40.96 MiB, met (60 >=
+ * 45.1). Order 4: 2 % of 4 GiB = 85899345 B, missed; err 3000 + 7000 x
+ * (85899345 - 62914560) / 85899345 = 4873, a step of 10; its score
+ * target 100 - ceil(100 x 85899345 / 314572800 = 27.3) = 72, aim 38 (62
+ * + 10 = 72; 37: 73). One move 20 -> 38 (the THP target's score, 86,
+ * would give 24). Free memory is not short (99 + 81.9 < 300 MiB). */
+static void test_order_large_aim_is_its_own(void **state)
+{
+        TWorld w;
+        TSim *s = lf_new(&w, 5 * S, 300, 60, 60, NO_PEAK);
+        const Decision *d;
+        const DecisionItem *it;
+
+        (void) state;
+        d = t_sim_tick(s, &w, 5);
+        explain_print(d);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_int_equal(it->num.order, 4);
+        assert_int_equal(it->err, 4873);
+        assert_int_equal(it->to, 38);
+        free(s);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_raise_stops_at_the_aim_while_kicking),
+                cmocka_unit_test(test_integral_past_the_aim_without_kicks),
+                cmocka_unit_test(test_above_the_aim_kicks_only),
+                cmocka_unit_test(test_free_short_offers_the_part_free_memory_holds),
+                cmocka_unit_test(test_free_under_high_offers_no_compaction),
+                cmocka_unit_test(test_order_large_miss_has_an_aim),
+                cmocka_unit_test(test_no_oneshot_while_kicking),
+                cmocka_unit_test(test_oneshot_when_kicks_cannot_serve),
+                cmocka_unit_test(test_no_aim_for_another_thp_order),
+                cmocka_unit_test(test_raise_to_the_aim_held_under_pressure),
+                cmocka_unit_test(test_order_large_aim_is_its_own),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
