@@ -266,16 +266,21 @@ wait_for 2 grep -q "^fragd_tick_interval_seconds 4$" "$T/prom/fragd.prom" \
 	&& pass "fragd_tick_interval_seconds 4 while quiet" || bad "textfile lacks the 4 s interval"
 sed -i 's/^thp_fault_alloc .*/thp_fault_alloc 4096/' "$T/proc/vmstat"
 if wait_for 10 grep -q "Watching closely: tick every 0.2 s" "$T/log"; then
-	sleep 1.5
-	n=$(grep -c "next in 0.2 s" "$T/log")
+	# four close ticks take 0.8 s; a loaded host may take longer to
+	# schedule them, which is not what this checks
+	close_ticks() { [ "$(grep -c "next in 0.2 s" "$T/log")" -ge 4 ]; }
+	wait_for 8 close_ticks; n=$(grep -c "next in 0.2 s" "$T/log")
 	[ "$n" -ge 4 ] && pass "THP faults: $n ticks 0.2 s apart" || bad "only $n close ticks"
 	wait_for 6 grep -q "^fragd_tick_interval_seconds 0.2$" "$T/prom/fragd.prom" \
 		&& pass "fragd_tick_interval_seconds 0.2 while watching" || bad "textfile lacks the 0.2 s interval"
-	# the textfile is rewritten per interval, not per close tick: over 3 s of
-	# 0.2 s ticks at most two versions (one rewrite), not fifteen
+	# the textfile is rewritten per interval (4 s), not per close tick: over
+	# 15 samples 0.2 s apart (3 s, longer on a loaded host) one version more
+	# than the 4 s intervals begun, not fifteen
+	t0=$(date +%s%N)
 	n=$(for _ in $(seq 15); do stat -c %y "$T/prom/fragd.prom"; sleep 0.2; done | sort -u | wc -l)
-	[ "$n" -le 2 ] && pass "textfile not rewritten on every close tick ($n versions in 3 s)" \
-		|| bad "textfile rewritten $n times in 3 s of 0.2 s ticks"
+	max=$(( 2 + ($(date +%s%N) - t0) / 4000000000 ))
+	[ "$n" -le "$max" ] && pass "textfile not rewritten on every close tick ($n versions, at most $max)" \
+		|| bad "textfile rewritten $n times in 15 samples of 0.2 s ticks (at most $max)"
 	wait_for 16 grep -q "Quiet for 10 s: tick every 4.0 s" "$T/log" && pass "back to interval after active_hold" \
 		|| bad "never went back to 4 s: $(tail -3 "$T/log")"
 else
