@@ -3,7 +3,8 @@
 # mkrootfs.sh -p: no fragd in it, /vm/pkg holds fragd_*.deb, the .debs of
 # its libraries the minimal guest lacks, and the fragmenter; the guest has no
 # network). Installs it with apt from those files, finds the service neither
-# enabled nor started and no knob changed; enables it, sees it change a knob
+# enabled nor started and no knob changed; enables it, sees it act on a knob
+# (change one, or rewrite one to kick kcompactd: logged as taking ownership)
 # while the fragmenter pins memory; removes the package and finds the service
 # gone and every knob restored; purges it and finds nothing of fragd left.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
@@ -78,13 +79,21 @@ while [ $i -lt 90 ]; do
 		[ -n "$changed" ] || changed=changed
 		break
 	fi
+	# with the reserve's aim at the knob's value fragd acts by rewriting
+	# it (kicking kcompactd), which changes no value: its first write of a
+	# knob is logged as taking ownership
+	owned=$(journalctl -u fragd -b --no-pager -o cat 2>/dev/null | grep -m 1 "taking ownership" || true)
+	if [ -n "$owned" ]; then
+		changed="wrote: $owned"
+		break
+	fi
 	sleep 1
 	i=$((i + 1))
 done
 if [ -n "$changed" ]; then
-	pass "fragd changed a knob under load after ${i}s: $changed"
+	pass "fragd acted on a knob under load after ${i}s: $changed"
 else
-	fail "no knob changed in 90 s under the fragmenter"
+	fail "fragd neither changed nor wrote a knob in 90 s under the fragmenter"
 fi
 knobs_snapshot >/tmp/knobs.running
 knobs_in_bounds /tmp/knobs.running && pass "knobs within bounds while running"
