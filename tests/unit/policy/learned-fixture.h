@@ -53,3 +53,16 @@ static inline unsigned lf_count_kind(const Decision *d, DecisionKind k)
                 n += d->items[i].kind == k;
         return n;
 }
+
+/* Under memory pressure over the PSI ceiling: no proactiveness move, a
+ * held item saying PSI held it at the value it wanted. */
+static inline void lf_assert_held_by_psi(const Decision *d, int wanted)
+{
+        const PolicyHeldItem *h;
+
+        assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+        h = t_find_held(d, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(h);
+        assert_int_equal(h->hold, POLICY_HOLD_PSI);
+        assert_int_equal(h->wanted, wanted);
+}

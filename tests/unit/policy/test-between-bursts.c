@@ -443,17 +443,12 @@ static void test_standing_held_under_pressure(void **state)
         TWorld w;
         TSim *s = case_default(&w, 400 * S);
         const Decision *d;
-        const PolicyHeldItem *h;
 
         (void) state;
         w.psi_some = 2000;
         d = t_sim_tick(s, &w, 5);
         assert_true(d->eval.learned_standing);
-        assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
-        h = t_find_held(d, LEVER_COMPACTION_PROACTIVENESS);
-        assert_non_null(h);
-        assert_int_equal(h->hold, POLICY_HOLD_PSI);
-        assert_int_equal(h->wanted, 44);
+        lf_assert_held_by_psi(d, 44);
         free(s);
 }
 
