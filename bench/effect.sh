@@ -41,6 +41,9 @@
 #   REFERENCE=0 leaves out the unfragmented runs
 #
 # Output: bench/out/effect-postgres-<time>/{summary.txt,results.tsv,*.log}
+#
+# Every shape's summary.txt is made by bench/summarize.py from results.tsv
+# (median [min-max] per group); run it on any results TSV by hand the same way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${SHAPE:-churn}" = postgres ]; then
@@ -100,42 +103,10 @@ if [ "${SHAPE:-churn}" = postgres ]; then
 			done
 		done
 	done
-	python3 - "$tsv" "$RUNS" >"$out/summary.txt" <<'PY'
-import csv, statistics, sys
-rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
-cols = [("pg_compact", "postgres direct compactions"), ("pg_compact_usec", "their delay us"),
-        ("compact_stall", "compact_stall"), ("pgscan_kswapd", "kswapd pages scanned"),
-        ("compact_scanned", "compaction pages scanned"), ("pc_large_pct", "page cache at order>=6 %"),
-        ("tps", "TPS (noisy)")]
-def cell(vals):
-    v = sorted(float(x) for x in vals if x not in ("", None, "-"))
-    if not v: return "-"
-    f = lambda x: f"{x:.0f}" if abs(x) >= 10 or x == int(x) else f"{x:.1f}"
-    return f(statistics.median(v)) + (f" [{f(v[0])}-{f(v[-1])}]" if len(v) > 1 else "")
-print(f"postgres on XFS, pgbench -N, up to {sys.argv[2]} seeds each: median [min-max]\n")
-print("| kernel | policy | runs | " + " | ".join(c[1] for c in cols) + " |")
-print("|---|---|---:|" + "---:|" * len(cols))
-seen = []
-for r in rows:
-    k = (r["kernel"], r["policy"])
-    if k not in seen: seen.append(k)
-for k, pol in seen:
-    rs = [r for r in rows if (r["kernel"], r["policy"]) == (k, pol)]
-    print(f"| {k} | {pol} | {len(rs)} | " + " | ".join(cell([r[c] for r in rs]) for c, _ in cols) + " |")
-def med(k, pol, c):
-    v = [float(r[c]) for r in rows if r["kernel"] == k and r["policy"] == pol and r[c] not in ("", "-")]
-    return statistics.median(v) if v else None
-def ratio(a, b):
-    return "-" if a is None or b is None else ("inf" if b == 0 and a > 0 else (f"{100 * a / b:.0f} %" if b else "-"))
-print("\nTargets (issue 13), medians:")
-for k in dict.fromkeys(r["kernel"] for r in rows):
-    print(f"- {k}: postgres direct compactions fragd {med(k, 'fragd', 'pg_compact')}, kernel {med(k, 'kernel', 'pg_compact')}"
-          f"; kswapd scanned fragd/kernel {ratio(med(k, 'fragd', 'pgscan_kswapd'), med(k, 'kernel', 'pgscan_kswapd'))}"
-          f"; compaction scanned fragd/pro100 {ratio(med(k, 'fragd', 'compact_scanned'), med(k, 'pro100', 'compact_scanned'))}"
-          f"; order>=6 share fragd/unfragmented {ratio(med(k, 'fragd', 'pc_large_pct'), med(k, 'unfragmented', 'pc_large_pct'))}"
-          f", kernel/unfragmented {ratio(med(k, 'kernel', 'pc_large_pct'), med(k, 'unfragmented', 'pc_large_pct'))}"
-          f", fragd-thpoff/unfragmented {ratio(med(k, 'fragd-thpoff', 'pc_large_pct'), med(k, 'unfragmented', 'pc_large_pct'))}")
-PY
+	bench/summarize.py "$tsv" --group kernel,policy --decimals --postgres-targets \
+		--title "postgres on XFS, pgbench -N, up to $RUNS seeds each: median [min-max]" \
+		--cols "pg_compact:postgres direct compactions,pg_compact_usec:their delay us,compact_stall:compact_stall,pgscan_kswapd:kswapd pages scanned,compact_scanned:compaction pages scanned,pc_large_pct:page cache at order>=6 %,tps:TPS (noisy)" \
+		>"$out/summary.txt"
 	cat "$out/summary.txt"
 	echo "effect: results in $out" >&2
 	exit 0
@@ -188,30 +159,10 @@ if [ "$SHAPE" = phased ]; then
 			done
 		done
 	done
-	python3 - "$tsv" "$KERNEL" "$RUNS" >"$out/summary.txt" <<'PY'
-import csv, statistics, sys
-rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
-cols = [("thp_pct", "huge pages %"), ("scanned_b1", "scanned burst 1"), ("scanned_quiet", "scanned quiet"),
-        ("scanned_b2", "scanned burst 2"), ("scanned_tail", "scanned tail"), ("scanned", "scanned total"),
-        ("held_max_mb", "held max MiB"), ("held_avg_mb", "held mean MiB"),
-        ("back_quiet_s", "knobs back after burst 1 s"), ("back_tail_s", "knobs back after burst 2 s"),
-        ("compact_stall", "compact_stall")]
-def cell(vals):
-    v = sorted(float(x) for x in vals if x not in ("", None))
-    if not v: return "-"
-    f = lambda x: f"{x:.0f}"
-    return f"{f(statistics.median(v))} [{f(v[0])}-{f(v[-1])}]"
-print(f"kernel {sys.argv[2]}, phased shape, {sys.argv[3]} runs each: median [min-max]; knobs back -1 = not within the phase\n")
-print("| defrag | policy | runs | " + " | ".join(c[1] for c in cols) + " |")
-print("|---|---|---:|" + "---:|" * len(cols))
-seen = []
-for r in rows:
-    k = (r["mode"], r["policy"])
-    if k not in seen: seen.append(k)
-for mode, pol in seen:
-    rs = [r for r in rows if (r["mode"], r["policy"]) == (mode, pol)]
-    print(f"| {mode} | {pol} | {len(rs)} | " + " | ".join(cell([r[c] for r in rs]) for c, _ in cols) + " |")
-PY
+	bench/summarize.py "$tsv" --group mode:defrag,policy \
+		--title "kernel $KERNEL, phased shape, $RUNS runs each: median [min-max]; knobs back -1 = not within the phase" \
+		--cols "thp_pct:huge pages %,scanned_b1:scanned burst 1,scanned_quiet:scanned quiet,scanned_b2:scanned burst 2,scanned_tail:scanned tail,scanned:scanned total,held_max_mb:held max MiB,held_avg_mb:held mean MiB,back_quiet_s:knobs back after burst 1 s,back_tail_s:knobs back after burst 2 s,compact_stall:compact_stall" \
+		>"$out/summary.txt"
 	cat "$out/summary.txt"
 	if command -v gnuplot >/dev/null; then
 		for mode in $MODES; do
@@ -269,27 +220,10 @@ for mode in $MODES; do
 done
 
 # median [min-max] per mode and policy
-python3 - "$tsv" "$KERNEL" "$RUNS" >"$out/summary.txt" <<'PY'
-import csv, statistics, sys
-rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
-cols = [("thp_pct", "huge pages %"), ("compact_stall", "compact_stall"), ("scanned", "pages scanned"),
-        ("scan_per_huge", "scanned/huge page"), ("psi_some_ms", "PSI some ms"), ("fragd_cpu_ms", "fragd CPU ms")]
-def cell(vals):
-    v = sorted(float(x) for x in vals if x not in ("", None))
-    if not v: return "-"
-    f = lambda x: f"{x:.0f}"
-    return f"{f(statistics.median(v))} [{f(v[0])}-{f(v[-1])}]"
-print(f"kernel {sys.argv[2]}, {sys.argv[3]} runs each: median [min-max]\n")
-print("| defrag | policy | runs | " + " | ".join(c[1] for c in cols) + " |")
-print("|---|---|---:|" + "---:|" * len(cols))
-seen = []
-for r in rows:
-    k = (r["mode"], r["policy"])
-    if k not in seen: seen.append(k)
-for mode, pol in seen:
-    rs = [r for r in rows if (r["mode"], r["policy"]) == (mode, pol)]
-    print(f"| {mode} | {pol} | {len(rs)} | " + " | ".join(cell([r[c] for r in rs]) for c, _ in cols) + " |")
-PY
+bench/summarize.py "$tsv" --group mode:defrag,policy \
+	--title "kernel $KERNEL, $RUNS runs each: median [min-max]" \
+	--cols "thp_pct:huge pages %,compact_stall:compact_stall,scanned:pages scanned,scan_per_huge:scanned/huge page,psi_some_ms:PSI some ms,fragd_cpu_ms:fragd CPU ms" \
+	>"$out/summary.txt"
 cat "$out/summary.txt"
 
 # plot: free memory in order>=9 blocks over time, first run of each policy

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""bench/summarize.py - the median [min-max] table of a bench/effect.sh run.
+
+    summarize.py TSV --group key[:label],... --cols key:label,... --title TEXT
+                 [--decimals] [--postgres-targets]
+
+TSV has a header line; rows are grouped by the --group columns, in the
+order they first appear; each --cols column becomes the median and, with
+more than one value, the range of that group's non-empty values ('' and
+'-' are no value). --decimals prints values under 10 with one decimal
+(shares, TPS) instead of rounding all to integers. --postgres-targets adds
+the issue-13 ratios (kernel, policy, pg_compact, ... columns of
+SHAPE=postgres).
+"""
+import argparse
+import csv
+import statistics
+
+
+def values(rows, col):
+    return sorted(float(r[col]) for r in rows if r.get(col) not in ("", None, "-"))
+
+
+def number(x, decimals):
+    if not decimals or abs(x) >= 10 or x == int(x):
+        return f"{x:.0f}"
+    return f"{x:.1f}"
+
+
+def cell(rows, col, decimals):
+    v = values(rows, col)
+    if not v:
+        return "-"
+    med = number(statistics.median(v), decimals)
+    return med if len(v) == 1 else f"{med} [{number(v[0], decimals)}-{number(v[-1], decimals)}]"
+
+
+def median(rows, col):
+    v = values(rows, col)
+    return statistics.median(v) if v else None
+
+
+def ratio(a, b):
+    if a is None or b is None:
+        return "-"
+    if b == 0:
+        return "inf" if a > 0 else "-"
+    return f"{100 * a / b:.0f} %"
+
+
+def postgres_targets(rows):
+    def med(kernel, policy, col):
+        return median([r for r in rows if r["kernel"] == kernel and r["policy"] == policy], col)
+
+    print("\nTargets (issue 13), medians:")
+    for k in dict.fromkeys(r["kernel"] for r in rows):
+        share = {p: med(k, p, "pc_large_pct") for p in ("fragd", "kernel", "fragd-thpoff", "unfragmented")}
+        print(f"- {k}: postgres direct compactions fragd {med(k, 'fragd', 'pg_compact')}, "
+              f"kernel {med(k, 'kernel', 'pg_compact')}"
+              f"; kswapd scanned fragd/kernel "
+              f"{ratio(med(k, 'fragd', 'pgscan_kswapd'), med(k, 'kernel', 'pgscan_kswapd'))}"
+              f"; compaction scanned fragd/pro100 "
+              f"{ratio(med(k, 'fragd', 'compact_scanned'), med(k, 'pro100', 'compact_scanned'))}"
+              f"; order>=6 share fragd/unfragmented {ratio(share['fragd'], share['unfragmented'])}"
+              f", kernel/unfragmented {ratio(share['kernel'], share['unfragmented'])}"
+              f", fragd-thpoff/unfragmented {ratio(share['fragd-thpoff'], share['unfragmented'])}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("tsv")
+    ap.add_argument("--group", required=True, help="comma-separated grouping columns, key[:label]")
+    ap.add_argument("--cols", required=True, help="comma-separated key:label pairs")
+    ap.add_argument("--title", required=True)
+    ap.add_argument("--decimals", action="store_true")
+    ap.add_argument("--postgres-targets", action="store_true")
+    args = ap.parse_args()
+
+    with open(args.tsv, newline="") as f:
+        rows = list(csv.DictReader(f, delimiter="\t"))
+    group = [(g.split(":", 1) + [g])[:2] for g in args.group.split(",")]
+    cols = [c.split(":", 1) for c in args.cols.split(",")]
+    for c in cols:
+        if len(c) != 2:
+            ap.error(f"--cols: '{c[0]}' is not key:label")
+    missing = [k for k, _ in group + cols if rows and k not in rows[0]]
+    if missing:
+        ap.error(f"{args.tsv}: no column {', '.join(missing)}")
+
+    print(args.title + "\n")
+    print("| " + " | ".join(label for _, label in group) + " | runs | " + " | ".join(label for _, label in cols) + " |")
+    print("|" + "---|" * len(group) + "---:|" + "---:|" * len(cols))
+    for key in dict.fromkeys(tuple(r[g] for g, _ in group) for r in rows):
+        rs = [r for r in rows if tuple(r[g] for g, _ in group) == key]
+        print("| " + " | ".join(key) + f" | {len(rs)} | "
+              + " | ".join(cell(rs, c, args.decimals) for c, _ in cols) + " |")
+    if args.postgres_targets:
+        postgres_targets(rows)
+
+
+if __name__ == "__main__":
+    main()
