@@ -425,21 +425,25 @@ static void offer_standing(const PolicyConfig *cfg, const Assessment *a, const P
 /* Free memory short for target t on node ne: the fragmentation want for
  * the part of t that free memory above the kernel's high watermark can
  * hold (none when free memory is at or under it), a real miss only (no
- * trend: the reclaim lever answers the fall). cfg non-NULL: t is learned.
- * No kick for it: proactiveness goes to the part's aim (60-80: the part
- * is most of free memory) and kcompactd works at its own pace; kicked,
- * it worked to that threshold every kick_interval (~150 k pages in the
- * phased bench's second burst, most of the churn shape's excess), and no
- * measured burst lost huge pages without it. Faults falling back kick
- * (the fallback want). */
+ * trend: the reclaim lever answers the fall). cfg_learned non-NULL: t is
+ * learned.
+ * Only on a tick whose THP faults fell back over the limit, and no kick
+ * for it (the fallback want kicks): its aim is 60-80 (the part is most of
+ * free memory), and offered on every tick, kicked, kcompactd worked to
+ * that threshold every kick_interval (~150 k pages in the phased bench's
+ * second burst, most of the churn shape's excess) while no measured burst
+ * lost huge pages without it. */
 static void offer_part(const Assessment *a, const PolicyEval *e, const PolicyNodeEval *ne, unsigned k,
-                       uint64_t t, const PolicyConfig *cfg, usec_t now, Want *frag)
+                       uint64_t t, const PolicyConfig *cfg_learned, const PolicyConfig *cfg, usec_t now,
+                       Want *frag)
 {
         uint64_t part;
         unsigned score_target;
         PolicyNumbers num;
         int32_t err;
 
+        if (!a->rates.valid || e->fallback_permyriad <= cfg->max_thp_fallback_permyriad)
+                return; /* the blocks there served the faults */
         if (ne->free_bytes <= ne->kernel_high_bytes)
                 return;
         part = MIN(ne->free_bytes - ne->kernel_high_bytes, t);
@@ -449,10 +453,10 @@ static void offer_part(const Assessment *a, const PolicyEval *e, const PolicyNod
         score_target = score_for(part, ne->free_bytes);
         num = reserve_numbers(e, ne, k, part, USEC_INFINITY, score_target);
         num.short_target_bytes = t;
-        if (cfg)
-                learned_numbers(cfg, e, ne, now, &num);
+        if (cfg_learned)
+                learned_numbers(cfg_learned, e, ne, now, &num);
         want_offer_no_kick(frag, err,
-                           cfg && ne->have_bytes[k] >= ne->config_target_bytes ? POLICY_REASON_RESERVE_LEARNED
+                           cfg_learned && ne->have_bytes[k] >= ne->config_target_bytes ? POLICY_REASON_RESERVE_LEARNED
                                                                                : POLICY_REASON_RESERVE_BELOW_TARGET,
                            &num, reserve_aim(a, e, ne, k, part, score_target));
 }
@@ -544,7 +548,7 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                                  * above the kernel's high watermark holds:
                                  * kswapd frees scattered pages, turning them
                                  * into blocks is still compaction's job */
-                                offer_part(a, e, ne, k, t, learned ? cfg : NULL, now, frag);
+                                offer_part(a, e, ne, k, t, learned ? cfg : NULL, cfg, now, frag);
                                 continue;
                         }
 
