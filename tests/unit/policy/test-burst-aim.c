@@ -236,6 +236,21 @@ static void test_free_short_kicks_when_faults_fall_back(void **state)
         }
         assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
         assert_true(kicks >= 5);
+        /* 12 % falling back: the fallback's err (4400) is weaker than the
+         * part's (8254), and still the kicks are the fallback's, with its
+         * numbers: the part offer is no kick's reason */
+        w.fallback_ratio = 0.12;
+        kicks = 0;
+        for (unsigned i = 0; i < 4; i++) {
+                d = t_sim_tick(s, &w, 5);
+                it = t_find(d, DECISION_KICK_KCOMPACTD, LEVER_COMPACTION_PROACTIVENESS);
+                if (it) {
+                        assert_int_equal(it->num.objective, POLICY_OBJ_FALLBACK);
+                        assert_int_equal(it->num.observed_permyriad, 1200);
+                        kicks++;
+                }
+        }
+        assert_true(kicks > 0);
         free(s);
 }
 
