@@ -17,6 +17,7 @@ typedef struct Want {
         PolicyReason reason;
         PolicyNumbers num;
         int64_t aim; /* -1 = none; max over all offers */
+        int32_t kick_err; /* the largest err of the offers a kick serves (not the free-short part) */
 } Want;
 
 PolicyNumbers policy_numbers_blank(int node);

@@ -353,7 +353,11 @@ static bool try_decay(Ctx *c, Lever l)
         if (goal >= cur && floor != INT64_MIN)
                 return false;
         wanted = goal;
-        if (lc->step_down > 0 && !decay_second(c, l)) {
+        /* a learned need met (or nothing asking) past decay_after: the
+         * burst is over, straight to the level its score needs (or home)
+         * in one move; half way first kept proactiveness a dwell at up to
+         * 62 where the churn kept kcompactd working to its threshold */
+        if (lc->step_down > 0 && !(c->learned_any && floor != INT64_MIN) && !decay_second(c, l)) {
                 /* half way (at least step_down), home on the next dwell */
                 int64_t dist = cur > goal ? cur - goal : goal - cur;
                 int64_t step = MAX(lc->step_down, dist / 2 + dist % 2);
@@ -485,28 +489,49 @@ static void decide_proactiveness_raise(Ctx *c, Lever l)
         const Want *rate = strongest(&c->stall, &c->fallback), *w = strongest(&c->frag, rate);
         int64_t aim = c->frag.err > 0 ? c->frag.aim : -1;
         int64_t cur = c->in[l].current, wanted = cur;
+        bool kicking = kicks_on(c, l);
+        /* faults falling back while kicking: the fallback raise stops at
+         * the aim the targets have (met or not: evaluate.c target_aim()),
+         * the kicks serve the rest; stalls still raise past it */
+        bool cap_fallback = kicking && c->fallback.err > 0 && c->fallback.aim >= 0;
 
         /* the learned reserve standing between bursts asks for its level
          * whatever else raises (a raise for another want must not stop
          * below what standing_raise() would give) */
         if (c->standing.err > 0)
                 aim = MAX(aim, c->standing.aim);
-        if (aim < 0 || c->frag.err <= 0 || !kicks_on(c, l)) {
+        if (!cap_fallback && (aim < 0 || c->frag.err <= 0 || !kicking)) {
                 decide_raise(c, l, w, aim);
                 return;
         }
         c->d->eval.want_raise[l] = true;
         w = NULL;
-        if (cur < aim) {
-                wanted = MIN(raise_wanted(&c->cfg->lever[l], cur, c->frag.err, aim), aim);
-                w = &c->frag;
+        if (c->frag.err > 0) {
+                int64_t f = raise_wanted(&c->cfg->lever[l], cur, c->frag.err, aim);
+
+                if (aim >= 0 && kicking)
+                        f = MIN(f, MAX(aim, cur));
+                if (f > wanted) {
+                        wanted = f;
+                        w = &c->frag;
+                }
         }
-        if (rate->err > 0) {
-                int64_t r = raise_wanted(&c->cfg->lever[l], cur, rate->err, aim);
+        if (c->stall.err > 0) {
+                int64_t r = raise_wanted(&c->cfg->lever[l], cur, c->stall.err, aim);
 
                 if (r > wanted) {
                         wanted = r;
-                        w = rate;
+                        w = &c->stall;
+                }
+        }
+        if (c->fallback.err > 0) {
+                int64_t r = raise_wanted(&c->cfg->lever[l], cur, c->fallback.err, aim);
+
+                if (cap_fallback)
+                        r = MIN(r, MAX(MAX(aim, c->fallback.aim), cur));
+                if (r > wanted) {
+                        wanted = r;
+                        w = &c->fallback;
                 }
         }
         if (!w)
@@ -721,7 +746,9 @@ static void decide_kick(Ctx *c)
         const PolicyConfig *cfg = c->cfg;
         Lever l = LEVER_COMPACTION_PROACTIVENESS;
         const LeverTrack *t = &c->s->lever[l];
-        const Want *w = strongest(strongest(&c->frag, &c->stall), &c->fallback);
+        /* the free-short part offer alone does not kick (evaluate.c offer_part()) */
+        const Want *w = c->frag.kick_err > 0 ? strongest(strongest(&c->frag, &c->stall), &c->fallback)
+                                             : strongest(&c->stall, &c->fallback);
         PolicyObjective obj;
         DecisionItem *it;
 

@@ -35,10 +35,27 @@ static void want_init(Want *w)
         *w = (Want){ .aim = -1 };
 }
 
+/* An offer no kick serves: the lever may go to its aim, kcompactd is not
+ * woken past its deferral for it (decide_kick() looks at kick_err). */
+static void want_offer_no_kick(Want *w, int32_t err, PolicyReason reason, const PolicyNumbers *num, int64_t aim)
+{
+        if (err <= 0)
+                return;
+        if (err > w->err) {
+                w->err = err;
+                w->reason = reason;
+                w->num = *num;
+        }
+        if (aim > w->aim)
+                w->aim = aim;
+}
+
 static void want_offer(Want *w, int32_t err, PolicyReason reason, const PolicyNumbers *num, int64_t aim)
 {
         if (err <= 0)
                 return;
+        if (err > w->kick_err)
+                w->kick_err = err;
         if (err > w->err) {
                 w->err = err;
                 w->reason = reason;
@@ -408,15 +425,25 @@ static void offer_standing(const PolicyConfig *cfg, const Assessment *a, const P
 /* Free memory short for target t on node ne: the fragmentation want for
  * the part of t that free memory above the kernel's high watermark can
  * hold (none when free memory is at or under it), a real miss only (no
- * trend: the reclaim lever answers the fall). cfg non-NULL: t is learned. */
+ * trend: the reclaim lever answers the fall). cfg_learned non-NULL: t is
+ * learned.
+ * Only on a tick whose THP faults fell back over the limit, and no kick
+ * for it (the fallback want kicks): its aim is 60-80 (the part is most of
+ * free memory), and offered on every tick, kicked, kcompactd worked to
+ * that threshold every kick_interval (~150 k pages in the phased bench's
+ * second burst, most of the churn shape's excess) while no measured burst
+ * lost huge pages without it. */
 static void offer_part(const Assessment *a, const PolicyEval *e, const PolicyNodeEval *ne, unsigned k,
-                       uint64_t t, const PolicyConfig *cfg, usec_t now, Want *frag)
+                       uint64_t t, const PolicyConfig *cfg_learned, const PolicyConfig *cfg, usec_t now,
+                       Want *frag)
 {
         uint64_t part;
         unsigned score_target;
         PolicyNumbers num;
         int32_t err;
 
+        if (!a->rates.valid || e->fallback_permyriad <= cfg->max_thp_fallback_permyriad)
+                return; /* the blocks there served the faults */
         if (ne->free_bytes <= ne->kernel_high_bytes)
                 return;
         part = MIN(ne->free_bytes - ne->kernel_high_bytes, t);
@@ -426,12 +453,31 @@ static void offer_part(const Assessment *a, const PolicyEval *e, const PolicyNod
         score_target = score_for(part, ne->free_bytes);
         num = reserve_numbers(e, ne, k, part, USEC_INFINITY, score_target);
         num.short_target_bytes = t;
-        if (cfg)
-                learned_numbers(cfg, e, ne, now, &num);
-        want_offer(frag, err,
-                   cfg && ne->have_bytes[k] >= ne->config_target_bytes ? POLICY_REASON_RESERVE_LEARNED
-                                                                       : POLICY_REASON_RESERVE_BELOW_TARGET,
-                   &num, reserve_aim(a, e, ne, k, part, score_target));
+        if (cfg_learned)
+                learned_numbers(cfg_learned, e, ne, now, &num);
+        want_offer_no_kick(frag, err,
+                           cfg_learned && ne->have_bytes[k] >= ne->config_target_bytes ? POLICY_REASON_RESERVE_LEARNED
+                                                                               : POLICY_REASON_RESERVE_BELOW_TARGET,
+                           &num, reserve_aim(a, e, ne, k, part, score_target));
+}
+
+/* The aim the fragmentation want would carry for target t of level k on
+ * node ne, met or not (part_aim() for free memory short): the fallback
+ * want's cap while kicking. It depends on free memory and the target, not
+ * on what is in blocks, so that a worse reserve never asks for less. */
+static int64_t target_aim(const Assessment *a, const PolicyEval *e, const PolicyNodeEval *ne, unsigned k,
+                          uint64_t t, unsigned score_target)
+{
+        uint64_t part;
+
+        if (t == 0)
+                return -1;
+        if (ne->free_bytes >= policy_free_needed_bytes(ne, t))
+                return reserve_aim(a, e, ne, k, t, score_target);
+        if (ne->free_bytes <= ne->kernel_high_bytes)
+                return -1;
+        part = MIN(ne->free_bytes - ne->kernel_high_bytes, t);
+        return reserve_aim(a, e, ne, k, part, score_for(part, ne->free_bytes));
 }
 
 /* Fills the fragmentation want (compaction levers), the memory want (kswapd
@@ -442,6 +488,7 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                          Want *frag, Want *mem, Want *stall, Want *fallback, Want *standing)
 {
         usec_t horizon = cfg->trend_horizon_usec;
+        int64_t fallback_aim = -1;
 
         want_init(frag);
         want_init(mem);
@@ -466,6 +513,9 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                                 Trend tr = { .valid = true, .slope_per_sec = (double) ne->trend_bytes_per_sec[k] };
 
                                 offer_standing(cfg, a, e, ne, now, standing);
+                                if (ne->score_target > 0 && e->order[K_THP] == a->hpage_order)
+                                        fallback_aim = MAX(fallback_aim,
+                                                           policy_proactiveness_for_score(ne->score_target));
                                 learned = false;
                                 t = ne->config_target_bytes;
                                 eta = trend_eta_usec(&tr, (double) ne->have_bytes[k], (double) t);
@@ -473,6 +523,7 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                         }
                         if (t == 0)
                                 continue;
+                        fallback_aim = MAX(fallback_aim, target_aim(a, e, ne, k, t, score_target));
                         err = level_err(ne->have_bytes[k], t, eta, horizon);
                         if (err <= 0)
                                 continue;
@@ -497,7 +548,7 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                                  * above the kernel's high watermark holds:
                                  * kswapd frees scattered pages, turning them
                                  * into blocks is still compaction's job */
-                                offer_part(a, e, ne, k, t, learned ? cfg : NULL, now, frag);
+                                offer_part(a, e, ne, k, t, learned ? cfg : NULL, cfg, now, frag);
                                 continue;
                         }
 
@@ -537,8 +588,9 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                 num = policy_numbers_blank(-1);
                 num.observed_permyriad = e->fallback_permyriad;
                 num.limit_permyriad = cfg->max_thp_fallback_permyriad;
+                /* its aim: the cap of its raise while kicking (controller.c) */
                 want_offer(fallback, excess_err(e->fallback_permyriad, cfg->max_thp_fallback_permyriad),
-                           POLICY_REASON_THP_FALLBACK, &num, -1);
+                           POLICY_REASON_THP_FALLBACK, &num, fallback_aim);
         }
 
         /* watched workloads over their stall budget: the same shape as the

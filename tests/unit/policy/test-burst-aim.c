@@ -129,17 +129,24 @@ static void test_above_the_aim_kicks_only(void **state)
 
 /* Free memory short for the learned target (the phased bench's seed 1,
  * second burst: 343 MiB free against 99 MiB + 475 MiB): the reclaim lever
- * is raised, and compaction is offered the part of the target that free
- * memory above the kernel's high watermark can hold. 500 MiB free, 100 MiB
- * of it in order>=9 blocks, a 512 MiB need: needed 99 + 512 = 611 MiB >
- * 500 MiB. The part: 500 - 99 = 401 MiB (the high watermark 25344 pages =
- * 99 MiB exactly). err = 3000 + 7000 x 301 / 401 = 3000 + 5254.36 = 8254;
- * score target 100 - ceil(100 x 401 / 500) = 100 - 81 = 19; aim: the
- * smallest p with 100 - p + min(10, (100 - p) / 2) <= 19 is 87 (13 + 6 =
- * 19; 86: 14 + 7 = 21), over the lever's max 80. First tick: 20 -> 40
- * (step_up 20), watermark_scale_factor raised as before (10 -> 110, step
- * 100); next tick, inside the dwell, a kick for it. Before, no
- * compaction at all: "compaction has no material". */
+ * is raised, and once a tick's THP faults fell back (12 %, over the 10 %
+ * limit) compaction is offered the part of the target that free memory
+ * above the kernel's high watermark can hold. 500 MiB free, 100 MiB of it
+ * in order>=9 blocks, a 512 MiB need: needed 99 + 512 = 611 MiB > 500
+ * MiB. The part: 500 - 99 = 401 MiB (the high watermark 25344 pages = 99
+ * MiB exactly). err = 3000 + 7000 x 301 / 401 = 3000 + 5254.36 = 8254
+ * (the fallback's: 3000 + 7000 x 200 / 1000 = 4400, weaker); score target
+ * 100 - ceil(100 x 401 / 500) = 100 - 81 = 19; aim: the smallest p with
+ * 100 - p + min(10, (100 - p) / 2) <= 19 is 87 (13 + 6 = 19; 86: 14 + 7
+ * = 21), over the lever's max 80.
+ * First tick: watermark_scale_factor 10 -> 110 (step 100) and, the
+ * faults having fallen back, proactiveness 20 -> 40 (step_up 20) for the
+ * part. Then no fault for 60 s: no part offer, so
+ * no raise and no kick (session 7: offered on every tick, the part raised
+ * to 60-80 and kicked every 5 s; kcompactd worked to that threshold, ~150
+ * k pages in the phased bench's second burst and most of the churn
+ * shape's excess, and no measured burst lost huge pages without it).
+ * Before session 6, no compaction at all: "compaction has no material". */
 static void test_free_short_offers_the_part_free_memory_holds(void **state)
 {
         TWorld w;
@@ -150,12 +157,13 @@ static void test_free_short_offers_the_part_free_memory_holds(void **state)
 
         (void) state;
         s->cfg.lever[LEVER_MIN_FREE_KBYTES].enabled = false;
+        w.fallback_ratio = 0.12;
         d = t_sim_tick(s, &w, 5);
-        explain_print(d);
         it = t_find(d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR);
         assert_non_null(it);
         assert_int_equal(it->reason, POLICY_REASON_FREE_MEMORY_SHORT);
         assert_int_equal(it->to, 110);
+        explain_print(d);
         it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
         assert_non_null(it);
         assert_int_equal(it->from, 20);
@@ -170,10 +178,166 @@ static void test_free_short_offers_the_part_free_memory_holds(void **state)
                                     "compaction for the 401 MiB free memory above the kernel's high watermark can hold"));
         assert_null(strstr(buf, "capped at"));
 
+        w.fallback_ratio = -1;
+        for (unsigned i = 0; i < 12; i++) {
+                d = t_sim_tick(s, &w, 5);
+                assert_null(t_find(d, DECISION_KICK_KCOMPACTD, LEVER_COMPACTION_PROACTIVENESS));
+                assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+        }
+        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 40);
+        free(s);
+}
+
+/* Free memory short as above and no THP fault falling back: the reclaim
+ * lever alone, no compaction (a cycle served from the blocks there asks
+ * for nothing more; before, the part raised 20 -> 40 on the first tick). */
+static void test_free_short_no_compaction_without_fallbacks(void **state)
+{
+        TWorld w;
+        TSim *s = case_new(&w, 5 * S, 500);
+        const Decision *d;
+
+        (void) state;
+        s->cfg.lever[LEVER_MIN_FREE_KBYTES].enabled = false;
+        w.fallback_ratio = 0.0;
+        for (unsigned i = 0; i < 8; i++) {
+                d = t_sim_tick(s, &w, 5);
+                assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+                assert_null(t_find(d, DECISION_KICK_KCOMPACTD, LEVER_COMPACTION_PROACTIVENESS));
+        }
+        assert_true(s->in[LEVER_WATERMARK_SCALE_FACTOR].current > 10);
+        free(s);
+}
+
+/* Free memory short as above, and THP faults falling back (20 %, over the
+ * 10 % limit) on every tick: the part is offered from the second tick
+ * (rates known), the lever goes to its aim (87, the bound 80; the
+ * fallback raise capped there too) a dwell at a time, and the kicks,
+ * every 5 s while the lever does not move, have the fallback objective
+ * (the part offer itself does not kick). */
+static void test_free_short_kicks_when_faults_fall_back(void **state)
+{
+        TWorld w;
+        TSim *s = case_new(&w, 5 * S, 500);
+        const Decision *d;
+        const DecisionItem *it;
+        unsigned kicks = 0;
+
+        (void) state;
+        s->cfg.lever[LEVER_MIN_FREE_KBYTES].enabled = false;
+        w.fallback_ratio = 0.2;
+        for (unsigned i = 0; i < 12; i++) {
+                d = t_sim_tick(s, &w, 5);
+                it = t_find(d, DECISION_KICK_KCOMPACTD, LEVER_COMPACTION_PROACTIVENESS);
+                if (it) {
+                        assert_int_equal(it->num.objective, POLICY_OBJ_FALLBACK);
+                        kicks++;
+                }
+        }
+        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
+        assert_true(kicks >= 5);
+        /* 12 % falling back: the fallback's err (4400) is weaker than the
+         * part's (8254), and still the kicks are the fallback's, with its
+         * numbers: the part offer is no kick's reason */
+        w.fallback_ratio = 0.12;
+        kicks = 0;
+        for (unsigned i = 0; i < 4; i++) {
+                d = t_sim_tick(s, &w, 5);
+                it = t_find(d, DECISION_KICK_KCOMPACTD, LEVER_COMPACTION_PROACTIVENESS);
+                if (it) {
+                        assert_int_equal(it->num.objective, POLICY_OBJ_FALLBACK);
+                        assert_int_equal(it->num.observed_permyriad, 1200);
+                        kicks++;
+                }
+        }
+        assert_true(kicks > 0);
+        free(s);
+}
+
+/* THP faults falling back while the reserve is missed and kcompactd is
+ * kicked: the fallback raise stops at the aim too (session 6's churn
+ * bench: 39 -> 59 in its first cycle past an aim of 39, and kcompactd
+ * worked to 59's threshold every 5 s). As the first case, aim 44; 50 %
+ * of faults fall back against a 10 % limit: err = 3000 + 7000 x min(4000,
+ * 1000) / 1000 = 10000, a step of 20. First tick 20 -> 40 (max(20 + 20,
+ * 44), at most step_up 20); one dwell later 40 -> 44 (before: max(40 + 20,
+ * 44) = 60, then 80); then no raise for 100 s and a kick on every tick. */
+static void test_fallback_raise_stops_at_the_aim_while_kicking(void **state)
+{
+        TWorld w;
+        TSim *s = case_new(&w, 5 * S, 1536);
+        const Decision *d;
+        const DecisionItem *it;
+
+        (void) state;
+        w.fallback_ratio = 0.5;
         d = t_sim_tick(s, &w, 5);
-        it = t_find(d, DECISION_KICK_KCOMPACTD, LEVER_COMPACTION_PROACTIVENESS);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
         assert_non_null(it);
-        assert_int_equal(it->num.target_bytes, 401 * MIB);
+        assert_int_equal(it->to, 40);
+        d = t_sim_tick(s, &w, 10);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_int_equal(it->from, 40);
+        assert_int_equal(it->to, 44);
+        for (unsigned i = 0; i < 20; i++) {
+                d = t_sim_tick(s, &w, 5);
+                assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+                assert_non_null(t_find(d, DECISION_KICK_KCOMPACTD, LEVER_COMPACTION_PROACTIVENESS));
+        }
+        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 44);
+        free(s);
+}
+
+/* The same with the reserve met (600 MiB in order>=9 blocks >= 512 x 1.1
+ * = 563 MiB): the fallback raise is capped at the aim the target has
+ * (44), met or not, so that a worse reserve never asks for less than a
+ * met one (the monotonicity property, test-policy-props.c). 20 -> 40 ->
+ * 44 and no further, kicks for the fallback objective. Before, the
+ * integral: 20 -> 40 -> 60 -> 80. */
+static void test_fallback_raise_capped_with_the_reserve_met(void **state)
+{
+        TWorld w;
+        TSim *s = lf_new(&w, 5 * S, 1536, 700, 600, 10 * S);
+        const Decision *d;
+        const DecisionItem *it;
+        unsigned kicks = 0;
+
+        (void) state;
+        s->cfg.backoff_decisions = 0;
+        w.fallback_ratio = 0.5;
+        d = t_sim_tick(s, &w, 5);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_int_equal(it->reason, POLICY_REASON_THP_FALLBACK);
+        assert_int_equal(it->to, 40);
+        for (unsigned i = 0; i < 20; i++) {
+                d = t_sim_tick(s, &w, 5);
+                it = t_find(d, DECISION_KICK_KCOMPACTD, LEVER_COMPACTION_PROACTIVENESS);
+                if (it) {
+                        assert_int_equal(it->num.objective, POLICY_OBJ_FALLBACK);
+                        kicks++;
+                }
+        }
+        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 44);
+        assert_true(kicks > 0);
+        free(s);
+}
+
+/* Compaction stalls over their limit still raise past the aim (only the
+ * fallback raise is capped): the reserve met as above, 5 stalls/s against
+ * the limit: 20 -> 40 -> 60 -> 80. */
+static void test_stall_raise_passes_the_aim(void **state)
+{
+        TWorld w;
+        TSim *s = lf_new(&w, 5 * S, 1536, 700, 600, 10 * S);
+
+        (void) state;
+        s->cfg.backoff_decisions = 0;
+        w.stall_per_sec = 5.0;
+        for (unsigned i = 0; i < 8; i++)
+                (void) t_sim_tick(s, &w, 10);
+        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
         free(s);
 }
 
@@ -363,6 +527,11 @@ int main(void)
                 cmocka_unit_test(test_integral_past_the_aim_without_kicks),
                 cmocka_unit_test(test_above_the_aim_kicks_only),
                 cmocka_unit_test(test_free_short_offers_the_part_free_memory_holds),
+                cmocka_unit_test(test_free_short_no_compaction_without_fallbacks),
+                cmocka_unit_test(test_free_short_kicks_when_faults_fall_back),
+                cmocka_unit_test(test_fallback_raise_stops_at_the_aim_while_kicking),
+                cmocka_unit_test(test_fallback_raise_capped_with_the_reserve_met),
+                cmocka_unit_test(test_stall_raise_passes_the_aim),
                 cmocka_unit_test(test_free_under_high_offers_no_compaction),
                 cmocka_unit_test(test_order_large_miss_has_an_aim),
                 cmocka_unit_test(test_no_oneshot_while_kicking),

@@ -25,6 +25,7 @@ static void test_memory_short_raises_kswapd_headroom(void **state)
 
         /* 60 MiB free in all: less than min (16896 pages) + 2 x 20971 pages */
         w.node[0] = t_node_memory_short();
+        w.fallback_ratio = 0.12; /* faults fell back: compaction is offered the part (test-burst-aim.c) */
         d = t_sim_tick(s, &w, 5);
         explain_print(d);
         it = t_find(d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR);

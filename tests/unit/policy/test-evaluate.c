@@ -247,6 +247,14 @@ static void test_memory_want(void **state)
         (void) state;
         w.node[0] = (TNode){ .free_pages = 30000, .ge_large_pages = 8000, .ge_thp_pages = 3000,
                              .reclaimable_pages = 600000 };
+        /* no THP fault fell back: no fragmentation want for the part */
+        w.fallback_ratio = 0.0;
+        x = e_run_wmarks(&w, NULL);
+        assert_int_equal(x->mem.err, 7997);
+        assert_int_equal(x->frag.err, 0);
+        free(x);
+        /* 12 % fell back (limit 10 %) */
+        w.fallback_ratio = 0.12;
         x = e_run_wmarks(&w, NULL);
         assert_int_equal(x->e.nodes[0].kernel_high_bytes, T_KERNEL_HIGH);
         /* v2: short when free < the kernel's high watermark + T. free
@@ -274,6 +282,11 @@ static void test_memory_want(void **state)
         assert_int_equal(x->frag.num.free_needed_bytes, 0);
         assert_int_equal(x->frag.num.score_target, 84);
         assert_int_equal(x->frag.aim, 26);
+        /* the fallback want (3000 + 7000 x 200 / 1000 = 4400) carries the
+         * same aim, its raise's cap while kicking (target_aim()); order 4
+         * holds nothing more: its part 19070976 B gives the same score */
+        assert_int_equal(x->fallback.err, 4400);
+        assert_int_equal(x->fallback.aim, 26);
         free(x);
         /* at the kernel's high watermark exactly: nothing for compaction */
         w.node[0].free_pages = 25344;
