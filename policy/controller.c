@@ -696,6 +696,21 @@ static bool oneshot_below(const PolicyNodeEval *ne, unsigned k, uint64_t t, uint
         return (unsigned __int128) ne->have_bytes[k] * 10000 < (unsigned __int128) t * below;
 }
 
+/* Free memory fell by more than a sixteenth of what is free now since the
+ * last tick (the history's newest sample). Not the trend: its two-minute
+ * fit still falls a minute after a fill has stopped. */
+static bool free_falling(const Ctx *c, const PolicyNodeEval *ne)
+{
+        const PolicyHistory *h = &c->s->hist;
+        int hi = policy_hist_node_index(h, ne->node);
+        uint64_t prev;
+
+        if (hi < 0 || h->n == 0)
+                return false;
+        prev = h->free_pages[(h->head + h->n - 1) % POLICY_HISTORY_MAX][hi] * (uint64_t) c->a->page_size;
+        return prev > ne->free_bytes && prev - ne->free_bytes > ne->free_bytes / 16;
+}
+
 /* The page cache's reserve (the order its folios use, below the THP
  * order) below its target: a whole-node compaction builds blocks of every
  * order from what is movable, where proactive compaction, driven by the
@@ -705,13 +720,18 @@ static bool oneshot_below(const PolicyNodeEval *ne, unsigned k, uint64_t t, uint
  * the postgres VM scenario, where proactiveness 60-80 scanned 4-10 M and
  * lost them. Also while kicks are on and while proactiveness is held
  * after a back-off (the one-shot is the lever left then); not during a
- * page-cache burst (the tick's demand), and at most once per
- * oneshot_min_interval on the node, as the THP one. */
+ * page-cache burst (the tick's demand) nor while free memory falls fast, and at
+ * most once per oneshot_min_interval on the node, as the THP one. */
 static bool oneshot_pagecache(const Ctx *c, const PolicyNodeEval *ne)
 {
         const PolicyEval *e = &c->d->eval;
 
         if (e->pagecache_order == 0 || e->order[K_LARGE] >= e->order[K_THP] || e->pagecache_demand_bytes > 0)
+                return false;
+        /* free memory falling fast: a fill or a burst is under way, and
+         * what a compaction builds now is split again at once (the
+         * interval would then keep it from the memory that settles) */
+        if (free_falling(c, ne))
                 return false;
         return oneshot_below(ne, K_LARGE, ne->target_bytes[K_LARGE], 10000);
 }
