@@ -696,19 +696,25 @@ static bool oneshot_below(const PolicyNodeEval *ne, unsigned k, uint64_t t, uint
         return (unsigned __int128) ne->have_bytes[k] * 10000 < (unsigned __int128) t * below;
 }
 
-/* Free memory fell by more than a sixteenth of what is free now since the
- * last tick (the history's newest sample). Not the trend: its two-minute
- * fit still falls a minute after a fill has stopped. */
+/* Free memory, or the free blocks at the page cache's order, fell by more
+ * than a sixteenth of what is free now since the last tick (the
+ * history's newest sample): a fill or a burst (page cache, or large anon
+ * faults, which the page-cache signal does not see) is under way. Not the
+ * trend: its two-minute fit still falls a minute after a fill stopped. */
 static bool free_falling(const Ctx *c, const PolicyNodeEval *ne)
 {
         const PolicyHistory *h = &c->s->hist;
         int hi = policy_hist_node_index(h, ne->node);
-        uint64_t prev;
+        uint64_t ps = c->a->page_size, lim = ne->free_bytes / 16, prev, prev_have;
+        unsigned r;
 
         if (hi < 0 || h->n == 0)
                 return false;
-        prev = h->free_pages[(h->head + h->n - 1) % POLICY_HISTORY_MAX][hi] * (uint64_t) c->a->page_size;
-        return prev > ne->free_bytes && prev - ne->free_bytes > ne->free_bytes / 16;
+        r = (h->head + h->n - 1) % POLICY_HISTORY_MAX;
+        prev = h->free_pages[r][hi] * ps;
+        prev_have = h->ge_pages[K_LARGE][r][hi] * ps;
+        return (prev > ne->free_bytes && prev - ne->free_bytes > lim) ||
+               (prev_have > ne->have_bytes[K_LARGE] && prev_have - ne->have_bytes[K_LARGE] > lim);
 }
 
 /* The page cache's reserve (the order its folios use, below the THP
