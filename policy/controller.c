@@ -697,22 +697,29 @@ static bool oneshot_below(const PolicyNodeEval *ne, unsigned k, uint64_t t, uint
 }
 
 /* Free memory, or the free blocks at the page cache's order, fell by more
- * than a sixteenth of what is free now since the last tick (the
- * history's newest sample): a fill or a burst (page cache, or large anon
- * faults, which the page-cache signal does not see) is under way. Not the
- * trend: its two-minute fit still falls a minute after a fill stopped. */
+ * than a sixteenth of what is free now within the last
+ * POLICY_SETTLED_USEC (any sample of the history that recent above now by
+ * that much): a fill or a burst (page cache, or large anon faults, which
+ * the page-cache signal does not see) is under way. A window, not the
+ * last tick: ticks come every second after faults or stalls, and a fill
+ * at 25 MiB a second falls less than a sixteenth in one. Not the trend:
+ * its two-minute fit still falls a minute after a fill stopped. */
 static bool free_falling(const Ctx *c, const PolicyNodeEval *ne)
 {
         const PolicyHistory *h = &c->s->hist;
         int hi = policy_hist_node_index(h, ne->node);
-        uint64_t ps = c->a->page_size, lim = ne->free_bytes / 16, prev, prev_have;
-        unsigned r;
+        uint64_t ps = c->a->page_size, lim = ne->free_bytes / 16, prev = 0, prev_have = 0;
 
-        if (hi < 0 || h->n == 0)
+        if (hi < 0)
                 return false;
-        r = (h->head + h->n - 1) % POLICY_HISTORY_MAX;
-        prev = h->free_pages[r][hi] * ps;
-        prev_have = h->ge_pages[K_LARGE][r][hi] * ps;
+        for (unsigned j = h->n; j > 0; j--) {
+                unsigned r = (h->head + j - 1) % POLICY_HISTORY_MAX;
+
+                if (h->t_usec[r] > c->now || c->now - h->t_usec[r] > POLICY_SETTLED_USEC)
+                        break;
+                prev = MAX(prev, h->free_pages[r][hi] * ps);
+                prev_have = MAX(prev_have, h->ge_pages[K_LARGE][r][hi] * ps);
+        }
         return (prev > ne->free_bytes && prev - ne->free_bytes > lim) ||
                (prev_have > ne->have_bytes[K_LARGE] && prev_have - ne->have_bytes[K_LARGE] > lim);
 }

@@ -289,47 +289,66 @@ static void test_pc_oneshot_edges(void **state)
         free(s);
 }
 
+/* the history's samples no older than 10 s (the window free_falling() looks at) */
+static void set_window(TSim *s, bool have, uint64_t pages)
+{
+        PolicyHistory *h = &s->state.hist;
+
+        for (unsigned j = 0; j < h->n; j++) {
+                unsigned r = (h->head + j) % POLICY_HISTORY_MAX;
+
+                if (s->now + 5 * S - h->t_usec[r] <= 10 * S) {
+                        if (have)
+                                h->ge_pages[0][r][0] = pages;
+                        else
+                                h->free_pages[r][0] = pages;
+                }
+        }
+}
+
 /* Free memory falling fast (a fill or a burst under way: what a
  * compaction builds is split again at once; in the postgres scenario the
- * one-shot came during the page-cache fill, 974 MiB free falling at 46
- * MiB/s, and its interval then kept it from the settled memory): no
- * one-shot while free fell by more than free / 16 since the last tick.
- * Order>=6 under target (10000 pages) throughout. */
+ * one-shot came during the page-cache fill and during the fragmenter's
+ * pass, and its interval then kept it from the settled memory): no
+ * one-shot while a sample of the last 10 s is above free memory now by
+ * more than free / 16. Order>=6 under target (10000 pages) from tick 2. */
 static void test_pc_oneshot_not_while_free_falls(void **state)
 {
         TSim *s = sim_new();
-        TWorld w = world_pc(10000, 100000);
+        TWorld w = world_pc(30000, 100000);
 
         (void) state;
-        /* 100000 -> 90000: fell 10000 > 90000 / 16 = 5625 (the first tick has
-         * no history: made with order>=6 over target, 30000 pages) */
-        w.node[0].ge_thp_pages = 30000;
+        /* t0: over target (no one-shot), history made */
         assert_int_equal(tick_pc(s, &w), 0);
+        /* t0 + 5 s: 100000 -> 90000, fell 10000 > 90000 / 16 = 5625 */
         w.node[0].ge_thp_pages = 10000;
         w.node[0].free_pages = 90000;
         assert_int_equal(tick_pc(s, &w), 0);
-        /* 90000 -> 85000: 5000 > 85000 / 16 = 5312? no: a one-shot */
-        w.node[0].free_pages = 85000;
+        /* t0 + 10 s: steady since the last tick, but t0's 100000 is 10 s old: still in the window */
+        assert_int_equal(tick_pc(s, &w), 0);
+        /* t0 + 15 s: the window holds 90000 and 90000: a one-shot */
         assert_int_equal(tick_pc(s, &w), 1);
-        /* the edge, without the interval: 85000 -> 80000 is 5000 = 80000 / 16,
-         * not more: yes; 85001 -> 80000: 5001, more: no */
+        /* the edge, without the interval: free 80000 and the window at 85000:
+         * 5000 = 80000 / 16, not more: yes; one sample at 85001: no */
         s->state.have_oneshot[0] = false;
         w.node[0].free_pages = 80000;
-        assert_int_equal(tick_pc(s, &w), 1);
-        s->state.have_oneshot[0] = false;
+        set_window(s, false, 85000);
+        assert_int_equal(decide_pc(s, &w, false, NULL), 1);
+        s->now -= 5 * S;
         s->state.hist.free_pages[(s->state.hist.head + s->state.hist.n - 1) % POLICY_HISTORY_MAX][0] = 85001;
         assert_int_equal(decide_pc(s, &w, false, NULL), 0);
         /* rising is never a fall */
-        s->state.hist.free_pages[(s->state.hist.head + s->state.hist.n - 1) % POLICY_HISTORY_MAX][0] = 1000;
+        s->now -= 5 * S;
+        set_window(s, false, 1000);
         assert_int_equal(decide_pc(s, &w, false, NULL), 1);
         free(s);
 }
 
 /* The same for the free blocks at the page cache's order (something takes
  * large blocks, as the scenario's eater with its mTHP faults, which the
- * page-cache signal does not see): order>=6 free 15000 -> 10000 pages with
- * free memory steady at 80000: 5000 = 80000 / 16, not more: a one-shot;
- * 15001 -> 10000: none. */
+ * page-cache signal does not see): order>=6 free 10000 pages now, free
+ * memory steady at 80000: the window at 15000 (5000 = 80000 / 16, not
+ * more): a one-shot; one sample at 15001: none. */
 static void test_pc_oneshot_not_while_blocks_fall(void **state)
 {
         TSim *s = sim_new();
@@ -339,12 +358,20 @@ static void test_pc_oneshot_not_while_blocks_fall(void **state)
         (void) state;
         w.node[0].ge_thp_pages = 25000; /* over target: no one-shot, history made */
         assert_int_equal(tick_pc(s, &w), 0);
+        assert_int_equal(tick_pc(s, &w), 0);
         r = (s->state.hist.head + s->state.hist.n - 1) % POLICY_HISTORY_MAX;
         assert_int_equal(s->state.hist.ge_pages[0][r][0], 25000);
         w.node[0].ge_thp_pages = 10000;
+        set_window(s, true, 15000);
         s->state.hist.ge_pages[0][r][0] = 15001;
         assert_int_equal(decide_pc(s, &w, false, NULL), 0);
+        s->now -= 5 * S;
         s->state.hist.ge_pages[0][r][0] = 15000;
+        assert_int_equal(decide_pc(s, &w, false, NULL), 1);
+        /* a sample older than 10 s does not count: the window now starts
+         * after the newest sample but one */
+        s->state.hist.ge_pages[0][(r + POLICY_HISTORY_MAX - 1) % POLICY_HISTORY_MAX][0] = 90000;
+        s->now += 5 * S; /* newest 10 s old, the one before 15 s */
         assert_int_equal(decide_pc(s, &w, false, NULL), 1);
         free(s);
 }
