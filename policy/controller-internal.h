@@ -9,6 +9,9 @@
 
 #define ERR_MAX 10000
 #define ERR_PRED 3000
+/* the page-cache one-shot waits until free memory and its blocks have not
+ * fallen for this long (controller.c free_falling()) */
+#define POLICY_SETTLED_USEC (10 * USEC_PER_SEC)
 
 enum { K_LARGE, K_THP };
 

@@ -247,11 +247,25 @@ static bool rollback_due(Ctx *c, Lever l, PolicyNumbers *num)
         return true;
 }
 
+/* A reserve below the THP order (the page cache's) is judged by the free
+ * blocks at its own order: one evaluation in which compaction scanned and
+ * they did not grow is enough. The kernel's proactive compaction works to
+ * the THP-order score; where no THP-order block can form (a pinned page in
+ * every few hundred KiB) it is never satisfied, and its free scanner takes
+ * the smaller blocks as migration targets (docs/policy.md "Page-cache
+ * reserve at its own order"). */
+static unsigned backoff_after(const Ctx *c, const LeverTrack *t)
+{
+        if (t->ep_lost && t->ep_objective == POLICY_OBJ_RESERVE && t->ep_order < c->d->eval.order[K_THP])
+                return MIN(c->cfg->backoff_decisions, 1u);
+        return c->cfg->backoff_decisions;
+}
+
 static bool backoff_due(Ctx *c, Lever l, PolicyNumbers *num)
 {
         const LeverTrack *t = &c->s->lever[l];
 
-        if (!t->episode || c->cfg->backoff_decisions == 0 || t->ep_no_gain < c->cfg->backoff_decisions)
+        if (!t->episode || c->cfg->backoff_decisions == 0 || t->ep_no_gain < backoff_after(c, t))
                 return false;
         *num = policy_numbers_blank(t->ep_objective == POLICY_OBJ_RESERVE || t->ep_objective == POLICY_OBJ_FREE
                                      ? t->ep_node
@@ -677,57 +691,125 @@ static void decide_thp_defrag(Ctx *c)
                 try_decay(c, l);
 }
 
+static void oneshot_item(Ctx *c, const PolicyNodeEval *ne, unsigned k, uint64_t t, uint32_t below)
+{
+        PolicyNumbers num = policy_numbers_blank(ne->node);
+        const PolicyEval *e = &c->d->eval;
+        DecisionItem *it;
+
+        num.order = e->order[k];
+        num.have_bytes = ne->have_bytes[k];
+        num.target_bytes = t;
+        num.free_bytes = ne->free_bytes;
+        num.limit_permyriad = below;
+        num.psi_some_permyriad = e->psi_some_permyriad;
+        num.score = ne->score;
+        it = &c->d->items[c->d->n_items++];
+        it->kind = DECISION_COMPACT_NODE;
+        it->lever = _LEVER_MAX;
+        it->node = ne->node;
+        it->reason = POLICY_REASON_ONESHOT_COMPACT;
+        it->num = num;
+}
+
+/* reserve k of node ne at have < below (permyriad) of target t, with free
+ * memory to build it from */
+static bool oneshot_below(const PolicyNodeEval *ne, unsigned k, uint64_t t, uint32_t below)
+{
+        if (t == 0 || ne->free_bytes < policy_free_needed_bytes(ne, t))
+                return false;
+        return (unsigned __int128) ne->have_bytes[k] * 10000 < (unsigned __int128) t * below;
+}
+
+/* Free memory, or the free blocks at the page cache's order, fell by more
+ * than a sixteenth of what is free now within the last
+ * POLICY_SETTLED_USEC (any sample of the history that recent above now by
+ * that much): a fill or a burst (page cache, or large anon faults, which
+ * the page-cache signal does not see) is under way. A window, not the
+ * last tick: ticks come every second after faults or stalls, and a fill
+ * at 25 MiB a second falls less than a sixteenth in one. Not the trend:
+ * its two-minute fit still falls a minute after a fill stopped. */
+static bool free_falling(const Ctx *c, const PolicyNodeEval *ne)
+{
+        const PolicyHistory *h = &c->s->hist;
+        int hi = policy_hist_node_index(h, ne->node);
+        uint64_t ps = c->a->page_size, lim = ne->free_bytes / 16, prev = 0, prev_have = 0;
+
+        if (hi < 0)
+                return false;
+        for (unsigned j = h->n; j > 0; j--) {
+                unsigned r = (h->head + j - 1) % POLICY_HISTORY_MAX;
+
+                if (h->t_usec[r] > c->now || c->now - h->t_usec[r] > POLICY_SETTLED_USEC)
+                        break;
+                prev = MAX(prev, h->free_pages[r][hi] * ps);
+                prev_have = MAX(prev_have, h->ge_pages[K_LARGE][r][hi] * ps);
+        }
+        return (prev > ne->free_bytes && prev - ne->free_bytes > lim) ||
+               (prev_have > ne->have_bytes[K_LARGE] && prev_have - ne->have_bytes[K_LARGE] > lim);
+}
+
+/* The page cache's reserve (the order its folios use, below the THP
+ * order) below its target: a whole-node compaction builds blocks of every
+ * order from what is movable, where proactive compaction, driven by the
+ * THP-order score, may never be satisfied (docs/policy.md "Page-cache
+ * reserve at its own order"). Short is enough (not oneshot_below): one
+ * node compaction scanned 162 k pages for +13 MiB of order>=6 blocks in
+ * the postgres VM scenario, where proactiveness 60-80 scanned 4-10 M and
+ * lost them. Also while kicks are on and while proactiveness is held
+ * after a back-off (the one-shot is the lever left then); not during a
+ * page-cache burst (the tick's demand) nor while free memory falls fast, and at
+ * most once per oneshot_min_interval on the node, as the THP one. */
+static bool oneshot_pagecache(const Ctx *c, const PolicyNodeEval *ne)
+{
+        const PolicyEval *e = &c->d->eval;
+
+        if (e->pagecache_order == 0 || e->order[K_LARGE] >= e->order[K_THP] || e->pagecache_demand_bytes > 0)
+                return false;
+        /* free memory falling fast: a fill or a burst is under way, and
+         * what a compaction builds now is split again at once (the
+         * interval would then keep it from the memory that settles) */
+        if (free_falling(c, ne))
+                return false;
+        return oneshot_below(ne, K_LARGE, ne->target_bytes[K_LARGE], 10000);
+}
+
 static void decide_oneshot(Ctx *c)
 {
         const PolicyConfig *cfg = c->cfg;
         const PolicyEval *e = &c->d->eval;
         const PolicyHistory *h = &c->s->hist;
         const LeverTrack *pro = &c->s->lever[LEVER_COMPACTION_PROACTIVENESS];
-
-        if (!cfg->oneshot_compact || c->psi_high)
-                return;
         /* kicks on: kcompactd works to the aim's threshold; a whole-node
          * compaction would build every free page into blocks (1.37 GiB of
          * order-9 blocks for a 512 MiB cycle in the phased bench) */
-        if (kicks_on(c, LEVER_COMPACTION_PROACTIVENESS))
+        bool thp_ok = !kicks_on(c, LEVER_COMPACTION_PROACTIVENESS) &&
+                      /* compaction was just found not to pay */
+                      !(pro->hold_raise_until_usec > c->now && pro->hold_reason == POLICY_REASON_BACKOFF_INEFFECTIVE);
+
+        if (!cfg->oneshot_compact || c->psi_high)
                 return;
         if (e->psi_some_permyriad > cfg->calm_psi_some_permyriad)
                 return;
-        if (pro->hold_raise_until_usec > c->now && pro->hold_reason == POLICY_REASON_BACKOFF_INEFFECTIVE)
-                return; /* compaction was just found not to pay */
 
         for (unsigned i = 0; i < e->n_nodes; i++) {
                 const PolicyNodeEval *ne = &e->nodes[i];
                 /* between bursts a one-shot answers the configured reserve only */
                 uint64_t t = ne->learned && e->learned_standing ? ne->config_target_bytes : ne->target_bytes[K_THP];
                 int hi = policy_hist_node_index(h, ne->node);
-                PolicyNumbers num;
-                DecisionItem *it;
+                bool thp = thp_ok && oneshot_below(ne, K_THP, t, cfg->oneshot_below_permyriad);
 
-                if (t == 0 || ne->free_bytes < policy_free_needed_bytes(ne, t))
-                        continue;
-                if ((unsigned __int128) ne->have_bytes[K_THP] * 10000 >=
-                    (unsigned __int128) t * cfg->oneshot_below_permyriad)
+                if (!thp && !oneshot_pagecache(c, ne))
                         continue;
                 if (hi >= 0 && c->s->have_oneshot[hi] && c->now >= c->s->last_oneshot_usec[hi] &&
                     c->now - c->s->last_oneshot_usec[hi] < cfg->oneshot_min_interval_usec)
                         continue;
                 if (c->d->n_items >= POLICY_MAX_ITEMS)
                         return;
-                num = policy_numbers_blank(ne->node);
-                num.order = e->order[K_THP];
-                num.have_bytes = ne->have_bytes[K_THP];
-                num.target_bytes = t;
-                num.free_bytes = ne->free_bytes;
-                num.limit_permyriad = cfg->oneshot_below_permyriad;
-                num.psi_some_permyriad = e->psi_some_permyriad;
-                num.score = ne->score;
-                it = &c->d->items[c->d->n_items++];
-                it->kind = DECISION_COMPACT_NODE;
-                it->lever = _LEVER_MAX;
-                it->node = ne->node;
-                it->reason = POLICY_REASON_ONESHOT_COMPACT;
-                it->num = num;
+                if (thp)
+                        oneshot_item(c, ne, K_THP, t, cfg->oneshot_below_permyriad);
+                else
+                        oneshot_item(c, ne, K_LARGE, ne->target_bytes[K_LARGE], 10000);
         }
 }
 

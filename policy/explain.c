@@ -331,7 +331,7 @@ static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumber
                             dur_str(n->met_usec).s, value_str(l, n->baseline).s);
                 break;
         case POLICY_REASON_BACKOFF_INEFFECTIVE:
-                out(o, "%u evaluations without a gain worth its cost", n->evaluations);
+                out(o, "%u evaluation%s without a gain worth its cost", n->evaluations, n->evaluations == 1 ? "" : "s");
                 if (n->scanned_pages > 0)
                         out(o, ": compaction scanned %llu pages", (unsigned long long) n->scanned_pages);
                 if (n->objective == POLICY_OBJ_RESERVE)
@@ -368,9 +368,14 @@ static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumber
                 /* a kick item's numbers are those of the missed objective */
                 break;
         case POLICY_REASON_ONESHOT_COMPACT:
-                out(o, "%s free in order>=%u blocks is under %s of the %s target and memory pressure is calm (some %s)",
-                    bytes_str(n->have_bytes).s, n->order, pct_str(n->limit_permyriad).s,
-                    bytes_str(n->target_bytes).s, pct_str(n->psi_some_permyriad).s);
+                if (n->limit_permyriad >= 10000) /* the page cache's reserve: short is enough */
+                        out(o, "%s free in order>=%u blocks is under the %s target, no page-cache burst and memory pressure is calm (some %s)",
+                            bytes_str(n->have_bytes).s, n->order, bytes_str(n->target_bytes).s,
+                            pct_str(n->psi_some_permyriad).s);
+                else
+                        out(o, "%s free in order>=%u blocks is under %s of the %s target and memory pressure is calm (some %s)",
+                            bytes_str(n->have_bytes).s, n->order, pct_str(n->limit_permyriad).s,
+                            bytes_str(n->target_bytes).s, pct_str(n->psi_some_permyriad).s);
                 break;
         default:
                 out(o, "no reason");

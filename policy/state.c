@@ -14,7 +14,9 @@
  *   gain, but scanned / (gain / order_thp block) > backoff_max_scan_per_block
  *                                                    -> ep_no_gain++
  *   gain at an acceptable cost                       -> new start, count reset
- * policy_decide() backs off once ep_no_gain reaches backoff_decisions: the
+ * policy_decide() backs off once ep_no_gain reaches backoff_decisions (a
+ * reserve below the THP order: after one evaluation in which compaction
+ * scanned and its own order gained nothing, ep_lost): the
  * lever returns to its baseline at once and raising is held for
  * backoff_hold << n, n the back-offs in a row (reset by an episode that
  * paid off, or by the targets met once the hold is over), so a miss
@@ -173,6 +175,7 @@ static void episode_start(LeverTrack *t, const DecisionItem *it, usec_t now)
         t->ep_start_usec = t->ep_eval_usec = now;
         t->ep_scanned_pages = t->ep_scanned_at_eval = 0;
         t->ep_no_gain = 0;
+        t->ep_lost = false;
         t->ep_gained_bytes = 0;
         t->ep_scan_per_block = 0;
 }
@@ -205,6 +208,7 @@ static void episode_evaluate(LeverTrack *t, Lever l, const PolicyEval *e, usec_t
         if (t->ep_objective == POLICY_OBJ_RESERVE || t->ep_objective == POLICY_OBJ_FREE)
                 t->ep_gained_bytes = gain;
 
+        t->ep_lost = gain <= 0 && scanned > 0;
         if (gain <= 0) {
                 if (!compaction_lever(l) || scanned > 0)
                         t->ep_no_gain++;

@@ -309,6 +309,7 @@ typedef struct LeverTrack {
         usec_t ep_start_usec, ep_eval_usec;
         uint64_t ep_scanned_pages, ep_scanned_at_eval;
         unsigned ep_no_gain;        /* evaluations without gain (or with gain at too high a cost) */
+        bool ep_lost;               /* the last evaluation: compaction scanned, no gain (or a loss) */
         int64_t ep_gained_bytes;    /* reserve or free memory objectives */
         uint64_t ep_scan_per_block;
 } LeverTrack;

@@ -10,10 +10,13 @@
 # compaction (stock 6.12) or falls back to small folios (the NORETRY kernel),
 # and the failed attempt wakes kswapd at order 6.
 #
-#   fvm.policy=kernel|tuned|pro100|fragd|fragd-thpoff
+#   fvm.policy=kernel|tuned|pro100|oneshot|fragd|fragd-thpoff
 #       kernel: defaults; tuned: compaction_proactiveness=60 and
 #       watermark_scale_factor=200 (as churn); pro100:
-#       compaction_proactiveness=100; fragd: the shipped unit, enabled with
+#       compaction_proactiveness=100; oneshot (test-only, issue 13: which
+#       lever makes order>=6 blocks on this memory): kernel defaults, and
+#       one whole-node compaction (every node's sysfs compact, else
+#       vm.compact_memory) when the policies take over; fragd: the shipped unit, enabled with
 #       `systemctl enable --now fragd` (fresh: no learned state), watching
 #       postgres' cgroup through a conf.d drop-in; fragd-thpoff: the same, and
 #       THP off for postgres with the drop-in `fragd thp-dropin` prints.
@@ -70,7 +73,7 @@ PROM=/var/lib/prometheus/node-exporter/fragd.prom
 TRACE=/sys/kernel/tracing
 INST=$TRACE/instances/fragd-vm-pg
 
-case $POLICY in kernel | tuned | pro100 | fragd | fragd-thpoff) ;; *)
+case $POLICY in kernel | tuned | pro100 | oneshot | fragd | fragd-thpoff) ;; *)
 	echo "unknown policy '$POLICY'"
 	exit 2
 	;;
@@ -274,6 +277,7 @@ fi
 grep -E 'Normal|DMA32' /proc/buddyinfo | sed 's/^/buddyinfo: /'
 
 # --- the policy takes over
+scanned() { echo $(($(vmstat compact_migrate_scanned) + $(vmstat compact_free_scanned))); }
 if [ -e /proc/sys/kernel/task_delayacct ]; then pass "task_delayacct=$(cat /proc/sys/kernel/task_delayacct)"; fi
 [ -e /tmp/knobs.orig ] || knobs_snapshot >/tmp/knobs.orig
 case $POLICY in
@@ -283,6 +287,16 @@ tuned)
 	knob_set vm/watermark_scale_factor 200
 	;;
 pro100) knob_set vm/compaction_proactiveness 100 ;;
+oneshot)
+	t=$(uptime_s) sc=$(scanned) o6=$(free_order_mb 6)
+	nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null || true)
+	if [ -n "$nodes" ]; then
+		for n in $nodes; do echo 1 >"$n/compact"; done
+	else
+		echo 1 >$V/compact_memory
+	fi
+	log "one-shot compaction in $(awk -v a="$t" -v b="$(uptime_s)" 'BEGIN { print b - a }')s: order>=6 free $o6 -> $(free_order_mb 6) MiB, order>=9 $(free_order_mb 9) MiB, $(($(scanned) - sc)) pages scanned"
+	;;
 fragd*) [ "$FRAGD_START" = early ] || fragd_enable ;;
 esac
 log "policy $POLICY: $(knobs_snapshot | tr '\n' ' ')"
@@ -324,7 +338,6 @@ jfield() { echo "$1" | sed -n "s/.*\"$2\":\\([^,}]*\\).*/\\1/p" | tr -d '"'; }
 prom_delay() { # prom_delay METRIC: the compact sample of postgres' cgroup in fragd.prom
 	{ sed -n "s|^$1{cgroup=\"$CGPATH\",kind=\"compact\"} \\([0-9.e+-]*\\)$|\\1|p" $PROM 2>/dev/null || true; } | tail -n 1
 }
-scanned() { echo $(($(vmstat compact_migrate_scanned) + $(vmstat compact_free_scanned))); }
 
 # --- the measured run
 pc_orders >/tmp/pc.before

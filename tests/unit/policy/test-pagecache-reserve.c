@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* A reserve below the THP order (the page cache's order_large reserve) is
+ * judged by the free blocks at its own order: one evaluation in which
+ * compaction scanned and order>=N free did not grow ends the raising
+ * (docs/policy.md "Page-cache reserve at its own order"). The kernel's
+ * proactive compaction works to the order-9 score; on memory where no
+ * order-9 block can form (a pinned page in every 256 KiB) it is never
+ * satisfied, and its scanners took order-6 blocks as migration targets
+ * (the postgres VM scenario: order>=6 free 75 -> 54 MiB under
+ * proactiveness 100). A THP-order reserve keeps backoff_decisions.
+ *
+ * Worked by hand for t_config() on one 4 GiB node (1048576 pages):
+ * order-4 target 2 % = 85899345 B = 20971.5 pages, THP target 1 % =
+ * 42949672 B = 10485.8 pages, met with the 10 % band at >= 11534.3
+ * pages; proactiveness dwell 10 s, backoff_decisions 3, backoff_hold
+ * 600 s, no kicks; 5 s ticks, 10000 pages scanned a second. Links
+ * libpolicy.a only. */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "controller-test-util.h"
+
+#define P LEVER_COMPACTION_PROACTIVENESS
+
+/* order-4 reserve short (15000 pages of 20971.5), THP reserve met (12000 >= 11534.3) */
+static TWorld world_large_short(void)
+{
+        TWorld w = t_world_fine(1);
+
+        w.node[0] = (TNode){ .free_pages = 500000, .ge_large_pages = 15000, .ge_thp_pages = 12000,
+                             .reclaimable_pages = 200000 };
+        w.scan_pages_per_sec = 10000;
+        return w;
+}
+
+/* ticks (5 s) until the back-off item, the first raise at tick 1; 0: none in `max` */
+static unsigned ticks_to_backoff(TSim *s, TWorld *w, unsigned max, uint64_t grow_large_per_tick,
+                                 const DecisionItem **ret)
+{
+        for (unsigned i = 1; i <= max; i++) {
+                const Decision *d = t_sim_tick(s, w, 5);
+                const DecisionItem *it = t_find_reason(d, P, POLICY_REASON_BACKOFF_INEFFECTIVE);
+
+                explain_print(d);
+                if (i == 1)
+                        assert_non_null(t_find(d, DECISION_LEVER, P)); /* the raise that opens the episode */
+                if (it) {
+                        *ret = it;
+                        return i;
+                }
+                w->node[0].ge_large_pages += grow_large_per_tick;
+        }
+        return 0;
+}
+
+/* order 4 < 9: raise at tick 1 (t = 5 s), the episode evaluated at 15 s
+ * (10 s = one dwell: 100000 pages scanned, order>=4 free still 15000
+ * pages), backed off at the next tick, 20 s: tick 4. With
+ * backoff_decisions (3) it would be the evaluations at 15, 25, 35 s and
+ * the back-off at 40 s: tick 8. */
+static void test_large_backs_off_after_one_evaluation(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = world_large_short();
+        const DecisionItem *it = NULL;
+        char buf[512];
+
+        (void) state;
+        assert_int_equal(ticks_to_backoff(s, &w, 20, 0, &it), 4);
+        assert_int_equal(it->to, 20); /* the baseline, at once */
+        assert_int_equal(it->num.objective, POLICY_OBJ_RESERVE);
+        assert_int_equal(it->num.order, 4);
+        assert_int_equal(it->num.evaluations, 1);
+        assert_int_equal(it->num.scanned_pages, 100000);
+        assert_int_equal(it->num.gained_bytes, 0);
+        decision_explain(it, buf, sizeof(buf));
+        print_message("    %s\n", buf);
+        /* held for backoff_hold (600 s): no raise, no move at all */
+        for (unsigned i = 0; i < 110; i++) {
+                const Decision *d = t_sim_tick(s, &w, 5);
+
+                assert_null(t_find(d, DECISION_LEVER, P));
+        }
+        assert_int_equal(s->in[P].current, 20);
+        free(s);
+}
+
+/* order>=4 falling while compaction scans is no gain either: tick 4 */
+static void test_large_falling_backs_off(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = world_large_short();
+        const DecisionItem *it = NULL;
+
+        (void) state;
+        assert_int_equal(ticks_to_backoff(s, &w, 20, (uint64_t) -500, &it), 4);
+        /* 15000 - 2 x 500 pages at the evaluation (15 s, ticks 1-2 lowered it) */
+        assert_int_equal(it->num.gained_bytes, -1000 * 4096);
+        free(s);
+}
+
+/* order>=4 growing 2900 pages a tick: at the evaluation (15 s, the value
+ * of tick 3, 20800 pages: still short) 5800 pages = 11 THP blocks for
+ * 100000 pages scanned, 9090 a
+ * block, under the 20000 limit: paid off. Growing 800 a tick: 1600, 3200,
+ * 4800 pages (3, 6, 9 blocks) for 100000, 200000, 300000 pages scanned,
+ * 33333 a block each time: too dear, but a gain, so backoff_decisions (3)
+ * evaluations as before: tick 8. */
+static void test_large_gain_keeps_raising(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = world_large_short();
+        const DecisionItem *it = NULL;
+
+        (void) state;
+        assert_int_equal(ticks_to_backoff(s, &w, 3, 2900, &it), 0);
+        assert_int_equal(s->state.lever[P].ep_no_gain, 0);
+        assert_true(s->state.lever[P].episode);
+        t_sim_init(s);
+        w = world_large_short();
+        it = NULL;
+        assert_int_equal(ticks_to_backoff(s, &w, 20, 800, &it), 8);
+        assert_int_equal(it->num.evaluations, 3);
+        assert_int_equal(it->num.gained_bytes, 4800 * 4096);
+        free(s);
+}
+
+/* The THP reserve short (order 9), the order-4 one met: backoff_decisions
+ * evaluations as before, ticks 8 (evaluations at 15, 25, 35 s) */
+static void test_thp_keeps_backoff_decisions(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = world_large_short();
+        const DecisionItem *it = NULL;
+
+        (void) state;
+        w.node[0].ge_large_pages = 30000;
+        w.node[0].ge_thp_pages = 5000;
+        s->cfg.oneshot_compact = false;
+        assert_int_equal(ticks_to_backoff(s, &w, 20, 0, &it), 8);
+        assert_int_equal(it->num.order, 9);
+        assert_int_equal(it->num.evaluations, 3);
+        free(s);
+}
+
+/* ---- the one-shot node compaction for the page-cache reserve ------------
+ * The page cache adds its folios at order 6 (8 MiB of them seen, all at
+ * order 6: the order is 6); no demand this tick unless `delta`. The
+ * order-6 target is the configured 2 % = 85899345 B (no burst learned):
+ * short under 20971.5 pages (20971 yes, 20972 no: not oneshot_below's 25 %
+ * as for the THP reserve). The THP target 42949672 B, far below under
+ * 2621.4 pages: order>=9 free at 3000 pages or more is not. Free memory at
+ * least the kernel's high watermark (min 16896 pages, gap max(16896 / 4,
+ * 1048576 x 10 / 10000) = 4224: 25344 pages = 103809024 B) + the target =
+ * 189708369 B = 46315.5 pages: 46316 yes, 46315 no. */
+static unsigned decide_pc(TSim *s, const TWorld *w, bool delta, const DecisionItem **ret)
+{
+        unsigned n = 0;
+
+        s->now += 5 * S;
+        t_assess(w, s->now, &s->a);
+        s->a.pagecache.valid = true;
+        s->a.pagecache.bytes_total[6] = 8u << 20;
+        s->a.pagecache.delta_valid = delta;
+        s->a.pagecache.interval_sec = 5;
+        s->a.pagecache.bytes_delta[6] = delta ? 2u << 20 : 0;
+        assert_int_equal(policy_decide(&s->cfg, &s->state, &s->a, s->in, s->now, &s->d), 0);
+        for (unsigned i = 0; i < s->d.n_items; i++)
+                if (s->d.items[i].kind == DECISION_COMPACT_NODE) {
+                        n++;
+                        if (ret)
+                                *ret = &s->d.items[i];
+                }
+        return n;
+}
+
+/* decide_pc(), then the state updated as the daemon does (the history
+ * the free-memory trend is fitted on) */
+static unsigned tick_pc(TSim *s, const TWorld *w)
+{
+        unsigned n = decide_pc(s, w, false, NULL);
+
+        decision_mark_all_applied(&s->d);
+        policy_state_update(&s->state, &s->a, &s->d, s->now);
+        return n;
+}
+
+static TWorld world_pc(uint64_t ge6, uint64_t free_pages)
+{
+        TWorld w = t_world_fine(1);
+
+        w.node[0] = (TNode){ .free_pages = free_pages, .ge_large_pages = free_pages, .ge_thp_pages = ge6,
+                             .reclaimable_pages = 200000 };
+        return w;
+}
+
+static void test_pc_oneshot(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = world_pc(5000, 100000);
+        const DecisionItem *it = NULL;
+        char buf[512];
+
+        (void) state;
+        /* kicks on (they keep the THP one-shot off): the order-6 one still comes */
+        s->cfg.kick_interval_usec = 5 * S;
+        assert_int_equal(decide_pc(s, &w, false, &it), 1);
+        assert_int_equal(s->d.eval.order[0], 6);
+        assert_int_equal(it->node, 0);
+        assert_int_equal(it->reason, POLICY_REASON_ONESHOT_COMPACT);
+        assert_int_equal(it->num.order, 6);
+        assert_int_equal(it->num.have_bytes, 5000ULL * 4096);
+        assert_int_equal(it->num.target_bytes, 85899345);
+        assert_int_equal(it->num.free_bytes, 100000ULL * 4096);
+        assert_int_equal(it->num.limit_permyriad, 10000);
+        decision_explain(it, buf, sizeof(buf));
+        print_message("    %s\n", buf);
+        /* 20480000 B and 85899345 B in whole MiB, rounded down */
+        assert_string_equal(buf, "compact node 0 now: 19 MiB free in order>=6 blocks is under the 81 MiB target, "
+                                 "no page-cache burst and memory pressure is calm (some 0.00%)");
+        free(s);
+}
+
+static void test_pc_oneshot_edges(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w;
+
+        (void) state;
+        w = world_pc(20971, 100000);
+        assert_int_equal(decide_pc(s, &w, false, NULL), 1);
+        t_sim_init(s);
+        w = world_pc(20972, 100000);
+        assert_int_equal(decide_pc(s, &w, false, NULL), 0);
+        /* free memory to build from: 46316 pages yes, 46315 no */
+        t_sim_init(s);
+        w = world_pc(3000, 46316);
+        assert_int_equal(decide_pc(s, &w, false, NULL), 1);
+        t_sim_init(s);
+        w = world_pc(3000, 46315);
+        assert_int_equal(decide_pc(s, &w, false, NULL), 0);
+        /* a page-cache burst this tick: not now */
+        t_sim_init(s);
+        w = world_pc(3000, 100000);
+        assert_int_equal(decide_pc(s, &w, true, NULL), 0);
+        /* pressure: some 1.00 % yes, 1.01 % no */
+        t_sim_init(s);
+        w.psi_some = 100;
+        assert_int_equal(decide_pc(s, &w, false, NULL), 1);
+        t_sim_init(s);
+        w.psi_some = 101;
+        assert_int_equal(decide_pc(s, &w, false, NULL), 0);
+        w.psi_some = 0;
+        /* off */
+        t_sim_init(s);
+        s->cfg.oneshot_compact = false;
+        assert_int_equal(decide_pc(s, &w, false, NULL), 0);
+        /* proactiveness just backed off for this reserve: the one-shot is
+         * the lever that is left */
+        t_sim_init(s);
+        s->state.lever[P].hold_raise_until_usec = s->now + 100 * S;
+        s->state.lever[P].hold_reason = POLICY_REASON_BACKOFF_INEFFECTIVE;
+        assert_int_equal(decide_pc(s, &w, false, NULL), 1);
+        /* at most once per oneshot_min_interval (600 s) on the node */
+        t_sim_init(s);
+        s->state.hist.n_nodes = 1;
+        s->state.have_oneshot[0] = true;
+        s->state.last_oneshot_usec[0] = s->now + 5 * S - 595 * S;
+        assert_int_equal(decide_pc(s, &w, false, NULL), 0);
+        s->state.last_oneshot_usec[0] = s->now + 5 * S - 600 * S;
+        assert_int_equal(decide_pc(s, &w, false, NULL), 1);
+        /* no page-cache order (no hist): the order-4 reserve has none
+         * (kicks on keep the THP one, as far below, off) */
+        t_sim_init(s);
+        s->cfg.kick_interval_usec = 5 * S;
+        w = world_pc(100000, 100000);
+        w.node[0].ge_large_pages = 100;
+        s->now += 5 * S;
+        t_assess(&w, s->now, &s->a);
+        assert_int_equal(policy_decide(&s->cfg, &s->state, &s->a, s->in, s->now, &s->d), 0);
+        assert_null(t_find(&s->d, DECISION_COMPACT_NODE, 0));
+        free(s);
+}
+
+/* the history's samples no older than 10 s (the window free_falling() looks at) */
+static void set_window(TSim *s, bool have, uint64_t pages)
+{
+        PolicyHistory *h = &s->state.hist;
+
+        for (unsigned j = 0; j < h->n; j++) {
+                unsigned r = (h->head + j) % POLICY_HISTORY_MAX;
+
+                if (s->now + 5 * S - h->t_usec[r] <= 10 * S) {
+                        if (have)
+                                h->ge_pages[0][r][0] = pages;
+                        else
+                                h->free_pages[r][0] = pages;
+                }
+        }
+}
+
+/* Free memory falling fast (a fill or a burst under way: what a
+ * compaction builds is split again at once; in the postgres scenario the
+ * one-shot came during the page-cache fill and during the fragmenter's
+ * pass, and its interval then kept it from the settled memory): no
+ * one-shot while a sample of the last 10 s is above free memory now by
+ * more than free / 16. Order>=6 under target (10000 pages) from tick 2. */
+static void test_pc_oneshot_not_while_free_falls(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = world_pc(30000, 100000);
+
+        (void) state;
+        /* t0: over target (no one-shot), history made */
+        assert_int_equal(tick_pc(s, &w), 0);
+        /* t0 + 5 s: 100000 -> 90000, fell 10000 > 90000 / 16 = 5625 */
+        w.node[0].ge_thp_pages = 10000;
+        w.node[0].free_pages = 90000;
+        assert_int_equal(tick_pc(s, &w), 0);
+        /* t0 + 10 s: steady since the last tick, but t0's 100000 is 10 s old: still in the window */
+        assert_int_equal(tick_pc(s, &w), 0);
+        /* t0 + 15 s: the window holds 90000 and 90000: a one-shot */
+        assert_int_equal(tick_pc(s, &w), 1);
+        /* the edge, without the interval: free 80000 and the window at 85000:
+         * 5000 = 80000 / 16, not more: yes; one sample at 85001: no */
+        s->state.have_oneshot[0] = false;
+        w.node[0].free_pages = 80000;
+        set_window(s, false, 85000);
+        assert_int_equal(decide_pc(s, &w, false, NULL), 1);
+        s->now -= 5 * S;
+        s->state.hist.free_pages[(s->state.hist.head + s->state.hist.n - 1) % POLICY_HISTORY_MAX][0] = 85001;
+        assert_int_equal(decide_pc(s, &w, false, NULL), 0);
+        /* rising is never a fall */
+        s->now -= 5 * S;
+        set_window(s, false, 1000);
+        assert_int_equal(decide_pc(s, &w, false, NULL), 1);
+        free(s);
+}
+
+/* The same for the free blocks at the page cache's order (something takes
+ * large blocks, as the scenario's eater with its mTHP faults, which the
+ * page-cache signal does not see): order>=6 free 10000 pages now, free
+ * memory steady at 80000: the window at 15000 (5000 = 80000 / 16, not
+ * more): a one-shot; one sample at 15001: none. */
+static void test_pc_oneshot_not_while_blocks_fall(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = world_pc(15000, 80000);
+        unsigned r;
+
+        (void) state;
+        w.node[0].ge_thp_pages = 25000; /* over target: no one-shot, history made */
+        assert_int_equal(tick_pc(s, &w), 0);
+        assert_int_equal(tick_pc(s, &w), 0);
+        r = (s->state.hist.head + s->state.hist.n - 1) % POLICY_HISTORY_MAX;
+        assert_int_equal(s->state.hist.ge_pages[0][r][0], 25000);
+        w.node[0].ge_thp_pages = 10000;
+        set_window(s, true, 15000);
+        s->state.hist.ge_pages[0][r][0] = 15001;
+        assert_int_equal(decide_pc(s, &w, false, NULL), 0);
+        s->now -= 5 * S;
+        s->state.hist.ge_pages[0][r][0] = 15000;
+        assert_int_equal(decide_pc(s, &w, false, NULL), 1);
+        /* a sample older than 10 s does not count: the window now starts
+         * after the newest sample but one */
+        s->state.hist.ge_pages[0][(r + POLICY_HISTORY_MAX - 1) % POLICY_HISTORY_MAX][0] = 90000;
+        s->now += 5 * S; /* newest 10 s old, the one before 15 s */
+        assert_int_equal(decide_pc(s, &w, false, NULL), 1);
+        free(s);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_large_backs_off_after_one_evaluation),
+                cmocka_unit_test(test_large_falling_backs_off),
+                cmocka_unit_test(test_large_gain_keeps_raising),
+                cmocka_unit_test(test_thp_keeps_backoff_decisions),
+                cmocka_unit_test(test_pc_oneshot),
+                cmocka_unit_test(test_pc_oneshot_edges),
+                cmocka_unit_test(test_pc_oneshot_not_while_free_falls),
+                cmocka_unit_test(test_pc_oneshot_not_while_blocks_fall),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
