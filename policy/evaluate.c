@@ -50,19 +50,12 @@ static void want_offer_no_kick(Want *w, int32_t err, PolicyReason reason, const 
                 w->aim = aim;
 }
 
+/* An offer the kicks serve too: as above, and its error counts for them */
 static void want_offer(Want *w, int32_t err, PolicyReason reason, const PolicyNumbers *num, int64_t aim)
 {
-        if (err <= 0)
-                return;
         if (err > w->kick_err)
                 w->kick_err = err;
-        if (err > w->err) {
-                w->err = err;
-                w->reason = reason;
-                w->num = *num;
-        }
-        if (aim > w->aim)
-                w->aim = aim;
+        want_offer_no_kick(w, err, reason, num, aim);
 }
 
 
