@@ -361,6 +361,70 @@ static void test_met_learned_reserve_keeps_the_floor(void **state)
         free(s);
 }
 
+/* The same burst and reserve: the decay comes on the first tick at which
+ * every objective has been met for decay_after exactly, not one tick (5 s)
+ * later. The reserve is there from the tick the blocks appear (tick 0 of
+ * the loop, t0; the last raise, to 80, was 10 s before: its dwell is
+ * over), so with decay_after 600 s the move is at tick 120 (t0 + 600 s),
+ * its numbers say met for 600 s and cite the floor's score 66. */
+static unsigned decay_tick(usec_t decay_after, uint64_t thp_mib, const DecisionItem **ret)
+{
+        TWorld w;
+        TSim *s = case_default(&w, NO_PEAK);
+        static DecisionItem copy;
+        const DecisionItem *it = NULL;
+        unsigned i;
+
+        s->cfg.kick_interval_usec = 0;
+        s->cfg.decay_after_usec = decay_after;
+        w.thp_alloc_per_sec = 51.2;
+        (void) t_sim_tick(s, &w, 5);
+        w.thp_alloc_per_sec = 0;
+        for (i = 0; i < 8; i++)
+                (void) t_sim_tick(s, &w, 5);
+        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
+        w.node[0].ge_large_pages = 700 * PAGES_MIB;
+        w.node[0].ge_thp_pages = thp_mib * PAGES_MIB;
+        for (i = 0; i < 200; i++) {
+                it = t_find(t_sim_tick(s, &w, 5), DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+                if (it)
+                        break;
+        }
+        assert_non_null(it);
+        copy = *it;
+        *ret = &copy;
+        free(s);
+        return i;
+}
+
+static void test_met_learned_decay_at_decay_after(void **state)
+{
+        const DecisionItem *it;
+
+        (void) state;
+        assert_int_equal(decay_tick(600 * S, 600, &it), 120);
+        assert_int_equal(it->to, 44);
+        assert_int_equal(it->num.met_usec, 600 * S);
+        assert_int_equal(it->num.score_target, 66);
+        assert_int_equal(it->reason, POLICY_REASON_TARGETS_MET_DECAY);
+}
+
+/* The learned reserve there but inside the band (520 MiB: >= 512, under
+ * 512 x 1.1 = 563.2): not met with the margin, yet nothing below its
+ * target (no fragmentation want) and no stall or fallback: quiet from t0.
+ * After decay_after of quiet proactiveness goes to the floor all the same
+ * (44, the score 66 as above), the numbers saying quiet for 600 s. */
+static void test_quiet_in_band_decays_to_the_floor(void **state)
+{
+        const DecisionItem *it;
+
+        (void) state;
+        assert_int_equal(decay_tick(600 * S, 520, &it), 120);
+        assert_int_equal(it->to, 44);
+        assert_int_equal(it->num.met_usec, 600 * S);
+        assert_int_equal(it->num.score_target, 66);
+}
+
 /* Where no score can keep the learned reserve (it is more than the free
  * memory: 512 MiB against 400 MiB free), nothing stands: score target 0,
  * no raise. The configured reserves are met (100 MiB >= 45.1) and free
@@ -513,6 +577,8 @@ int main(void)
                 cmocka_unit_test(test_next_burst_served),
                 cmocka_unit_test(test_reclaim_lever_home_between_bursts),
                 cmocka_unit_test(test_met_learned_reserve_keeps_the_floor),
+                cmocka_unit_test(test_met_learned_decay_at_decay_after),
+                cmocka_unit_test(test_quiet_in_band_decays_to_the_floor),
                 cmocka_unit_test(test_standing_needs_a_score),
                 cmocka_unit_test(test_standing_exact_score),
                 cmocka_unit_test(test_floor_is_proactiveness_only),
