@@ -367,7 +367,7 @@ static void test_met_learned_reserve_keeps_the_floor(void **state)
  * the loop, t0; the last raise, to 80, was 10 s before: its dwell is
  * over), so with decay_after 600 s the move is at tick 120 (t0 + 600 s),
  * its numbers say met for 600 s and cite the floor's score 66. */
-static unsigned decay_tick(usec_t decay_after, uint64_t thp_mib, const DecisionItem **ret)
+static unsigned decay_tick_in(unsigned free_mib, usec_t decay_after, uint64_t thp_mib, const DecisionItem **ret)
 {
         TWorld w;
         TSim *s = case_default(&w, NO_PEAK);
@@ -383,17 +383,28 @@ static unsigned decay_tick(usec_t decay_after, uint64_t thp_mib, const DecisionI
         for (i = 0; i < 8; i++)
                 (void) t_sim_tick(s, &w, 5);
         assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
-        w.node[0].ge_large_pages = 700 * PAGES_MIB;
+        w.node[0].free_pages = free_mib * PAGES_MIB;
+        w.node[0].ge_large_pages = MIN(700, free_mib) * PAGES_MIB;
         w.node[0].ge_thp_pages = thp_mib * PAGES_MIB;
         for (i = 0; i < 200; i++) {
                 it = t_find(t_sim_tick(s, &w, 5), DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
                 if (it)
                         break;
         }
-        assert_non_null(it);
-        copy = *it;
-        *ret = &copy;
+        *ret = NULL;
+        if (it) {
+                copy = *it;
+                *ret = &copy;
+        }
         free(s);
+        return i;
+}
+
+static unsigned decay_tick(usec_t decay_after, uint64_t thp_mib, const DecisionItem **ret)
+{
+        unsigned i = decay_tick_in(1536, decay_after, thp_mib, ret);
+
+        assert_non_null(*ret);
         return i;
 }
 
@@ -423,6 +434,24 @@ static void test_quiet_in_band_decays_to_the_floor(void **state)
         assert_int_equal(it->to, 44);
         assert_int_equal(it->num.met_usec, 600 * S);
         assert_int_equal(it->num.score_target, 66);
+}
+
+/* The quiet decay goes to the floor only: with no floor there is none.
+ * The burst as above (free memory 1536 MiB while the lever goes up to 80),
+ * then free memory down to 512 MiB, all of it in order>=9 blocks: the
+ * learned 512 MiB reserve is there (>= its target, nothing below it) but
+ * not with the margin (< 563.2 MiB), and no score keeps it (it is all of
+ * free memory: need 100 %, score 0, no floor). Not met, and quiet without
+ * a floor: proactiveness is not decayed in 1000 s. */
+static void test_quiet_without_floor_no_decay(void **state)
+{
+        const DecisionItem *it;
+
+        (void) state;
+        (void) decay_tick_in(512, 600 * S, 512, &it);
+        if (it)
+                print_message("    %s %lld -> %lld\n", policy_reason_name(it->reason), (long long) it->from, (long long) it->to);
+        assert_null(it);
 }
 
 /* Where no score can keep the learned reserve (it is more than the free
@@ -579,6 +608,7 @@ int main(void)
                 cmocka_unit_test(test_met_learned_reserve_keeps_the_floor),
                 cmocka_unit_test(test_met_learned_decay_at_decay_after),
                 cmocka_unit_test(test_quiet_in_band_decays_to_the_floor),
+                cmocka_unit_test(test_quiet_without_floor_no_decay),
                 cmocka_unit_test(test_standing_needs_a_score),
                 cmocka_unit_test(test_standing_exact_score),
                 cmocka_unit_test(test_floor_is_proactiveness_only),
