@@ -173,6 +173,11 @@ static void test_free_short_offers_the_part_free_memory_holds(void **state)
         assert_int_equal(it->num.short_target_bytes, 512 * MIB);
         assert_int_equal(it->num.score_target, 19);
         assert_int_equal(it->num.have_bytes, 100 * MIB);
+        /* the learned part of the target asks (100 MiB in blocks is past
+         * the configured 1 % = 42949672 B), and the numbers say so */
+        assert_int_equal(it->reason, POLICY_REASON_RESERVE_LEARNED);
+        assert_int_equal(it->num.learned_need_bytes, 512 * MIB);
+        assert_int_equal(it->num.config_target_bytes, 42949672);
         decision_explain(it, buf, sizeof(buf));
         assert_non_null(strstr(buf, "free memory is short for all 512 MiB (the reclaim levers answer that): "
                                     "compaction for the 401 MiB free memory above the kernel's high watermark can hold"));
