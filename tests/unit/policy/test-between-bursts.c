@@ -436,6 +436,41 @@ static void test_quiet_in_band_decays_to_the_floor(void **state)
         assert_int_equal(it->num.score_target, 66);
 }
 
+/* Quiet is judged on the tick itself, not on the last one: as above
+ * (520 MiB, in the band, quiet from t0), but at t0 + 600 s, the tick the
+ * decay would come, the reserve falls under the configured target (30
+ * MiB < 40.96 MiB; between bursts, past the 300 s hold, the learned part
+ * only stands and the fragmentation want answers the configured target):
+ * not quiet, so no decay on that tick, though the lever was quiet for
+ * 595 s until the tick before. */
+static void test_quiet_ends_on_its_tick(void **state)
+{
+        TWorld w;
+        TSim *s = case_default(&w, NO_PEAK);
+        const Decision *d;
+        const DecisionItem *it;
+
+        (void) state;
+        s->cfg.kick_interval_usec = 0;
+        w.thp_alloc_per_sec = 51.2;
+        (void) t_sim_tick(s, &w, 5);
+        w.thp_alloc_per_sec = 0;
+        for (unsigned i = 0; i < 8; i++)
+                (void) t_sim_tick(s, &w, 5);
+        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
+        w.node[0].ge_large_pages = 700 * PAGES_MIB;
+        w.node[0].ge_thp_pages = 520 * PAGES_MIB;
+        for (unsigned i = 0; i < 120; i++)
+                assert_null(t_find(t_sim_tick(s, &w, 5), DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+        w.node[0].ge_thp_pages = 30 * PAGES_MIB;
+        d = t_sim_tick(s, &w, 5);
+        assert_true(d->eval.learned_standing);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_true(it == NULL || it->reason != POLICY_REASON_TARGETS_MET_DECAY);
+        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
+        free(s);
+}
+
 /* The quiet decay goes to the floor only: with no floor there is none.
  * The burst as above (free memory 1536 MiB while the lever goes up to 80),
  * then free memory down to 512 MiB, all of it in order>=9 blocks: the
@@ -609,6 +644,7 @@ int main(void)
                 cmocka_unit_test(test_met_learned_decay_at_decay_after),
                 cmocka_unit_test(test_quiet_in_band_decays_to_the_floor),
                 cmocka_unit_test(test_quiet_without_floor_no_decay),
+                cmocka_unit_test(test_quiet_ends_on_its_tick),
                 cmocka_unit_test(test_standing_needs_a_score),
                 cmocka_unit_test(test_standing_exact_score),
                 cmocka_unit_test(test_floor_is_proactiveness_only),
