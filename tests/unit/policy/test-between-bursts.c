@@ -361,6 +361,134 @@ static void test_met_learned_reserve_keeps_the_floor(void **state)
         free(s);
 }
 
+/* The same burst and reserve: the decay comes on the first tick at which
+ * every objective has been met for decay_after exactly, not one tick (5 s)
+ * later. The reserve is there from the tick the blocks appear (tick 0 of
+ * the loop, t0; the last raise, to 80, was 10 s before: its dwell is
+ * over), so with decay_after 600 s the move is at tick 120 (t0 + 600 s),
+ * its numbers say met for 600 s and cite the floor's score 66. */
+static unsigned decay_tick_in(unsigned free_mib, usec_t decay_after, uint64_t thp_mib, const DecisionItem **ret)
+{
+        TWorld w;
+        TSim *s = case_default(&w, NO_PEAK);
+        static DecisionItem copy;
+        const DecisionItem *it = NULL;
+        unsigned i;
+
+        s->cfg.kick_interval_usec = 0;
+        s->cfg.decay_after_usec = decay_after;
+        w.thp_alloc_per_sec = 51.2;
+        (void) t_sim_tick(s, &w, 5);
+        w.thp_alloc_per_sec = 0;
+        for (i = 0; i < 8; i++)
+                (void) t_sim_tick(s, &w, 5);
+        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
+        w.node[0].free_pages = free_mib * PAGES_MIB;
+        w.node[0].ge_large_pages = MIN(700, free_mib) * PAGES_MIB;
+        w.node[0].ge_thp_pages = thp_mib * PAGES_MIB;
+        for (i = 0; i < 200; i++) {
+                it = t_find(t_sim_tick(s, &w, 5), DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+                if (it)
+                        break;
+        }
+        *ret = NULL;
+        if (it) {
+                copy = *it;
+                *ret = &copy;
+        }
+        free(s);
+        return i;
+}
+
+static unsigned decay_tick(usec_t decay_after, uint64_t thp_mib, const DecisionItem **ret)
+{
+        unsigned i = decay_tick_in(1536, decay_after, thp_mib, ret);
+
+        assert_non_null(*ret);
+        return i;
+}
+
+static void test_met_learned_decay_at_decay_after(void **state)
+{
+        const DecisionItem *it;
+
+        (void) state;
+        assert_int_equal(decay_tick(600 * S, 600, &it), 120);
+        assert_int_equal(it->to, 44);
+        assert_int_equal(it->num.met_usec, 600 * S);
+        assert_int_equal(it->num.score_target, 66);
+        assert_int_equal(it->reason, POLICY_REASON_TARGETS_MET_DECAY);
+}
+
+/* The learned reserve there but inside the band (520 MiB: >= 512, under
+ * 512 x 1.1 = 563.2): not met with the margin, yet nothing below its
+ * target (no fragmentation want) and no stall or fallback: quiet from t0.
+ * After decay_after of quiet proactiveness goes to the floor all the same
+ * (44, the score 66 as above), the numbers saying quiet for 600 s. */
+static void test_quiet_in_band_decays_to_the_floor(void **state)
+{
+        const DecisionItem *it;
+
+        (void) state;
+        assert_int_equal(decay_tick(600 * S, 520, &it), 120);
+        assert_int_equal(it->to, 44);
+        assert_int_equal(it->num.met_usec, 600 * S);
+        assert_int_equal(it->num.score_target, 66);
+}
+
+/* Quiet is judged on the tick itself, not on the last one: as above
+ * (520 MiB, in the band, quiet from t0), but at t0 + 600 s, the tick the
+ * decay would come, the reserve falls under the configured target (30
+ * MiB < 40.96 MiB; between bursts, past the 300 s hold, the learned part
+ * only stands and the fragmentation want answers the configured target):
+ * not quiet, so no decay on that tick, though the lever was quiet for
+ * 595 s until the tick before. */
+static void test_quiet_ends_on_its_tick(void **state)
+{
+        TWorld w;
+        TSim *s = case_default(&w, NO_PEAK);
+        const Decision *d;
+        const DecisionItem *it;
+
+        (void) state;
+        s->cfg.kick_interval_usec = 0;
+        w.thp_alloc_per_sec = 51.2;
+        (void) t_sim_tick(s, &w, 5);
+        w.thp_alloc_per_sec = 0;
+        for (unsigned i = 0; i < 8; i++)
+                (void) t_sim_tick(s, &w, 5);
+        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
+        w.node[0].ge_large_pages = 700 * PAGES_MIB;
+        w.node[0].ge_thp_pages = 520 * PAGES_MIB;
+        for (unsigned i = 0; i < 120; i++)
+                assert_null(t_find(t_sim_tick(s, &w, 5), DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+        w.node[0].ge_thp_pages = 30 * PAGES_MIB;
+        d = t_sim_tick(s, &w, 5);
+        assert_true(d->eval.learned_standing);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_true(it == NULL || it->reason != POLICY_REASON_TARGETS_MET_DECAY);
+        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
+        free(s);
+}
+
+/* The quiet decay goes to the floor only: with no floor there is none.
+ * The burst as above (free memory 1536 MiB while the lever goes up to 80),
+ * then free memory down to 512 MiB, all of it in order>=9 blocks: the
+ * learned 512 MiB reserve is there (>= its target, nothing below it) but
+ * not with the margin (< 563.2 MiB), and no score keeps it (it is all of
+ * free memory: need 100 %, score 0, no floor). Not met, and quiet without
+ * a floor: proactiveness is not decayed in 1000 s. */
+static void test_quiet_without_floor_no_decay(void **state)
+{
+        const DecisionItem *it;
+
+        (void) state;
+        (void) decay_tick_in(512, 600 * S, 512, &it);
+        if (it)
+                print_message("    %s %lld -> %lld\n", policy_reason_name(it->reason), (long long) it->from, (long long) it->to);
+        assert_null(it);
+}
+
 /* Where no score can keep the learned reserve (it is more than the free
  * memory: 512 MiB against 400 MiB free), nothing stands: score target 0,
  * no raise. The configured reserves are met (100 MiB >= 45.1) and free
@@ -513,6 +641,10 @@ int main(void)
                 cmocka_unit_test(test_next_burst_served),
                 cmocka_unit_test(test_reclaim_lever_home_between_bursts),
                 cmocka_unit_test(test_met_learned_reserve_keeps_the_floor),
+                cmocka_unit_test(test_met_learned_decay_at_decay_after),
+                cmocka_unit_test(test_quiet_in_band_decays_to_the_floor),
+                cmocka_unit_test(test_quiet_without_floor_no_decay),
+                cmocka_unit_test(test_quiet_ends_on_its_tick),
                 cmocka_unit_test(test_standing_needs_a_score),
                 cmocka_unit_test(test_standing_exact_score),
                 cmocka_unit_test(test_floor_is_proactiveness_only),

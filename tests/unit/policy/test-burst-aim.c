@@ -127,6 +127,41 @@ static void test_above_the_aim_kicks_only(void **state)
         free(s);
 }
 
+/* Without kicks the raise is the strongest want's, reason and error
+ * included, even where two wants ask for the same value. A first tick
+ * with the reserve there (600 MiB >= 512 x 1.1) and no fault falling
+ * back: nothing. Then 100 MiB in order>=9 blocks (frag err 8632, as in
+ * the first case) and 50 % of THP faults falling back (over the 10 %
+ * limit by 40 points, at most the limit counted: err 3000 + 7000 x 1000 /
+ * 1000 = 10000): both raise 20 -> 40 (max(20 + 18, 44) and max(20 + 20,
+ * 44), at most step_up 20), and the move is the fallback's, err 10000. */
+static void test_no_kicks_the_strongest_want_raises(void **state)
+{
+        TWorld w;
+        TSim *s = case_new(&w, 0, 1536);
+        const Decision *d;
+        const DecisionItem *it;
+
+        (void) state;
+        w.node[0].ge_thp_pages = 600 * PAGES_MIB;
+        w.node[0].ge_large_pages = 700 * PAGES_MIB;
+        w.fallback_ratio = 0.0;
+        d = t_sim_tick(s, &w, 5);
+        assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+        w.node[0].ge_thp_pages = 100 * PAGES_MIB;
+        w.node[0].ge_large_pages = 200 * PAGES_MIB;
+        w.fallback_ratio = 0.5;
+        d = t_sim_tick(s, &w, 5);
+        explain_print(d);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_int_equal(it->from, 20);
+        assert_int_equal(it->to, 40);
+        assert_int_equal(it->err, 10000);
+        assert_int_equal(it->reason, POLICY_REASON_THP_FALLBACK);
+        free(s);
+}
+
 /* Free memory short for the learned target (the phased bench's seed 1,
  * second burst: 343 MiB free against 99 MiB + 475 MiB): the reclaim lever
  * is raised, and once a tick's THP faults fell back (12 %, over the 10 %
@@ -173,6 +208,11 @@ static void test_free_short_offers_the_part_free_memory_holds(void **state)
         assert_int_equal(it->num.short_target_bytes, 512 * MIB);
         assert_int_equal(it->num.score_target, 19);
         assert_int_equal(it->num.have_bytes, 100 * MIB);
+        /* the learned part of the target asks (100 MiB in blocks is past
+         * the configured 1 % = 42949672 B), and the numbers say so */
+        assert_int_equal(it->reason, POLICY_REASON_RESERVE_LEARNED);
+        assert_int_equal(it->num.learned_need_bytes, 512 * MIB);
+        assert_int_equal(it->num.config_target_bytes, 42949672);
         decision_explain(it, buf, sizeof(buf));
         assert_non_null(strstr(buf, "free memory is short for all 512 MiB (the reclaim levers answer that): "
                                     "compaction for the 401 MiB free memory above the kernel's high watermark can hold"));
@@ -526,6 +566,7 @@ int main(void)
                 cmocka_unit_test(test_raise_stops_at_the_aim_while_kicking),
                 cmocka_unit_test(test_integral_past_the_aim_without_kicks),
                 cmocka_unit_test(test_above_the_aim_kicks_only),
+                cmocka_unit_test(test_no_kicks_the_strongest_want_raises),
                 cmocka_unit_test(test_free_short_offers_the_part_free_memory_holds),
                 cmocka_unit_test(test_free_short_no_compaction_without_fallbacks),
                 cmocka_unit_test(test_free_short_kicks_when_faults_fall_back),
