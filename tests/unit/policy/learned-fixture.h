@@ -54,6 +54,16 @@ static inline unsigned lf_count_kind(const Decision *d, DecisionKind k)
         return n;
 }
 
+/* A proactiveness move to `to` in d, returned for further checks. */
+static inline const DecisionItem *lf_pro_move(const Decision *d, int64_t to)
+{
+        const DecisionItem *it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+
+        assert_non_null(it);
+        assert_int_equal(it->to, to);
+        return it;
+}
+
 /* Under memory pressure over the PSI ceiling: no proactiveness move, a
  * held item saying PSI held it at the value it wanted. */
 static inline void lf_assert_held_by_psi(const Decision *d, int wanted)

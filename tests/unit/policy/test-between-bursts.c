@@ -100,10 +100,8 @@ static void test_standing_raises_to_the_aim_only(void **state)
         explain_print(d);
         assert_true(d->eval.learned_standing);
         assert_int_equal(d->eval.nodes[0].score_target, 66);
-        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
-        assert_non_null(it);
+        it = lf_pro_move(d, 40);
         assert_int_equal(it->from, 20);
-        assert_int_equal(it->to, 40);
         assert_int_equal(it->reason, POLICY_REASON_RESERVE_LEARNED);
         assert_true(it->num.standing);
         assert_int_equal(it->num.node, 0);
@@ -122,9 +120,7 @@ static void test_standing_raises_to_the_aim_only(void **state)
         assert_false(s->state.lever[LEVER_COMPACTION_PROACTIVENESS].episode);
 
         d = t_sim_tick(s, &w, 10);
-        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
-        assert_non_null(it);
-        assert_int_equal(it->to, 44);
+        it = lf_pro_move(d, 44);
 
         /* ten minutes more of the same reserve: the lever stays at 44,
          * nothing is kicked, nothing compacted on the spot (a one-shot

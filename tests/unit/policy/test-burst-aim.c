@@ -53,18 +53,14 @@ static void test_raise_stops_at_the_aim_while_kicking(void **state)
         explain_print(d);
         assert_false(d->eval.learned_standing);
         assert_int_equal(d->eval.nodes[0].score_target, 66);
-        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
-        assert_non_null(it);
+        it = lf_pro_move(d, 40);
         assert_int_equal(it->from, 20);
-        assert_int_equal(it->to, 40);
         assert_int_equal(it->err, 8632);
         assert_int_equal(it->num.score_target, 66);
 
         d = t_sim_tick(s, &w, 10);
-        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
-        assert_non_null(it);
+        it = lf_pro_move(d, 44);
         assert_int_equal(it->from, 40);
-        assert_int_equal(it->to, 44);
 
         for (unsigned i = 0; i < 20; i++) {
                 d = t_sim_tick(s, &w, 5);
@@ -93,13 +89,9 @@ static void test_integral_past_the_aim_without_kicks(void **state)
         (void) state;
         d = t_sim_tick(s, &w, 5);
         for (unsigned i = 0; i < 4; i++) {
-                const DecisionItem *it;
-
                 if (i > 0)
                         d = t_sim_tick(s, &w, 10);
-                it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
-                assert_non_null(it);
-                assert_int_equal(it->to, steps[i]);
+                lf_pro_move(d, steps[i]);
                 assert_null(t_find(d, DECISION_KICK_KCOMPACTD, LEVER_COMPACTION_PROACTIVENESS));
         }
         free(s);
@@ -153,10 +145,8 @@ static void test_no_kicks_the_strongest_want_raises(void **state)
         w.fallback_ratio = 0.5;
         d = t_sim_tick(s, &w, 5);
         explain_print(d);
-        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
-        assert_non_null(it);
+        it = lf_pro_move(d, 40);
         assert_int_equal(it->from, 20);
-        assert_int_equal(it->to, 40);
         assert_int_equal(it->err, 10000);
         assert_int_equal(it->reason, POLICY_REASON_THP_FALLBACK);
         free(s);
@@ -199,10 +189,8 @@ static void test_free_short_offers_the_part_free_memory_holds(void **state)
         assert_int_equal(it->reason, POLICY_REASON_FREE_MEMORY_SHORT);
         assert_int_equal(it->to, 110);
         explain_print(d);
-        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
-        assert_non_null(it);
+        it = lf_pro_move(d, 40);
         assert_int_equal(it->from, 20);
-        assert_int_equal(it->to, 40);
         assert_int_equal(it->err, 8254);
         assert_int_equal(it->num.target_bytes, 401 * MIB);
         assert_int_equal(it->num.short_target_bytes, 512 * MIB);
@@ -312,14 +300,10 @@ static void test_fallback_raise_stops_at_the_aim_while_kicking(void **state)
         (void) state;
         w.fallback_ratio = 0.5;
         d = t_sim_tick(s, &w, 5);
-        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
-        assert_non_null(it);
-        assert_int_equal(it->to, 40);
+        it = lf_pro_move(d, 40);
         d = t_sim_tick(s, &w, 10);
-        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
-        assert_non_null(it);
+        it = lf_pro_move(d, 44);
         assert_int_equal(it->from, 40);
-        assert_int_equal(it->to, 44);
         for (unsigned i = 0; i < 20; i++) {
                 d = t_sim_tick(s, &w, 5);
                 assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
@@ -416,19 +400,14 @@ static void test_order_large_miss_has_an_aim(void **state)
         TWorld w;
         TSim *s = lf_new(&w, 5 * S, 1536, 60, 50, 10 * S);
         const Decision *d;
-        const DecisionItem *it;
 
         (void) state;
         s->cfg.backoff_decisions = 0;
         d = t_sim_tick(s, &w, 5);
         explain_print(d);
-        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
-        assert_non_null(it);
-        assert_int_equal(it->to, 40);
+        lf_pro_move(d, 40);
         d = t_sim_tick(s, &w, 10);
-        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
-        assert_non_null(it);
-        assert_int_equal(it->to, 44);
+        lf_pro_move(d, 44);
         for (unsigned i = 0; i < 10; i++) {
                 d = t_sim_tick(s, &w, 5);
                 assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
