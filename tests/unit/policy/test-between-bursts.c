@@ -38,6 +38,19 @@ static TSim *case_default(TWorld *ret_w, usec_t peak_age)
         return case_new(ret_w, 1536, 200, 100, peak_age);
 }
 
+/* Without kicks, a 512 MiB burst in one tick (51.2 faults/s x 5 s x
+ * 2 MiB) and 40 s after it: the integral has taken proactiveness to 80. */
+static void burst_raised_to_80(TSim *s, TWorld *w)
+{
+        s->cfg.kick_interval_usec = 0;
+        w->thp_alloc_per_sec = 51.2;
+        (void) t_sim_tick(s, w, 5);
+        w->thp_alloc_per_sec = 0;
+        for (unsigned i = 0; i < 8; i++)
+                (void) t_sim_tick(s, w, 5);
+        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
+}
+
 /* When "between bursts" holds: a need, its peak older than demand_hold,
  * and no fault within the 30 s burst window. */
 static void test_standing_when(void **state)
@@ -330,13 +343,7 @@ static void test_met_learned_reserve_keeps_the_floor(void **state)
         unsigned n = 0, score0 = 0;
 
         (void) state;
-        s->cfg.kick_interval_usec = 0;
-        w.thp_alloc_per_sec = 51.2;
-        (void) t_sim_tick(s, &w, 5);
-        w.thp_alloc_per_sec = 0;
-        for (unsigned i = 0; i < 8; i++)
-                (void) t_sim_tick(s, &w, 5);
-        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
+        burst_raised_to_80(s, &w);
         w.node[0].ge_large_pages = 700 * PAGES_MIB;
         w.node[0].ge_thp_pages = 600 * PAGES_MIB;
         for (unsigned i = 0; i < 360; i++) { /* 30 min */
@@ -371,14 +378,8 @@ static unsigned decay_tick_in(unsigned free_mib, usec_t decay_after, uint64_t th
         const DecisionItem *it = NULL;
         unsigned i;
 
-        s->cfg.kick_interval_usec = 0;
         s->cfg.decay_after_usec = decay_after;
-        w.thp_alloc_per_sec = 51.2;
-        (void) t_sim_tick(s, &w, 5);
-        w.thp_alloc_per_sec = 0;
-        for (i = 0; i < 8; i++)
-                (void) t_sim_tick(s, &w, 5);
-        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
+        burst_raised_to_80(s, &w);
         w.node[0].free_pages = free_mib * PAGES_MIB;
         w.node[0].ge_large_pages = MIN(700, free_mib) * PAGES_MIB;
         w.node[0].ge_thp_pages = thp_mib * PAGES_MIB;
@@ -447,13 +448,7 @@ static void test_quiet_ends_on_its_tick(void **state)
         const DecisionItem *it;
 
         (void) state;
-        s->cfg.kick_interval_usec = 0;
-        w.thp_alloc_per_sec = 51.2;
-        (void) t_sim_tick(s, &w, 5);
-        w.thp_alloc_per_sec = 0;
-        for (unsigned i = 0; i < 8; i++)
-                (void) t_sim_tick(s, &w, 5);
-        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
+        burst_raised_to_80(s, &w);
         w.node[0].ge_large_pages = 700 * PAGES_MIB;
         w.node[0].ge_thp_pages = 520 * PAGES_MIB;
         for (unsigned i = 0; i < 120; i++)
