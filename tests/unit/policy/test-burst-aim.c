@@ -365,6 +365,25 @@ static void test_stall_raise_passes_the_aim(void **state)
         free(s);
 }
 
+/* The same with THP faults falling back as well (50 % against a 10 %
+ * limit), so the kicking path with the capped fallback raise decides: the
+ * fallback raise stops at the aim (44), the stall raise does not, and the
+ * larger wins on every dwell: 20 -> 40 -> 60 -> 80, as without fallbacks. */
+static void test_stall_raise_passes_the_aim_with_fallbacks(void **state)
+{
+        TWorld w;
+        TSim *s = lf_new(&w, 5 * S, 1536, 700, 600, 10 * S);
+
+        (void) state;
+        s->cfg.backoff_decisions = 0;
+        w.stall_per_sec = 5.0;
+        w.fallback_ratio = 0.5;
+        for (unsigned i = 0; i < 8; i++)
+                (void) t_sim_tick(s, &w, 10);
+        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
+        free(s);
+}
+
 /* Free memory at or under the kernel's high watermark holds nothing: no
  * compaction offered, the reclaim lever alone (as before). 99 MiB free. */
 static void test_free_under_high_offers_no_compaction(void **state)
@@ -552,6 +571,7 @@ int main(void)
                 cmocka_unit_test(test_fallback_raise_stops_at_the_aim_while_kicking),
                 cmocka_unit_test(test_fallback_raise_capped_with_the_reserve_met),
                 cmocka_unit_test(test_stall_raise_passes_the_aim),
+                cmocka_unit_test(test_stall_raise_passes_the_aim_with_fallbacks),
                 cmocka_unit_test(test_free_under_high_offers_no_compaction),
                 cmocka_unit_test(test_order_large_miss_has_an_aim),
                 cmocka_unit_test(test_no_oneshot_while_kicking),
