@@ -46,6 +46,24 @@
 # (median [min-max] per group); run it on any results TSV by hand the same way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# plot_png PNG WIDTH,HEIGHT TITLE YLABEL PLOT...: one gnuplot PNG of the
+# PLOT specifications over seconds since the policy took over (YLABEL may
+# be empty)
+plot_png() {
+	local png=$1 size=$2 title=$3 ylabel=$4
+	shift 4
+	gnuplot <<-GP
+	set terminal pngcairo size $size noenhanced
+	set output '$png'
+	set title '$title'
+	set xlabel 'seconds since the policy took over'
+	$([ -n "$ylabel" ] && echo "set ylabel '$ylabel'")
+	set key outside right
+	set grid
+	plot $(IFS=,; echo "$*")
+	GP
+}
 if [ "${SHAPE:-churn}" = postgres ]; then
 	# shellcheck source-path=SCRIPTDIR source=../tests/vm/common.sh
 	. tests/vm/common.sh
@@ -181,15 +199,8 @@ if [ "$SHAPE" = phased ]; then
 				n=$((n + 1))
 			done
 			[ $n -gt 0 ] || continue
-			gnuplot <<-GP
-			set terminal pngcairo size 1000,500 noenhanced
-			set output '$out/knobs-$mode.png'
-			set title 'knobs over time, phased shape, THP defrag=$mode, kernel $KERNEL'
-			set xlabel 'seconds since the policy took over'
-			set key outside right
-			set grid
-			plot $(IFS=,; echo "${plot[*]}")
-			GP
+			plot_png "$out/knobs-$mode.png" 1000,500 \
+				"knobs over time, phased shape, THP defrag=$mode, kernel $KERNEL" "" "${plot[@]}"
 		done
 	fi
 	echo "effect: results in $out" >&2
@@ -239,16 +250,8 @@ if command -v gnuplot >/dev/null; then
 			n=$((n + 1))
 		done
 		[ $n -gt 0 ] || continue
-		gnuplot <<-GP
-		set terminal pngcairo size 900,500 noenhanced
-		set output '$out/free-order9-$mode.png'
-		set title 'free memory in order>=9 blocks, churn, THP defrag=$mode, kernel $KERNEL'
-		set xlabel 'seconds since the policy took over'
-		set ylabel 'MiB'
-		set key outside right
-		set grid
-		plot $(IFS=,; echo "${plot[*]}")
-		GP
+		plot_png "$out/free-order9-$mode.png" 900,500 \
+			"free memory in order>=9 blocks, churn, THP defrag=$mode, kernel $KERNEL" MiB "${plot[@]}"
 	done
 fi
 echo "effect: results in $out" >&2
