@@ -1038,8 +1038,11 @@ int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assess
         ret->apply = cfg->preset != PRESET_OBSERVE;
         memcpy(ret->levers, in, sizeof(ret->levers));
 
-        policy_evaluate(cfg, s, a, now, &ret->eval);
+        /* the watermarks first: the page-cache target is capped by free
+         * memory above the kernel's high watermark (policy_evaluate()) */
+        ret->eval.n_nodes = MIN(a->n_nodes, (unsigned) FRAGD_MAX_NODES);
         policy_watermarks_evaluate(a, in, &ret->eval);
+        policy_evaluate(cfg, s, a, now, &ret->eval);
         if (a->unmeasured) {
                 /* targets of 0 would read as met and decay every lever
                  * toward its baseline on no evidence: hold them all */

@@ -518,6 +518,60 @@ static void test_pc_oneshot_fall_of_the_burst(void **state)
         free(s);
 }
 
+/* The reserve below the THP order fits what free memory can hold: its
+ * target is capped by free memory above the kernel's high watermark
+ * (25344 pages, above), never under the configured 85899345 B. Demand
+ * learning on (factor 1, cap 25 % = 1 GiB): 200 MiB (51200 pages) at
+ * order 6 this tick is the need. */
+/* t_sim_init() with demand learning on (factor 1, cap 25 %) */
+static void sim_learning(TSim *s)
+{
+        t_sim_init(s);
+        s->cfg.demand_learning = true;
+        s->cfg.demand_factor = 1.0;
+        s->cfg.demand_cap = (SizeSpec){ .permyriad = 2500 };
+}
+
+static void test_pc_target_fits_free(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = world_pc(3000, 100000);
+
+        (void) state;
+        sim_learning(s);
+        /* room 100000 - 25344 = 74656 pages: the need */
+        decide_pc_at(s, &w, 6, 200u << 20);
+        assert_int_equal(s->d.eval.pagecache_need_bytes, 200u << 20);
+        assert_int_equal(s->d.eval.nodes[0].target_bytes[0], 200u << 20);
+        /* room exactly the need: 25344 + 51200 = 76544 pages */
+        sim_learning(s);
+        w = world_pc(3000, 76544);
+        decide_pc_at(s, &w, 6, 200u << 20);
+        assert_int_equal(s->d.eval.nodes[0].target_bytes[0], 200u << 20);
+        /* a page less: 51199 pages = 209711104 B */
+        sim_learning(s);
+        w = world_pc(3000, 76543);
+        decide_pc_at(s, &w, 6, 200u << 20);
+        assert_int_equal(s->d.eval.nodes[0].target_bytes[0], 209711104);
+        /* room 40000 - 25344 = 14656 pages = 60030976 B: the configured */
+        sim_learning(s);
+        w = world_pc(3000, 40000);
+        decide_pc_at(s, &w, 6, 200u << 20);
+        assert_int_equal(s->d.eval.nodes[0].target_bytes[0], 85899345);
+        /* free memory under the high watermark: the configured */
+        sim_learning(s);
+        w = world_pc(3000, 20000);
+        decide_pc_at(s, &w, 6, 200u << 20);
+        assert_int_equal(s->d.eval.nodes[0].target_bytes[0], 85899345);
+        /* the page cache at the THP order (order_thp 6): not capped */
+        sim_learning(s);
+        s->cfg.order_thp = 6;
+        w = world_pc(3000, 40000);
+        decide_pc_at(s, &w, 6, 200u << 20);
+        assert_int_equal(s->d.eval.nodes[0].target_bytes[0], 200u << 20);
+        free(s);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -532,6 +586,7 @@ int main(void)
                 cmocka_unit_test(test_pc_oneshot_burst_at_its_order),
                 cmocka_unit_test(test_pc_oneshot_follows_demand),
                 cmocka_unit_test(test_pc_oneshot_fall_of_the_burst),
+                cmocka_unit_test(test_pc_target_fits_free),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
