@@ -432,6 +432,8 @@ fragd*)
 		diff /tmp/knobs.orig /tmp/knobs.now || true
 	fi
 	journalctl -b -u fragd --no-pager 2>/dev/null | tail -n 25 | sed 's/^/journal: /'
+	journalctl -b -u fragd --no-pager 2>/dev/null | grep -E 'compact node|compact done' | sed 's/^/oneshot: /' || true
+	log "fragd one-shots since boot: $(journalctl -b -u fragd --no-pager 2>/dev/null | grep -c 'compact node' || true)"
 	log "knobs while running: $(sort -u /tmp/knobs.during | tr '\n' ' ')"
 	;;
 esac
