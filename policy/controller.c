@@ -721,19 +721,43 @@ static bool oneshot_below(const PolicyNodeEval *ne, unsigned k, uint64_t t, uint
         return (unsigned __int128) ne->have_bytes[k] * 10000 < (unsigned __int128) t * below;
 }
 
+/* Large-folio bytes the page cache added (PolicyEval.pagecache_demand_bytes
+ * and PolicyHistory.pagecache_bytes) this tick and in the history samples
+ * taken after `since` (usec; none newer than now). */
+static uint64_t pagecache_added_since(const Ctx *c, usec_t since)
+{
+        const PolicyHistory *h = &c->s->hist;
+        uint64_t sum = c->d->eval.pagecache_demand_bytes;
+
+        for (unsigned j = h->n; j > 0; j--) {
+                unsigned r = (h->head + j - 1) % POLICY_HISTORY_MAX;
+
+                if (h->t_usec[r] > c->now || h->t_usec[r] <= since)
+                        break;
+                sum = sum > UINT64_MAX / 4 - h->pagecache_bytes[r] ? UINT64_MAX / 4 : sum + h->pagecache_bytes[r];
+        }
+        return sum;
+}
+
 /* Free memory, or the free blocks at the page cache's order, fell by more
  * than a sixteenth of what is free now within the last
  * POLICY_SETTLED_USEC (any sample of the history that recent above now by
- * that much): a fill or a burst (page cache, or large anon faults, which
- * the page-cache signal does not see) is under way. A window, not the
- * last tick: ticks come every second after faults or stalls, and a fill
- * at 25 MiB a second falls less than a sixteenth in one. Not the trend:
- * its two-minute fit still falls a minute after a fill stopped. */
+ * that much), beyond what the page cache added in large folios in that
+ * window: a fill or a burst (page cache in small folios, or large anon
+ * faults, which the page-cache signal does not see) is under way. A
+ * window, not the last tick: ticks come every second after faults or
+ * stalls, and a fill at 25 MiB a second falls less than a sixteenth in
+ * one. Not the trend: its two-minute fit still falls a minute after a
+ * fill stopped. The large folios are left out: a WAL burst is the demand
+ * the reserve is rebuilt for, and it takes free memory and the blocks
+ * at once (64 MiB a segment in the postgres scenario, a third of what
+ * was free): counted, the rebuild would wait 10 s after every burst, and
+ * at a burst every few seconds would never come. */
 static bool free_falling(const Ctx *c, const PolicyNodeEval *ne)
 {
         const PolicyHistory *h = &c->s->hist;
         int hi = policy_hist_node_index(h, ne->node);
-        uint64_t ps = c->a->page_size, lim = ne->free_bytes / 16, prev = 0, prev_have = 0;
+        uint64_t ps = c->a->page_size, lim = ne->free_bytes / 16, prev = 0, prev_have = 0, pc, fall, fall_have;
 
         if (hi < 0)
                 return false;
@@ -745,8 +769,10 @@ static bool free_falling(const Ctx *c, const PolicyNodeEval *ne)
                 prev = MAX(prev, h->free_pages[r][hi] * ps);
                 prev_have = MAX(prev_have, h->ge_pages[K_LARGE][r][hi] * ps);
         }
-        return (prev > ne->free_bytes && prev - ne->free_bytes > lim) ||
-               (prev_have > ne->have_bytes[K_LARGE] && prev_have - ne->have_bytes[K_LARGE] > lim);
+        pc = pagecache_added_since(c, c->now > POLICY_SETTLED_USEC ? c->now - POLICY_SETTLED_USEC - 1 : 0);
+        fall = prev > ne->free_bytes ? prev - ne->free_bytes : 0;
+        fall_have = prev_have > ne->have_bytes[K_LARGE] ? prev_have - ne->have_bytes[K_LARGE] : 0;
+        return (fall > pc && fall - pc > lim) || (fall_have > pc && fall_have - pc > lim);
 }
 
 /* The page cache's reserve (the order its folios use, below the THP
@@ -758,13 +784,15 @@ static bool free_falling(const Ctx *c, const PolicyNodeEval *ne)
  * the postgres VM scenario, where proactiveness 60-80 scanned 4-10 M and
  * lost them. Also while kicks are on and while proactiveness is held
  * after a back-off (the one-shot is the lever left then); not during a
- * page-cache burst (the tick's demand) nor while free memory falls fast, and at
- * most once per oneshot_min_interval on the node, as the THP one. */
+ * page-cache burst at its order (the tick's bytes at orders >= it; small
+ * large folios of data files come every tick under a busy database) nor
+ * while free memory falls fast. How often: pagecache_oneshot_due(). */
 static bool oneshot_pagecache(const Ctx *c, const PolicyNodeEval *ne)
 {
         const PolicyEval *e = &c->d->eval;
 
-        if (e->pagecache_order == 0 || e->order[K_LARGE] >= e->order[K_THP] || e->pagecache_demand_bytes > 0)
+        if (e->pagecache_order == 0 || e->order[K_LARGE] >= e->order[K_THP] ||
+            e->pagecache_order_demand_bytes > 0)
                 return false;
         /* free memory falling fast: a fill or a burst is under way, and
          * what a compaction builds now is split again at once (the
@@ -772,6 +800,27 @@ static bool oneshot_pagecache(const Ctx *c, const PolicyNodeEval *ne)
         if (free_falling(c, ne))
                 return false;
         return oneshot_below(ne, K_LARGE, ne->target_bytes[K_LARGE], 10000);
+}
+
+/* The page-cache one-shot's interval follows the demand: due again once
+ * the page cache has added at least half the node's reserve target in
+ * large folios since the last one-shot (the demand has emptied that much
+ * of what was built: a rebuild after each WAL segment), but never within
+ * POLICY_PAGECACHE_REBUILD_USEC of it; else after oneshot_min_interval as
+ * the THP one-shot. The cost rule: a whole-node compaction scans about
+ * the node's movable memory once (162-270 k pages in the postgres
+ * scenario's 2 GiB guest), so it comes at most once per half a reserve
+ * of demand, at most one per 10 s. */
+static bool pagecache_oneshot_due(const Ctx *c, const PolicyNodeEval *ne, usec_t last)
+{
+        uint64_t added;
+
+        if (c->now - last < POLICY_PAGECACHE_REBUILD_USEC)
+                return false;
+        if (c->now - last >= c->cfg->oneshot_min_interval_usec)
+                return true;
+        added = pagecache_added_since(c, last);
+        return (unsigned __int128) added * 2 >= ne->target_bytes[K_LARGE];
 }
 
 static void decide_oneshot(Ctx *c)
@@ -798,11 +847,14 @@ static void decide_oneshot(Ctx *c)
                 uint64_t t = ne->learned && e->learned_standing ? ne->config_target_bytes : ne->target_bytes[K_THP];
                 int hi = policy_hist_node_index(h, ne->node);
                 bool thp = thp_ok && oneshot_below(ne, K_THP, t, cfg->oneshot_below_permyriad);
+                bool recent;
 
                 if (!thp && !oneshot_pagecache(c, ne))
                         continue;
-                if (hi >= 0 && c->s->have_oneshot[hi] && c->now >= c->s->last_oneshot_usec[hi] &&
-                    c->now - c->s->last_oneshot_usec[hi] < cfg->oneshot_min_interval_usec)
+                recent = hi >= 0 && c->s->have_oneshot[hi] && c->now >= c->s->last_oneshot_usec[hi];
+                if (recent && thp && c->now - c->s->last_oneshot_usec[hi] < cfg->oneshot_min_interval_usec)
+                        continue;
+                if (recent && !thp && !pagecache_oneshot_due(c, ne, c->s->last_oneshot_usec[hi]))
                         continue;
                 if (c->d->n_items >= POLICY_MAX_ITEMS)
                         return;
@@ -986,8 +1038,11 @@ int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assess
         ret->apply = cfg->preset != PRESET_OBSERVE;
         memcpy(ret->levers, in, sizeof(ret->levers));
 
-        policy_evaluate(cfg, s, a, now, &ret->eval);
+        /* the watermarks first: the page-cache target is capped by free
+         * memory above the kernel's high watermark (policy_evaluate()) */
+        ret->eval.n_nodes = MIN(a->n_nodes, (unsigned) FRAGD_MAX_NODES);
         policy_watermarks_evaluate(a, in, &ret->eval);
+        policy_evaluate(cfg, s, a, now, &ret->eval);
         if (a->unmeasured) {
                 /* targets of 0 would read as met and decay every lever
                  * toward its baseline on no evidence: hold them all */

@@ -361,16 +361,22 @@ uint64_t policy_learned_target(const PolicyConfig *cfg, uint64_t need_bytes, uin
  *            it; a fallback to a lower order leaves the order found while
  *            the blocks were there in the totals.
  *   demand = bytes added in folios of order >= 1 this tick: what asked for
- *            a large folio (a fallback to a smaller large folio included).
- *   burst  = demand summed over POLICY_BURST_WINDOW_USEC, as THP faults.
+ *            a large folio (a fallback to a smaller large folio included);
+ *            the part at orders >= order is pagecache_order_demand_bytes.
+ *   burst  = demand summed over POLICY_BURST_WINDOW_USEC, as THP faults;
+ *            below the THP order over POLICY_PAGECACHE_REBUILD_USEC: the
+ *            reserve is rebuilt by a one-shot after each burst and holds
+ *            what the demand takes until the next rebuild (30 s of WAL
+ *            at 64 MiB segments every 15 s plus the THP need was 104-178
+ *            MiB, more than the postgres scenario's memory could build).
  *   held   = the burst when this tick has demand and the burst is at least
  *            the remembered peak decayed to now (the peak is renewed);
  *            else that decayed peak: held for demand_hold after it was
  *            seen, halved every demand_decay, 0 under one block of order
  *            (the learned THP need's rule, decay_at_age()).
  *   need   = held x demand_factor, plus the learned THP need when
- *            order_thp >= order (a huge page's block is one of "order"
- *            too: both draw on the same free blocks).
+ *            order_thp == order (then both draw on the same free blocks;
+ *            below it the THP reserve has its own target and levers).
  * The share reported is bytes at orders >= order over all bytes added. */
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
@@ -385,6 +391,7 @@ void policy_pagecache_evaluate(const PolicyConfig *cfg, const PolicyState *s, co
         const PolicyHistory *h = &s->hist;
         uint64_t large = 0, all = 0, at = 0, burst = 0, mem, block, prev, held;
         unsigned order = 0, thp_order;
+        usec_t window;
         double v;
 
         /* what was seen so far survives a tick without the signal */
@@ -413,13 +420,21 @@ void policy_pagecache_evaluate(const PolicyConfig *cfg, const PolicyState *s, co
         e->pagecache_share_permyriad = (uint32_t) ((double) at * 10000.0 / (double) all + 0.5);
 
         if (m->delta_valid)
-                for (unsigned k = 1; k < FRAGD_MAX_ORDERS; k++)
+                for (unsigned k = 1; k < FRAGD_MAX_ORDERS; k++) {
                         e->pagecache_demand_bytes = sat_add(e->pagecache_demand_bytes, m->bytes_delta[k]);
+                        if (k >= order)
+                                e->pagecache_order_demand_bytes =
+                                        sat_add(e->pagecache_order_demand_bytes, m->bytes_delta[k]);
+                }
+        /* below the THP order the reserve is rebuilt by one-shots after
+         * each burst (controller.c): it holds what comes within a rebuild */
+        thp_order = cfg->order_thp ? cfg->order_thp : a->hpage_order;
+        window = order < thp_order ? POLICY_PAGECACHE_REBUILD_USEC : POLICY_BURST_WINDOW_USEC;
         burst = e->pagecache_demand_bytes;
         for (unsigned j = 0; j < h->n; j++) {
                 unsigned r = (h->head + j) % POLICY_HISTORY_MAX;
 
-                if (h->t_usec[r] < now && now - h->t_usec[r] < POLICY_BURST_WINDOW_USEC)
+                if (h->t_usec[r] < now && now - h->t_usec[r] < window)
                         burst = sat_add(burst, h->pagecache_bytes[r]);
         }
         mem = policy_mem_total_bytes(a);
@@ -450,8 +465,7 @@ void policy_pagecache_evaluate(const PolicyConfig *cfg, const PolicyState *s, co
         e->pagecache_held_bytes = held;
         v = (double) held * cfg->demand_factor;
         e->pagecache_need_bytes = v >= 1.8e19 ? UINT64_MAX / 4 : (uint64_t) ceil(v);
-        thp_order = cfg->order_thp ? cfg->order_thp : a->hpage_order;
-        if (e->pagecache_need_bytes > 0 && thp_order >= order && e->learned_need_bytes > 0) {
+        if (e->pagecache_need_bytes > 0 && thp_order == order && e->learned_need_bytes > 0) {
                 v = (double) e->learned_need_bytes * cfg->demand_factor;
                 e->pagecache_need_bytes =
                         sat_add(e->pagecache_need_bytes, v >= 1.8e19 ? UINT64_MAX / 4 : (uint64_t) ceil(v));

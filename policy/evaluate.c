@@ -292,7 +292,17 @@ void policy_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assess
                                 continue;
                         ne->have_bytes[k] = n->free_pages_ge[o] * ps;
                         ne->target_bytes[k] = policy_size_bytes(spec, nb);
-                        if (k == K_LARGE)
+                        if (k == K_LARGE && e->pagecache_order > 0 && e->order[K_LARGE] < e->order[K_THP]) {
+                                /* below the THP order: what free memory above the kernel's
+                                 * high watermark can hold (docs/policy.md "Page-cache
+                                 * demand"); kernel_high_bytes is set by the caller */
+                                uint64_t room = ne->free_bytes > ne->kernel_high_bytes
+                                                        ? ne->free_bytes - ne->kernel_high_bytes
+                                                        : 0;
+
+                                ne->target_bytes[k] = policy_pagecache_target(
+                                        cfg, MIN(e->pagecache_need_bytes, room), ne->target_bytes[k], nb);
+                        } else if (k == K_LARGE)
                                 ne->target_bytes[k] = policy_pagecache_target(cfg, e->pagecache_need_bytes,
                                                                               ne->target_bytes[k], nb);
                         if (k == K_THP) {

@@ -245,9 +245,11 @@ typedef struct PolicyEval {
         unsigned pagecache_order;           /* highest order the page cache uses with a meaningful share */
         uint32_t pagecache_share_permyriad; /* of all bytes added, those at orders >= pagecache_order */
         uint64_t pagecache_demand_bytes;    /* this tick: bytes added in folios of order >= 1 */
-        uint64_t pagecache_burst_bytes;     /* that, summed over the burst window, this tick included */
+        uint64_t pagecache_order_demand_bytes; /* this tick: bytes added in folios of order >= pagecache_order */
+        uint64_t pagecache_burst_bytes;     /* the demand summed over the burst window (below the THP
+                                             * order: the rebuild window), this tick included */
         uint64_t pagecache_need_bytes;      /* the held burst x demand_factor, plus the THP need when
-                                             * order_thp >= pagecache_order (those blocks count too);
+                                             * pagecache_order is the THP order (those blocks count too);
                                              * 0 when demand_learning is off */
         uint64_t pagecache_held_bytes;      /* the burst, or the remembered peak decayed to now */
         uint64_t pagecache_peak_bytes;      /* the peak as seen at pagecache_peak_usec (undecayed) */
@@ -546,6 +548,10 @@ void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const
 uint64_t policy_learned_target(const PolicyConfig *cfg, uint64_t need_bytes, uint64_t configured_bytes,
                                uint64_t node_bytes);
 #define POLICY_BURST_WINDOW_USEC (30 * USEC_PER_SEC) /* THP faults this close count as one burst */
+/* A page-cache reserve below the THP order is sized by the bytes its
+ * demand adds within this window (the time a rebuild by a one-shot takes
+ * to come round), and its one-shots come no closer together. */
+#define POLICY_PAGECACHE_REBUILD_USEC (10 * USEC_PER_SEC)
 /* The page-cache order: the highest order k >= 1 holding at least
  * POLICY_PAGECACHE_MIN_SHARE_PERMYRIAD of the bytes added in large folios
  * (orders >= 1) since the trigger was set, once those bytes reach

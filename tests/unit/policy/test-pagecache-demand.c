@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Page-cache demand (policy/demand.c policy_pagecache_evaluate(),
  * docs/policy.md "Page-cache demand"): the order the page cache uses, its
- * share, the demand of a tick and of the burst window, the need with the
- * THP need on top, and the large-folio target it gives. Expectations are
+ * share, the demand of a tick and of the burst window (the rebuild window
+ * below the THP order), the need (with the THP need on top at the THP
+ * order), and the large-folio target it gives. Expectations are
  * worked out by hand in the comments. */
 
 #include <setjmp.h>
@@ -149,20 +150,42 @@ static void test_demand_and_need(void **state)
         memset(&e, 0, sizeof(e));
         policy_pagecache_evaluate(&c, &s, &a, now, &e);
         assert_int_equal(e.pagecache_demand_bytes, 10 * MIB);
-        /* 10 + 5 + 5 within 30 s */
-        assert_int_equal(e.pagecache_burst_bytes, 20 * MIB);
-        assert_int_equal(e.pagecache_need_bytes, 20 * MIB);
+        /* order 6 below the THP order (9): the window is the rebuild
+         * time, 10 s: the sample at now-10 s is out (not < 10 s), so 10
+         * MiB, the tick's own */
+        assert_int_equal(e.pagecache_burst_bytes, 10 * MIB);
+        assert_int_equal(e.pagecache_need_bytes, 10 * MIB);
+        /* the bytes at order >= 6 this tick: the 10 MiB; 3 MiB more at
+         * order 5 are demand (13 MiB) but not at the order */
+        assert_int_equal(e.pagecache_order_demand_bytes, 10 * MIB);
+        a.pagecache.bytes_delta[5] = 3 * MIB;
+        memset(&e, 0, sizeof(e));
+        policy_pagecache_evaluate(&c, &s, &a, now, &e);
+        assert_int_equal(e.pagecache_demand_bytes, 13 * MIB);
+        assert_int_equal(e.pagecache_order_demand_bytes, 10 * MIB);
+        a.pagecache.bytes_delta[5] = 0;
 
-        /* x1.5, and a learned THP need of 4 MiB (order 9 >= 6) x1.5 on top:
-         * 30 + 6 = 36 MiB */
+        /* x1.5; a learned THP need of 4 MiB is not added (the order-6
+         * reserve is rebuilt by its own one-shots; the THP reserve has
+         * its own target): 15 MiB */
         c.demand_factor = 1.5;
         memset(&e, 0, sizeof(e));
         e.learned_need_bytes = 4 * MIB;
         policy_pagecache_evaluate(&c, &s, &a, now, &e);
+        assert_int_equal(e.pagecache_need_bytes, 15 * MIB);
+
+        /* the page cache at the THP order (order_thp 6): the 30 s burst
+         * window, 10 + 5 + 5 = 20 MiB x 1.5 = 30, and the THP need x 1.5
+         * on top (a huge page's block is the page cache's too): 36 MiB */
+        c.order_thp = 6;
+        memset(&e, 0, sizeof(e));
+        e.learned_need_bytes = 4 * MIB;
+        policy_pagecache_evaluate(&c, &s, &a, now, &e);
+        assert_int_equal(e.pagecache_burst_bytes, 20 * MIB);
         assert_int_equal(e.pagecache_need_bytes, 36 * MIB);
 
         /* order_thp 5 is below the page-cache order 6: its blocks do not
-         * serve order 6, the THP need is not added */
+         * serve order 6, the THP need is not added; 30 s window */
         c.order_thp = 5;
         memset(&e, 0, sizeof(e));
         e.learned_need_bytes = 4 * MIB;
@@ -175,7 +198,7 @@ static void test_demand_and_need(void **state)
         memset(&e, 0, sizeof(e));
         policy_pagecache_evaluate(&c, &s, &a, now, &e);
         assert_int_equal(e.pagecache_order, 6);
-        assert_int_equal(e.pagecache_burst_bytes, 20 * MIB);
+        assert_int_equal(e.pagecache_burst_bytes, 10 * MIB);
         assert_int_equal(e.pagecache_need_bytes, 0);
 }
 
@@ -211,6 +234,7 @@ static void test_decide_uses_order(void **state)
         c.reserve_large = (SizeSpec){ .bytes = 8 * MIB };
         policy_state_init(&s);
         seed_history(&s, now);
+        s.hist.t_usec[2] = now - 5 * S;
         s.hist.order[0] = 6; /* the history is of the same orders */
         s.hist.order[1] = 9;
         t_levers(in);
@@ -224,9 +248,9 @@ static void test_decide_uses_order(void **state)
         a.pagecache.bytes_delta[6] = 40 * 262144;
         assert_int_equal(policy_decide(&c, &s, &a, in, now, &d), 0);
         assert_int_equal(d.eval.order[0], 6);
-        /* 10 MiB this tick + 10 MiB in the window (the history is kept:
-         * orders 6 and 9 as recorded) */
-        assert_int_equal(d.eval.nodes[0].target_bytes[0], 20 * MIB);
+        /* 10 MiB this tick + 5 MiB in the 10 s window (the history is
+         * kept: orders 6 and 9 as recorded; now-10 s is out, now-5 s in) */
+        assert_int_equal(d.eval.nodes[0].target_bytes[0], 15 * MIB);
         /* have: t_node_fine's 400000 pages >= order 4, 300000 >= order 9;
          * t_assess gives orders 5..9 the order-9 count */
         assert_int_equal(d.eval.nodes[0].have_bytes[0], (uint64_t) 300000 * 4096);

@@ -376,6 +376,202 @@ static void test_pc_oneshot_not_while_blocks_fall(void **state)
         free(s);
 }
 
+/* decide_pc() with `bytes` added at order k this tick (k 0: none) */
+static unsigned decide_pc_at(TSim *s, const TWorld *w, unsigned k, uint64_t bytes)
+{
+        unsigned n = 0;
+
+        s->now += 5 * S;
+        t_assess(w, s->now, &s->a);
+        s->a.pagecache.valid = true;
+        s->a.pagecache.bytes_total[6] = 8u << 20;
+        s->a.pagecache.delta_valid = true;
+        s->a.pagecache.interval_sec = 5;
+        if (k > 0)
+                s->a.pagecache.bytes_delta[k] = bytes;
+        assert_int_equal(policy_decide(&s->cfg, &s->state, &s->a, s->in, s->now, &s->d), 0);
+        for (unsigned i = 0; i < s->d.n_items; i++)
+                n += s->d.items[i].kind == DECISION_COMPACT_NODE;
+        return n;
+}
+
+/* A burst is the page cache's demand at its order: large folios of
+ * smaller orders (a busy database's data files, every tick) do not keep
+ * the rebuild off. Order 6 short (3000 pages), free 100000 pages. */
+static void test_pc_oneshot_burst_at_its_order(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = world_pc(3000, 100000);
+
+        (void) state;
+        /* 1 MiB at order 2 this tick: not a burst at order 6 */
+        assert_int_equal(decide_pc_at(s, &w, 2, 1u << 20), 1);
+        assert_int_equal(s->d.eval.pagecache_demand_bytes, 1u << 20);
+        assert_int_equal(s->d.eval.pagecache_order_demand_bytes, 0);
+        /* one order-6 folio (256 KiB) this tick: a burst */
+        t_sim_init(s);
+        assert_int_equal(decide_pc_at(s, &w, 6, 262144), 0);
+        /* one at order 7 counts too (>= the order) */
+        t_sim_init(s);
+        assert_int_equal(decide_pc_at(s, &w, 7, 524288), 0);
+        free(s);
+}
+
+/* a history sample `ago` before the next decide_pc() (now + 5 s) with
+ * `bytes` of large page-cache folios; the node's values left 0 (no fall) */
+static void add_sample(TSim *s, usec_t ago, uint64_t bytes)
+{
+        PolicyHistory *h = &s->state.hist;
+        unsigned r = (h->head + h->n) % POLICY_HISTORY_MAX;
+
+        h->t_usec[r] = s->now + 5 * S - ago;
+        h->pagecache_bytes[r] = bytes;
+        h->n++;
+}
+
+/* The page-cache one-shot follows the demand (docs/policy.md "Page-cache
+ * reserve at its own order"): due again once the page cache has added
+ * half the reserve target (85899345 B: 42949672.5) in large folios since
+ * the last one-shot, never within 10 s of it; else after
+ * oneshot_min_interval (600 s) as before. Order 6 short: 3000 pages. */
+static void test_pc_oneshot_follows_demand(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = world_pc(3000, 100000);
+
+        (void) state;
+        /* last one-shot 20 s ago, 42949673 B added 15 s ago (outside the
+         * 10 s rebuild window: the target stays the configured one): due */
+        s->state.hist.n_nodes = 1;
+        s->state.have_oneshot[0] = true;
+        s->state.last_oneshot_usec[0] = s->now + 5 * S - 20 * S;
+        add_sample(s, 15 * S, 42949673);
+        assert_int_equal(decide_pc(s, &w, false, NULL), 1);
+        assert_int_equal(s->d.eval.nodes[0].target_bytes[0], 85899345);
+        /* one byte less: 2 x 42949672 = 85899344 < 85899345: not yet */
+        s->now -= 5 * S;
+        s->state.hist.pagecache_bytes[0] = 42949672;
+        assert_int_equal(decide_pc(s, &w, false, NULL), 0);
+        /* added before the last one-shot does not count: the sample at
+         * 15 s ago, the one-shot 14 s ago */
+        s->now -= 5 * S;
+        s->state.hist.pagecache_bytes[0] = 80u << 20;
+        s->state.last_oneshot_usec[0] = s->now + 5 * S - 14 * S;
+        assert_int_equal(decide_pc(s, &w, false, NULL), 0);
+        /* this tick's large folios below the order count (1 MiB at order
+         * 2 with 42949672 B before: due) */
+        s->now -= 5 * S;
+        s->state.hist.pagecache_bytes[0] = 42949672;
+        s->state.last_oneshot_usec[0] = s->now + 5 * S - 20 * S;
+        assert_int_equal(decide_pc_at(s, &w, 2, 1u << 20), 1);
+
+        /* the floor: 60 MiB added 5 s ago (the target stays the configured
+         * 81.9 MiB), the last one-shot 9 s ago: no; 10 s ago: due */
+        t_sim_init(s);
+        s->state.hist.n_nodes = 1;
+        s->state.have_oneshot[0] = true;
+        s->state.last_oneshot_usec[0] = s->now + 5 * S - 9 * S;
+        add_sample(s, 5 * S, 60u << 20);
+        assert_int_equal(decide_pc(s, &w, false, NULL), 0);
+        s->now -= 5 * S;
+        s->state.last_oneshot_usec[0] = s->now + 5 * S - 10 * S;
+        assert_int_equal(decide_pc(s, &w, false, NULL), 1);
+        assert_int_equal(s->d.eval.nodes[0].target_bytes[0], 85899345);
+        free(s);
+}
+
+/* A fall the page cache's large folios explain is the burst the reserve
+ * is for, not a fill: free memory 100000 -> 80000 pages within 10 s (20000
+ * pages, a sixteenth of 80000 is 5000) with 15000 pages (61440000 B) of
+ * large folios added in the window: 5000 beyond them, not more: a
+ * one-shot; 14999 pages: 5001 beyond: none. The same for the order-6
+ * blocks: 25000 -> 10000 with free memory steady, 10000 pages added: yes,
+ * 9999: no. The large folios in the window (< 81.9 MiB) leave the target
+ * at the configured one. */
+static void test_pc_oneshot_fall_of_the_burst(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = world_pc(30000, 100000);
+        unsigned r;
+
+        (void) state;
+        assert_int_equal(tick_pc(s, &w), 0); /* over target: history made */
+        assert_int_equal(tick_pc(s, &w), 0);
+        r = (s->state.hist.head + s->state.hist.n - 1) % POLICY_HISTORY_MAX;
+        w.node[0].free_pages = 80000;
+        w.node[0].ge_thp_pages = 10000;
+        set_window(s, true, 10000); /* the blocks did not fall */
+        s->state.hist.pagecache_bytes[r] = 15000 * 4096;
+        assert_int_equal(decide_pc(s, &w, false, NULL), 1);
+        s->now -= 5 * S;
+        s->state.hist.pagecache_bytes[r] = 14999 * 4096;
+        assert_int_equal(decide_pc(s, &w, false, NULL), 0);
+        /* the blocks: free memory steady at 80000 */
+        s->now -= 5 * S;
+        set_window(s, false, 80000);
+        set_window(s, true, 25000);
+        s->state.hist.pagecache_bytes[r] = 10000 * 4096;
+        assert_int_equal(decide_pc(s, &w, false, NULL), 1);
+        s->now -= 5 * S;
+        s->state.hist.pagecache_bytes[r] = 9999 * 4096;
+        assert_int_equal(decide_pc(s, &w, false, NULL), 0);
+        free(s);
+}
+
+/* The reserve below the THP order fits what free memory can hold: its
+ * target is capped by free memory above the kernel's high watermark
+ * (25344 pages, above), never under the configured 85899345 B. Demand
+ * learning on (factor 1, cap 25 % = 1 GiB): 200 MiB (51200 pages) at
+ * order 6 this tick is the need. */
+/* t_sim_init() with demand learning on (factor 1, cap 25 %) */
+static void sim_learning(TSim *s)
+{
+        t_sim_init(s);
+        s->cfg.demand_learning = true;
+        s->cfg.demand_factor = 1.0;
+        s->cfg.demand_cap = (SizeSpec){ .permyriad = 2500 };
+}
+
+static void test_pc_target_fits_free(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = world_pc(3000, 100000);
+
+        (void) state;
+        sim_learning(s);
+        /* room 100000 - 25344 = 74656 pages: the need */
+        decide_pc_at(s, &w, 6, 200u << 20);
+        assert_int_equal(s->d.eval.pagecache_need_bytes, 200u << 20);
+        assert_int_equal(s->d.eval.nodes[0].target_bytes[0], 200u << 20);
+        /* room exactly the need: 25344 + 51200 = 76544 pages */
+        sim_learning(s);
+        w = world_pc(3000, 76544);
+        decide_pc_at(s, &w, 6, 200u << 20);
+        assert_int_equal(s->d.eval.nodes[0].target_bytes[0], 200u << 20);
+        /* a page less: 51199 pages = 209711104 B */
+        sim_learning(s);
+        w = world_pc(3000, 76543);
+        decide_pc_at(s, &w, 6, 200u << 20);
+        assert_int_equal(s->d.eval.nodes[0].target_bytes[0], 209711104);
+        /* room 40000 - 25344 = 14656 pages = 60030976 B: the configured */
+        sim_learning(s);
+        w = world_pc(3000, 40000);
+        decide_pc_at(s, &w, 6, 200u << 20);
+        assert_int_equal(s->d.eval.nodes[0].target_bytes[0], 85899345);
+        /* free memory under the high watermark: the configured */
+        sim_learning(s);
+        w = world_pc(3000, 20000);
+        decide_pc_at(s, &w, 6, 200u << 20);
+        assert_int_equal(s->d.eval.nodes[0].target_bytes[0], 85899345);
+        /* the page cache at the THP order (order_thp 6): not capped */
+        sim_learning(s);
+        s->cfg.order_thp = 6;
+        w = world_pc(3000, 40000);
+        decide_pc_at(s, &w, 6, 200u << 20);
+        assert_int_equal(s->d.eval.nodes[0].target_bytes[0], 200u << 20);
+        free(s);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -387,6 +583,10 @@ int main(void)
                 cmocka_unit_test(test_pc_oneshot_edges),
                 cmocka_unit_test(test_pc_oneshot_not_while_free_falls),
                 cmocka_unit_test(test_pc_oneshot_not_while_blocks_fall),
+                cmocka_unit_test(test_pc_oneshot_burst_at_its_order),
+                cmocka_unit_test(test_pc_oneshot_follows_demand),
+                cmocka_unit_test(test_pc_oneshot_fall_of_the_burst),
+                cmocka_unit_test(test_pc_target_fits_free),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

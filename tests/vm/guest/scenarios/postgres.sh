@@ -339,10 +339,37 @@ prom_delay() { # prom_delay METRIC: the compact sample of postgres' cgroup in fr
 	{ sed -n "s|^$1{cgroup=\"$CGPATH\",kind=\"compact\"} \\([0-9.e+-]*\\)$|\\1|p" $PROM 2>/dev/null || true; } | tail -n 1
 }
 
+# --- kswapd's wake-ups by order over the run (issue 13, session 8: what
+# high-order wakeups cause against plain order-0 reclaim): hist triggers
+# keyed by order on vmscan:mm_vmscan_wakeup_kswapd (an allocation that
+# failed its fast path woke kswapd for its order) and mm_vmscan_kswapd_wake
+# (kswapd starting a balance run at that order), in an instance of their
+# own; and every second pgscan_kswapd with free memory against the high
+# watermark: scanning while free memory is above it is a high-order wake's
+# (order 0 is balanced there), under it order-0 reclaim's
+KSINST=$TRACE/instances/fragd-vm-pg-ks
+ks_hists=
+if [ -e $TRACE/events/vmscan/mm_vmscan_wakeup_kswapd/format ] && mkdir $KSINST 2>/dev/null; then
+	for ev in mm_vmscan_wakeup_kswapd mm_vmscan_kswapd_wake; do
+		echo 'hist:keys=order:vals=hitcount:sort=order' >"$KSINST/events/vmscan/$ev/trigger" && ks_hists="$ks_hists $ev"
+	done
+fi
+# "O:N ..." of an event's hist
+ks_hist() { awk '!/^#/ && /order:/ && /hitcount:/ {
+	for (i = 1; i < NF; i++) { if ($i == "order:") o = $(i + 1); if ($i == "hitcount:") n = $(i + 1) }
+	printf "o%d:%d ", o, n }' "$KSINST/events/vmscan/$1/hist"; }
+whigh_mb=$(wm_mb high)
+(while :; do
+	echo "$(uptime_s) $(memfree) $(vmstat pgscan_kswapd)"
+	sleep 1
+done) >/tmp/ks.samples 2>&1 &
+ks_sampler=$!
+bg_started $ks_sampler
+
 # --- the measured run
 pc_orders >/tmp/pc.before
 p0=$(probe_last)
-st0=$(vmstat compact_stall) ks0=$(vmstat pgscan_kswapd) sc0=$(scanned)
+st0=$(vmstat compact_stall) ks0=$(vmstat pgscan_kswapd) sc0=$(scanned) ks_t0=$(uptime_s)
 fc0=$(prom_delay fragd_cgroup_delays_total) fu0=$(prom_delay fragd_cgroup_delay_seconds_total)
 log "pgbench -N -T $SECONDS_RUN -c $CLIENTS -j 2 --random-seed=$SEED; free $(memfree) MiB, in order>=6 blocks $(free_order_mb 6) MiB, order>=9 $(free_order_mb 9) MiB"
 grep -E 'Normal|DMA32' /proc/buddyinfo | sed 's/^/buddyinfo at the start: /'
@@ -362,7 +389,7 @@ fi
 pg pgbench -N -T "$SECONDS_RUN" -c "$CLIENTS" -j 2 --random-seed="$SEED" postgres >/tmp/pgbench.log 2>&1 ||
 	{ cat /tmp/pgbench.log; fail "pgbench -N"; }
 [ -z "${switcher:-}" ] || { wait "$switcher" 2>/dev/null || true; sed 's/^/switch: /' /tmp/switches; }
-st1=$(vmstat compact_stall) ks1=$(vmstat pgscan_kswapd) sc1=$(scanned)
+st1=$(vmstat compact_stall) ks1=$(vmstat pgscan_kswapd) sc1=$(scanned) ks_t1=$(uptime_s)
 sleep 3 # the probe's next ticks see the backends' exit records
 p1=$(probe_last)
 fc1=$(prom_delay fragd_cgroup_delays_total) fu1=$(prom_delay fragd_cgroup_delay_seconds_total)
@@ -371,6 +398,23 @@ grep -E '^(tps|number of transactions actually processed|latency average)' /tmp/
 tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' /tmp/pgbench.log | head -n 1)
 
 sed 's/^/sample: /' /tmp/samples
+kill "$ks_sampler" 2>/dev/null || true
+# kswapd's pages scanned over the run, split by free memory at the
+# second's start against the high watermark (+ 8 MiB: the per-cpu lists
+# and the second's own allocations)
+ks_split=$(awk -v t0="$ks_t0" -v t1="$ks_t1" -v hi="$whigh_mb" '
+	$1 >= t0 && $1 <= t1 + 1 { if (n++ && $3 > k) { if (f > hi + 8) a += $3 - k; else b += $3 - k } f = $2; k = $3 }
+	END { printf "%d %d\n", a, b }' /tmp/ks.samples)
+# shellcheck disable=SC2086 # two words
+set -- $ks_split
+ks_above=$1 ks_below=$2
+ks_wakeup="" ks_wake=""
+if [ -n "$ks_hists" ]; then
+	ks_wakeup=$(ks_hist mm_vmscan_wakeup_kswapd) ks_wake=$(ks_hist mm_vmscan_kswapd_wake)
+	for ev in $ks_hists; do echo '!hist:keys=order:vals=hitcount:sort=order' >"$KSINST/events/vmscan/$ev/trigger" || true; done
+fi
+[ ! -d $KSINST ] || rmdir $KSINST || log "cannot remove the tracing instance $KSINST"
+log "kswapd over the run: woken by allocations of order ${ks_wakeup:-?}; balance runs at order ${ks_wake:-?}; pages scanned with free memory above the high watermark ($whigh_mb MiB) + 8 MiB $ks_above, at or under it $ks_below"
 [ "$FRAGMENT" != 1 ] || fragmenter_stop
 if [ -n "$hist" ]; then
 	echo '!hist:keys=order:vals=hitcount:sort=order' >$hist/trigger || true
@@ -388,6 +432,8 @@ fragd*)
 		diff /tmp/knobs.orig /tmp/knobs.now || true
 	fi
 	journalctl -b -u fragd --no-pager 2>/dev/null | tail -n 25 | sed 's/^/journal: /'
+	journalctl -b -u fragd --no-pager 2>/dev/null | grep -E 'compact node|compact done' | sed 's/^/oneshot: /' || true
+	log "fragd one-shots since boot: $(journalctl -b -u fragd --no-pager 2>/dev/null | grep -c 'compact node' || true)"
 	log "knobs while running: $(sort -u /tmp/knobs.during | tr '\n' ' ')"
 	;;
 esac
@@ -413,5 +459,6 @@ log "page cache added by order over the run ($pc_src): ${1%,}, total $2 bytes, $
 [ -n "$tps" ] || fail "pgbench printed no tps"
 result "policy=$POLICY fragment=$FRAGMENT seed=$SEED seconds=$SECONDS_RUN switch=$SWITCH scale=$SCALE pg_compact=$pgc pg_compact_usec=$pgu" \
 	"$fragd_part compact_stall=$((st1 - st0)) pgscan_kswapd=$((ks1 - ks0)) compact_scanned=$((sc1 - sc0))" \
-	"pc_src=$pc_src pc_bytes=$2 pc_large_pct=$3 pc_orders=${1%,} tps=${tps:-0}"
+	"pc_src=$pc_src pc_bytes=$2 pc_large_pct=$3 pc_orders=${1%,} tps=${tps:-0}" \
+	"ks_above_high=$ks_above ks_below_high=$ks_below ks_wakeup=$(echo "${ks_wakeup:-none}" | tr ' ' ',' | sed 's/,$//')"
 finish
