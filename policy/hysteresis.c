@@ -19,7 +19,8 @@
  * (LEVER_MOVE_DECAY) skips the step only: the controller sizes it (half
  * way, then home). A lowering to the aim (LEVER_MOVE_AIM) skips the step
  * and the dwell: it answers free memory measured now, not the effect of
- * the last move; the reversal rules, the anti-oscillation ones, apply. */
+ * the last move; the reversal rules, the anti-oscillation ones, apply. A
+ * raise with that flag is an ordinary raise. */
 
 #include <string.h>
 
@@ -146,7 +147,7 @@ int64_t lever_rules_apply(const PolicyConfig *cfg, Lever l, const LeverTrack *t,
                 }
         }
 
-        if (!(flags & (LEVER_MOVE_IGNORE_STEP | LEVER_MOVE_DECAY | LEVER_MOVE_AIM))) {
+        if (!(flags & (LEVER_MOVE_IGNORE_STEP | LEVER_MOVE_DECAY)) && !(flags & LEVER_MOVE_AIM && dir < 0)) {
                 /* in 128 bits: a reading far outside the range (-2^63) must not overflow */
                 if (dir > 0 && lc->step_up > 0 && (__int128) to - current > lc->step_up)
                         to = (int64_t) MIN((__int128) current + lc->step_up, (__int128) INT64_MAX);

@@ -468,7 +468,8 @@ enum {
         LEVER_MOVE_DECAY = 1u << 3,    /* a decay toward the baseline: sized by the controller, not the step */
         /* a lowering to the aim the reserves have now (docs/policy.md "Kicks
          * and the aim"): sized by the controller, not the step, and not held
-         * by the dwell; the reversal cooldown and limit still apply */
+         * by the dwell; the reversal cooldown and limit still apply (a
+         * raise with it is an ordinary raise) */
         LEVER_MOVE_AIM = 1u << 4,
 };
 int64_t lever_rules_apply(const PolicyConfig *cfg, Lever l, const LeverTrack *t, int64_t current,
