@@ -41,4 +41,4 @@ void policy_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assess
 bool policy_targets_met(const PolicyConfig *cfg, const Assessment *a, const PolicyEval *e);
 bool policy_psi_over_ceiling(const PolicyConfig *cfg, const PolicyEval *e);
 void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const PolicyEval *e, usec_t now,
-                         Want *frag, Want *mem, Want *stall, Want *fallback, Want *standing);
+                         Want *frag, Want *mem, Want *stall, Want *fallback, Want *standing, Want *aim);

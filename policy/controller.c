@@ -135,6 +135,7 @@ typedef struct Ctx {
         bool psi_high;
         Want frag, mem, stall, fallback;
         Want standing; /* the learned reserve between bursts (evaluate.c offer_standing()) */
+        Want aim;      /* the aim the targets have now, met or not (evaluate.c offer_target_aim()) */
         bool rates_met;       /* stalls, workload stalls and fallbacks met with the margin */
         unsigned floor_score; /* the score proactiveness_floor keeps */
         bool learned_any;     /* some node's THP target is the learned one */
@@ -352,6 +353,11 @@ static bool decay_second(const Ctx *c, Lever l)
                c->in[l].current == t->last_applied;
 }
 
+static bool reclaim_lever(Lever l)
+{
+        return l == LEVER_WATERMARK_SCALE_FACTOR || l == LEVER_MIN_FREE_KBYTES;
+}
+
 static bool try_decay(Ctx *c, Lever l)
 {
         const LeverConfig *lc = &c->cfg->lever[l];
@@ -370,8 +376,13 @@ static bool try_decay(Ctx *c, Lever l)
         /* a learned need met (or nothing asking) past decay_after: the
          * burst is over, straight to the level its score needs (or home)
          * in one move; half way first kept proactiveness a dwell at up to
-         * 62 where the churn kept kcompactd working to its threshold */
-        if (lc->step_down > 0 && !(c->learned_any && floor != INT64_MIN) && !decay_second(c, l)) {
+         * 62 where the churn kept kcompactd working to its threshold. The
+         * reclaim levers answer free memory short only, and decay only
+         * once it has not been for decay_after: straight home too (half
+         * way first, watermark_scale_factor's second step came 103-119 s
+         * after the phased bench's last burst, the bound being 90 s) */
+        if (lc->step_down > 0 && !(c->learned_any && floor != INT64_MIN) && !reclaim_lever(l) &&
+            !decay_second(c, l)) {
                 /* half way (at least step_down), home on the next dwell */
                 int64_t dist = cur > goal ? cur - goal : goal - cur;
                 int64_t step = MAX(lc->step_down, dist / 2 + dist % 2);
@@ -559,12 +570,53 @@ static void decide_proactiveness_raise(Ctx *c, Lever l)
                     w->err, &w->num);
 }
 
+/* Kicks on and the lever above the aim the targets have now (free memory
+ * grew, the score they need fell): down to that aim in one move, without
+ * waiting for decay_after nor the dwell (the reversal rules hold it: a
+ * burst's free memory goes down and up within seconds). Raises stop at the
+ * aim while kicking, so only a fall of the aim leaves the lever above it;
+ * kcompactd, kicked or not, works to the lever's threshold, and at a
+ * burst's 60-70 it built 0.9-1.3 GiB of order-9 blocks for a 475 MiB
+ * target once the consumer gave its memory back (bench/README.md, session
+ * 7). Not while free memory is short or falling short (the mem want: the
+ * burst is taking memory, the part's aim is not a settled one), not with
+ * stalls over their limit, and only for a value fragd set for the reserves
+ * or fallbacks: one stalls raised past the aim decays as before, one found
+ * or set by someone else is theirs. Never under the kernel's value. */
+static bool lower_to_aim(Ctx *c, Lever l)
+{
+        const LeverTrack *t = &c->s->lever[l];
+        int64_t cur = c->in[l].current, aim = MAX(c->aim.aim, goal_of(c->cfg, l, &c->in[l]));
+        PolicyNumbers num = c->aim.num;
+
+        if (!kicks_on(c, l) || c->aim.aim < 0 || cur <= aim || c->mem.err > 0 || c->stall.err > 0)
+                return false;
+        /* a burst going on (a THP fault within the burst window) with its
+         * learned need past the hold: the aim fell because the need
+         * decays, not because free memory grew, and the next cycle is
+         * expected; following it down to 20 between two cycles of the
+         * phased bench's second burst (demand_hold 30 s there) lost 61
+         * huge pages. Between bursts (learned_standing) it follows. */
+        if (c->learned_any && c->d->eval.learned_need_bytes < c->d->eval.learned_peak_bytes &&
+            !c->d->eval.learned_standing)
+                return false;
+        if (!t->touched || !t->changed || t->clamped || cur != t->last_applied ||
+            t->last_reason == POLICY_REASON_COMPACT_STALLS ||
+            t->last_reason == POLICY_REASON_WORKLOAD_STALLS || t->last_reason == POLICY_REASON_PSI_ROLLBACK)
+                return false;
+        num.baseline = goal_of(c->cfg, l, &c->in[l]);
+        propose(c, l, aim, POLICY_REASON_AIM_FELL, LEVER_MOVE_AIM, &num);
+        return true;
+}
+
 static void decide_proactiveness(Ctx *c)
 {
         Lever l = LEVER_COMPACTION_PROACTIVENESS;
         const Want *w = strongest(strongest(&c->frag, &c->stall), &c->fallback);
 
         if (corrective(c, l))
+                return;
+        if (lower_to_aim(c, l))
                 return;
         if (w->err > 0) {
                 decide_proactiveness_raise(c, l);
@@ -1064,7 +1116,7 @@ int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assess
         }
         ret->eval.targets_met = policy_targets_met(cfg, a, &ret->eval);
         c.psi_high = policy_psi_over_ceiling(cfg, &ret->eval);
-        policy_gather_wants(cfg, a, &ret->eval, now, &c.frag, &c.mem, &c.stall, &c.fallback, &c.standing);
+        policy_gather_wants(cfg, a, &ret->eval, now, &c.frag, &c.mem, &c.stall, &c.fallback, &c.standing, &c.aim);
         ret->eval.targets_missed =
                 c.frag.err > 0 || c.mem.err > 0 || c.stall.err > 0 || c.fallback.err > 0 || c.standing.err > 0;
         for (unsigned l = 0; l < _LEVER_MAX; l++)

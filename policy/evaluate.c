@@ -465,39 +465,49 @@ static void offer_part(const Assessment *a, const PolicyEval *e, const PolicyNod
 }
 
 /* The aim the fragmentation want would carry for target t of level k on
- * node ne, met or not (part_aim() for free memory short): the fallback
- * want's cap while kicking. It depends on free memory and the target, not
- * on what is in blocks, so that a worse reserve never asks for less. */
-static int64_t target_aim(const Assessment *a, const PolicyEval *e, const PolicyNodeEval *ne, unsigned k,
-                          uint64_t t, unsigned score_target)
+ * node ne, met or not (the part's for free memory short), offered to aim
+ * with the numbers of the target (or part) it keeps: the fallback want's
+ * cap while kicking, and the level proactiveness is lowered to while
+ * kicking once it is above it (controller.c lower_to_aim()). It depends on
+ * free memory and the target, not on what is in blocks, so that a worse
+ * reserve never asks for less. */
+static void offer_target_aim(const Assessment *a, const PolicyEval *e, const PolicyNodeEval *ne, unsigned k,
+                             uint64_t t, unsigned score_target, Want *aim)
 {
-        uint64_t part;
+        int64_t v;
 
         if (t == 0)
-                return -1;
-        if (ne->free_bytes >= policy_free_needed_bytes(ne, t))
-                return reserve_aim(a, e, ne, k, t, score_target);
-        if (ne->free_bytes <= ne->kernel_high_bytes)
-                return -1;
-        part = MIN(ne->free_bytes - ne->kernel_high_bytes, t);
-        return reserve_aim(a, e, ne, k, part, score_for(part, ne->free_bytes));
+                return;
+        if (ne->free_bytes < policy_free_needed_bytes(ne, t)) {
+                if (ne->free_bytes <= ne->kernel_high_bytes)
+                        return;
+                t = MIN(ne->free_bytes - ne->kernel_high_bytes, t);
+                score_target = score_for(t, ne->free_bytes);
+        } else if (k != K_THP)
+                score_target = score_for(t, ne->free_bytes);
+        v = reserve_aim(a, e, ne, k, t, score_target);
+        if (v > aim->aim) {
+                aim->aim = v;
+                aim->num = reserve_numbers(e, ne, k, t, USEC_INFINITY, score_target);
+        }
 }
 
 /* Fills the fragmentation want (compaction levers), the memory want (kswapd
- * levers), the stall and fallback wants, and the standing want (the
- * learned reserve between bursts: proactiveness up to its aim, nothing
- * else). */
+ * levers), the stall and fallback wants, the standing want (the learned
+ * reserve between bursts: proactiveness up to its aim, nothing else) and
+ * the aim the targets have now, met or not (aim: err 0, aim and the
+ * numbers of the target that sets it; -1 without one). */
 void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const PolicyEval *e, usec_t now,
-                         Want *frag, Want *mem, Want *stall, Want *fallback, Want *standing)
+                         Want *frag, Want *mem, Want *stall, Want *fallback, Want *standing, Want *aim)
 {
         usec_t horizon = cfg->trend_horizon_usec;
-        int64_t fallback_aim = -1;
 
         want_init(frag);
         want_init(mem);
         want_init(stall);
         want_init(fallback);
         want_init(standing);
+        want_init(aim);
 
         for (unsigned i = 0; i < e->n_nodes; i++) {
                 const PolicyNodeEval *ne = &e->nodes[i];
@@ -516,9 +526,12 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                                 Trend tr = { .valid = true, .slope_per_sec = (double) ne->trend_bytes_per_sec[k] };
 
                                 offer_standing(cfg, a, e, ne, now, standing);
-                                if (ne->score_target > 0 && e->order[K_THP] == a->hpage_order)
-                                        fallback_aim = MAX(fallback_aim,
-                                                           policy_proactiveness_for_score(ne->score_target));
+                                if (ne->score_target > 0 && e->order[K_THP] == a->hpage_order &&
+                                    policy_proactiveness_for_score(ne->score_target) > aim->aim) {
+                                        aim->aim = policy_proactiveness_for_score(ne->score_target);
+                                        aim->num = reserve_numbers(e, ne, K_THP, t, USEC_INFINITY,
+                                                                   ne->score_target);
+                                }
                                 learned = false;
                                 t = ne->config_target_bytes;
                                 eta = trend_eta_usec(&tr, (double) ne->have_bytes[k], (double) t);
@@ -526,7 +539,7 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                         }
                         if (t == 0)
                                 continue;
-                        fallback_aim = MAX(fallback_aim, target_aim(a, e, ne, k, t, score_target));
+                        offer_target_aim(a, e, ne, k, t, score_target, aim);
                         err = level_err(ne->have_bytes[k], t, eta, horizon);
                         if (err <= 0)
                                 continue;
@@ -538,14 +551,14 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                         if (ne->free_bytes < needed) {
                                 PolicyNumbers m = num;
                                 uint64_t managed = a->nodes[i].managed_pages;
-                                int64_t aim = -1;
+                                int64_t gap = -1; /* the memory want's aim: watermark_scale_factor */
 
                                 m.free_needed_bytes = needed;
                                 m.trend_bytes_per_sec = ne->free_trend_bytes_per_sec;
                                 if (managed > 0)
-                                        aim = (int64_t) (((unsigned __int128) (t / a->page_size) * 10000 +
+                                        gap = (int64_t) (((unsigned __int128) (t / a->page_size) * 10000 +
                                                           managed - 1) / managed);
-                                want_offer(mem, err, POLICY_REASON_FREE_MEMORY_SHORT, &m, aim);
+                                want_offer(mem, err, POLICY_REASON_FREE_MEMORY_SHORT, &m, gap);
                                 /* compaction cannot build what is not free,
                                  * but it can build the part free memory
                                  * above the kernel's high watermark holds:
@@ -593,7 +606,7 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                 num.limit_permyriad = cfg->max_thp_fallback_permyriad;
                 /* its aim: the cap of its raise while kicking (controller.c) */
                 want_offer(fallback, excess_err(e->fallback_permyriad, cfg->max_thp_fallback_permyriad),
-                           POLICY_REASON_THP_FALLBACK, &num, fallback_aim);
+                           POLICY_REASON_THP_FALLBACK, &num, aim->aim);
         }
 
         /* watched workloads over their stall budget: the same shape as the

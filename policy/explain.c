@@ -25,6 +25,7 @@ static const char *const reason_names[_POLICY_REASON_MAX] = {
         [POLICY_REASON_WORKLOAD_STALLS] = "workload_stalls",
         [POLICY_REASON_RESERVE_LEARNED] = "reserve_learned",
         [POLICY_REASON_KCOMPACTD_KICK] = "kcompactd_kick",
+        [POLICY_REASON_AIM_FELL] = "aim_fell",
 };
 
 static const char *const hold_names[_POLICY_HOLD_MAX] = {
@@ -366,6 +367,10 @@ static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumber
                 break;
         case POLICY_REASON_KCOMPACTD_KICK:
                 /* a kick item's numbers are those of the missed objective */
+                break;
+        case POLICY_REASON_AIM_FELL:
+                out(o, "node %d has %s free now: the %s order>=%u target needs a kernel score of %u or less, which a lower proactiveness keeps (free memory grew); lowered to it without waiting for decay_after, kcompactd works to the lever's threshold",
+                    n->node, bytes_str(n->free_bytes).s, bytes_str(n->target_bytes).s, n->order, n->score_target);
                 break;
         case POLICY_REASON_ONESHOT_COMPACT:
                 if (n->limit_permyriad >= 10000) /* the page cache's reserve: short is enough */

@@ -17,7 +17,10 @@
  * error having outgrown the one the last raise answered) skips the dwell
  * only: the step, the bounds and every reversal rule still apply. A decay
  * (LEVER_MOVE_DECAY) skips the step only: the controller sizes it (half
- * way, then home). */
+ * way, then home). A lowering to the aim (LEVER_MOVE_AIM) skips the step
+ * and the dwell: it answers free memory measured now, not the effect of
+ * the last move; the reversal rules, the anti-oscillation ones, apply. A
+ * raise with that flag is an ordinary raise. */
 
 #include <string.h>
 
@@ -125,7 +128,8 @@ int64_t lever_rules_apply(const PolicyConfig *cfg, Lever l, const LeverTrack *t,
                 usec_t since = now >= t->last_change_usec ? now - t->last_change_usec : 0;
                 bool reversal = t->last_dir != 0 && dir != t->last_dir;
 
-                if (since < lc->dwell_usec && !(flags & LEVER_MOVE_ESCALATE && dir > 0 && t->last_dir > 0)) {
+                if (since < lc->dwell_usec && !(flags & LEVER_MOVE_ESCALATE && dir > 0 && t->last_dir > 0) &&
+                    !(flags & LEVER_MOVE_AIM && dir < 0)) {
                         hold = POLICY_HOLD_DWELL;
                         to = current;
                         goto done;
@@ -143,7 +147,7 @@ int64_t lever_rules_apply(const PolicyConfig *cfg, Lever l, const LeverTrack *t,
                 }
         }
 
-        if (!(flags & (LEVER_MOVE_IGNORE_STEP | LEVER_MOVE_DECAY))) {
+        if (!(flags & (LEVER_MOVE_IGNORE_STEP | LEVER_MOVE_DECAY)) && !(flags & LEVER_MOVE_AIM && dir < 0)) {
                 /* in 128 bits: a reading far outside the range (-2^63) must not overflow */
                 if (dir > 0 && lc->step_up > 0 && (__int128) to - current > lc->step_up)
                         to = (int64_t) MIN((__int128) current + lc->step_up, (__int128) INT64_MAX);

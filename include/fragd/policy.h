@@ -53,6 +53,7 @@ typedef enum PolicyReason {
         POLICY_REASON_WORKLOAD_STALLS,      /* "workload_stalls": a watched workload over its stall budget */
         POLICY_REASON_RESERVE_LEARNED,      /* "reserve_learned": below the target learned from THP bursts */
         POLICY_REASON_KCOMPACTD_KICK,       /* "kcompactd_kick": rewrite proactiveness to wake kcompactd */
+        POLICY_REASON_AIM_FELL,             /* "aim_fell": lowered to the aim the reserves have now (free memory grew) */
         _POLICY_REASON_MAX,
 } PolicyReason;
 
@@ -467,6 +468,11 @@ enum {
         LEVER_MOVE_IGNORE_STEP = 1u << 1,
         LEVER_MOVE_ESCALATE = 1u << 2, /* a raise after a raise: the dwell does not apply */
         LEVER_MOVE_DECAY = 1u << 3,    /* a decay toward the baseline: sized by the controller, not the step */
+        /* a lowering to the aim the reserves have now (docs/policy.md "Kicks
+         * and the aim"): sized by the controller, not the step, and not held
+         * by the dwell; the reversal cooldown and limit still apply (a
+         * raise with it is an ordinary raise) */
+        LEVER_MOVE_AIM = 1u << 4,
 };
 int64_t lever_rules_apply(const PolicyConfig *cfg, Lever l, const LeverTrack *t, int64_t current,
                           int64_t wanted, unsigned flags, usec_t now, PolicyHold *ret_hold);

@@ -58,7 +58,7 @@ typedef struct E {
         PolicyState st;
         Assessment a;
         PolicyEval e;
-        Want frag, mem, stall, fallback, standing;
+        Want frag, mem, stall, fallback, standing, aim;
 } E;
 
 static E *e_run(const TWorld *w, void (*tweak)(E *))
@@ -72,7 +72,8 @@ static E *e_run(const TWorld *w, void (*tweak)(E *))
         if (tweak)
                 tweak(x);
         policy_evaluate(&x->cfg, &x->st, &x->a, 1000 * S, &x->e);
-        policy_gather_wants(&x->cfg, &x->a, &x->e, 1000 * S, &x->frag, &x->mem, &x->stall, &x->fallback, &x->standing);
+        policy_gather_wants(&x->cfg, &x->a, &x->e, 1000 * S, &x->frag, &x->mem, &x->stall, &x->fallback, &x->standing,
+                            &x->aim);
         return x;
 }
 
@@ -93,7 +94,8 @@ static E *e_run_wmarks(const TWorld *w, void (*tweak)(E *))
                 tweak(x);
         policy_evaluate(&x->cfg, &x->st, &x->a, 1000 * S, &x->e);
         policy_watermarks_evaluate(&x->a, in, &x->e);
-        policy_gather_wants(&x->cfg, &x->a, &x->e, 1000 * S, &x->frag, &x->mem, &x->stall, &x->fallback, &x->standing);
+        policy_gather_wants(&x->cfg, &x->a, &x->e, 1000 * S, &x->frag, &x->mem, &x->stall, &x->fallback, &x->standing,
+                            &x->aim);
         return x;
 }
 
@@ -371,7 +373,7 @@ static void test_learned_numbers(void **state)
         PolicyConfig c;
         PolicyEval e;
         Assessment a;
-        Want frag, mem, stall, fallback, standing;
+        Want frag, mem, stall, fallback, standing, aim;
         TWorld w = t_world_fine(1);
 
         (void) state;
@@ -391,26 +393,26 @@ static void test_learned_numbers(void **state)
         e.learned_peak_before_usec = 7 * S;
         e.learned_hold_usec = 1800 * S;
         c.demand_factor = 1.25;
-        policy_gather_wants(&c, &a, &e, 160 * S, &frag, &mem, &stall, &fallback, &standing);
+        policy_gather_wants(&c, &a, &e, 160 * S, &frag, &mem, &stall, &fallback, &standing, &aim);
         assert_int_equal(frag.reason, POLICY_REASON_RESERVE_LEARNED);
         assert_int_equal(frag.num.learned_need_bytes, 500 << 20);
         assert_int_equal(frag.num.config_target_bytes, 80 << 20);
         assert_int_equal(frag.num.learned_age_usec, 67 * S);
         assert_int_equal(frag.num.learned_hold_usec, 1800 * S);
         c.demand_factor = 0.5;
-        policy_gather_wants(&c, &a, &e, 160 * S, &frag, &mem, &stall, &fallback, &standing);
+        policy_gather_wants(&c, &a, &e, 160 * S, &frag, &mem, &stall, &fallback, &standing, &aim);
         assert_int_equal(frag.num.learned_need_bytes, 200 << 20);
         c.demand_factor = 0;
-        policy_gather_wants(&c, &a, &e, 50 * S, &frag, &mem, &stall, &fallback, &standing);
+        policy_gather_wants(&c, &a, &e, 50 * S, &frag, &mem, &stall, &fallback, &standing, &aim);
         assert_int_equal(frag.num.learned_need_bytes, 400 << 20);
         assert_int_equal(frag.num.learned_age_usec, 7 * S); /* a clock behind the peak */
         c.demand_factor = 8;
         e.learned_need_bytes = 1ULL << 62;
-        policy_gather_wants(&c, &a, &e, 50 * S, &frag, &mem, &stall, &fallback, &standing);
+        policy_gather_wants(&c, &a, &e, 50 * S, &frag, &mem, &stall, &fallback, &standing, &aim);
         assert_int_equal(frag.num.learned_need_bytes, UINT64_MAX / 4);
         /* under the configured target: below target, not "learned" */
         e.nodes[0].have_bytes[1] = 50 << 20;
-        policy_gather_wants(&c, &a, &e, 50 * S, &frag, &mem, &stall, &fallback, &standing);
+        policy_gather_wants(&c, &a, &e, 50 * S, &frag, &mem, &stall, &fallback, &standing, &aim);
         assert_int_equal(frag.reason, POLICY_REASON_RESERVE_BELOW_TARGET);
 }
 
