@@ -64,6 +64,19 @@ static inline const DecisionItem *lf_pro_move(const Decision *d, int64_t to)
         return it;
 }
 
+/* n ticks of dt seconds without a proactiveness move; the last tick's
+ * decision returned for further checks. */
+static inline const Decision *lf_no_pro_move(TSim *s, TWorld *w, unsigned n, unsigned dt)
+{
+        const Decision *d = NULL;
+
+        for (unsigned i = 0; i < n; i++) {
+                d = t_sim_tick(s, w, dt);
+                assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+        }
+        return d;
+}
+
 /* Under memory pressure over the PSI ceiling: no proactiveness move, a
  * held item saying PSI held it at the value it wanted. */
 static inline void lf_assert_held_by_psi(const Decision *d, int wanted)

@@ -596,10 +596,7 @@ static void test_lowered_to_the_aim_when_free_memory_grows(void **state)
         d = t_sim_tick(s, &w, 5);
         assert_int_equal(d->eval.nodes[0].score_target, 50);
         lf_pro_move(d, 40);
-        for (unsigned i = 0; i < 5; i++) {
-                d = t_sim_tick(s, &w, 5);
-                assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
-        }
+        d = lf_no_pro_move(s, &w, 5, 5);
         d = t_sim_tick(s, &w, 5); /* 35 s */
         lf_pro_move(d, 60);
 
@@ -649,7 +646,6 @@ static void test_stall_raise_not_lowered_to_the_aim(void **state)
 {
         TWorld w;
         TSim *s = lf_new(&w, 5 * S, 1536, 700, 600, 10 * S);
-        const Decision *d;
 
         (void) state;
         s->cfg.backoff_decisions = 0;
@@ -659,10 +655,7 @@ static void test_stall_raise_not_lowered_to_the_aim(void **state)
         assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
         w.stall_per_sec = 0;
         w.node[0].free_pages = 2048 * PAGES_MIB;
-        for (unsigned i = 0; i < 24; i++) {
-                d = t_sim_tick(s, &w, 5);
-                assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
-        }
+        (void) lf_no_pro_move(s, &w, 24, 5);
         assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
         free(s);
 }
@@ -680,7 +673,6 @@ static void test_free_short_not_lowered(void **state)
 {
         TWorld w;
         TSim *s = case_new(&w, 5 * S, 500);
-        const Decision *d;
 
         (void) state;
         /* a reversal cooldown of 6 s (the phased bench's), so that only
@@ -693,10 +685,7 @@ static void test_free_short_not_lowered(void **state)
         assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
         w.fallback_ratio = 0.0;
         w.node[0].free_pages = 200 * PAGES_MIB;
-        for (unsigned i = 0; i < 12; i++) {
-                d = t_sim_tick(s, &w, 5);
-                assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
-        }
+        (void) lf_no_pro_move(s, &w, 12, 5);
         assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
         free(s);
 }
@@ -787,10 +776,7 @@ static void test_outside_value_not_lowered_to_the_aim(void **state)
         lf_pro_move(d, 60);
         s->in[LEVER_COMPACTION_PROACTIVENESS].current = 70;
         w.node[0].free_pages = 2048 * PAGES_MIB;
-        for (unsigned i = 0; i < 12; i++) {
-                d = t_sim_tick(s, &w, 5);
-                assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
-        }
+        d = lf_no_pro_move(s, &w, 12, 5);
         assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 70);
         free(s);
 }
