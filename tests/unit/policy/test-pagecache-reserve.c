@@ -480,6 +480,82 @@ static void test_pc_oneshot_follows_demand(void **state)
         free(s);
 }
 
+/* a history sample `ago` before the next decide_pc() with `pages` free
+ * in order>=6 blocks (no page cache added, free memory 0: no fall) */
+static void add_blocks(TSim *s, usec_t ago, uint64_t pages)
+{
+        PolicyHistory *h = &s->state.hist;
+
+        add_sample(s, ago, 0);
+        h->ge_pages[0][(h->head + h->n - 1) % POLICY_HISTORY_MAX][0] = pages;
+}
+
+/* The page-cache one-shot is also due once the blocks at the reserve's
+ * order were taken by anyone since the last one-shot (the postgres
+ * scenario's anon eater with its mTHP faults, which the page-cache signal
+ * does not see): the largest order>=6 free of the history samples after
+ * the last one-shot minus what is free now at least half the target
+ * (42949672.5 B = 10485.76 pages). Order 6 now: 3000 pages, so a sample
+ * of 13486 pages (10486 taken: 2 x 10486 x 4096 = 85901312 >= 85899345)
+ * is due, 13485 (85893120) is not. Samples older than 10 s (no fall
+ * under way); the last one-shot 60 s ago, no page cache added. */
+static void test_pc_oneshot_blocks_taken(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = world_pc(3000, 100000);
+
+        (void) state;
+        s->state.hist.n_nodes = 1;
+        s->state.have_oneshot[0] = true;
+        s->state.last_oneshot_usec[0] = s->now + 5 * S - 60 * S;
+        add_blocks(s, 50 * S, 13486);
+        add_blocks(s, 20 * S, 3000);
+        assert_int_equal(decide_pc(s, &w, false, NULL), 1);
+        s->now -= 5 * S;
+        s->state.hist.ge_pages[0][0][0] = 13485;
+        assert_int_equal(decide_pc(s, &w, false, NULL), 0);
+
+        /* a sample before the last one-shot, or at its time (what it
+         * started from), does not count: 90000 pages 70 s and 60 s ago */
+        t_sim_init(s);
+        s->state.hist.n_nodes = 1;
+        s->state.have_oneshot[0] = true;
+        s->state.last_oneshot_usec[0] = s->now + 5 * S - 60 * S;
+        add_blocks(s, 70 * S, 90000);
+        add_blocks(s, 60 * S, 90000);
+        add_blocks(s, 50 * S, 13485);
+        assert_int_equal(decide_pc(s, &w, false, NULL), 0);
+        /* the one-shot 61 s ago: the sample 60 s ago is after it */
+        s->now -= 5 * S;
+        s->state.last_oneshot_usec[0] = s->now + 5 * S - 61 * S;
+        assert_int_equal(decide_pc(s, &w, false, NULL), 1);
+
+        /* the history does not reach back to the one-shot (300 s ago):
+         * its oldest sample counts */
+        t_sim_init(s);
+        s->state.hist.n_nodes = 1;
+        s->state.have_oneshot[0] = true;
+        s->state.last_oneshot_usec[0] = s->now + 5 * S - 300 * S;
+        add_blocks(s, 100 * S, 13486);
+        add_blocks(s, 50 * S, 3000);
+        assert_int_equal(decide_pc(s, &w, false, NULL), 1);
+
+        /* never within 10 s of the last one-shot: free 200000 pages (a
+         * fall of 10486 is under 200000 / 16 = 12500: none under way), the
+         * sample 7 s ago; the one-shot 9 s ago: no; 10 s ago: due */
+        t_sim_init(s);
+        w = world_pc(3000, 200000);
+        s->state.hist.n_nodes = 1;
+        s->state.have_oneshot[0] = true;
+        s->state.last_oneshot_usec[0] = s->now + 5 * S - 9 * S;
+        add_blocks(s, 7 * S, 13486);
+        assert_int_equal(decide_pc(s, &w, false, NULL), 0);
+        s->now -= 5 * S;
+        s->state.last_oneshot_usec[0] = s->now + 5 * S - 10 * S;
+        assert_int_equal(decide_pc(s, &w, false, NULL), 1);
+        free(s);
+}
+
 /* A fall the page cache's large folios explain is the burst the reserve
  * is for, not a fill: free memory 100000 -> 80000 pages within 10 s (20000
  * pages, a sixteenth of 80000 is 5000) with 15000 pages (61440000 B) of
@@ -585,6 +661,7 @@ int main(void)
                 cmocka_unit_test(test_pc_oneshot_not_while_blocks_fall),
                 cmocka_unit_test(test_pc_oneshot_burst_at_its_order),
                 cmocka_unit_test(test_pc_oneshot_follows_demand),
+                cmocka_unit_test(test_pc_oneshot_blocks_taken),
                 cmocka_unit_test(test_pc_oneshot_fall_of_the_burst),
                 cmocka_unit_test(test_pc_target_fits_free),
         };
