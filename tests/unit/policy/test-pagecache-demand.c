@@ -285,6 +285,10 @@ static void test_need_held_and_decayed(void **state)
         assert_int_equal(policy_decide(&c, &s, &a, in, t0, &d), 0);
         assert_int_equal(d.eval.pagecache_burst_bytes, 10 * MIB);
         assert_int_equal(d.eval.pagecache_need_bytes, 10 * MIB);
+        /* the peak renewed: the burst, seen now */
+        assert_int_equal(d.eval.pagecache_held_bytes, 10 * MIB);
+        assert_int_equal(d.eval.pagecache_peak_bytes, 10 * MIB);
+        assert_int_equal(d.eval.pagecache_peak_usec, t0);
         policy_state_update(&s, &a, &d, t0);
 
         /* t0 + 60 s: no demand since, the burst is out of the window, but
@@ -295,6 +299,10 @@ static void test_need_held_and_decayed(void **state)
         assert_int_equal(policy_decide(&c, &s, &a, in, t0 + 60 * S, &d), 0);
         assert_int_equal(d.eval.pagecache_burst_bytes, 0);
         assert_int_equal(d.eval.pagecache_need_bytes, 10 * MIB);
+        /* held from the peak, which stays as it was seen at t0 */
+        assert_int_equal(d.eval.pagecache_held_bytes, 10 * MIB);
+        assert_int_equal(d.eval.pagecache_peak_bytes, 10 * MIB);
+        assert_int_equal(d.eval.pagecache_peak_usec, t0);
         policy_state_update(&s, &a, &d, t0 + 60 * S);
 
         /* t0 + 900 s: 300 s past the hold = one decay: 5 MiB */
@@ -303,11 +311,16 @@ static void test_need_held_and_decayed(void **state)
         a.pagecache.delta_valid = true;
         assert_int_equal(policy_decide(&c, &s, &a, in, t0 + 900 * S, &d), 0);
         assert_int_equal(d.eval.pagecache_need_bytes, 5 * MIB);
+        assert_int_equal(d.eval.pagecache_held_bytes, 5 * MIB);
+        assert_int_equal(d.eval.pagecache_peak_bytes, 10 * MIB);
+        assert_int_equal(d.eval.pagecache_peak_usec, t0);
         policy_state_update(&s, &a, &d, t0 + 900 * S);
 
         /* a tick without the signal (tracefs gone) keeps what was seen */
         t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, t0 + 905 * S, &a);
         assert_int_equal(policy_decide(&c, &s, &a, in, t0 + 905 * S, &d), 0);
+        assert_int_equal(d.eval.pagecache_peak_bytes, 10 * MIB);
+        assert_int_equal(d.eval.pagecache_peak_usec, t0);
         policy_state_update(&s, &a, &d, t0 + 905 * S);
 
         /* t0 + 900 s + 5 x 300 s: 10 MiB / 64 = 160 KiB, under one
@@ -317,6 +330,9 @@ static void test_need_held_and_decayed(void **state)
         a.pagecache.delta_valid = true;
         assert_int_equal(policy_decide(&c, &s, &a, in, t0 + 2400 * S, &d), 0);
         assert_int_equal(d.eval.pagecache_need_bytes, 0);
+        assert_int_equal(d.eval.pagecache_held_bytes, 0);
+        assert_int_equal(d.eval.pagecache_peak_bytes, 0);
+        assert_int_equal(d.eval.pagecache_peak_usec, 0);
         policy_state_update(&s, &a, &d, t0 + 2400 * S);
 
         /* a new burst of 1 MiB renews it: 1 MiB, held from now */
@@ -326,12 +342,16 @@ static void test_need_held_and_decayed(void **state)
         a.pagecache.bytes_delta[6] = 4 * 262144;
         assert_int_equal(policy_decide(&c, &s, &a, in, t0 + 2405 * S, &d), 0);
         assert_int_equal(d.eval.pagecache_need_bytes, 1 * MIB);
+        assert_int_equal(d.eval.pagecache_peak_usec, t0 + 2405 * S);
         policy_state_update(&s, &a, &d, t0 + 2405 * S);
         t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, t0 + 2500 * S, &a);
         set_captured(&a.pagecache);
         a.pagecache.delta_valid = true;
         assert_int_equal(policy_decide(&c, &s, &a, in, t0 + 2500 * S, &d), 0);
         assert_int_equal(d.eval.pagecache_need_bytes, 1 * MIB);
+        assert_int_equal(d.eval.pagecache_held_bytes, 1 * MIB);
+        assert_int_equal(d.eval.pagecache_peak_bytes, 1 * MIB);
+        assert_int_equal(d.eval.pagecache_peak_usec, t0 + 2405 * S);
 }
 
 int main(void)
