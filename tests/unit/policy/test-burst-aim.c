@@ -673,6 +673,7 @@ static void test_free_short_not_lowered(void **state)
 {
         TWorld w;
         TSim *s = case_new(&w, 5 * S, 500);
+        const Decision *d;
 
         (void) state;
         /* a reversal cooldown of 6 s (the phased bench's), so that only
@@ -685,8 +686,11 @@ static void test_free_short_not_lowered(void **state)
         assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
         w.fallback_ratio = 0.0;
         w.node[0].free_pages = 200 * PAGES_MIB;
-        (void) lf_no_pro_move(s, &w, 12, 5);
+        d = lf_no_pro_move(s, &w, 12, 5);
         assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
+        /* free memory short is a target missed, with no fault falling
+         * back (no part offer) the only one */
+        assert_true(d->eval.targets_missed);
         free(s);
 }
 
