@@ -823,6 +823,92 @@ static void test_node_score_bounds(void **state)
         free(a);
 }
 
+/* The page-cache hist (policy/metrics.c pagecache_measures()): bytes per
+ * order from folio counts, and what was added since the previous reading.
+ * prev: order 0 100, order 6 10 folios; cur, 2 s later: 150 and 14. Bytes
+ * (4 KiB pages): order 0 150 x 4096 = 614400, order 6 14 x 262144 =
+ * 3670016; added: 50 x 4096 = 204800 and 4 x 262144 = 1048576, over 2 s.
+ * A count that went back (the instance made anew), a reading not later
+ * than the previous, or a previous without the hist: totals, no delta. A
+ * count past what bytes can hold saturates. */
+static void test_pagecache_measures(void **state)
+{
+        Observation *prev = obs_new(), *cur = obs_new();
+        Assessment *a = malloc(sizeof(*a));
+        uint64_t f[11] = { 10 };
+
+        (void) state;
+        assert_non_null(a);
+        add_zone(prev, 0, "Normal", f, 11, 1000, 5, 6, 7, 0);
+        add_zone(cur, 0, "Normal", f, 11, 1000, 5, 6, 7, 0);
+        prev->have |= OBS_MASK(OBS_PAGECACHE);
+        cur->have |= OBS_MASK(OBS_PAGECACHE);
+        prev->now_usec = 10 * USEC_PER_SEC;
+        cur->now_usec = 12 * USEC_PER_SEC;
+        prev->pagecache.folios[0] = 100;
+        prev->pagecache.folios[6] = 10;
+        cur->pagecache.folios[0] = 150;
+        cur->pagecache.folios[6] = 14;
+
+        assert_int_equal(assess(cur, prev, a), 0);
+        assert_true(a->pagecache.valid);
+        assert_int_equal(a->pagecache.bytes_total[0], 614400);
+        assert_int_equal(a->pagecache.bytes_total[6], 3670016);
+        assert_int_equal(a->pagecache.bytes_total[5], 0);
+        assert_true(a->pagecache.delta_valid);
+        assert_int_equal(a->pagecache.bytes_delta[0], 204800);
+        assert_int_equal(a->pagecache.bytes_delta[6], 1048576);
+        assert_int_equal(a->pagecache.bytes_delta[5], 0);
+        assert_true(a->pagecache.interval_sec == 2.0);
+
+        /* unchanged counts: a delta of 0, still valid */
+        assert_int_equal(assess(cur, cur, a), 0);
+        assert_false(a->pagecache.delta_valid); /* not later than itself */
+        prev->pagecache.folios[0] = 150;
+        prev->pagecache.folios[6] = 14;
+        assert_int_equal(assess(cur, prev, a), 0);
+        assert_true(a->pagecache.delta_valid);
+        assert_int_equal(a->pagecache.bytes_delta[6], 0);
+
+        /* order 6 went back (15 -> 14): totals, no delta */
+        prev->pagecache.folios[6] = 15;
+        assert_int_equal(assess(cur, prev, a), 0);
+        assert_true(a->pagecache.valid);
+        assert_int_equal(a->pagecache.bytes_total[6], 3670016);
+        assert_false(a->pagecache.delta_valid);
+        assert_int_equal(a->pagecache.bytes_delta[0], 0);
+        prev->pagecache.folios[6] = 14;
+
+        /* a previous reading without the hist, and none at all */
+        prev->have &= ~OBS_MASK(OBS_PAGECACHE);
+        assert_int_equal(assess(cur, prev, a), 0);
+        assert_true(a->pagecache.valid);
+        assert_false(a->pagecache.delta_valid);
+        assert_int_equal(assess(cur, NULL, a), 0);
+        assert_true(a->pagecache.valid);
+        assert_false(a->pagecache.delta_valid);
+
+        /* no hist this tick: not valid */
+        cur->have &= ~OBS_MASK(OBS_PAGECACHE);
+        assert_int_equal(assess(cur, NULL, a), 0);
+        assert_false(a->pagecache.valid);
+
+        /* a page size of 0 reads as 4 KiB; a count too large saturates */
+        cur->have |= OBS_MASK(OBS_PAGECACHE);
+        cur->page_size = 0;
+        cur->pagecache.folios[9] = UINT64_MAX / 2;
+        assert_int_equal(assess(cur, NULL, a), 0);
+        assert_int_equal(a->pagecache.bytes_total[0], 614400);
+        assert_int_equal(a->pagecache.bytes_total[9], UINT64_MAX);
+        /* exactly the largest count that fits: 2^64 / 2^21 - 1 folios */
+        cur->pagecache.folios[9] = UINT64_MAX >> 21;
+        assert_int_equal(assess(cur, NULL, a), 0);
+        assert_int_equal(a->pagecache.bytes_total[9], (UINT64_MAX >> 21) << 21);
+        free(prev);
+        free(cur);
+        free(a);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -838,6 +924,7 @@ int main(void)
                 cmocka_unit_test(test_boost_and_proactiveness),
                 cmocka_unit_test(test_rates_more),
                 cmocka_unit_test(test_assess_sums),
+                cmocka_unit_test(test_pagecache_measures),
                 cmocka_unit_test(test_assess_too_many_nodes),
                 cmocka_unit_test(test_measure_edges),
                 cmocka_unit_test(test_node_thp_missing),
