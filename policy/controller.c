@@ -139,6 +139,7 @@ typedef struct Ctx {
         bool rates_met;       /* stalls, workload stalls and fallbacks met with the margin */
         unsigned floor_score; /* the score proactiveness_floor keeps */
         bool learned_any;     /* some node's THP target is the learned one */
+        bool in_dip;          /* free memory in a dip on some node (free_in_dip()) */
         int64_t value[_LEVER_MAX]; /* decided values so far */
         PolicyHold hold[_LEVER_MAX];
 } Ctx;
@@ -161,6 +162,7 @@ static void add_item(Ctx *c, Lever l, int64_t to, PolicyReason reason, unsigned 
         it->forced = (flags & (LEVER_MOVE_IGNORE_TIMING | LEVER_MOVE_IGNORE_STEP)) != 0;
         it->escalated = (flags & LEVER_MOVE_ESCALATE) != 0;
         it->err = err;
+        it->in_dip = to > it->from && c->in_dip;
         it->num = *num;
         c->value[l] = to;
 }
@@ -239,6 +241,12 @@ static bool rollback_due(Ctx *c, Lever l, PolicyNumbers *num)
         if (c->now < t->last_change_usec || c->now - t->last_change_usec > c->cfg->rollback_window_usec)
                 return false;
         if (now_full < t->psi_full_at_change_permyriad + rise)
+                return false;
+        /* a raise for direct compaction stalls while they go on: the full
+         * pressure is theirs (a direct compaction is a memory stall), not
+         * the raise's */
+        if (t->last_reason == POLICY_REASON_COMPACT_STALLS && c->a->rates.valid &&
+            c->d->eval.stall_milli > policy_rate_milli(c->cfg->max_compact_stall_rate))
                 return false;
         *num = policy_numbers_blank(-1);
         num->psi_before_permyriad = t->psi_full_at_change_permyriad;
@@ -573,7 +581,9 @@ static void decide_proactiveness_raise(Ctx *c, Lever l)
 /* Kicks on and the lever above the aim the targets have now (free memory
  * grew, the score they need fell): down to that aim in one move, without
  * waiting for decay_after nor the dwell (the reversal rules hold it: a
- * burst's free memory goes down and up within seconds). Raises stop at the
+ * burst's free memory goes down and up within seconds; the cooldown does
+ * not when the raise it undoes was made in a dip of free memory,
+ * free_in_dip()). Raises stop at the
  * aim while kicking, so only a fall of the aim leaves the lever above it;
  * kcompactd, kicked or not, works to the lever's threshold, and at a
  * burst's 60-70 it built 0.9-1.3 GiB of order-9 blocks for a 475 MiB
@@ -755,6 +765,7 @@ static void oneshot_item(Ctx *c, const PolicyNodeEval *ne, unsigned k, uint64_t 
         num.free_bytes = ne->free_bytes;
         num.limit_permyriad = below;
         num.psi_some_permyriad = e->psi_some_permyriad;
+        num.psi_full_permyriad = e->psi_full_permyriad;
         num.score = ne->score;
         it = &c->d->items[c->d->n_items++];
         it->kind = DECISION_COMPACT_NODE;
@@ -791,6 +802,33 @@ static uint64_t pagecache_added_since(const Ctx *c, usec_t since)
         return sum;
 }
 
+/* Free memory (with BLOCKS also the free blocks at order_large) fell by
+ * more than a sixteenth of what is free now within WINDOW: some sample of
+ * the history that recent is above now by that much, beyond what the page
+ * cache added in large folios in that window. free_falling() and
+ * free_in_dip(). */
+static bool fell_within(const Ctx *c, const PolicyNodeEval *ne, usec_t window, bool blocks)
+{
+        const PolicyHistory *h = &c->s->hist;
+        int hi = policy_hist_node_index(h, ne->node);
+        uint64_t ps = c->a->page_size, lim = ne->free_bytes / 16, prev = 0, prev_have = 0, pc, fall, fall_have;
+
+        if (hi < 0)
+                return false;
+        for (unsigned j = h->n; j > 0; j--) {
+                unsigned r = (h->head + j - 1) % POLICY_HISTORY_MAX;
+
+                if (h->t_usec[r] > c->now || c->now - h->t_usec[r] > window)
+                        break;
+                prev = MAX(prev, h->free_pages[r][hi] * ps);
+                prev_have = MAX(prev_have, h->ge_pages[K_LARGE][r][hi] * ps);
+        }
+        pc = pagecache_added_since(c, c->now > window ? c->now - window - 1 : 0);
+        fall = prev > ne->free_bytes ? prev - ne->free_bytes : 0;
+        fall_have = prev_have > ne->have_bytes[K_LARGE] ? prev_have - ne->have_bytes[K_LARGE] : 0;
+        return (fall > pc && fall - pc > lim) || (blocks && fall_have > pc && fall_have - pc > lim);
+}
+
 /* Free memory, or the free blocks at the page cache's order, fell by more
  * than a sixteenth of what is free now within the last
  * POLICY_SETTLED_USEC (any sample of the history that recent above now by
@@ -807,24 +845,29 @@ static uint64_t pagecache_added_since(const Ctx *c, usec_t since)
  * at a burst every few seconds would never come. */
 static bool free_falling(const Ctx *c, const PolicyNodeEval *ne)
 {
-        const PolicyHistory *h = &c->s->hist;
-        int hi = policy_hist_node_index(h, ne->node);
-        uint64_t ps = c->a->page_size, lim = ne->free_bytes / 16, prev = 0, prev_have = 0, pc, fall, fall_have;
+        return fell_within(c, ne, POLICY_SETTLED_USEC, true);
+}
 
-        if (hi < 0)
-                return false;
-        for (unsigned j = h->n; j > 0; j--) {
-                unsigned r = (h->head + j - 1) % POLICY_HISTORY_MAX;
+/* Free memory in a dip: on the node, under the most it had within
+ * trend_window by more than a sixteenth of what is free now, beyond what
+ * the page cache added in large folios in that window (as free_falling(),
+ * over the trend's window and without the blocks). A raise made then
+ * answers a low that may pass: in the churn bench the fragmenter's wave
+ * took free memory from 1.5 GiB to 590-606 MiB, the fragmentation want
+ * raised proactiveness 35 -> 55 -> 75 -> 80, and free memory was back at
+ * 0.95-1.7 GiB within seconds (session 9). A lowering to the aim that
+ * undoes such a raise is not held by the reversal cooldown
+ * (lever_rules_apply()). */
+/* THP faults never compact directly: defrag never or defer (or no THP) */
+static bool faults_never_compact(const LeverInput *in)
+{
+        return !in[LEVER_THP_DEFRAG].available || in[LEVER_THP_DEFRAG].current == THP_DEFRAG_NEVER ||
+               in[LEVER_THP_DEFRAG].current == THP_DEFRAG_DEFER;
+}
 
-                if (h->t_usec[r] > c->now || c->now - h->t_usec[r] > POLICY_SETTLED_USEC)
-                        break;
-                prev = MAX(prev, h->free_pages[r][hi] * ps);
-                prev_have = MAX(prev_have, h->ge_pages[K_LARGE][r][hi] * ps);
-        }
-        pc = pagecache_added_since(c, c->now > POLICY_SETTLED_USEC ? c->now - POLICY_SETTLED_USEC - 1 : 0);
-        fall = prev > ne->free_bytes ? prev - ne->free_bytes : 0;
-        fall_have = prev_have > ne->have_bytes[K_LARGE] ? prev_have - ne->have_bytes[K_LARGE] : 0;
-        return (fall > pc && fall - pc > lim) || (fall_have > pc && fall_have - pc > lim);
+static bool free_in_dip(const Ctx *c, const PolicyNodeEval *ne)
+{
+        return fell_within(c, ne, c->cfg->trend_window_usec, false);
 }
 
 /* The page cache's reserve (the order its folios use, below the THP
@@ -835,21 +878,13 @@ static bool free_falling(const Ctx *c, const PolicyNodeEval *ne)
  * node compaction scanned 162 k pages for +13 MiB of order>=6 blocks in
  * the postgres VM scenario, where proactiveness 60-80 scanned 4-10 M and
  * lost them. Also while kicks are on and while proactiveness is held
- * after a back-off (the one-shot is the lever left then); not during a
- * page-cache burst at its order (the tick's bytes at orders >= it; small
- * large folios of data files come every tick under a busy database) nor
- * while free memory falls fast. How often: pagecache_oneshot_due(). */
-static bool oneshot_pagecache(const Ctx *c, const PolicyNodeEval *ne)
+ * after a back-off (the one-shot is the lever left then). What holds it
+ * back: pagecache_oneshot_gate(). */
+static bool pagecache_short(const Ctx *c, const PolicyNodeEval *ne)
 {
         const PolicyEval *e = &c->d->eval;
 
-        if (e->pagecache_order == 0 || e->order[K_LARGE] >= e->order[K_THP] ||
-            e->pagecache_order_demand_bytes > 0)
-                return false;
-        /* free memory falling fast: a fill or a burst is under way, and
-         * what a compaction builds now is split again at once (the
-         * interval would then keep it from the memory that settles) */
-        if (free_falling(c, ne))
+        if (e->pagecache_order == 0 || e->order[K_LARGE] >= e->order[K_THP])
                 return false;
         return oneshot_below(ne, K_LARGE, ne->target_bytes[K_LARGE], 10000);
 }
@@ -866,7 +901,10 @@ static bool oneshot_pagecache(const Ctx *c, const PolicyNodeEval *ne)
  * ran with the reserve short, 78 direct compactions): the largest
  * order>=N free of the history samples after it (the ring's oldest when
  * it does not reach back) minus what is free now is at least half the
- * target. The cost rule: a whole-node compaction scans about the node's
+ * target, or a sixteenth of it when what is left is under half the
+ * target (it covers less than half the next burst: session 10 seed 1, 63
+ * MiB built for a 74 MiB target, 34 MiB taken, pgbench's first WAL
+ * segment met 26 MiB 2 min later). The cost rule: a whole-node compaction scans about the node's
  * movable memory once (162-270 k pages in the postgres scenario's 2 GiB
  * guest), so it comes at most once per half a reserve of demand or of
  * blocks taken, at most one per 10 s. */
@@ -891,13 +929,91 @@ static bool pagecache_oneshot_due(const Ctx *c, const PolicyNodeEval *ne, int hi
                 prev_have = MAX(prev_have, h->ge_pages[K_LARGE][r][hi] * c->a->page_size);
         }
         taken = prev_have > ne->have_bytes[K_LARGE] ? prev_have - ne->have_bytes[K_LARGE] : 0;
-        return (unsigned __int128) taken * 2 >= ne->target_bytes[K_LARGE];
+        if ((unsigned __int128) taken * 2 >= ne->target_bytes[K_LARGE])
+                return true;
+        /* what is left covers less than half the next burst (the target is
+         * the burst it was sized from): a sixteenth taken is enough */
+        return (unsigned __int128) ne->have_bytes[K_LARGE] * 2 < ne->target_bytes[K_LARGE] &&
+               (unsigned __int128) taken * 16 >= ne->target_bytes[K_LARGE];
+}
+
+/* Memory pressure that the missing page-cache reserve itself causes
+ * (docs/policy.md "Page-cache reserve at its own order"): compaction
+ * stalls or kswapd scanning within the avg10's span (this tick or the
+ * state's last) and free memory on the node at or above its high
+ * watermark (at the present watermark values) now and in every history
+ * sample of that span. Memory PSI counts direct compaction, direct
+ * reclaim, kswapd and reactive kcompactd; a costly-order page-cache
+ * allocation that fails its fast path wakes kswapd at its order,
+ * compacts, then does one round of direct reclaim and compacts again, at
+ * any free memory (session 9: pgscan_direct rose with 250-345 MiB free
+ * against a 99 MiB high watermark; session 10: PSI full 3.6 % after a WAL
+ * burst with no stall, kswapd woken at order 6). Order-0 allocations
+ * reclaim only under the min watermark and wake kswapd under low, and
+ * kswapd is balanced for order 0 above high: above high all along,
+ * whatever reclaim ran was for the high-order allocations, not thrash. */
+static bool pagecache_own_pressure(const Ctx *c, const PolicyNodeEval *ne, int hi)
+{
+        const PolicyHistory *h = &c->s->hist;
+        const Rates *r = &c->a->rates;
+        usec_t last = c->s->last_highorder_work_usec;
+        uint64_t high = ne->kernel_high_bytes > UINT64_MAX / 2 - ne->watermark_held_bytes
+                                ? UINT64_MAX / 2
+                                : ne->kernel_high_bytes + ne->watermark_held_bytes;
+        bool stalls = (r->valid && (r->compact_stall > 0.0 || r->pgscan_kswapd > 0.0)) ||
+                      (last > 0 && c->now >= last && c->now - last < POLICY_PSI_AVG10_SPAN_USEC);
+
+        if (!stalls || ne->free_bytes < high)
+                return false;
+        for (unsigned j = h->n; hi >= 0 && j > 0; j--) {
+                unsigned k = (h->head + j - 1) % POLICY_HISTORY_MAX;
+
+                if (h->t_usec[k] > c->now || c->now - h->t_usec[k] >= POLICY_PSI_AVG10_SPAN_USEC)
+                        break;
+                if (h->free_pages[k][hi] * c->a->page_size < high)
+                        return false;
+        }
+        return true;
+}
+
+/* What holds the page-cache one-shot of a node whose reserve is short
+ * (POLICY_GATE_NONE: nothing), in this order: pressure over the ceiling
+ * or PSI some over calm_psi_some (compaction competes with reclaim),
+ * unless the pressure is the reserve's own (pagecache_own_pressure()); a
+ * page-cache burst at its order this tick (the tick's bytes at orders >=
+ * it; small large folios of data files come every tick under a busy
+ * database); free memory falling fast (free_falling()); a THP one-shot
+ * wanted on the node within oneshot_min_interval (thp_held); the
+ * interval of pagecache_oneshot_due(). */
+static PolicyOneshotGate pagecache_oneshot_gate(const Ctx *c, const PolicyNodeEval *ne, int hi, bool thp_held)
+{
+        const PolicyEval *e = &c->d->eval;
+        bool recent = hi >= 0 && c->s->have_oneshot[hi] && c->now >= c->s->last_oneshot_usec[hi];
+
+        bool pressure = c->psi_high || e->psi_some_permyriad > c->cfg->calm_psi_some_permyriad;
+
+        if (pressure && !pagecache_own_pressure(c, ne, hi))
+                return c->psi_high ? POLICY_GATE_PSI_HIGH : POLICY_GATE_PSI_CALM;
+        if (e->pagecache_order_demand_bytes > 0)
+                return POLICY_GATE_BURST;
+        /* a fill or a burst is under way, and what a compaction builds now
+         * is split again at once (the interval would then keep it from the
+         * memory that settles) */
+        if (free_falling(c, ne))
+                return POLICY_GATE_FREE_FALLING;
+        if (thp_held)
+                return POLICY_GATE_THP_INTERVAL;
+        if (recent && c->now - c->s->last_oneshot_usec[hi] < POLICY_PAGECACHE_REBUILD_USEC)
+                return POLICY_GATE_REBUILD_WINDOW;
+        if (recent && !pagecache_oneshot_due(c, ne, hi, c->s->last_oneshot_usec[hi]))
+                return POLICY_GATE_NOT_DUE;
+        return POLICY_GATE_NONE;
 }
 
 static void decide_oneshot(Ctx *c)
 {
         const PolicyConfig *cfg = c->cfg;
-        const PolicyEval *e = &c->d->eval;
+        PolicyEval *e = &c->d->eval;
         const PolicyHistory *h = &c->s->hist;
         const LeverTrack *pro = &c->s->lever[LEVER_COMPACTION_PROACTIVENESS];
         /* kicks on: kcompactd works to the aim's threshold; a whole-node
@@ -905,34 +1021,39 @@ static void decide_oneshot(Ctx *c)
          * order-9 blocks for a 512 MiB cycle in the phased bench) */
         bool thp_ok = !kicks_on(c, LEVER_COMPACTION_PROACTIVENESS) &&
                       /* compaction was just found not to pay */
-                      !(pro->hold_raise_until_usec > c->now && pro->hold_reason == POLICY_REASON_BACKOFF_INEFFECTIVE);
+                      !(pro->hold_raise_until_usec > c->now && pro->hold_reason == POLICY_REASON_BACKOFF_INEFFECTIVE) &&
+                      !c->psi_high && e->psi_some_permyriad <= cfg->calm_psi_some_permyriad;
 
-        if (!cfg->oneshot_compact || c->psi_high)
-                return;
-        if (e->psi_some_permyriad > cfg->calm_psi_some_permyriad)
+        if (!cfg->oneshot_compact)
                 return;
 
         for (unsigned i = 0; i < e->n_nodes; i++) {
-                const PolicyNodeEval *ne = &e->nodes[i];
+                PolicyNodeEval *ne = &e->nodes[i];
                 /* between bursts a one-shot answers the configured reserve only */
                 uint64_t t = ne->learned && e->learned_standing ? ne->config_target_bytes : ne->target_bytes[K_THP];
                 int hi = policy_hist_node_index(h, ne->node);
                 bool thp = thp_ok && oneshot_below(ne, K_THP, t, cfg->oneshot_below_permyriad);
-                bool recent;
+                bool recent = hi >= 0 && c->s->have_oneshot[hi] && c->now >= c->s->last_oneshot_usec[hi];
+                bool thp_held = thp && recent && c->now - c->s->last_oneshot_usec[hi] < cfg->oneshot_min_interval_usec;
 
-                if (!thp && !oneshot_pagecache(c, ne))
+                ne->pagecache_short = pagecache_short(c, ne);
+                if (ne->pagecache_short && (!thp || thp_held))
+                        ne->pagecache_gate = pagecache_oneshot_gate(c, ne, hi, thp_held);
+                ne->pagecache_gate_changed = ne->pagecache_gate != (hi >= 0 ? c->s->pagecache_gate[hi] : POLICY_GATE_NONE);
+                if (thp_held)
                         continue;
-                recent = hi >= 0 && c->s->have_oneshot[hi] && c->now >= c->s->last_oneshot_usec[hi];
-                if (recent && thp && c->now - c->s->last_oneshot_usec[hi] < cfg->oneshot_min_interval_usec)
-                        continue;
-                if (recent && !thp && !pagecache_oneshot_due(c, ne, hi, c->s->last_oneshot_usec[hi]))
+                if (!thp && (!ne->pagecache_short || ne->pagecache_gate != POLICY_GATE_NONE))
                         continue;
                 if (c->d->n_items >= POLICY_MAX_ITEMS)
                         return;
                 if (thp)
                         oneshot_item(c, ne, K_THP, t, cfg->oneshot_below_permyriad);
-                else
+                else {
                         oneshot_item(c, ne, K_LARGE, ne->target_bytes[K_LARGE], 10000);
+                        /* made through pressure: the gate found it the reserve's own */
+                        c->d->items[c->d->n_items - 1].num.own_pressure =
+                                c->psi_high || e->psi_some_permyriad > cfg->calm_psi_some_permyriad;
+                }
         }
 }
 
@@ -1140,6 +1261,12 @@ int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assess
                 c.frag.err > 0 || c.mem.err > 0 || c.stall.err > 0 || c.fallback.err > 0 || c.standing.err > 0;
         for (unsigned l = 0; l < _LEVER_MAX; l++)
                 c.value[l] = in[l].current;
+        /* not where faults compact directly (THP defrag madvise, always,
+         * defer+madvise): there a lowering soon after the raise is paid in
+         * stalls (6.1 churn, defrag=madvise: 100-323 direct compactions
+         * against 15 without the rule) */
+        for (unsigned i = 0; i < ret->eval.n_nodes && !c.in_dip && faults_never_compact(in); i++)
+                c.in_dip = free_in_dip(&c, &ret->eval.nodes[i]);
         levers_evaluate(&c);
 
         for (unsigned l = 0; l < _LEVER_MAX; l++) {

@@ -106,23 +106,42 @@ LearnedRestoreResult policy_learned_restore(const PolicyConfig *cfg, uint64_t pe
         return LEARNED_RESTORE_OK;
 }
 
-LearnedRestoreResult policy_learned_from_boot(const PolicyConfig *cfg, uint64_t faults, usec_t uptime_usec,
-                                              uint64_t hpage_bytes, uint64_t mem_bytes, usec_t now,
-                                              LearnedRestore *ret)
+/* The part of the uptime a burst seen at a time uniformly in it would
+ * still be held for, on average: (H + D/ln2 x (1 - 2^(-(U-H)/D))) / U for
+ * U > H (the integral of the hold-then-halve curve over the ages 0..U, over
+ * U); 1 within the hold. */
+static double boot_burst_weight(usec_t uptime, usec_t hold, usec_t decay)
 {
-        unsigned __int128 bytes;
+        double u = (double) uptime, h = (double) hold, d = (double) decay;
+
+        if (uptime <= hold)
+                return 1.0;
+        if (decay == 0)
+                return h / u;
+        return (h + d / M_LN2 * (1.0 - exp2(-(u - h) / d))) / u;
+}
+
+LearnedRestoreResult policy_learned_from_boot(const PolicyConfig *cfg, const BootHistory *b, uint64_t hpage_bytes,
+                                              uint64_t mem_bytes, usec_t now, LearnedRestore *ret)
+{
+        unsigned __int128 mean;
+        double bytes;
         uint64_t seed;
 
         if (!cfg->demand_learning || !cfg->demand_from_boot)
                 return LEARNED_RESTORE_OFF;
-        if (faults == 0 || hpage_bytes == 0 || uptime_usec == 0 || now == 0)
+        if (b->thp_faults == 0 || hpage_bytes == 0 || b->uptime_usec == 0 || now == 0)
                 return LEARNED_RESTORE_EMPTY;
-        bytes = (unsigned __int128) faults * hpage_bytes;
-        if (uptime_usec > cfg->demand_hold_usec)
-                bytes = bytes * cfg->demand_hold_usec / uptime_usec;
-        if (mem_bytes > 0 && bytes > mem_bytes)
-                bytes = mem_bytes;
-        seed = bytes > UINT64_MAX / 4 ? UINT64_MAX / 4 : (uint64_t) bytes;
+        mean = (unsigned __int128) b->thp_faults * hpage_bytes;
+        if (b->uptime_usec > cfg->demand_hold_usec)
+                mean = mean * cfg->demand_hold_usec / b->uptime_usec;
+        bytes = mean > UINT64_MAX / 4 ? (double) (UINT64_MAX / 4) : (double) (uint64_t) mean;
+        if (b->thp_fallbacks > 0) /* the host missed: as one burst, aged */
+                bytes = (double) b->thp_faults * (double) hpage_bytes *
+                        boot_burst_weight(b->uptime_usec, cfg->demand_hold_usec, cfg->demand_decay_usec);
+        if (mem_bytes > 0 && bytes > (double) mem_bytes)
+                bytes = (double) mem_bytes;
+        seed = bytes >= 1.8e19 ? UINT64_MAX / 4 : (uint64_t) bytes;
         if (seed < hpage_bytes)
                 return LEARNED_RESTORE_EMPTY;
         *ret = (LearnedRestore) {
@@ -130,6 +149,7 @@ LearnedRestoreResult policy_learned_from_boot(const PolicyConfig *cfg, uint64_t 
                 .peak_usec = now,
                 .need_bytes = seed,
                 .hold_left_usec = cfg->demand_hold_usec,
+                .from_boot = true,
         };
         return LEARNED_RESTORE_OK;
 }
@@ -139,6 +159,7 @@ void policy_learned_seed(PolicyState *s, const LearnedRestore *r)
         s->learned_peak_bytes = r->peak_bytes;
         s->learned_peak_usec = r->peak_usec;
         s->learned_peak_before_usec = r->peak_before_usec;
+        s->learned_from_boot = r->from_boot;
 }
 
 static uint64_t rate_bytes(double per_sec, double interval_sec, uint64_t unit)
@@ -314,6 +335,7 @@ void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const
                 e->learned_peak_bytes = s->learned_peak_bytes;
                 e->learned_peak_usec = s->learned_peak_usec;
                 e->learned_peak_before_usec = s->learned_peak_before_usec;
+                e->learned_from_boot = s->learned_from_boot;
                 if (mem > 0 && e->learned_peak_bytes > mem) {
                         if (!e->learned_capped_from_bytes)
                                 e->learned_capped_from_bytes = e->learned_peak_bytes;

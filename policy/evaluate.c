@@ -384,6 +384,7 @@ static void learned_numbers(const PolicyConfig *cfg, const PolicyEval *e, const 
         num->learned_age_usec = (now > e->learned_peak_usec ? now - e->learned_peak_usec : 0) +
                                 e->learned_peak_before_usec;
         num->learned_hold_usec = e->learned_hold_usec;
+        num->learned_from_boot = e->learned_from_boot;
 }
 
 /* The numbers a node's reserve objective is judged on: level k of node

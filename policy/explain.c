@@ -80,6 +80,22 @@ const char *policy_hold_name(PolicyHold h)
         return (unsigned) h < _POLICY_HOLD_MAX ? hold_names[h] : "?";
 }
 
+static const char *const gate_names[_POLICY_GATE_MAX] = {
+        [POLICY_GATE_NONE] = "none",
+        [POLICY_GATE_PSI_HIGH] = "psi_high",
+        [POLICY_GATE_PSI_CALM] = "psi_calm",
+        [POLICY_GATE_BURST] = "burst",
+        [POLICY_GATE_FREE_FALLING] = "free_falling",
+        [POLICY_GATE_THP_INTERVAL] = "thp_interval",
+        [POLICY_GATE_REBUILD_WINDOW] = "rebuild_window",
+        [POLICY_GATE_NOT_DUE] = "not_due",
+};
+
+const char *policy_gate_name(PolicyOneshotGate g)
+{
+        return (unsigned) g < _POLICY_GATE_MAX ? gate_names[g] : "?";
+}
+
 /* ---- formatting --------------------------------------------------------- */
 
 typedef struct Out {
@@ -221,15 +237,21 @@ static void trend_clause(Out *o, const PolicyNumbers *n, bool to_target)
                     dur_str((usec_t) ((double) n->have_bytes / (double) -tr * (double) USEC_PER_SEC)).s);
 }
 
-/* "recent THP bursts asked for 512 MiB (learned reserve, held 30 min)" */
+/* "recent THP bursts asked for 512 MiB (learned reserve, held 30 min)", or
+ * for a seed no burst renewed yet "THP faults since boot asked for 512 MiB
+ * (first reserve from boot history, held 30 min)" */
 static void learned_clause(Out *o, const PolicyNumbers *n)
 {
         uint64_t share;
         uint32_t sh;
 
-        out(o, "recent THP bursts asked for %s (learned reserve", bytes_str(n->learned_need_bytes).s);
+        if (n->learned_from_boot)
+                out(o, "THP faults since boot asked for %s (first reserve from boot history",
+                    bytes_str(n->learned_need_bytes).s);
+        else
+                out(o, "recent THP bursts asked for %s (learned reserve", bytes_str(n->learned_need_bytes).s);
         if (n->learned_age_usec >= USEC_PER_SEC)
-                out(o, ", seen %s ago", dur_str(n->learned_age_usec).s);
+                out(o, n->learned_from_boot ? ", set %s ago" : ", seen %s ago", dur_str(n->learned_age_usec).s);
         if (n->learned_age_usec <= n->learned_hold_usec)
                 out(o, ", held %s)", dur_str(n->learned_hold_usec).s);
         else
@@ -373,7 +395,11 @@ static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumber
                     n->node, bytes_str(n->free_bytes).s, bytes_str(n->target_bytes).s, n->order, n->score_target);
                 break;
         case POLICY_REASON_ONESHOT_COMPACT:
-                if (n->limit_permyriad >= 10000) /* the page cache's reserve: short is enough */
+                if (n->limit_permyriad >= 10000 && n->own_pressure)
+                        out(o, "%s free in order>=%u blocks is under the %s target, no page-cache burst and memory pressure (some %s, full %s) is the reserve's own: compaction stalls or kswapd scanning with free memory above the high watermark",
+                            bytes_str(n->have_bytes).s, n->order, bytes_str(n->target_bytes).s,
+                            pct_str(n->psi_some_permyriad).s, pct_str(n->psi_full_permyriad).s);
+                else if (n->limit_permyriad >= 10000) /* the page cache's reserve: short is enough */
                         out(o, "%s free in order>=%u blocks is under the %s target, no page-cache burst and memory pressure is calm (some %s)",
                             bytes_str(n->have_bytes).s, n->order, bytes_str(n->target_bytes).s,
                             pct_str(n->psi_some_permyriad).s);
@@ -468,5 +494,50 @@ int decision_explain_held(const PolicyHeldItem *h, char *buf, size_t size)
             value_str(h->lever, h->wanted).s, policy_reason_name(h->reason),
             (unsigned) h->hold < _POLICY_HOLD_MAX ? hold_words[h->hold] : "?");
         numbers_sentence(&o, h->lever, h->reason, &h->num);
+        return finish(&o);
+}
+
+int decision_explain_pagecache_gate(const PolicyEval *e, const PolicyNodeEval *ne, uint32_t calm_psi_some_permyriad,
+                                    char *buf, size_t size)
+{
+        Out o = { .buf = buf, .size = size };
+
+        if (size > 0)
+                buf[0] = '\0';
+        if (ne->pagecache_gate == POLICY_GATE_NONE)
+                return finish(&o);
+        out(&o, "page-cache one-shot on node %d held (%s): %s free in order>=%u blocks is under the %s target; ",
+            ne->node, policy_gate_name(ne->pagecache_gate), bytes_str(ne->have_bytes[0]).s, e->order[0],
+            bytes_str(ne->target_bytes[0]).s);
+        switch (ne->pagecache_gate) {
+        case POLICY_GATE_PSI_HIGH:
+                out(&o, "memory pressure is over its ceiling (some %s, full %s)", pct_str(e->psi_some_permyriad).s,
+                    pct_str(e->psi_full_permyriad).s);
+                break;
+        case POLICY_GATE_PSI_CALM:
+                out(&o, "memory pressure some %s is over calm_psi_some %s", pct_str(e->psi_some_permyriad).s,
+                    pct_str(calm_psi_some_permyriad).s);
+                break;
+        case POLICY_GATE_BURST:
+                out(&o, "the page cache added %s at order>=%u this tick", bytes_str(e->pagecache_order_demand_bytes).s,
+                    e->order[0]);
+                break;
+        case POLICY_GATE_FREE_FALLING:
+                out(&o, "free memory or its order>=%u blocks fell by more than a sixteenth within 10 s", e->order[0]);
+                break;
+        case POLICY_GATE_THP_INTERVAL:
+                out(&o, "a THP one-shot is wanted and the last one-shot was within oneshot_min_interval");
+                break;
+        case POLICY_GATE_REBUILD_WINDOW:
+                out(&o, "the last one-shot was less than 10 s ago");
+                break;
+        case POLICY_GATE_NOT_DUE:
+                out(&o, "since the last one-shot the page cache added less than half the target and less than "
+                        "half of it was taken from the blocks");
+                break;
+        default:
+                out(&o, "?");
+                break;
+        }
         return finish(&o);
 }

@@ -19,8 +19,10 @@
  * (LEVER_MOVE_DECAY) skips the step only: the controller sizes it (half
  * way, then home). A lowering to the aim (LEVER_MOVE_AIM) skips the step
  * and the dwell: it answers free memory measured now, not the effect of
- * the last move; the reversal rules, the anti-oscillation ones, apply. A
- * raise with that flag is an ordinary raise. */
+ * the last move; the reversal rules, the anti-oscillation ones, apply,
+ * except that the cooldown does not hold one that undoes a raise made in
+ * a dip of free memory (LeverTrack.raised_in_dip). A raise with that flag
+ * is an ordinary raise. */
 
 #include <string.h>
 
@@ -134,7 +136,13 @@ int64_t lever_rules_apply(const PolicyConfig *cfg, Lever l, const LeverTrack *t,
                         to = current;
                         goto done;
                 }
-                if (reversal && since < lc->reversal_cooldown_usec) {
+                /* a lowering to the aim that undoes a raise made in a dip
+                 * of free memory: the raise answered a transient low, and
+                 * each tick held kcompactd works to its threshold with free
+                 * memory back (0.6-1.2 GiB of order-9 blocks for 512 MiB
+                 * cycles in the churn bench, session 9) */
+                if (reversal && since < lc->reversal_cooldown_usec &&
+                    !(flags & LEVER_MOVE_AIM && dir < 0 && t->last_dir > 0 && t->raised_in_dip)) {
                         hold = POLICY_HOLD_REVERSAL_COOLDOWN;
                         to = current;
                         goto done;

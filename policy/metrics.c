@@ -264,6 +264,7 @@ static void rates(const Observation *c, const Observation *p, Rates *r)
         r->allocstall = V("allocstall_dma") + V("allocstall_dma32") + V("allocstall_normal") +
                         V("allocstall_movable") + V("allocstall_device");
         r->pgscan_direct = V("pgscan_direct");
+        r->pgscan_kswapd = V("pgscan_kswapd");
 #undef V
 #undef VP
         r->thp_fallback_ratio = ratio_or_none(r->thp_fault_fallback, r->thp_fault_alloc + r->thp_fault_fallback);

@@ -240,12 +240,18 @@ void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d,
                 dt_sec = (double) (now - s->last_update_usec) / (double) USEC_PER_SEC;
 
         history_push(&s->hist, a, e, now);
+        /* history_push() keeps the nodes in the eval's order */
+        for (unsigned i = 0; i < e->n_nodes && i < FRAGD_MAX_NODES; i++)
+                s->pagecache_gate[i] = e->nodes[i].pagecache_gate;
         if (policy_tick_active(a, d))
                 s->last_activity_usec = now;
+        if (a->rates.valid && (a->rates.compact_stall > 0.0 || a->rates.pgscan_kswapd > 0.0))
+                s->last_highorder_work_usec = now;
         /* the learned burst as decide saw it (renewed, kept, or forgotten) */
         s->learned_peak_bytes = e->learned_peak_bytes;
         s->learned_peak_usec = e->learned_peak_usec;
         s->learned_peak_before_usec = e->learned_peak_before_usec;
+        s->learned_from_boot = e->learned_from_boot;
         s->pagecache_peak_bytes = e->pagecache_peak_bytes;
         s->pagecache_peak_usec = e->pagecache_peak_usec;
         s->learned_share_n = e->n_nodes;
@@ -348,6 +354,7 @@ void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d,
                 t->changed = true;
                 t->before_change = it->from;
                 t->last_err = it->err;
+                t->raised_in_dip = dir > 0 && it->in_dip;
                 t->last_applied = it->to;
                 t->last_change_usec = now;
                 t->last_dir = dir;

@@ -65,6 +65,7 @@ typedef struct Rates {
         double mthp_fallback_ratio[FRAGD_MAX_THP_SIZES];        /* anon faults, -1 none */
         double allocstall;               /* direct reclaim entries/s, all zones */
         double pgscan_direct;            /* pages/s */
+        double pgscan_kswapd;            /* pages/s */
         double psi_some, psi_full;       /* share of wall time stalled, 0..1 */
         /* counters that went backwards or jumped by more than any kernel
          * can count in the interval: taken as a reset, their rate is 0 for

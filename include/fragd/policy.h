@@ -73,6 +73,22 @@ typedef enum PolicyHold {
         _POLICY_HOLD_MAX,
 } PolicyHold;
 
+/* What holds back a page-cache one-shot whose reserve is short
+ * (PolicyNodeEval.pagecache_gate; docs/policy.md "Page-cache reserve at
+ * its own order"). POLICY_GATE_NONE: not held (not short, or made). */
+typedef enum PolicyOneshotGate {
+        POLICY_GATE_NONE,
+        POLICY_GATE_PSI_HIGH,       /* "psi_high": memory pressure over the ceiling */
+        POLICY_GATE_PSI_CALM,       /* "psi_calm": memory PSI some over calm_psi_some */
+        POLICY_GATE_BURST,          /* "burst": the page cache adds at its order this tick */
+        POLICY_GATE_FREE_FALLING,   /* "free_falling": free memory or the blocks fall fast */
+        POLICY_GATE_THP_INTERVAL,   /* "thp_interval": a THP one-shot wanted, within oneshot_min_interval */
+        POLICY_GATE_REBUILD_WINDOW, /* "rebuild_window": within 10 s of the last one-shot */
+        POLICY_GATE_NOT_DUE,        /* "not_due": neither half the target added nor half the blocks
+                                     * taken since the last one-shot */
+        _POLICY_GATE_MAX,
+} PolicyOneshotGate;
+
 typedef enum PolicyObjective {
         POLICY_OBJ_NONE,
         POLICY_OBJ_RESERVE, /* node + order */
@@ -124,6 +140,7 @@ typedef struct PolicyNumbers {
         uint64_t config_target_bytes;  /* reserve_thp alone */
         usec_t learned_age_usec;       /* since the burst */
         usec_t learned_hold_usec;      /* demand_hold */
+        bool learned_from_boot;        /* the need is the first reserve from boot history, no burst seen */
         /* the learned reserve's standing level: the peak is past its hold
          * and no THP fault came within the burst window, so the learned
          * part of the target asks only for the proactiveness its score
@@ -131,6 +148,11 @@ typedef struct PolicyNumbers {
          * no back-off episode; docs/policy.md "Between bursts") */
         bool standing;
         unsigned unmeasured;           /* POLICY_HOLD_UNMEASURED: Assessment.unmeasured */
+        /* a page-cache one-shot made through memory pressure over calm or
+         * over the ceilings that is the reserve's own (compaction stalls,
+         * free memory above the high watermark: docs/policy.md "Page-cache
+         * reserve at its own order") */
+        bool own_pressure;
 } PolicyNumbers;
 
 typedef enum DecisionKind {
@@ -153,6 +175,10 @@ typedef struct DecisionItem {
         bool forced;     /* safety move: dwell, step and cooldown did not apply */
         bool escalated;  /* a raise inside the dwell: the error outgrew the last raise's */
         int32_t err;     /* the error (0..10000) the move answers; 0 for safety moves */
+        /* a raise made with free memory in a dip: on some node under the
+         * most it had within trend_window by more than a sixteenth of what
+         * is free now (beyond what the page cache added in large folios) */
+        bool in_dip;
         PolicyNumbers num;
         bool applied;    /* set by the caller: written (and to = value read back) */
 } DecisionItem;
@@ -192,6 +218,14 @@ typedef struct PolicyNodeEval {
          * NodeMeasures.thp_grown) or it is the node's share of memory */
         uint32_t learned_share_permyriad;
         bool learned_share_measured;
+        /* the page-cache reserve short (have < target, free memory to
+         * build it) and what held its one-shot this tick (NONE: made, or
+         * not short); changed: another gate than the last tick's
+         * (PolicyState.pagecache_gate), so the daemon logs one line per
+         * change */
+        bool pagecache_short;
+        PolicyOneshotGate pagecache_gate;
+        bool pagecache_gate_changed;
 } PolicyNodeEval;
 
 typedef struct PolicyEval {
@@ -236,6 +270,10 @@ typedef struct PolicyEval {
          * kicks, one-shot compactions and the reclaim levers answer the
          * configured target alone (docs/policy.md "Between bursts"). */
         bool learned_standing;
+        /* the learned need is still the first reserve from the kernel's
+         * counters since boot (PolicyState.learned_from_boot): no burst
+         * renewed it yet */
+        bool learned_from_boot;
         /* > 0: the burst, or the remembered peak, was more than the host's
          * memory (policy_mem_total_bytes()) and was cut to it: no burst
          * can fault more than there is. The daemon logs it. */
@@ -284,6 +322,7 @@ typedef struct LeverTrack {
         int last_dir;               /* +1 raised, -1 lowered, 0 never moved */
         int64_t before_change;      /* the value our last move replaced (rollback target) */
         int32_t last_err;           /* the error our last move answered (DecisionItem.err) */
+        bool raised_in_dip;         /* our last move a raise made in a dip of free memory (DecisionItem.in_dip) */
         uint32_t psi_full_at_change_permyriad;
         PolicyReason last_reason;
         unsigned n_reversals, reversal_head;
@@ -349,6 +388,7 @@ typedef struct PolicyState {
         uint64_t learned_peak_bytes;
         usec_t learned_peak_usec;
         usec_t learned_peak_before_usec;
+        bool learned_from_boot;     /* the peak is a seed from boot history (policy_learned_seed()) */
         /* the page-cache need's peak (burst of large-folio bytes) and when
          * it was seen, held and decayed as the learned one (not kept across
          * restarts: the signal starts afresh with fragd's trace instance) */
@@ -360,6 +400,11 @@ typedef struct PolicyState {
         int learned_share_node[FRAGD_MAX_NODES];
         uint32_t learned_share_permyriad[FRAGD_MAX_NODES];
         bool learned_share_measured[FRAGD_MAX_NODES];
+        /* the last tick's PolicyNodeEval.pagecache_gate, indexed like hist.node_id */
+        PolicyOneshotGate pagecache_gate[FRAGD_MAX_NODES];
+        /* the last tick with direct compaction stalls or kswapd scanning
+         * (Rates.compact_stall, Rates.pgscan_kswapd > 0); 0 = none seen */
+        usec_t last_highorder_work_usec;
         /* the last applied DECISION_KICK_KCOMPACTD */
         bool have_kick;
         usec_t last_kick_usec;
@@ -424,6 +469,11 @@ int64_t decision_lever_value(const Decision *d, Lever l);
 const char *policy_reason_name(PolicyReason r); /* "reserve_below_target" */
 int policy_reason_from_name(const char *name);  /* PolicyReason or -ENOENT */
 const char *policy_hold_name(PolicyHold h);     /* "dwell" */
+const char *policy_gate_name(PolicyOneshotGate g); /* "psi_calm" */
+/* "page-cache one-shot on node 0 held (psi_calm): ..." for a node whose
+ * pagecache_gate is not NONE; "" otherwise */
+int decision_explain_pagecache_gate(const PolicyEval *e, const PolicyNodeEval *ne, uint32_t calm_psi_some_permyriad,
+                                    char *buf, size_t size);
 
 /* One sentence for a person, e.g. "raise compaction_proactiveness 20→35:
  * node 1 has 48 MiB free in order>=9 blocks, target 256 MiB; falls below
@@ -470,8 +520,10 @@ enum {
         LEVER_MOVE_DECAY = 1u << 3,    /* a decay toward the baseline: sized by the controller, not the step */
         /* a lowering to the aim the reserves have now (docs/policy.md "Kicks
          * and the aim"): sized by the controller, not the step, and not held
-         * by the dwell; the reversal cooldown and limit still apply (a
-         * raise with it is an ordinary raise) */
+         * by the dwell; the reversal cooldown and limit still apply,
+         * except that the cooldown does not hold one undoing a raise made
+         * in a dip of free memory (LeverTrack.raised_in_dip; a raise with
+         * it is an ordinary raise) */
         LEVER_MOVE_AIM = 1u << 4,
 };
 int64_t lever_rules_apply(const PolicyConfig *cfg, Lever l, const LeverTrack *t, int64_t current,
@@ -525,22 +577,34 @@ typedef struct LearnedRestore {
         usec_t peak_before_usec;   /* the age older than the monotonic clock */
         uint64_t need_bytes;       /* the peak decayed to now (what decide will keep ready) */
         usec_t hold_left_usec;     /* until the hold ends; 0 = decaying already */
+        bool from_boot;            /* a seed from the counters since boot (policy_learned_from_boot()) */
 } LearnedRestore;
 
 LearnedRestoreResult policy_learned_restore(const PolicyConfig *cfg, uint64_t peak_bytes, usec_t age_usec,
                                             usec_t now, uint64_t min_bytes, LearnedRestore *ret);
-/* The first reserve, before fragd has seen a burst (issue 14 item 5): the
- * kernel has counted THP faults since boot (vmstat thp_fault_alloc +
- * thp_fault_fallback, faults). Their bytes per demand_hold of uptime,
- *   seed = faults x hpage_bytes x min(1, demand_hold / uptime),
- * is taken as a burst seen now: kept for demand_hold, then decayed like any
- * learned burst, renewed by a real one; capped at mem_bytes (the host's
- * memory) and, through the learned target, at demand_cap (fleet files set
- * it per instance type). EMPTY under one huge page or with no uptime, OFF
- * when learning or demand_from_boot is off. */
-LearnedRestoreResult policy_learned_from_boot(const PolicyConfig *cfg, uint64_t faults, usec_t uptime_usec,
-                                              uint64_t hpage_bytes, uint64_t mem_bytes, usec_t now,
-                                              LearnedRestore *ret);
+/* The first reserve, before fragd has seen a burst (issue 14 item 5;
+ * docs/policy.md "The first burst"): what the kernel counted since boot
+ * (the daemon reads it: boot-history.c). */
+typedef struct BootHistory {
+        uint64_t thp_faults;    /* thp_fault_alloc + thp_fault_fallback since boot */
+        uint64_t thp_fallbacks; /* thp_fault_fallback since boot (the host already missed) */
+        usec_t uptime_usec;     /* the time they were counted in */
+} BootHistory;
+
+/* S = thp_faults x hpage_bytes (all THP demand since boot: no burst was
+ * larger), U = uptime, H = demand_hold, D = demand_decay:
+ *   no fallback:  seed = S x min(1, H / U)                    the demand per hold
+ *   fallbacks:    seed = S                                    U <= H
+ *                 seed = S x (H + D/ln2 x (1 - 2^(-(U-H)/D))) / U   U > H
+ * the second is the learned need a running fragd would hold now, averaged
+ * over when in the uptime the whole count could have been one burst (held
+ * H, then halved every D). Taken as a burst seen now: kept for demand_hold,
+ * then decayed like any learned burst, renewed by a real one; capped at
+ * mem_bytes (the host's memory) and, through the learned target, at
+ * demand_cap (fleet files set it per instance type). EMPTY under one huge
+ * page or with no uptime, OFF when learning or demand_from_boot is off. */
+LearnedRestoreResult policy_learned_from_boot(const PolicyConfig *cfg, const BootHistory *b, uint64_t hpage_bytes,
+                                              uint64_t mem_bytes, usec_t now, LearnedRestore *ret);
 /* Seeds the state with a restored peak (before the first decide). */
 void policy_learned_seed(PolicyState *s, const LearnedRestore *r);
 
@@ -558,6 +622,11 @@ uint64_t policy_learned_target(const PolicyConfig *cfg, uint64_t need_bytes, uin
  * demand adds within this window (the time a rebuild by a one-shot takes
  * to come round), and its one-shots come no closer together. */
 #define POLICY_PAGECACHE_REBUILD_USEC (10 * USEC_PER_SEC)
+/* Memory PSI avg10 is an average with a 10 s time constant: compaction
+ * stalls within this window explain an avg10 over calm (13.75 % decays
+ * under 1 % in 26 s), and free memory is judged against the high
+ * watermark over it (the page-cache one-shot's own pressure). */
+#define POLICY_PSI_AVG10_SPAN_USEC (30 * USEC_PER_SEC)
 /* The page-cache order: the highest order k >= 1 holding at least
  * POLICY_PAGECACHE_MIN_SHARE_PERMYRIAD of the bytes added in large folios
  * (orders >= 1) since the trigger was set, once those bytes reach

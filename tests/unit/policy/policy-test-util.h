@@ -81,6 +81,7 @@ typedef struct TWorld {
         uint32_t psi_some, psi_full; /* permyriad */
         bool rates_valid;
         double stall_per_sec, fallback_ratio, scan_pages_per_sec;
+        double kswapd_scan_per_sec; /* Rates.pgscan_kswapd */
         double thp_alloc_per_sec, thp_fallback_per_sec; /* THP faults (the learned reserve's demand) */
         unsigned n_workloads; /* copied into the Assessment as the daemon fills it */
         WorkloadStall workloads[4];
@@ -161,6 +162,7 @@ static inline void t_assess(const TWorld *w, usec_t now, Assessment *a)
         a->rates.valid = w->rates_valid;
         a->rates.interval_sec = 5;
         a->rates.compact_stall = w->stall_per_sec;
+        a->rates.pgscan_kswapd = w->kswapd_scan_per_sec;
         a->rates.thp_fallback_ratio = w->fallback_ratio;
         a->rates.compact_migrate_scanned = w->scan_pages_per_sec;
         a->rates.thp_fault_alloc = w->thp_alloc_per_sec;

@@ -30,6 +30,9 @@ static TSim *case_new(TWorld *ret_w, usec_t kick_interval, unsigned free_mib)
         TSim *s = lf_new(ret_w, kick_interval, free_mib, 200, 100, 10 * S);
 
         s->cfg.backoff_decisions = 0;
+        /* the churn bench's mode: faults never compact directly (the dip
+         * rule holds only there) */
+        s->in[LEVER_THP_DEFRAG].current = s->in[LEVER_THP_DEFRAG].baseline = THP_DEFRAG_NEVER;
         return s;
 }
 
@@ -734,6 +737,291 @@ static void test_rules_aim_move(void **state)
                          55);
 }
 
+/* A lowering to the aim that undoes a raise made in a dip of free memory
+ * (LeverTrack.raised_in_dip: the raise answered a transient low, the
+ * fragmenter's wave in the churn bench) is not held by the reversal
+ * cooldown; the reversal limit still holds it. lever_rules_apply() itself,
+ * proactiveness 20..80, step_down 5, dwell 30 s, reversal cooldown 120 s
+ * (the shipped preset's); at 60, raised 5 s ago in a dip. */
+static void test_rules_aim_move_after_a_raise_in_a_dip(void **state)
+{
+        PolicyConfig cfg;
+        LeverTrack t = { .touched = true, .changed = true, .last_dir = 1, .last_applied = 60,
+                         .raised_in_dip = true };
+        PolicyHold hold;
+        usec_t now = 1000 * S;
+
+        (void) state;
+        t_config(&cfg);
+        cfg.max_reversals = 4;
+        cfg.reversal_window_usec = 3600 * S;
+        t_lever(&cfg, LEVER_COMPACTION_PROACTIVENESS, 20, 80, 20, 5, 30 * S, 120 * S);
+        t.last_change_usec = now - 5 * S;
+        /* 5 s after it: 60 -> 35 in one move (no cooldown, no dwell, no step) */
+        assert_int_equal(lever_rules_apply(&cfg, LEVER_COMPACTION_PROACTIVENESS, &t, 60, 35, LEVER_MOVE_AIM, now,
+                                           &hold),
+                         35);
+        assert_int_equal(hold, POLICY_HOLD_NONE);
+        /* any other lowering keeps the rules: a decay inside the dwell */
+        assert_int_equal(lever_rules_apply(&cfg, LEVER_COMPACTION_PROACTIVENESS, &t, 60, 35, LEVER_MOVE_DECAY, now,
+                                           &hold),
+                         60);
+        assert_int_equal(hold, POLICY_HOLD_DWELL);
+        /* the limit: 3 reversals in the hour (4 - 1: the slot kept for a
+         * safety move) refuse it */
+        t.n_reversals = 3;
+        t.reversal_usec[0] = now - 600 * S;
+        t.reversal_usec[1] = now - 400 * S;
+        t.reversal_usec[2] = now - 200 * S;
+        assert_int_equal(lever_rules_apply(&cfg, LEVER_COMPACTION_PROACTIVENESS, &t, 60, 35, LEVER_MOVE_AIM, now,
+                                           &hold),
+                         60);
+        assert_int_equal(hold, POLICY_HOLD_REVERSAL_LIMIT);
+        /* 2 reversals: allowed (2 + 2 > 4 is false) */
+        t.n_reversals = 2;
+        assert_int_equal(lever_rules_apply(&cfg, LEVER_COMPACTION_PROACTIVENESS, &t, 60, 35, LEVER_MOVE_AIM, now,
+                                           &hold),
+                         35);
+        /* the last move a lowering: a lowering is no reversal, nothing to skip */
+        t.n_reversals = 0;
+        t.raised_in_dip = false;
+        assert_int_equal(lever_rules_apply(&cfg, LEVER_COMPACTION_PROACTIVENESS, &t, 60, 35, LEVER_MOVE_AIM, now,
+                                           &hold),
+                         60);
+        assert_int_equal(hold, POLICY_HOLD_REVERSAL_COOLDOWN);
+}
+
+/* The same through the controller, the shipped reversal cooldown (120 s).
+ * As test_lowered_to_the_aim_when_free_memory_grows, but 1200 MiB free
+ * for the first 30 s: score target 100 - ceil(100 x 512 / 1200 = 42.7) =
+ * 57, aim 53 (47 + 10 = 57; 52: 48 + 10 = 58), err 8632 (100 of 512 MiB
+ * in blocks), step 18: 20 -> 40 at 5 s (max(38, 53), at most step_up 20).
+ * At 35 s 1024 MiB free (aim 60): 40 -> 60, with free memory 176 MiB
+ * under the 1200 MiB the node had within trend_window (2 min), more than
+ * a sixteenth of 1024 (64 MiB): a raise in a dip. At 40 s the dip is over,
+ * 2048 MiB free (aim 35): 60 -> 35 at once, 5 s after the raise. Before:
+ * held by the cooldown until 155 s (the raise at 35 s + 120 s), kcompactd
+ * kicked at 60's threshold every 5 s meanwhile. With 1024 MiB free all
+ * along (no dip) the cooldown still holds it: the test above, whose
+ * cooldown is 6 s. */
+static void test_raise_in_a_dip_lowered_at_once(void **state)
+{
+        TWorld w;
+        TSim *s = case_new(&w, 5 * S, 1200);
+        const Decision *d;
+        const DecisionItem *it;
+
+        (void) state;
+        t_lever(&s->cfg, LEVER_COMPACTION_PROACTIVENESS, 20, 80, 20, 5, 30 * S, 120 * S);
+        d = t_sim_tick(s, &w, 5);
+        assert_int_equal(d->eval.nodes[0].score_target, 57);
+        it = lf_pro_move(d, 40);
+        assert_false(it->in_dip);
+        assert_false(s->state.lever[LEVER_COMPACTION_PROACTIVENESS].raised_in_dip);
+        d = lf_no_pro_move(s, &w, 5, 5);
+        w.node[0].free_pages = 1024 * PAGES_MIB;
+        d = t_sim_tick(s, &w, 5); /* 35 s */
+        assert_int_equal(d->eval.nodes[0].score_target, 50);
+        it = lf_pro_move(d, 60);
+        assert_true(it->in_dip);
+        assert_true(s->state.lever[LEVER_COMPACTION_PROACTIVENESS].raised_in_dip);
+
+        w.node[0].free_pages = 2048 * PAGES_MIB;
+        d = t_sim_tick(s, &w, 5); /* 40 s */
+        assert_int_equal(d->eval.nodes[0].score_target, 75);
+        it = lf_pro_move(d, 35);
+        assert_int_equal(it->from, 60);
+        assert_int_equal(it->reason, POLICY_REASON_AIM_FELL);
+        assert_false(s->state.lever[LEVER_COMPACTION_PROACTIVENESS].raised_in_dip);
+        free(s);
+}
+
+/* The dip's edge: free memory must be under the window's most by more
+ * than a sixteenth of what is free now. As above with 1088 MiB free for
+ * the first 30 s (score target 100 - ceil(100 x 512 / 1088 = 47.1) = 52,
+ * aim 58: 42 + 10 = 52; the first raise 20 -> 40 all the same, step_up
+ * 20), then 1024 MiB at 35 s (aim 60): 40 -> 60. With 1088 the fall is
+ * 64 MiB, a sixteenth of 1024 exactly: no dip, and at 40 s (2048 MiB
+ * free, aim 35) the cooldown holds the lowering. With 1089 the fall is 65
+ * MiB: a dip, 60 -> 35 at 40 s. */
+static void dip_edge(unsigned before_mib, bool dip)
+{
+        TWorld w;
+        TSim *s = case_new(&w, 5 * S, before_mib);
+        const Decision *d;
+        const DecisionItem *it;
+
+        t_lever(&s->cfg, LEVER_COMPACTION_PROACTIVENESS, 20, 80, 20, 5, 30 * S, 120 * S);
+        d = t_sim_tick(s, &w, 5);
+        assert_int_equal(d->eval.nodes[0].score_target, 52);
+        lf_pro_move(d, 40);
+        (void) lf_no_pro_move(s, &w, 5, 5);
+        w.node[0].free_pages = 1024 * PAGES_MIB;
+        d = t_sim_tick(s, &w, 5); /* 35 s */
+        it = lf_pro_move(d, 60);
+        assert_int_equal(it->in_dip, dip);
+        w.node[0].free_pages = 2048 * PAGES_MIB;
+        d = t_sim_tick(s, &w, 5); /* 40 s */
+        if (dip) {
+                it = lf_pro_move(d, 35);
+                assert_int_equal(it->reason, POLICY_REASON_AIM_FELL);
+        } else {
+                const PolicyHeldItem *h = t_find_held(d, LEVER_COMPACTION_PROACTIVENESS);
+
+                assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+                assert_non_null(h);
+                assert_int_equal(h->hold, POLICY_HOLD_REVERSAL_COOLDOWN);
+                assert_int_equal(h->wanted, 35);
+        }
+        free(s);
+}
+
+/* Where THP faults compact directly (defrag madvise, always, defer+madvise)
+ * a raise is never one made in a dip: lowering it at once is paid in
+ * stalls (the 6.1 churn under defrag=madvise in CI: 100 and 323 direct
+ * compactions with the rule, 15 without). The dip's edge with 1089 MiB
+ * (a dip under defrag=never), under madvise: the raise 40 -> 60 at 35 s
+ * is not in a dip, and at 40 s the cooldown holds the lowering. */
+static void test_no_dip_where_faults_compact(void **state)
+{
+        static const ThpDefragMode modes[] = { THP_DEFRAG_MADVISE, THP_DEFRAG_ALWAYS, THP_DEFRAG_DEFER_MADVISE };
+
+        (void) state;
+        for (unsigned m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+                TWorld w;
+                TSim *s = case_new(&w, 5 * S, 1089);
+                const Decision *d;
+                const DecisionItem *it;
+                const PolicyHeldItem *h;
+
+                s->in[LEVER_THP_DEFRAG].current = s->in[LEVER_THP_DEFRAG].baseline = modes[m];
+                t_lever(&s->cfg, LEVER_COMPACTION_PROACTIVENESS, 20, 80, 20, 5, 30 * S, 120 * S);
+                d = t_sim_tick(s, &w, 5);
+                lf_pro_move(d, 40);
+                (void) lf_no_pro_move(s, &w, 5, 5);
+                w.node[0].free_pages = 1024 * PAGES_MIB;
+                d = t_sim_tick(s, &w, 5); /* 35 s */
+                it = lf_pro_move(d, 60);
+                assert_false(it->in_dip);
+                w.node[0].free_pages = 2048 * PAGES_MIB;
+                d = t_sim_tick(s, &w, 5); /* 40 s */
+                assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+                h = t_find_held(d, LEVER_COMPACTION_PROACTIVENESS);
+                assert_non_null(h);
+                assert_int_equal(h->hold, POLICY_HOLD_REVERSAL_COOLDOWN);
+                free(s);
+        }
+}
+
+static void test_dip_edge(void **state)
+{
+        (void) state;
+        dip_edge(1088, false);
+        dip_edge(1089, true);
+}
+
+/* Free memory the page cache took is no dip: the page cache's large
+ * folios added within trend_window are taken off the fall. As the dip's
+ * edge with 1224 MiB free for the first 30 s, then 1024 MiB at 35 s (aim
+ * 60, 40 -> 60): a fall of 200 MiB, a sixteenth of 1024 MiB is 64 MiB.
+ * The page cache added PC_MIB in the tick before: 300 (more than the
+ * fall: no dip), 150 (200 - 150 = 50, not over 64: no dip), 100 (100 over
+ * 64: a dip), 0 (200: a dip). */
+static void dip_pagecache(unsigned pc_mib, bool at_decision, bool dip)
+{
+        TWorld w;
+        TSim *s = case_new(&w, 5 * S, 1224);
+        const PolicyHistory *h = &s->state.hist;
+        const Decision *d;
+        const DecisionItem *it;
+
+        t_lever(&s->cfg, LEVER_COMPACTION_PROACTIVENESS, 20, 80, 20, 5, 30 * S, 120 * S);
+        d = t_sim_tick(s, &w, 5);
+        lf_pro_move(d, 40);
+        (void) lf_no_pro_move(s, &w, 5, 5);
+        s->state.hist.pagecache_bytes[(h->head + h->n - 1) % POLICY_HISTORY_MAX] = (uint64_t) pc_mib << 20;
+        if (at_decision) /* a sample at the decision's own time counts */
+                s->state.hist.t_usec[(h->head + h->n - 1) % POLICY_HISTORY_MAX] = s->now + 5 * S;
+        w.node[0].free_pages = 1024 * PAGES_MIB;
+        d = t_sim_tick(s, &w, 5); /* 35 s */
+        it = lf_pro_move(d, 60);
+        assert_int_equal(it->in_dip, dip);
+        free(s);
+}
+
+static void test_dip_net_of_the_page_cache(void **state)
+{
+        (void) state;
+        dip_pagecache(300, false, false);
+        dip_pagecache(150, false, false);
+        dip_pagecache(100, false, true);
+        dip_pagecache(0, false, true);
+        dip_pagecache(300, true, false);
+}
+
+/* The dip is judged within trend_window, every sample of it. Free memory
+ * 1224 MiB at the first tick (5 s) only, 1024 MiB from 10 s: at 35 s the
+ * 5 s sample, the oldest, is within the 60 s window: a dip (a 200 MiB
+ * fall). With trend_window 20 s it is not (35 - 5 = 30 s), nor the 10 s
+ * one (25 s): every sample within 20 s has 1024 MiB, no dip. */
+static void dip_window(usec_t window, bool dip)
+{
+        TWorld w;
+        TSim *s = case_new(&w, 5 * S, 1224);
+        const Decision *d;
+        const DecisionItem *it;
+
+        s->cfg.trend_window_usec = window;
+        t_lever(&s->cfg, LEVER_COMPACTION_PROACTIVENESS, 20, 80, 20, 5, 30 * S, 120 * S);
+        d = t_sim_tick(s, &w, 5);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        w.node[0].free_pages = 1024 * PAGES_MIB;
+        (void) lf_no_pro_move(s, &w, 5, 5);
+        d = t_sim_tick(s, &w, 5); /* 35 s */
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_true(it->to > it->from);
+        assert_int_equal(it->in_dip, dip);
+        free(s);
+}
+
+static void test_dip_within_the_window(void **state)
+{
+        (void) state;
+        dip_window(60 * S, true);
+        dip_window(20 * S, false);
+}
+
+/* Any node in a dip makes the raise one made in a dip: two nodes, node 0
+ * as the dip's edge with 1089 MiB (a 65 MiB fall), node 1 at 4096 MiB
+ * free all along (no fall, its reserve met). */
+static void test_dip_on_one_node_of_two(void **state)
+{
+        TWorld w;
+        TSim *s = case_new(&w, 5 * S, 1089);
+        const Decision *d;
+        const DecisionItem *it;
+
+        (void) state;
+        w.n_nodes = 2;
+        w.node[1] = w.node[0];
+        w.node[1].free_pages = w.node[1].ge_large_pages = w.node[1].ge_thp_pages = 4096 * PAGES_MIB;
+        t_lever(&s->cfg, LEVER_COMPACTION_PROACTIVENESS, 20, 80, 20, 5, 30 * S, 120 * S);
+        d = t_sim_tick(s, &w, 5);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_false(it->in_dip);
+        (void) lf_no_pro_move(s, &w, 5, 5);
+        w.node[0].free_pages = 1024 * PAGES_MIB;
+        d = t_sim_tick(s, &w, 5); /* 35 s: raised again (the aim higher), in node 0's dip */
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_true(it->to > it->from);
+        assert_true(it->in_dip);
+        free(s);
+}
+
 /* Kicks off (kick_interval 0): the integral goes past the aim as it always
  * has, and nothing follows the aim down. As the first lowering case:
  * 20 -> 40 -> 60 (max(40 + 18, 60)), then 2048 MiB free (aim 35): no
@@ -857,6 +1145,13 @@ int main(void)
                 cmocka_unit_test(test_stall_raise_not_lowered_to_the_aim),
                 cmocka_unit_test(test_free_short_not_lowered),
                 cmocka_unit_test(test_rules_aim_move),
+                cmocka_unit_test(test_rules_aim_move_after_a_raise_in_a_dip),
+                cmocka_unit_test(test_raise_in_a_dip_lowered_at_once),
+                cmocka_unit_test(test_dip_edge),
+                cmocka_unit_test(test_no_dip_where_faults_compact),
+                cmocka_unit_test(test_dip_net_of_the_page_cache),
+                cmocka_unit_test(test_dip_on_one_node_of_two),
+                cmocka_unit_test(test_dip_within_the_window),
                 cmocka_unit_test(test_no_aim_lowering_without_kicks),
                 cmocka_unit_test(test_outside_value_not_lowered_to_the_aim),
                 cmocka_unit_test(test_decaying_need_not_followed_within_a_burst),

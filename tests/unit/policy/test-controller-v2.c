@@ -299,7 +299,7 @@ static void test_first_reserve_from_boot_counters(void **state)
         t_config(&c);
         learning_on(&c);
         /* 10000 faults x 2 MiB = 20000 MiB in 10 h: 20000 x 1800 / 36000 = 1000 MiB */
-        assert_int_equal(policy_learned_from_boot(&c, 10000, 36000 * S, hp, 4096 * MIB, 5000 * S, &r),
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 10000, 0, 36000 * S }, hp, 4096 * MIB, 5000 * S, &r),
                          LEARNED_RESTORE_OK);
         assert_int_equal(r.peak_bytes, 1000 * MIB);
         assert_int_equal(r.need_bytes, 1000 * MIB);
@@ -307,20 +307,143 @@ static void test_first_reserve_from_boot_counters(void **state)
         assert_int_equal(r.peak_before_usec, 0);
         assert_int_equal(r.hold_left_usec, 1800 * S);
         /* up for less than demand_hold: all of it, 100 x 2 MiB */
-        assert_int_equal(policy_learned_from_boot(&c, 100, 600 * S, hp, 4096 * MIB, 600 * S, &r),
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 100, 0, 600 * S }, hp, 4096 * MIB, 600 * S, &r),
                          LEARNED_RESTORE_OK);
         assert_int_equal(r.peak_bytes, 200 * MIB);
         /* never more than the host's memory */
-        assert_int_equal(policy_learned_from_boot(&c, 1000000, 600 * S, hp, 4096 * MIB, 600 * S, &r),
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 1000000, 0, 600 * S }, hp, 4096 * MIB, 600 * S, &r),
                          LEARNED_RESTORE_OK);
         assert_int_equal(r.peak_bytes, 4096 * MIB);
         /* one fault in 10 h: 2 MiB / 20, under one huge page */
-        assert_int_equal(policy_learned_from_boot(&c, 1, 36000 * S, hp, 4096 * MIB, 600 * S, &r),
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 1, 0, 36000 * S }, hp, 4096 * MIB, 600 * S, &r),
                          LEARNED_RESTORE_EMPTY);
-        assert_int_equal(policy_learned_from_boot(&c, 0, 36000 * S, hp, 4096 * MIB, 600 * S, &r),
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 0, 0, 36000 * S }, hp, 4096 * MIB, 600 * S, &r),
                          LEARNED_RESTORE_EMPTY);
         c.demand_learning = false;
-        assert_int_equal(policy_learned_from_boot(&c, 10000, 36000 * S, hp, 4096 * MIB, 600 * S, &r),
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 10000, 0, 36000 * S }, hp, 4096 * MIB, 600 * S, &r),
+                         LEARNED_RESTORE_OFF);
+}
+
+/* Counters no host reaches (2^60 faults of 2 MiB = 2^81 bytes) saturate
+ * instead of wrapping, with no memory size to cap them: without fallbacks
+ * the per-hold mean is clamped to UINT64_MAX / 4 = 2^62 - 1 before it
+ * becomes a double, which rounds it to 2^62; with one fallback the burst
+ * estimate (weight 1: up less than demand_hold) is 2^81 as a double, over
+ * 1.8e19, and the seed is UINT64_MAX / 4 exactly. Any non-zero huge page
+ * size is taken as given (1 byte: 4096 faults are 4096 bytes). */
+static void test_first_reserve_from_boot_saturates(void **state)
+{
+        PolicyConfig c;
+        LearnedRestore r;
+
+        t_config(&c);
+        learning_on(&c);
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 1ULL << 60, 0, 600 * S }, 2 * MIB, 0, 600 * S, &r),
+                         LEARNED_RESTORE_OK);
+        assert_true(r.need_bytes == 1ULL << 62);
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 1ULL << 60, 1, 600 * S }, 2 * MIB, 0, 600 * S, &r),
+                         LEARNED_RESTORE_OK);
+        assert_true(r.need_bytes == 4611686018427387903ULL);
+        /* around the clamp: 7 x 2^38 faults of 2 MiB = 7 x 2^59 bytes
+         * (4.04e18, under 2^62 - 1) are kept as they are; 3 x 2^40 faults =
+         * 3 x 2^61 bytes (6.92e18, over it) are clamped to 2^62 */
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 7ULL << 38, 0, 600 * S }, 2 * MIB, 0, 600 * S, &r),
+                         LEARNED_RESTORE_OK);
+        assert_true(r.need_bytes == 7ULL << 59);
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 3ULL << 40, 0, 600 * S }, 2 * MIB, 0, 600 * S, &r),
+                         LEARNED_RESTORE_OK);
+        assert_true(r.need_bytes == 1ULL << 62);
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 4096, 0, 600 * S }, 1, 0, 600 * S, &r),
+                         LEARNED_RESTORE_OK);
+        assert_int_equal(r.need_bytes, 4096);
+}
+
+/* Issue 14 item 5, session 9: a host whose counters say it already missed
+ * (fallbacks since boot) gets the learned need a running fragd would hold
+ * now, averaged over when in the uptime all of its demand could have been
+ * one burst: S x (H + D/ln2 x (1 - 2^(-(U-H)/D))) / U. Worked by hand
+ * (ln2 = 0.693147, D/ln2 = 2596.85 s for 1800 s):
+ *   S = 10000 x 2 MiB = 20000 MiB, U = 36000 s, H = D = 1800 s:
+ *     2^(-19) = 1.9e-6; (1800 + 2596.85 x 0.999998) / 36000 = 0.122135
+ *     -> 2442.7 MiB (the mean per hold alone: 1000 MiB)
+ *   the bench's constants, H = 30 s, D = 15 s (D/ln2 = 21.64 s), one
+ *   512 MiB burst in U = 90 s: (30 + 21.64 x (1 - 1/16)) / 90 = 0.55875
+ *     -> 286.1 MiB (mean per hold: 512 x 30 / 90 = 170.7 MiB)
+ *   up within the hold: all of it; demand_decay 0: the mean per hold. */
+static void test_first_reserve_from_boot_when_the_host_missed(void **state)
+{
+        PolicyConfig c;
+        LearnedRestore r;
+        const uint64_t hp = 2 * MIB;
+
+        (void) state;
+        t_config(&c);
+        learning_on(&c);
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 10000, 2000, 36000 * S }, hp, 65536 * MIB,
+                                                  5000 * S, &r),
+                         LEARNED_RESTORE_OK);
+        assert_in_range(r.peak_bytes, 2442 * MIB, 2443 * MIB);
+        assert_int_equal(r.need_bytes, r.peak_bytes);
+        assert_int_equal(r.peak_usec, 5000 * S);
+        assert_int_equal(r.hold_left_usec, 1800 * S);
+        /* one fallback is enough to say the host missed */
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 10000, 1, 36000 * S }, hp, 65536 * MIB,
+                                                  5000 * S, &r),
+                         LEARNED_RESTORE_OK);
+        assert_in_range(r.peak_bytes, 2442 * MIB, 2443 * MIB);
+        /* up 10 min, less than the hold: the whole count, 100 x 2 MiB */
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 100, 30, 600 * S }, hp, 4096 * MIB,
+                                                  600 * S, &r),
+                         LEARNED_RESTORE_OK);
+        assert_int_equal(r.peak_bytes, 200 * MIB);
+        /* the phased bench's time constants */
+        c.demand_hold_usec = 30 * S;
+        c.demand_decay_usec = 15 * S;
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 256, 70, 90 * S }, hp, 2048 * MIB, 90 * S,
+                                                  &r),
+                         LEARNED_RESTORE_OK);
+        assert_in_range(r.peak_bytes, 286 * MIB, 287 * MIB);
+        /* the same host without a fallback: its demand per hold, 512 x 30 / 90 */
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 256, 0, 90 * S }, hp, 2048 * MIB, 90 * S,
+                                                  &r),
+                         LEARNED_RESTORE_OK);
+        assert_int_equal(r.peak_bytes, 512 * MIB / 3);
+        /* demand_decay 0: a burst is forgotten after the hold, the mean per hold */
+        c.demand_decay_usec = 0;
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 256, 70, 90 * S }, hp, 2048 * MIB, 90 * S,
+                                                  &r),
+                         LEARNED_RESTORE_OK);
+        assert_int_equal(r.peak_bytes, 512 * MIB / 3);
+}
+
+/* A host idle since a boot-time burst (a 4 GiB heap faulted at start,
+ * 500 of its 2048 huge pages fell back) and up for 30 days: S = 4096 MiB,
+ * (1800 + 2596.85 x (1 - 2^(-1439))) / 2592000 = 0.0016963 -> 6.9 MiB,
+ * far under 1 % of its 64 GiB (655 MiB); without the fallbacks 4096 x
+ * 1800 / 2592000 = 2.8 MiB. A host with no THP fault at all: nothing. */
+static void test_first_reserve_from_boot_idle_host_small(void **state)
+{
+        PolicyConfig c;
+        LearnedRestore r;
+        const uint64_t hp = 2 * MIB;
+
+        (void) state;
+        t_config(&c);
+        learning_on(&c);
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 2048, 500, 2592000 * S }, hp,
+                                                  65536 * MIB, 100 * S, &r),
+                         LEARNED_RESTORE_OK);
+        assert_in_range(r.peak_bytes, 6 * MIB, 7 * MIB);
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 2048, 0, 2592000 * S }, hp, 65536 * MIB,
+                                                  100 * S, &r),
+                         LEARNED_RESTORE_OK);
+        assert_in_range(r.peak_bytes, 2 * MIB, 3 * MIB);
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 0, 0, 2592000 * S }, hp, 65536 * MIB,
+                                                  100 * S, &r),
+                         LEARNED_RESTORE_EMPTY);
+        c.demand_from_boot = false;
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 2048, 500, 600 * S }, hp, 65536 * MIB,
+                                                  100 * S, &r),
                          LEARNED_RESTORE_OFF);
 }
 
@@ -337,7 +460,7 @@ static void test_first_reserve_seeded_acts_before_a_burst(void **state)
 
         learning_on(&s->cfg);
         w.node[0].ge_thp_pages = 585 * PAGES_MIB; /* of 1953 MiB free */
-        assert_int_equal(policy_learned_from_boot(&s->cfg, 10000, 36000 * S, 2 * MIB, 4096 * MIB, s->now, &r),
+        assert_int_equal(policy_learned_from_boot(&s->cfg, &(BootHistory) { 10000, 0, 36000 * S }, 2 * MIB, 4096 * MIB, s->now, &r),
                          LEARNED_RESTORE_OK);
         policy_learned_seed(&s->state, &r);
         d = t_sim_tick(s, &w, 5);
@@ -348,6 +471,56 @@ static void test_first_reserve_seeded_acts_before_a_burst(void **state)
         assert_non_null(it);
         assert_int_equal(it->reason, POLICY_REASON_RESERVE_LEARNED);
         assert_null(t_find(d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR));
+        free(s);
+}
+
+/* The sentence says where the need came from: a seed from the counters
+ * since boot is not a burst fragd saw. It stays a boot seed while it is
+ * kept, and a real burst makes it "recent THP bursts" again: 1.5 faults/s x
+ * 5 s x 2 MiB = 15 MiB, under the 1000 MiB seed, does not renew it; the next
+ * tick's 102.4 faults/s x 5 s x 2 MiB = 1024 MiB, with the 15 MiB in the
+ * same 30 s burst window, does (1039 MiB). */
+static void test_first_reserve_seeded_says_boot(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        LearnedRestore r;
+        const DecisionItem *it;
+        const Decision *d;
+        char buf[512];
+
+        learning_on(&s->cfg);
+        w.node[0].ge_thp_pages = 585 * PAGES_MIB;
+        assert_int_equal(policy_learned_from_boot(&s->cfg, &(BootHistory) { 10000, 0, 36000 * S }, 2 * MIB, 4096 * MIB, s->now, &r),
+                         LEARNED_RESTORE_OK);
+        assert_true(r.from_boot);
+        policy_learned_seed(&s->state, &r);
+        d = t_sim_tick(s, &w, 5);
+        assert_true(d->eval.learned_from_boot);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        assert_non_null(it);
+        assert_true(it->num.learned_from_boot);
+        decision_explain(it, buf, sizeof(buf));
+        assert_non_null(strstr(buf, "THP faults since boot asked for 1000 MiB (first reserve from boot history, set 5 s ago, held 30 min)"));
+        assert_null(strstr(buf, "recent THP bursts"));
+
+        w.thp_alloc_per_sec = 1.5;
+        d = t_sim_tick(s, &w, 5);
+        assert_int_equal(d->eval.learned_peak_bytes, 1000 * MIB);
+        assert_true(d->eval.learned_from_boot);
+
+        w.thp_alloc_per_sec = 102.4;
+        d = t_sim_tick(s, &w, 5);
+        assert_int_equal(d->eval.learned_peak_bytes, 1039 * MIB);
+        assert_false(d->eval.learned_from_boot);
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        if (it) {
+                decision_explain(it, buf, sizeof(buf));
+                assert_null(strstr(buf, "since boot"));
+        }
+        /* a learned file's restore is not a boot seed */
+        assert_int_equal(policy_learned_restore(&s->cfg, 512 * MIB, 60 * S, s->now, 2 * MIB, &r), LEARNED_RESTORE_OK);
+        assert_false(r.from_boot);
         free(s);
 }
 
@@ -561,7 +734,11 @@ int main(void)
                 cmocka_unit_test(test_each_lever_decays_by_its_objectives),
                 cmocka_unit_test(test_decay_home_in_two_dwells),
                 cmocka_unit_test(test_first_reserve_from_boot_counters),
+                cmocka_unit_test(test_first_reserve_from_boot_saturates),
+                cmocka_unit_test(test_first_reserve_from_boot_when_the_host_missed),
+                cmocka_unit_test(test_first_reserve_from_boot_idle_host_small),
                 cmocka_unit_test(test_first_reserve_seeded_acts_before_a_burst),
+                cmocka_unit_test(test_first_reserve_seeded_says_boot),
                 cmocka_unit_test(test_need_split_by_node_size),
                 cmocka_unit_test(test_need_where_the_kernel_served),
                 cmocka_unit_test(test_explain_share),

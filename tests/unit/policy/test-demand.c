@@ -398,9 +398,9 @@ static void test_from_boot_edges(void **state)
         c.demand_learning = true;
         c.demand_from_boot = true;
         c.demand_hold_usec = 1800 * S; /* up 600 s, less: all faults count */
-        assert_int_equal(policy_learned_from_boot(&c, 10000, 36000 * S, HP, 4096 * MIB, 0, &r),
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 10000, 0, 36000 * S }, HP, 4096 * MIB, 0, &r),
                          LEARNED_RESTORE_EMPTY);
-        assert_int_equal(policy_learned_from_boot(&c, UINT64_MAX, 600 * S, HP, 4096 * MIB, 600 * S, &r),
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { UINT64_MAX, 0, 600 * S }, HP, 4096 * MIB, 600 * S, &r),
                          LEARNED_RESTORE_OK);
         assert_int_equal(r.peak_bytes, 4096 * MIB);
 }
