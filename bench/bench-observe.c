@@ -2,7 +2,13 @@
 /* bench-observe: the cost of one observe+assess pass (every per-tick source
  * read and parsed, measures computed), as fragd's daemon does each tick.
  *
- *   bench-observe [--root DIR] [--passes N]
+ *   bench-observe [--root DIR] [--passes N] [--decide]
+ *
+ * --decide: the rest of the tick's work after assess as well, each timed on
+ * its own: the levers' values read from their knobs (a dry-run registry,
+ * reads only) and taken from the observation as the daemon does when no
+ * knob changed since it was read, policy_decide() with the default
+ * configuration, the explanation of every decided and held item.
  *
  * Prints per-pass CPU time (median, p10, p90 of CLOCK_PROCESS_CPUTIME_ID),
  * wall time median, peak RSS, and the heap in use before and after the
@@ -15,7 +21,10 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "config/config.h"
 #include "core/root.h"
+#include "fragd/policy.h"
+#include "knobs/lever.h"
 #include "fragd/metrics.h"
 #include "fragd/obs.h"
 #include "sources/observe.h"
@@ -40,6 +49,12 @@ static int cmp_double(const void *a, const void *b)
         return x < y ? -1 : x > y;
 }
 
+static void report(const char *what, double *v, unsigned n)
+{
+        qsort(v, n, sizeof(double), cmp_double);
+        printf("%s median=%.1f p10=%.1f p90=%.1f\n", what, v[n / 2] / 1e3, v[n / 10] / 1e3, v[n * 9 / 10] / 1e3);
+}
+
 int main(int argc, char **argv)
 {
         const char *dir = "/";
@@ -47,7 +62,14 @@ int main(int argc, char **argv)
         Root *root;
         Observation *obs[2];
         Assessment *a;
-        double *cpu, *wall;
+        double *cpu, *wall, *dcpu = NULL, *ecpu = NULL, *lkcpu = NULL, *locpu = NULL;
+        KnobRegistry *reg = NULL;
+        LeverBaseline base = {};
+        bool decide = false;
+        FragdConfig *cfg = NULL;
+        PolicyState *ps = NULL;
+        Decision *d = NULL;
+        unsigned items = 0, held = 0;
         size_t heap0, heap1;
         struct rusage ru;
 
@@ -56,8 +78,10 @@ int main(int argc, char **argv)
                         dir = argv[++i];
                 else if (strcmp(argv[i], "--passes") == 0 && i + 1 < argc)
                         passes = (unsigned) strtoul(argv[++i], NULL, 10);
+                else if (strcmp(argv[i], "--decide") == 0)
+                        decide = true;
                 else {
-                        fprintf(stderr, "usage: bench-observe [--root DIR] [--passes N]\n");
+                        fprintf(stderr, "usage: bench-observe [--root DIR] [--passes N] [--decide]\n");
                         return 2;
                 }
         }
@@ -74,6 +98,23 @@ int main(int argc, char **argv)
         wall = calloc(passes, sizeof(double));
         if (!obs[0] || !obs[1] || !a || !cpu || !wall)
                 return 1;
+        if (decide) {
+                cfg = calloc(1, sizeof(*cfg));
+                ps = calloc(1, sizeof(*ps));
+                d = calloc(1, sizeof(*d));
+                dcpu = calloc(passes, sizeof(double));
+                ecpu = calloc(passes, sizeof(double));
+                lkcpu = calloc(passes, sizeof(double));
+                locpu = calloc(passes, sizeof(double));
+                if (!cfg || !ps || !d || !dcpu || !ecpu || !lkcpu || !locpu)
+                        return 1;
+                if (knob_registry_new(root, "/run/fragd", &knob_ops_dryrun, NULL, OWNERSHIP_RESPECT, &reg) < 0) {
+                        fprintf(stderr, "bench-observe: no knob registry\n");
+                        return 1;
+                }
+                config_defaults(cfg);
+                policy_state_init(ps);
+        }
         /* warm-up pass, then measure the heap */
         if (observation_read(root, OBS_PER_TICK, clock_usec(CLOCK_MONOTONIC), obs[0]) < 0) {
                 fprintf(stderr, "bench-observe: no buddyinfo under '%s'\n", dir);
@@ -88,6 +129,29 @@ int main(int argc, char **argv)
                 (void) assess(cur, prev, a);
                 cpu[i] = clock_nsec(CLOCK_PROCESS_CPUTIME_ID) - c0;
                 wall[i] = clock_nsec(CLOCK_MONOTONIC) - w0;
+                if (decide) {
+                        LeverInput in[_LEVER_MAX];
+                        char text[1024];
+
+                        c0 = clock_nsec(CLOCK_PROCESS_CPUTIME_ID);
+                        levers_from_knobs(reg, &cfg->policy, &base, NULL, in);
+                        lkcpu[i] = clock_nsec(CLOCK_PROCESS_CPUTIME_ID) - c0;
+                        c0 = clock_nsec(CLOCK_PROCESS_CPUTIME_ID);
+                        levers_from_knobs(reg, &cfg->policy, &base, cur, in);
+                        locpu[i] = clock_nsec(CLOCK_PROCESS_CPUTIME_ID) - c0;
+                        c0 = clock_nsec(CLOCK_PROCESS_CPUTIME_ID);
+                        (void) policy_decide(&cfg->policy, ps, a, in, cur->now_usec, d);
+                        policy_state_update(ps, a, d, cur->now_usec);
+                        dcpu[i] = clock_nsec(CLOCK_PROCESS_CPUTIME_ID) - c0;
+                        c0 = clock_nsec(CLOCK_PROCESS_CPUTIME_ID);
+                        for (unsigned k = 0; k < d->n_items; k++)
+                                (void) decision_explain(&d->items[k], text, sizeof(text));
+                        for (unsigned k = 0; k < d->n_held; k++)
+                                (void) decision_explain_held(&d->held[k], text, sizeof(text));
+                        ecpu[i] = clock_nsec(CLOCK_PROCESS_CPUTIME_ID) - c0;
+                        items += d->n_items;
+                        held += d->n_held;
+                }
         }
         heap1 = mallinfo2().uordblks;
         qsort(cpu, passes, sizeof(double), cmp_double);
@@ -97,8 +161,17 @@ int main(int argc, char **argv)
         printf("cpu_per_pass_us median=%.1f p10=%.1f p90=%.1f\n", cpu[passes / 2] / 1e3, cpu[passes / 10] / 1e3,
                cpu[passes * 9 / 10] / 1e3);
         printf("wall_per_pass_us median=%.1f\n", wall[passes / 2] / 1e3);
+        if (decide) {
+                printf("decisions per pass %.2f, held per pass %.2f\n", (double) items / passes,
+                       (double) held / passes);
+                report("levers_from_knobs_cpu_us", lkcpu, passes);
+                report("levers_from_observation_cpu_us", locpu, passes);
+                report("decide_cpu_us", dcpu, passes);
+                report("explain_cpu_us", ecpu, passes);
+        }
         printf("peak_rss_kib=%ld heap_in_use_bytes before=%zu after=%zu growth=%zd\n", ru.ru_maxrss, heap0, heap1,
                (ssize_t) heap1 - (ssize_t) heap0);
+        knob_registry_free(reg);
         root_free(root);
         return heap1 > heap0 ? 1 : 0;
 }

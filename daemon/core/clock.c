@@ -18,3 +18,12 @@ usec_t now_realtime_usec(void)
         clock_gettime(CLOCK_REALTIME, &ts);
         return (usec_t) ts.tv_sec * USEC_PER_SEC + (usec_t) ts.tv_nsec / NSEC_PER_USEC;
 }
+
+usec_t thread_cpu_usec(void)
+{
+        struct timespec ts;
+
+        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+                return 0;
+        return (usec_t) ts.tv_sec * USEC_PER_SEC + (usec_t) ts.tv_nsec / NSEC_PER_USEC;
+}

@@ -8,3 +8,6 @@
 
 usec_t now_monotonic_usec(void);
 usec_t now_realtime_usec(void);
+/* CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID), 0 if unreadable:
+ * the debug log's per-tick and per-source costs */
+usec_t thread_cpu_usec(void);

@@ -114,7 +114,8 @@ void levers_from_observation(const PolicyConfig *p, const Observation *o, LeverI
         }
 }
 
-void levers_from_knobs(KnobRegistry *reg, const PolicyConfig *p, LeverBaseline *b, LeverInput in[_LEVER_MAX])
+void levers_from_knobs(KnobRegistry *reg, const PolicyConfig *p, LeverBaseline *b, const Observation *fresh,
+                       LeverInput in[_LEVER_MAX])
 {
         for (unsigned l = 0; l < _LEVER_MAX; l++) {
                 const char *name = knob_lever_name((Lever) l);
@@ -126,7 +127,7 @@ void levers_from_knobs(KnobRegistry *reg, const PolicyConfig *p, LeverBaseline *
                         continue;
                 if (knob_find_info(reg, name, &info) >= 0 && info.yielded)
                         continue;
-                if (lever_read(reg, (Lever) l, &v) < 0)
+                if (!(fresh && lever_from_observation(fresh, (Lever) l, &v)) && lever_read(reg, (Lever) l, &v) < 0)
                         continue;
                 if (!b->have[l]) {
                         /* the kernel's own value: what we found, or what a
@@ -289,6 +290,17 @@ unsigned lever_apply(const LeverApply *ap, Decision *d, usec_t now)
                                   text);
                 } else
                         log_debug("held: %s", text);
+        }
+        /* a page-cache one-shot held back: one line per change of what
+         * holds it (PolicyNodeEval.pagecache_gate_changed) */
+        for (unsigned i = 0; i < d->eval.n_nodes; i++) {
+                const PolicyNodeEval *ne = &d->eval.nodes[i];
+
+                if (ne->pagecache_gate == POLICY_GATE_NONE || !ne->pagecache_gate_changed)
+                        continue;
+                (void) decision_explain_pagecache_gate(&d->eval, ne, ap->policy->calm_psi_some_permyriad, text,
+                                                       sizeof(text));
+                log_info("%s", text);
         }
         return n_failed;
 }

@@ -46,8 +46,11 @@ typedef struct LeverBaseline {
 } LeverBaseline;
 
 /* What the policy sees of each enabled lever in the daemon: the knob's live
- * value, unless the knob is disabled or yielded to someone else. */
-void levers_from_knobs(KnobRegistry *reg, const PolicyConfig *p, LeverBaseline *b,
+ * value, unless the knob is disabled or yielded to someone else. fresh: an
+ * observation read this tick with no knob written since (NULL if there is
+ * none): the values it holds are taken instead of reading the knob files a
+ * second time (lever_from_observation()); a lever it lacks is read. */
+void levers_from_knobs(KnobRegistry *reg, const PolicyConfig *p, LeverBaseline *b, const Observation *fresh,
                        LeverInput in[_LEVER_MAX]);
 
 typedef enum LeverAction {

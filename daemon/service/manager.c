@@ -309,6 +309,10 @@ static int tick_observed(void *userdata, const Observation *cur, unsigned mask, 
         k = knob_check_external(m->knobs, cur->now_usec);
         if (k < 0)
                 log_warning_errno(k, "Cannot update the knob journal: %m");
+        /* no knob changed or written since the sysctls were read: the
+         * levers' values come from this observation (a dry run's reads
+         * give what it "wrote", not the kernel's: those read the knobs) */
+        m->levers_observed = k == 0 && !m->dry_run;
         return 0;
 }
 
@@ -325,12 +329,34 @@ static void tick_levers(void *userdata, const Observation *cur, Assessment *a, P
         manager_workload_assess(&m->wl, host_calm, cur->now_usec, a);
         if (!m->learned_restored)
                 manager_learned_restore(m, cur->now_usec); /* needs the page size and huge page order */
-        levers_from_knobs(m->knobs, &m->cfg.policy, &m->baseline, in);
+        levers_from_knobs(m->knobs, &m->cfg.policy, &m->baseline, m->levers_observed ? cur : NULL, in);
+}
+
+/* Debug level: the tick's CPU time (this thread's: observe to outputs) and
+ * each source's share of it, for finding what fragd's own cost is made of. */
+static void log_tick_cpu(Manager *m, usec_t cpu0)
+{
+        usec_t total = thread_cpu_usec() - cpu0, sources = 0;
+        char buf[512];
+        size_t n = 0;
+
+        for (unsigned s = 0; s < _OBS_SOURCE_MAX && n < sizeof(buf); s++) {
+                usec_t c = observation_source_cpu_usec((ObsSource) s);
+
+                sources += c;
+                if (c > 0)
+                        n += (size_t) snprintf(buf + n, sizeof(buf) - n, " %s %" PRIu64, obs_source_name((ObsSource) s),
+                                               c);
+        }
+        log_debug("tick %" PRIu64 " cpu: %" PRIu64 " us, sources %" PRIu64 " us (%s ), the rest %" PRIu64 " us",
+                  m->n_ticks, total, sources, n ? buf : " -", total > sources ? total - sources : 0);
 }
 
 static int tick(Manager *m)
 {
         usec_t now = now_monotonic_usec();
+        bool timing = log_get_max_level() >= LOG_DEBUG;
+        usec_t cpu0 = timing ? thread_cpu_usec() : 0;
         unsigned mask = OBS_PER_TICK | (m->pagecache_up ? OBS_MASK(OBS_PAGECACHE) : 0);
         Pipeline p = {
                 .root = m->root,
@@ -344,6 +370,8 @@ static int tick(Manager *m)
         int r;
 
         m->last_tick_usec = now;
+        m->levers_observed = false;
+        observation_timing(timing);
         if (m->cfg.daemon.pagetypeinfo_interval_usec &&
             (!m->last_pagetype_usec || now - m->last_pagetype_usec >= m->cfg.daemon.pagetypeinfo_interval_usec)) {
                 mask |= OBS_MASK(OBS_PAGETYPEINFO);
@@ -398,6 +426,8 @@ static int tick(Manager *m)
                 manager_status_write(m);
                 notify_status(m);
         }
+        if (timing)
+                log_tick_cpu(m, cpu0);
         if (!m->ready) {
                 (void) sd_notify(0, "READY=1");
                 m->ready = true;

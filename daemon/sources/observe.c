@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/root.h"
 #include "fragd/macro.h"
 #include "fragd/obs.h"
@@ -70,6 +71,20 @@ static int obs_source_read(const Root *root, ObsSource s, Observation *o)
         return -EINVAL;
 }
 
+static bool timing;
+static usec_t source_cpu_usec[_OBS_SOURCE_MAX];
+
+void observation_timing(bool on)
+{
+        timing = on;
+        memset(source_cpu_usec, 0, sizeof(source_cpu_usec));
+}
+
+usec_t observation_source_cpu_usec(ObsSource s)
+{
+        return (unsigned) s < _OBS_SOURCE_MAX ? source_cpu_usec[s] : 0;
+}
+
 int observation_read(const Root *root, unsigned mask, usec_t now_usec, Observation *o)
 {
         if (!root || !o)
@@ -78,13 +93,19 @@ int observation_read(const Root *root, unsigned mask, usec_t now_usec, Observati
         o->page_size = root->page_size;
         o->read_mask = mask;
         for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++) {
+                usec_t t0 = 0;
                 int r;
 
+                source_cpu_usec[s] = 0;
                 if (!(mask & OBS_MASK(s)))
                         continue;
                 if (s == OBS_THP && (mask & OBS_MASK(OBS_THP_FULL)))
                         continue; /* the full read below covers it */
+                if (timing)
+                        t0 = thread_cpu_usec();
                 r = obs_source_read(root, (ObsSource) s, o);
+                if (timing)
+                        source_cpu_usec[s] = thread_cpu_usec() - t0;
                 o->err[s] = r < 0 ? r : 0;
                 if (s == OBS_THP_FULL)
                         o->err[OBS_THP] = o->err[s];

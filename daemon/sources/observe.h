@@ -5,6 +5,7 @@
  * reader into its slot of the Observation, the checks across sources, and
  * what a missing source means. */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/root.h"
@@ -20,6 +21,12 @@ const char *obs_source_name(ObsSource s); /* "buddyinfo" */
  * in mask, returns 0 if o already holds a good buddyinfo, else its last
  * error, else -ENODATA. o must be zeroed before its first use. */
 int observation_read(const Root *root, unsigned mask, usec_t now_usec, Observation *o);
+
+/* With timing on (the daemon at debug level), observation_read() keeps
+ * each source's CPU time (this thread's) of its last read; a source not
+ * read then has 0. Off by default: no clock call per source. */
+void observation_timing(bool on);
+usec_t observation_source_cpu_usec(ObsSource s);
 
 /* Pure; observation_read() calls it after reading. Checks what no kernel
  * can print, across sources, and rejects the source that says it:

@@ -215,9 +215,19 @@ daemon_eff=$(eff "$T/prom/fragd.prom")
 stop
 
 fresh_tree effonce "$FIX"
-"$FRAGD" --once --interval 3 --format prom --root "$T" --page-size 4096 >"$work/effonce.out" 2>"$work/effonce.err" &
+"$FRAGD" --once --interval 5 --format prom --root "$T" --page-size 4096 >"$work/effonce.out" 2>"$work/effonce.err" &
 opid=$!
-sleep 1.5; swap
+# the second reading goes in once the first is taken: --once sleeps its
+# interval after it (a fixed 1.5 s was too short on a loaded host: the swap
+# came before the first reading, and both readings were the second)
+asleep() { # the process sleeps in its interval (wchan 0: not shown, state alone)
+	local st w
+	st=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+	w=$(cat "/proc/$1/wchan" 2>/dev/null)
+	[ "$st" = S ] && case $w in *sleep* | 0) true ;; *) false ;; esac
+}
+wait_for 20 asleep "$opid" || bad "--once --interval never slept its interval: $(cat "/proc/$opid/wchan" 2>/dev/null)"
+swap
 wait "$opid"
 once_eff=$(eff "$work/effonce.out")
 check "daemon's blocks-gained cost is the files' ($daemon_eff vs $want)" same "${daemon_eff:-0}" "$want"

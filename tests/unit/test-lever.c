@@ -84,6 +84,59 @@ static void test_from_observation(void **state)
         free(p);
 }
 
+/* The daemon's levers from an observation read this tick with nothing
+ * written since (the tick's sysctls and THP settings): the knob files are
+ * not read again; a lever the observation lacks is read from its knob. */
+static void test_levers_fresh(void **state)
+{
+        _cleanup_free_ PolicyConfig *p = calloc(1, sizeof(*p));
+        _cleanup_free_ Observation *o = calloc(1, sizeof(*o));
+        KnobRegistry *reg = NULL;
+        KnobFake *fake;
+        TestTree t;
+        LeverBaseline b = {};
+        LeverInput in[_LEVER_MAX];
+
+        assert_non_null(p);
+        assert_non_null(o);
+        tt_setup(&t);
+        fake = knob_fake_new(t.root);
+        assert_non_null(fake);
+        assert_int_equal(knob_registry_new(t.root, "/run/fragd", &knob_ops_fake, fake, OWNERSHIP_RESPECT, &reg), 0);
+        p->lever[LEVER_COMPACTION_PROACTIVENESS] = (LeverConfig) { .enabled = true, .min = 0, .max = 100 };
+        p->lever[LEVER_EXTFRAG_THRESHOLD] = (LeverConfig) { .enabled = true, .min = 0, .max = 1000 };
+        tt_write(&t, CP, "30\n");
+        tt_write(&t, "proc/sys/vm/extfrag_threshold", "500\n");
+        /* the observation says 20 for proactiveness (the file, changed
+         * since, 30: which one was used shows), nothing for extfrag */
+        o->have = OBS_MASK(OBS_SYSCTL);
+        o->vm.present[VM_COMPACTION_PROACTIVENESS] = true;
+        o->vm.value[VM_COMPACTION_PROACTIVENESS] = 20;
+
+        levers_from_knobs(reg, p, &b, o, in);
+        assert_true(in[LEVER_COMPACTION_PROACTIVENESS].available);
+        assert_int_equal(in[LEVER_COMPACTION_PROACTIVENESS].current, 20);
+        assert_int_equal(in[LEVER_COMPACTION_PROACTIVENESS].baseline, 20);
+        assert_true(in[LEVER_EXTFRAG_THRESHOLD].available);
+        assert_int_equal(in[LEVER_EXTFRAG_THRESHOLD].current, 500); /* from the knob */
+        assert_false(in[LEVER_WATERMARK_SCALE_FACTOR].available); /* not enabled */
+
+        /* without an observation: the knob files, the baseline kept */
+        levers_from_knobs(reg, p, &b, NULL, in);
+        assert_int_equal(in[LEVER_COMPACTION_PROACTIVENESS].current, 30);
+        assert_int_equal(in[LEVER_COMPACTION_PROACTIVENESS].baseline, 20);
+
+        /* a read that fails: unavailable without an observation, the
+         * observation's value with one */
+        assert_int_equal(knob_fake_fail_read(fake, "vm.extfrag_threshold", -EIO, 1), 0);
+        levers_from_knobs(reg, p, &b, NULL, in);
+        assert_false(in[LEVER_EXTFRAG_THRESHOLD].available);
+        assert_true(in[LEVER_COMPACTION_PROACTIVENESS].available);
+        knob_registry_free(reg);
+        knob_fake_free(fake);
+        tt_teardown(&t);
+}
+
 typedef struct Seen {
         unsigned n;
         LeverAction action;
@@ -145,7 +198,7 @@ static void test_apply(void **state)
         assert_int_equal(v, 40);
 
         /* the daemon's levers: live value, baseline from the journaled original */
-        levers_from_knobs(reg, p, &b, in);
+        levers_from_knobs(reg, p, &b, NULL, in);
         assert_true(in[LEVER_COMPACTION_PROACTIVENESS].available);
         assert_int_equal(in[LEVER_COMPACTION_PROACTIVENESS].current, 40);
         assert_int_equal(in[LEVER_COMPACTION_PROACTIVENESS].baseline, 0);
@@ -296,6 +349,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_value_text),
                 cmocka_unit_test(test_from_observation),
+                cmocka_unit_test(test_levers_fresh),
                 cmocka_unit_test(test_apply),
                 cmocka_unit_test(test_apply_events),
         };
