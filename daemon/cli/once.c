@@ -29,6 +29,7 @@
 #include "output/exporter.h"
 #include "output/snapshot.h"
 #include "output/workload-view.h"
+#include "service/boot-history.h"
 #include "service/learned-store.h"
 #include "service/pipeline.h"
 #include "sources/observe.h"
@@ -172,6 +173,7 @@ typedef struct Once {
         unsigned n_views;
         unsigned missing;
         LearnedLoad learned;
+        BootFirst boot; /* the first reserve from the counters since boot, when no file applied */
         char machine_id[MACHINE_ID_LEN + 1];
         char learned_file[FRAGD_PATH_MAX * 2];
 } Once;
@@ -214,6 +216,10 @@ static void once_levers(void *userdata, const Observation *cur, Assessment *as, 
                                as->hpage_order, o->machine_id, observation_mem_bytes(cur), cur->now_usec,
                                now_realtime_usec(), &o->learned) == LEARNED_LOAD_OK)
                 policy_learned_seed(ps, &o->learned.restore);
+        else if (boot_first_reserve(o->root, cur, &o->cfg->policy,
+                                    as->hpage_order < 32 ? (uint64_t) as->page_size << as->hpage_order : 0,
+                                    cur->now_usec, &o->boot))
+                policy_learned_seed(ps, &o->boot.lr);
         if (o->learned.capped_from_bytes)
                 log_warning("The learned reserve file '%s' says a %" PRIu64 "-byte burst, more than this host's "
                             "%" PRIu64 " bytes of memory: taken as the host's memory",
@@ -352,6 +358,7 @@ int run_once(const FragdArgs *a)
         ri.eval = &d->eval;
         ri.learned = &once->learned;
         ri.learned_file = once->learned_file;
+        ri.boot = &once->boot;
         ri.obs_mask = once_mask(cur, mask);
         if (wl) {
                 r = workload_reports(wl, &cg_text, &cg_json);

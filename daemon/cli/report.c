@@ -337,6 +337,52 @@ static void text_learned(FILE *f, const ReportInput *in)
                         format_duration(d1, sizeof(d1), l->future_usec));
 }
 
+/* The THP targets the seed set, summed over the nodes it set them on: at
+ * most demand_cap of each node, so less than the seed on a host whose
+ * counters say more than a quarter of its memory; 0: none known */
+static uint64_t boot_targets_bytes(const ReportInput *in)
+{
+        uint64_t sum = 0;
+
+        if (!in->eval)
+                return 0;
+        for (unsigned i = 0; i < in->eval->n_nodes && i < FRAGD_MAX_NODES; i++)
+                if (in->eval->nodes[i].learned)
+                        sum += in->eval->nodes[i].target_bytes[1];
+        return sum;
+}
+
+/* "First reserve from boot history: 768 THP faults (68 fell back) in 3 min
+ * since boot: 512 MiB, ...; kept ready for 30 min, then halved every
+ * 30 min", or why there is none; "; the nodes' THP targets hold 256 MiB of
+ * it (demand_cap)" when the cap cut it */
+static void text_boot(FILE *f, const ReportInput *in)
+{
+        const BootFirst *bf = in->boot;
+        usec_t hold = in->policy ? in->policy->demand_hold_usec : 0, decay = in->policy ? in->policy->demand_decay_usec : 0;
+        char text[320], d1[32], d2[32];
+
+        if (!bf || !bf->asked)
+                return;
+        fprintf(f, "\nFirst reserve from boot history (no learned burst): ");
+        if (bf->read < 0)
+                fprintf(f, "none: %s\n", bf->why);
+        else if (bf->res != LEARNED_RESTORE_OK)
+                fprintf(f, "%s\n", boot_history_explain(&bf->b, NULL, text, sizeof(text)));
+        else {
+                uint64_t held = boot_targets_bytes(in);
+
+                fprintf(f, "%s; kept ready for %s, then %s%s", boot_history_explain(&bf->b, &bf->lr, text, sizeof(text)),
+                        format_duration(d1, sizeof(d1), hold), decay > 0 ? "halved every " : "dropped",
+                        decay > 0 ? format_duration(d2, sizeof(d2), decay) : "");
+                /* the shares round down by a few bytes: only a cut by the cap */
+                if (held > 0 && held < bf->lr.peak_bytes - bf->lr.peak_bytes / 100)
+                        fprintf(f, "; the nodes' THP targets hold %s of it (at most demand_cap of a node)",
+                                format_bytes(d1, sizeof(d1), held));
+                fputc('\n', f);
+        }
+}
+
 int report_text(FILE *f, const ReportInput *in)
 {
         const Observation *o = in->cur;
@@ -440,6 +486,7 @@ int report_text(FILE *f, const ReportInput *in)
         }
 
         text_learned(f, in);
+        text_boot(f, in);
 
         if (in->decisions_known) {
                 fprintf(f, "\nDecisions%s%s:\n", in->preset ? " of preset " : "", in->preset ? in->preset : "");
@@ -568,6 +615,43 @@ static void json_learned(JsonWriter *w, const ReportInput *in)
                         json_key(w, "line");
                         if (l->line > 0) json_u64(w, l->line); else json_null(w);
                 }
+        }
+        json_obj_end(w);
+}
+
+/* "boot_history": the first reserve from the counters since boot, or null
+ * when it was not asked (a learned file applied, learning off) */
+static void json_boot(JsonWriter *w, const ReportInput *in)
+{
+        const BootFirst *bf = in->boot;
+        char text[320];
+
+        json_key(w, "boot_history");
+        if (!bf || !bf->asked) {
+                json_null(w);
+                return;
+        }
+        json_obj_begin(w);
+        if (bf->read < 0) {
+                json_key(w, "unavailable"); json_str(w, bf->why);
+        } else {
+                json_key(w, "thp_faults"); json_u64(w, bf->b.thp_faults);
+                json_key(w, "thp_fallbacks"); json_u64(w, bf->b.thp_fallbacks);
+                json_key(w, "uptime_seconds"); json_u64(w, bf->b.uptime_usec / USEC_PER_SEC);
+                json_key(w, "reserve_bytes");
+                if (bf->res == LEARNED_RESTORE_OK)
+                        json_u64(w, bf->lr.peak_bytes);
+                else
+                        json_null(w);
+                /* what the nodes' THP targets hold of it (demand_cap) */
+                json_key(w, "targets_bytes");
+                if (bf->res == LEARNED_RESTORE_OK && boot_targets_bytes(in) > 0)
+                        json_u64(w, boot_targets_bytes(in));
+                else
+                        json_null(w);
+                json_key(w, "explanation");
+                json_str(w, boot_history_explain(&bf->b, bf->res == LEARNED_RESTORE_OK ? &bf->lr : NULL, text,
+                                                 sizeof(text)));
         }
         json_obj_end(w);
 }
@@ -809,6 +893,7 @@ int report_json(FILE *f, const ReportInput *in)
         }
 
         json_learned(&w, in);
+        json_boot(&w, in);
 
         json_key(&w, "decisions");
         if (in->decisions_known) {

@@ -11,6 +11,7 @@
 #include "fragd/metrics.h"
 #include "fragd/policy-config.h"
 #include "fragd/policy.h"
+#include "service/boot-history.h"
 #include "service/learned-store.h"
 
 typedef struct ReportDecision {
@@ -51,6 +52,10 @@ typedef struct ReportInput {
          * or LEARNED_LOAD_NOT_KEPT: no line, "learned": null */
         const LearnedLoad *learned;
         const char *learned_file;  /* its name for messages (learned_store_name()) */
+        /* the first reserve from the kernel's counters since boot
+         * (boot_first_reserve()), asked when no learned file applied; NULL
+         * or not asked: no line, "boot_history": null */
+        const BootFirst *boot;
         /* the sources that were asked for (observation_missing()): those
          * not read make the report "degraded"; 0 means OBS_ALL */
         unsigned obs_mask;

@@ -87,6 +87,7 @@ struct Manager {
         bool outputs_due;            /* a change since: write them at this tick */
         usec_t tick_interval_usec;   /* the timer's current interval */
         bool watching;               /* on active_interval (manager_next_interval()) */
+        bool levers_observed;        /* this tick: no knob changed since the sysctls were read */
         uint64_t n_ticks;
         bool ready;
         bool source_failing;
@@ -110,6 +111,7 @@ struct Manager {
         /* the learned burst the last learned_reserve event told, and when */
         uint64_t learned_event_bytes;
         usec_t learned_event_usec;
+        bool learned_event_boot;     /* learned_event_bytes is the boot seed (not told as a burst) */
         char machine_id[MACHINE_ID_LEN + 1]; /* "" = unknown */
 
         char recent[RECENT_MAX][RECENT_LEN];

@@ -10,6 +10,7 @@
 
 #include "core/format.h"
 #include "core/log-event.h"
+#include "service/boot-history.h"
 #include "service/learned-store.h"
 #include "service/manager-internal.h"
 
@@ -63,28 +64,30 @@ static void synced(Manager *m, uint64_t bytes, usec_t usec, usec_t before)
 }
 
 /* No burst kept from an earlier run: the first reserve from what the
- * kernel counted since boot (policy_learned_from_boot()). now is
- * CLOCK_MONOTONIC, the time since boot without suspend, when the counters
- * did not count either. */
+ * kernel counted since boot (boot_history_read(), sized by
+ * policy_learned_from_boot()). */
 static void learned_from_boot(Manager *m, usec_t now)
 {
         const PolicyConfig *pc = &m->cfg.policy;
-        const KvList *v = &m->cur->vmstat;
-        uint64_t alloc = kv_get_or(v, "thp_fault_alloc", 0), fallback = kv_get_or(v, "thp_fault_fallback", 0);
         uint64_t hp = m->a->hpage_order < 32 ? (uint64_t) m->a->page_size << m->a->hpage_order : 0;
-        LearnedRestore lr;
+        BootFirst bf;
+        char text[320];
 
-        if (!(m->cur->have & OBS_MASK(OBS_VMSTAT)) || alloc > UINT64_MAX - fallback)
+        if (!boot_first_reserve(m->root, m->cur, pc, hp, now, &bf)) {
+                if (!bf.asked)
+                        return;
+                if (bf.read < 0)
+                        log_notice("No first reserve from the kernel's counters since boot: %s", bf.why);
+                else
+                        log_info("No THP burst learned yet, and none to go by since boot: %s",
+                                 boot_history_explain(&bf.b, NULL, text, sizeof(text)));
                 return;
-        if (policy_learned_from_boot(pc, alloc + fallback, now, hp, observation_mem_bytes(m->cur), now, &lr) !=
-            LEARNED_RESTORE_OK)
-                return;
-        policy_learned_seed(m->pstate, &lr);
-        log_info("No THP burst learned yet: the kernel counted %" PRIu64 " THP faults (%" PRIu64
-                 " fell back, %" PRIu64 " direct compactions) in %s since boot, %s per %s; kept ready as the "
-                 "first reserve (at most demand_cap of a node), then %s",
-                 alloc + fallback, fallback, kv_get_or(v, "compact_stall", 0), dur_text(now).s,
-                 bytes_text(lr.peak_bytes).s, dur_text(pc->demand_hold_usec).s,
+        }
+        policy_learned_seed(m->pstate, &bf.lr);
+        log_info("No THP burst learned yet: first reserve from the kernel's counters since boot, %s; %" PRIu64
+                 " direct compactions; kept ready %s (at most demand_cap of a node), then %s",
+                 boot_history_explain(&bf.b, &bf.lr, text, sizeof(text)),
+                 kv_get_or(&m->cur->vmstat, "compact_stall", 0), dur_text(pc->demand_hold_usec).s,
                  pc->demand_decay_usec > 0 ? "halved like a learned burst" : "dropped");
 }
 
@@ -183,24 +186,33 @@ static void learned_event(Manager *m, usec_t now)
                 return;
         m->learned_event_bytes = peak;
         m->learned_event_usec = now;
+        if (m->pstate->learned_from_boot) {
+                /* the seed was logged at start (learned_from_boot()): no
+                 * burst was learned */
+                m->learned_event_boot = true;
+                return;
+        }
         snprintf(from, sizeof(from), "%" PRIu64, was);
         snprintf(to, sizeof(to), "%" PRIu64, peak);
         if (peak == 0)
                 log_event(LOG_INFO, LOG_EVENT_LEARNED_RESERVE, NULL, LOG_EVENT_NO_NODE, from, to,
-                          "forgotten", "Learned reserve forgotten: the %s THP burst has decayed",
-                          bytes_text(was).s);
+                          "forgotten", "Learned reserve forgotten: the %s %s has decayed", bytes_text(was).s,
+                          m->learned_event_boot ? "first reserve from boot history" : "THP burst");
         else
                 log_event(LOG_INFO, LOG_EVENT_LEARNED_RESERVE, NULL, LOG_EVENT_NO_NODE, from, to,
                           peak > was ? "burst_learned" : "burst_replaced",
                           "Learned reserve: a %s THP burst to keep ready for (was %s)", bytes_text(peak).s,
                           was ? bytes_text(was).s : "none");
+        m->learned_event_boot = false;
 }
 
 void manager_learned_sync(Manager *m, usec_t now, bool stopping)
 {
         const PolicyState *s = m->pstate;
         char name[FRAGD_PATH_MAX * 2];
-        bool keep = s->learned_peak_bytes > 0 && s->learned_peak_usec > 0;
+        /* a seed from boot history is no burst fragd saw: not kept (the
+         * next start takes it again from the counters) */
+        bool keep = s->learned_peak_bytes > 0 && s->learned_peak_usec > 0 && !s->learned_from_boot;
         int r;
 
         /* before the first tick nothing was read: a stop then must not

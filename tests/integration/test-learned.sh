@@ -185,19 +185,37 @@ stop >/dev/null
 [ ! -e "$T/var/lib/fragd" ] && pass "state_dir empty: nothing written" || bad "state_dir empty wrote $(ls -R "$T/var")"
 
 # 9. the first reserve from the kernel's counters since boot (issue 14 item
-# 5): 100000 THP faults before fragd started, nothing learned yet. Per
-# demand_hold of this host's uptime that is more than a huge page for any
-# uptime under 10 years; capped at demand_cap of the node.
+# 5): 100000 THP faults before fragd started, none fell back, in the
+# tree's proc/uptime of 10 h: 100000 x 2 MiB x 30 min / 10 h = 10000 MiB,
+# cut to the host's memory (3.8 GiB), then at demand_cap of a node (25 %).
 fresh_tree boot "$FIX"
 write_conf "[policy]" "reserve_thp = 1MiB"
 burst 100000
+echo "36000.00 70000.00" >"$T/proc/uptime"
 start log9
 running
-grep -q "No THP burst learned yet: the kernel counted 100000 THP faults" "$L" \
+grep -q "No THP burst learned yet: first reserve from the kernel's counters since boot, 100000 THP faults (0 fell back) in 10 h since boot: 3.8 GiB, their demand per demand_hold" "$L" \
 	&& pass "fresh start: the first reserve from the counters since boot is logged" \
-	|| bad "no first reserve logged: $(grep -i "learned\|burst" "$L")"
+	|| bad "no first reserve logged: $(grep -i "learned\|burst\|boot" "$L")"
 wait_for 10 target_between $((3 * MIB)) $((4096 * MIB)) && pass "fresh start: target $(target9), more than reserve_thp" \
 	|| bad "fresh start: target $(target9)"
+stop >/dev/null
+# a seed is no burst fragd saw: not written as one (the next start takes
+# it again from the counters, with their uptime then)
+[ ! -e "$T/var/lib/fragd/learned" ] && pass "the boot seed is not saved as a learned burst" \
+	|| bad "the boot seed was saved as a learned burst: $(cat "$T/var/lib/fragd/learned")"
+grep -q "Learned reserve: a .* THP burst to keep ready for" "$L" \
+	&& bad "the boot seed was logged as a learned burst: $(grep "Learned reserve:" "$L")" \
+	|| pass "the boot seed is not logged as a learned burst"
+# no proc/uptime in the tree: said, nothing seeded, the daemon runs on
+fresh_tree boot-no-uptime "$FIX"
+write_conf "[policy]" "reserve_thp = 1MiB"
+burst 100000
+start log9b
+running
+grep -q "No first reserve from the kernel's counters since boot: cannot read /proc/uptime" "$L" \
+	&& pass "no proc/uptime: said so, nothing seeded" || bad "no proc/uptime: $(grep -i "boot" "$L")"
+wait_for 10 target_is $((2 * MIB)) && pass "no proc/uptime: target is reserve_thp alone" || bad "no uptime: target $(target9)"
 stop >/dev/null
 fresh_tree boot-off "$FIX"
 write_conf "[policy]" "reserve_thp = 1MiB" "demand_from_boot = no"
