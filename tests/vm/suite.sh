@@ -9,6 +9,7 @@
 # FRAGD_VM_KEEP_LOGS=1 (keep the logs of passing runs too), FRAGD_VM_ALL=1
 # (also the runs kept to the first kernel for time: tuned, the compact
 # positive control, service; and numa-kernel, which only feeds an INFO line),
+# FRAGD_VM_JOBS (guests at a time, default 2: see run and collect),
 # FRAGD_VM_WORKLOAD=0 (skip the workload-awareness scenario, which runs on
 # every kernel by default), FRAGD_VM_PG_ASSERT=1 (assert the PostgreSQL
 # targets on stock 6.12, see postgres_compare), FRAGD_VM_NORETRY=0 (skip the
@@ -57,9 +58,90 @@ field() {
 	sed -n "s/.* $2=\([^ ]*\).*/\1/p" "$results/${1//\//_}.result" 2>/dev/null | tail -n 1
 }
 
+# host CPU seconds (user + system) of the calling (sub)shell's waited-for
+# children: the guest's qemu and what run.sh ran. Reported per run next to
+# its wall time, for the CI budget: a guest that waits costs wall time but
+# little CPU, and two such guests share the host's cores (FRAGD_VM_JOBS).
+clk_tck=$(getconf CLK_TCK 2>/dev/null || echo 100)
+child_cpu_ticks() { # child_cpu_ticks PID (a $(...) has a PID of its own)
+	local stat rest
+	stat=$(cat "/proc/$1/stat")
+	rest=${stat##*) }
+	# shellcheck disable=SC2086 # split the fields on purpose
+	set -- $rest
+	echo $((${14} + ${15}))
+}
+
+# Guests run FRAGD_VM_JOBS at a time (default 2): run starts one in the
+# background once a slot is free, its lines go to RESULTS/NAME.out, and
+# collect prints them (in the order the runs were started) and counts them
+# when a comparison needs the run or the suite ends. Every scenario asserts
+# on its own guest's counters, and a comparison reads two runs' results, not
+# their timing; FRAGD_VM_JOBS=1 runs one guest after the other.
+# shellcheck source-path=SCRIPTDIR source=../lib/jobs.sh
+. "$VM_DIR/../lib/jobs.sh"
+jobs_max_from "${FRAGD_VM_JOBS:-2}" FRAGD_VM_JOBS guests
+queue=()
+declare -A started
+# a suite stopped (Ctrl-C, a CI timeout) takes its guests with it
+jobs_kill_on_stop :
+
+# collect NAME: print and count the lines of every run started up to NAME
+# (nothing for a run that was never started)
+collect() {
+	local want=$1 name out st
+	[ -n "${started[$want]:-}" ] || return 0
+	while [ ${#queue[@]} -gt 0 ]; do
+		name=${queue[0]}
+		queue=("${queue[@]:1}")
+		[ "${started[$name]}" = - ] || wait "${started[$name]}" 2>/dev/null || true
+		out=$results/${name//\//_}.out
+		cat "$out"
+		npass=$((npass + $(grep -c '^PASS ' "$out" || true)))
+		nfail=$((nfail + $(grep -c '^FAIL ' "$out" || true)))
+		nskip=$((nskip + $(grep -c '^SKIP ' "$out" || true)))
+		st=$(cat "$results/${name//\//_}.status" 2>/dev/null || echo "fail -")
+		status[$name]=${st%% *}
+		[ "${st#* }" = - ] || logfile[$name]=${st#* }
+		rm -f "$out" "$results/${name//\//_}.status"
+		started[$name]=
+		[ "$name" != "$want" ] || break
+	done
+}
+
+# collect_done: print the runs at the head of the queue that have ended
+collect_done() {
+	while [ ${#queue[@]} -gt 0 ] && jobs_ended "${started[${queue[0]}]}"; do
+		collect "${queue[0]}"
+	done
+}
+
 # run NAME SCENARIO [run.sh options] -- [KEY=VALUE...]
 run() {
-	local name=$1 scenario=$2 opts=() args=() rc t0 log summary
+	local name=$1
+	[[ -z $only || $name =~ $only ]] || return 0
+	collect_done
+	jobs_slot collect_done
+	run_one "$@" >"$results/${name//\//_}.out" 2>&1 &
+	started[$name]=$!
+	queue+=("$name")
+	[ "$jobs_max" -gt 1 ] || collect "$name"
+}
+
+# skip_run NAME TEXT: a run that cannot boot here, said in its place
+skip_run() {
+	local name=$1
+	echo "skip -" >"$results/${name//\//_}.status"
+	say SKIP "$name" "$2" >"$results/${name//\//_}.out"
+	started[$name]=-
+	queue+=("$name")
+	[ "$jobs_max" -gt 1 ] || collect "$name"
+}
+
+# run_one NAME SCENARIO [run.sh options] -- [KEY=VALUE...]: one guest (in
+# the background); its status and log go to RESULTS/NAME.status
+run_one() {
+	local name=$1 scenario=$2 opts=() args=() rc me t0 c0 log summary st=$results/${1//\//_}.status
 	shift 2
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
 	[ $# -gt 0 ] && shift
@@ -68,12 +150,18 @@ run() {
 	# fragd runs need the daemon; skip them here rather than boot for nothing
 	# (the systemd guest still boots: it proves the image and fragd's libraries)
 	if [[ " ${args[*]} " == *" policy=fragd "* ]] && [ "$fragd_daemon" = no ]; then
-		status[$name]=skip
+		echo "skip -" >"$st"
 		say SKIP "$name" "$fragd_version has no daemon mode yet (fragd --features lacks 'daemon')"
 		return 0
 	fi
+	# a guest shares the host with jobs_max - 1 others: its timeout (a hang
+	# detector, not a bound on the run) grows to match
+	local i
+	for ((i = 0; i + 1 < ${#opts[@]}; i++)); do
+		[ "${opts[i]}" != -T ] || opts[i + 1]=$((opts[i + 1] * jobs_max))
+	done
 	log=$logs/${name//\//_}.log
-	t0=$SECONDS
+	me=$BASHPID t0=$SECONDS c0=$(child_cpu_ticks "$me")
 	rc=0
 	"$VM_DIR/run.sh" -l "$log" "${opts[@]}" "$scenario" "${args[@]}" || rc=$?
 	# A guest that ended without failing any check (a timeout on a loaded
@@ -88,7 +176,7 @@ run() {
 		"$VM_DIR/run.sh" -l "$log" "${opts[@]}" "$scenario" "${args[@]}" || rc=$?
 	fi
 	cp "$log.result" "$results/${name//\//_}.result" 2>/dev/null || true
-	summary="$((SECONDS - t0)) s"
+	summary="$((SECONDS - t0)) s (host CPU $((($(child_cpu_ticks "$me") - c0) / clk_tck)) s)"
 	if [ -s "$log.result" ]; then
 		local h r p s
 		h=$(field "$name" huge) r=$(field "$name" requested) p=$(field "$name" thp_pct)
@@ -98,15 +186,14 @@ run() {
 		[ -n "$(field "$name" costly_compact)" ] &&
 			summary+=", compact_stall $s, costly direct compactions $(field "$name" costly_compact), page cache at the written order $(field "$name" pc_want_pct)%"
 	fi
-	logfile[$name]=$log
 	case $rc in
-	0) status[$name]=pass; say PASS "$name" "$summary" ;;
+	0) echo "pass $log" >"$st"; say PASS "$name" "$summary" ;;
 	77)
-		status[$name]=skip
+		echo "skip $log" >"$st"
 		say SKIP "$name" "$(grep -o 'SKIP: .*' "$log" | head -n 1 | cut -c7-) (guest, $((SECONDS - t0)) s)"
 		;;
 	*)
-		status[$name]=fail
+		echo "fail $log" >"$st"
 		local why
 		case $rc in
 		124) why="timeout" ;; 125) why="no result from the guest" ;; *) why="guest rc=$rc" ;;
@@ -193,6 +280,34 @@ postgres_compare() {
 	fi
 }
 
+# The INFO lines: measured, not asserted (their runs' comments say why)
+info_warm() {
+	local k=$1
+	if [ -n "$(field "$k/churn-never-fragd-warm" first_huge)" ] && [ -n "$(field "$k/churn-never-fragd" first_huge)" ]; then
+		say INFO "$k/fragd-warm-vs-fresh" \
+			"first burst: fragd restarted with its learned reserve $(field "$k/churn-never-fragd-warm" first_huge)/$(field "$k/churn-never-fragd-warm" first_requested) huge pages, fresh fragd $(field "$k/churn-never-fragd" first_huge)/$(field "$k/churn-never-fragd" first_requested); whole run $(field "$k/churn-never-fragd-warm" thp_pct)% and $(field "$k/churn-never-fragd" thp_pct)% (measured, not asserted)"
+	fi
+}
+info_numa() {
+	local k=$1
+	if [ -n "$(field "$k/numa-fragd" thp_pct)" ] && [ -n "$(field "$k/numa-kernel" thp_pct)" ]; then
+		say INFO "$k/numa-fragd-vs-kernel" \
+			"huge pages fragd $(field "$k/numa-fragd" thp_pct)%, kernel defaults $(field "$k/numa-kernel" thp_pct)% (measured, not asserted)"
+	fi
+}
+info_pagecache() {
+	local k=$1
+	if [ -n "$(field "$k/pagecache" cost_on_ms)" ]; then
+		say INFO "$k/pagecache-cost" \
+			"64 MiB of 4 KiB buffered writes to XFS, fastest of five rounds: $(field "$k/pagecache" cost_off_ms) ms without the trigger, $(field "$k/pagecache" cost_on_ms) ms with it (medians $(field "$k/pagecache" cost_off_median_ms) / $(field "$k/pagecache" cost_on_median_ms) ms; $(field "$k/pagecache" events) events a round; TCG, measured, not asserted)"
+	fi
+}
+
+# later CMD [ARG...]: a comparison or INFO line, run once every guest has
+# ended (the runs it reads may still be running when it is queued)
+deferred=()
+later() { deferred+=("$(printf '%q ' "$@")"); }
+
 # Memory layout: -m 2G -L 512M gives a 1.5 GiB Normal zone (plus DMA32) at
 # half the TCG cost of -m 4G; the NUMA run has 4G over two nodes, each with
 # a Normal zone.
@@ -226,7 +341,7 @@ later_miss_two_thirds='((a_requested - a_first_requested) - (a_huge - a_first_hu
 later_stall_half='(a_compact_stall - a_first_compact_stall) * 2 <= b_compact_stall - b_first_compact_stall + 8'
 no_more_misses='a_requested - a_huge <= b_requested - b_huge + a_requested / 50'
 no_more_stalls='a_compact_stall <= b_compact_stall + 8'
-echo "fragd VM suite: kernels $kernels; $fragd_version (daemon: $fragd_daemon); cache $VM_CACHE"
+echo "fragd VM suite: kernels $kernels; $fragd_version (daemon: $fragd_daemon); cache $VM_CACHE; $jobs_max guest(s) at a time"
 first=1
 for k in $kernels; do
 	[ -f "$(kernel_dir "$k")/vmlinux" ] || die "kernel $k not fetched (make vm-kernels)"
@@ -251,17 +366,17 @@ for k in $kernels; do
 		run "$k/churn-madvise-$policy" churn -k "$k" "${small[@]}" -T 180 -- policy=$policy defrag=madvise
 	done
 	if [ "$controls" = yes ]; then
-		compare "$k/compare-never-compact" "$k/churn-never-compact" "$k/churn-never-kernel" \
+		later compare "$k/compare-never-compact" "$k/churn-never-compact" "$k/churn-never-kernel" \
 			"compact misses at most half the huge pages kernel defaults miss under defrag=never" \
 			"$miss_half"
-		compare "$k/compare-madvise-compact" "$k/churn-madvise-compact" "$k/churn-madvise-kernel" \
+		later compare "$k/compare-madvise-compact" "$k/churn-madvise-compact" "$k/churn-madvise-kernel" \
 			"compact stalls in direct compaction at most a quarter as often as kernel defaults under defrag=madvise" \
 			"$stall_quarter"
 	fi
-	compare "$k/compare-never-fragd" "$k/churn-never-fragd" "$k/churn-never-kernel" \
+	later compare "$k/compare-never-fragd" "$k/churn-never-fragd" "$k/churn-never-kernel" \
 		"after the first burst fragd misses at most two thirds of the huge pages kernel defaults miss (or gets 85 %), and no more over the whole run, under defrag=never" \
 		"(($later_miss_two_thirds) || ($later_good)) && ($no_more_misses)"
-	compare "$k/compare-madvise-fragd" "$k/churn-madvise-fragd" "$k/churn-madvise-kernel" \
+	later compare "$k/compare-madvise-fragd" "$k/churn-madvise-fragd" "$k/churn-madvise-kernel" \
 		"after the first burst fragd stalls in direct compaction at most half as often as kernel defaults, and no more over the whole run, under defrag=madvise" \
 		"($later_stall_half) && ($no_more_stalls)"
 	# fragd restarted after it has seen the workload (an upgrade, a reboot):
@@ -270,10 +385,7 @@ for k in $kernels; do
 	# fragd's (on the first kernel only, unless FRAGD_VM_ALL=1)
 	if [ "$first" = 1 ] || [ "${FRAGD_VM_ALL:-0}" = 1 ]; then
 		run "$k/churn-never-fragd-warm" churn -k "$k" "${small[@]}" -T 180 -- policy=fragd-warm defrag=never
-		if [ -n "$(field "$k/churn-never-fragd-warm" first_huge)" ] && [ -n "$(field "$k/churn-never-fragd" first_huge)" ]; then
-			say INFO "$k/fragd-warm-vs-fresh" \
-				"first burst: fragd restarted with its learned reserve $(field "$k/churn-never-fragd-warm" first_huge)/$(field "$k/churn-never-fragd-warm" first_requested) huge pages, fresh fragd $(field "$k/churn-never-fragd" first_huge)/$(field "$k/churn-never-fragd" first_requested); whole run $(field "$k/churn-never-fragd-warm" thp_pct)% and $(field "$k/churn-never-fragd" thp_pct)% (measured, not asserted)"
-		fi
+		later info_warm "$k"
 	fi
 	run "$k/idle-fragd" idle -k "$k" "${small[@]}" -T 90 -- policy=fragd seconds=10
 	run "$k/bounds-fragd" bounds -k "$k" "${small[@]}" -T 120 -- policy=fragd seconds=6
@@ -290,16 +402,13 @@ for k in $kernels; do
 		# (kernel defaults 60-91 %, fragd 71-87 % over five runs); the
 		# scenario itself asserts the per-node interfaces and fragd's bounds
 		# and restore, and fragd's log shows its per-node decisions
-		if [ -n "$(field "$k/numa-fragd" thp_pct)" ] && [ -n "$(field "$k/numa-kernel" thp_pct)" ]; then
-			say INFO "$k/numa-fragd-vs-kernel" \
-				"huge pages fragd $(field "$k/numa-fragd" thp_pct)%, kernel defaults $(field "$k/numa-kernel" thp_pct)% (measured, not asserted)"
-		fi
+		later info_numa "$k"
 		# the unit and its restore logic do not depend on the kernel: one
 		# systemd guest is enough (FRAGD_VM_ALL=1 for every kernel); it
 		# also provokes fragd's journal events under the fragmenter and
 		# finds them with journalctl MESSAGE_ID= (a few minutes under TCG)
 		if [ "$(id -u)" != 0 ] && [ ! -f "$builddir/vm/rootfs.img" ]; then
-			say SKIP "$k/service" "the systemd guest is built with debootstrap, which needs root: run 'make check-vm' as root to include it"
+			skip_run "$k/service" "the systemd guest is built with debootstrap, which needs root: run 'make check-vm' as root to include it"
 		else
 			run "$k/service" service -k "$k" "${small[@]}" -T 600 \
 				-i "$builddir/vm/initramfs-root-$k.cpio.gz" -d "$builddir/vm/rootfs.img" --
@@ -311,7 +420,7 @@ for k in $kernels; do
 			run "$k/package" package -k "$k" "${small[@]}" -T 240 \
 				-i "$builddir/vm/initramfs-root-$k.cpio.gz" -d "$builddir/vm/rootfs-pkg.img" --
 		else
-			say SKIP "$k/package" "no package guest ($builddir/vm/rootfs-pkg.img): make vm-package-image needs root (debootstrap)"
+			skip_run "$k/package" "no package guest ($builddir/vm/rootfs-pkg.img): make vm-package-image needs root (debootstrap)"
 		fi
 	elif [ "${FRAGD_VM_ALL:-0}" = 1 ]; then
 		run "$k/service" service -k "$k" "${small[@]}" -T 600 \
@@ -325,13 +434,10 @@ for k in $kernels; do
 	if [ -f "$builddir/vm/initramfs-pagecache-$k.cpio.gz" ]; then
 		run "$k/pagecache" pagecache -k "$k" "${small[@]}" -T 240 \
 			-i "$builddir/vm/initramfs-pagecache-$k.cpio.gz" --
-		if [ -n "$(field "$k/pagecache" cost_on_ms)" ]; then
-			say INFO "$k/pagecache-cost" \
-				"64 MiB of 4 KiB buffered writes to XFS, fastest of five rounds: $(field "$k/pagecache" cost_off_ms) ms without the trigger, $(field "$k/pagecache" cost_on_ms) ms with it (medians $(field "$k/pagecache" cost_off_median_ms) / $(field "$k/pagecache" cost_on_median_ms) ms; $(field "$k/pagecache" events) events a round; TCG, measured, not asserted)"
-		fi
+		later info_pagecache "$k"
 	else
 		[[ -z $only || "$k/pagecache" =~ $only ]] &&
-			say SKIP "$k/pagecache" "no $builddir/vm/initramfs-pagecache-$k.cpio.gz (needs mkfs.xfs on the host: apt-get install xfsprogs)"
+			skip_run "$k/pagecache" "no $builddir/vm/initramfs-pagecache-$k.cpio.gz (needs mkfs.xfs on the host: apt-get install xfsprogs)"
 	fi
 	# PostgreSQL on XFS, pgbench simple-update on fragmented memory (issue 13):
 	# on 6.12 kernels, stock and patched (FRAGD_VM_KERNELS="6.12 6.12-noretry");
@@ -350,9 +456,9 @@ for k in $kernels; do
 				run "$k/postgres-$policy" postgres -k "$k" "${small[@]}" -T 600 -D 4G \
 					-i "$builddir/vm/initramfs-xfsroot-$k.cpio.gz" -d "$builddir/vm/rootfs-pg.img" -- policy="$policy"
 			done
-			postgres_compare "$k"
+			later postgres_compare "$k"
 		else
-			say SKIP "$k/postgres" "no postgres guest ($builddir/vm/rootfs-pg.img, initramfs-xfsroot-$k): make vm-pg-image needs root (debootstrap)"
+			skip_run "$k/postgres" "no postgres guest ($builddir/vm/rootfs-pg.img, initramfs-xfsroot-$k): make vm-pg-image needs root (debootstrap)"
 		fi
 		;;
 	esac
@@ -374,6 +480,7 @@ if [ "${FRAGD_VM_NORETRY:-1}" = 1 ] && [[ -z $only || 6.12-stock/noretry =~ $onl
 	run 6.12-stock/noretry noretry -k 6.12-stock "${small[@]}" -T 150 -- expect=stall
 	run 6.12-noretry/noretry noretry -k 6.12-noretry "${small[@]}" -T 150 -- expect=nostall
 	a=6.12-noretry/noretry b=6.12-stock/noretry
+	collect "$a"
 	if [ "${status[$a]:-}" = pass ] && [ "${status[$b]:-}" = pass ]; then
 		detail() {
 			echo "compact_stall +$(field "$1" compact_stall), direct compaction at orders >= 4: $(field "$1" costly_compact), kswapd woken for them $(field "$1" kswapd_wake_costly)x, page cache at the written order $(field "$1" pc_want_pct)% ($(field "$1" pc_orders))"
@@ -388,6 +495,9 @@ if [ "${FRAGD_VM_NORETRY:-1}" = 1 ] && [[ -z $only || 6.12-stock/noretry =~ $onl
 		say SKIP 6.12-noretry/compare-noretry "needs $a and $b to pass"
 	fi
 fi
+# every guest has ended: their lines, then the comparisons and INFO lines
+[ ${#queue[@]} -eq 0 ] || collect "${queue[-1]}"
+for d in "${deferred[@]}"; do eval "$d"; done
 # logs of runs that passed (or skipped) and fed no failed comparison go away
 for name in "${!logfile[@]}"; do
 	[ "${status[$name]}" != fail ] && [ -z "${keep[$name]:-}" ] &&

@@ -165,5 +165,6 @@ vm-shell: vm-initramfs
 	BUILDDIR=$(BUILDDIR) $(VM_SRC)/run.sh -I -k $(VM_KERNEL) $(VM_OPTS) shell
 
 vm-lint: $(VM_PROGS)
-	shellcheck -x $(VM_SRC)/*.sh $(VM_SRC)/guest/systemd-runner $(VM_SRC)/guest/pg-image.sh
+	shellcheck -x $(VM_SRC)/*.sh $(VM_SRC)/guest/systemd-runner $(VM_SRC)/guest/pg-image.sh \
+		tests/lib/jobs.sh tests/integration/run.sh
 	shellcheck -x -s sh $(VM_SRC)/guest/init $(VM_SRC)/guest/lib.sh $(VM_SRC)/guest/scenarios/*.sh

@@ -261,7 +261,13 @@ fragd_stop() {
 	rc=0
 	wait "$FRAGD_PID" || rc=$?
 	FRAGD_PID=
-	sed 's/^/fragd: /' /tmp/fragd.log | tail -n 40
+	if [ -n "${FVM_FRAGD_LOG:-}" ]; then
+		# a chosen log level (e.g. debug for the per-tick times): all of it
+		sed 's/^/fragd: /' /tmp/fragd.log
+	else
+		# fvm.fragd_log_lines: how much of the log to show (bench diagnosis)
+		sed 's/^/fragd: /' /tmp/fragd.log | tail -n "${FVM_FRAGD_LOG_LINES:-40}"
+	fi
 	if [ "$rc" -eq 0 ]; then pass "fragd exited 0 on SIGTERM"; else fail "fragd exit status $rc on SIGTERM"; fi
 	knobs_snapshot >/tmp/knobs.post-fragd
 	if cmp -s /tmp/knobs.pre-fragd /tmp/knobs.post-fragd; then

@@ -9,6 +9,12 @@
 #   fvm.quiet_s   the quiet phase (default 150 s)
 #   fvm.settle_s  how long to watch the knobs after the last burst (150 s)
 #   fvm.seed      fragmenter seed
+#   fvm.warmup_mb a burst of that many MiB (one consumer cycle, unmeasured)
+#       under the kernel's defaults before the policy starts, then a full
+#       re-fragmentation (default 0: none). The host has run its workload
+#       before fragd starts: what the kernel counted since boot is what a
+#       fresh fragd sizes its first reserve from (issue 14 item 5). Every
+#       policy gets the same warm-up.
 #
 # fragd runs with its time constants shortened by configuration
 # (/tmp/phased.conf: decay_after, demand_hold, demand_decay, backoff_hold,
@@ -67,6 +73,13 @@ fragmenter_start --keep "${FVM_KEEP:-16}" --chunk-mb "${FVM_CHUNK_MB:-16}" \
 	--churn "${FVM_CHURN:-1}" --wave-every 0 --reserve-mb "${FVM_RESERVE_MB:-192}" \
 	--floor-mb "${FVM_FLOOR_MB:-192}" --interval-ms "${FVM_FRAG_INTERVAL_MS:-200}" --report 0
 log "fragmented: free in order>=9 blocks: $(free_huge_mb) MiB"
+WARMUP_MB=${FVM_WARMUP_MB:-0}
+if [ "$WARMUP_MB" -gt 0 ]; then
+	log "warm-up: one unmeasured $WARMUP_MB MiB burst under the kernel's defaults"
+	consumer --mb "$WARMUP_MB" --cycles 1 --interval-ms 0 | sed 's/^consumer:/warm-up:/'
+	log "warm-up: since boot thp_fault_alloc $(vmstat thp_fault_alloc) thp_fault_fallback $(vmstat thp_fault_fallback), up $(uptime_s) s"
+	fragmenter_wave
+fi
 policy_apply "$POLICY"
 t0=$(uptime_s)
 # the knobs and the held-back memory every 2 s: "t held_pages knob=value ..."

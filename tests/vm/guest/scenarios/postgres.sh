@@ -170,10 +170,12 @@ free_order_mb() {
 	awk -v o="$1" '$4 != "DMA" { kb = 4 * 2 ^ o; for (i = 5 + o; i <= NF; i++) { s += $i * kb; kb *= 2 } }
 		END { printf "%d\n", s / 1024 }' /proc/buddyinfo
 }
-# every 5 s until the end: free memory, in order>=6 and >=9 blocks, and the
-# counters of who makes or takes blocks
+# memory PSI some/full avg10 (%): what fragd's calm gate reads
+psi_avg10() { awk '{ sub("avg10=", "", $2); printf "%s%s", (NR > 1 ? "/" : ""), $2 }' /proc/pressure/memory; }
+# every 5 s until the end: free memory, in order>=6 and >=9 blocks, the
+# counters of who makes or takes blocks, direct reclaim and memory PSI
 (while :; do
-	echo "$(uptime_s) free=$(memfree) o6=$(free_order_mb 6) o9=$(free_order_mb 9) stall=$(vmstat compact_stall) scanned=$(($(vmstat compact_migrate_scanned) + $(vmstat compact_free_scanned))) kswapd=$(vmstat pgscan_kswapd) kcompactd_wake=$(vmstat compact_daemon_wake)"
+	echo "$(uptime_s) free=$(memfree) o6=$(free_order_mb 6) o9=$(free_order_mb 9) stall=$(vmstat compact_stall) scanned=$(($(vmstat compact_migrate_scanned) + $(vmstat compact_free_scanned))) kswapd=$(vmstat pgscan_kswapd) kcompactd_wake=$(vmstat compact_daemon_wake) pgscan_direct=$(vmstat pgscan_direct) psi=$(psi_avg10)"
 	sleep 5
 done) >/tmp/samples 2>&1 &
 bg_started $!
@@ -433,6 +435,8 @@ fragd*)
 	fi
 	journalctl -b -u fragd --no-pager 2>/dev/null | tail -n 25 | sed 's/^/journal: /'
 	journalctl -b -u fragd --no-pager 2>/dev/null | grep -E 'compact node|compact done' | sed 's/^/oneshot: /' || true
+	# what held a page-cache one-shot back, one line per change (issue 13)
+	journalctl -b -u fragd --no-pager 2>/dev/null | grep -E 'page-cache one-shot on node' | sed 's/^/pcgate: /' || true
 	log "fragd one-shots since boot: $(journalctl -b -u fragd --no-pager 2>/dev/null | grep -c 'compact node' || true)"
 	log "knobs while running: $(sort -u /tmp/knobs.during | tr '\n' ' ')"
 	;;
