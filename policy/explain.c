@@ -529,7 +529,7 @@ int decision_explain_pagecache_gate(const PolicyEval *e, const PolicyNodeEval *n
                 out(&o, "a THP one-shot is wanted and the last one-shot was within oneshot_min_interval");
                 break;
         case POLICY_GATE_REBUILD_WINDOW:
-                out(&o, "the last one-shot was less than 10 s ago");
+                out(&o, "the last one-shot was less than 10 s ago and no page-cache burst emptied what it built");
                 break;
         case POLICY_GATE_NOT_DUE:
                 out(&o, "since the last one-shot the page cache added less than half the target and less than "

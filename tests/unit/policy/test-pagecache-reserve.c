@@ -627,6 +627,74 @@ static void test_pc_oneshot_under_half_a_burst(void **state)
         free(s);
 }
 
+/* Within the 10 s rebuild window, a page-cache burst that emptied what the
+ * last one-shot built ends the window (the postgres scenario, session 10
+ * seed 2: a one-shot built 49 MiB 1 s before a WAL switch, the burst took
+ * the blocks to 12 MiB, the window held the rebuild 9 s, 4 stalls). The
+ * one-shot 5 s ago; the blocks it built (PREV pages) 4 s ago; the page
+ * cache's large folios (ADDED pages) 2 s ago; HAVE pages now. Free memory
+ * 100000 pages. */
+static void assert_gate_text(const TSim *s, const char *want);
+
+static unsigned emptied_pc(TSim *s, uint64_t prev, uint64_t added, uint64_t have)
+{
+        TWorld w = world_pc(have, 100000);
+
+        t_sim_init(s);
+        s->state.hist.n_nodes = 1;
+        s->state.have_oneshot[0] = true;
+        s->state.last_oneshot_usec[0] = s->now + 5 * S - 5 * S;
+        add_blocks(s, 4 * S, prev);
+        add_sample(s, 2 * S, added * 4096);
+        return decide_pc(s, &w, false, NULL);
+}
+
+/* All three, each at its edge: what is left under half the target
+ * (20971.5 pages: 10485 yes, 10486 no), at least half the most held since
+ * taken (12000 built: 6000 left yes, 6001 no), the large folios added at
+ * least half of what was taken (9000 taken: 4500 pages yes, 4499 no);
+ * nothing built, nothing taken: held; the window's text then. */
+static void test_pc_oneshot_emptied_in_window(void **state)
+{
+        TSim *s = sim_new();
+
+        (void) state;
+        assert_int_equal(emptied_pc(s, 12000, 10240, 3000), 1);
+        assert_int_equal(s->d.eval.nodes[0].pagecache_gate, POLICY_GATE_NONE);
+        /* under half the target */
+        assert_int_equal(emptied_pc(s, 30000, 20000, 10485), 1);
+        assert_int_equal(emptied_pc(s, 30000, 20000, 10486), 0);
+        assert_int_equal(s->d.eval.nodes[0].pagecache_gate, POLICY_GATE_REBUILD_WINDOW);
+        /* half of what it built taken */
+        assert_int_equal(emptied_pc(s, 12000, 10240, 6000), 1);
+        assert_int_equal(emptied_pc(s, 12000, 10240, 6001), 0);
+        assert_int_equal(s->d.eval.nodes[0].pagecache_gate, POLICY_GATE_REBUILD_WINDOW);
+        /* the page cache's own demand took them */
+        assert_int_equal(emptied_pc(s, 12000, 4500, 3000), 1);
+        assert_int_equal(emptied_pc(s, 12000, 4499, 3000), 0);
+        assert_int_equal(s->d.eval.nodes[0].pagecache_gate, POLICY_GATE_REBUILD_WINDOW);
+        /* the one-shot built nothing: nothing taken, though 40 MiB added */
+        assert_int_equal(emptied_pc(s, 0, 10240, 3000), 0);
+        assert_int_equal(emptied_pc(s, 3000, 10240, 3000), 0);
+        assert_int_equal(s->d.eval.nodes[0].pagecache_gate, POLICY_GATE_REBUILD_WINDOW);
+        assert_gate_text(s, "page-cache one-shot on node 0 held (rebuild_window): 11 MiB free in order>=6 blocks "
+                            "is under the 81 MiB target; the last one-shot was less than 10 s ago and no "
+                            "page-cache burst emptied what it built");
+        /* the sample at the one-shot's own time is what it started from */
+        t_sim_init(s);
+        {
+                TWorld w = world_pc(3000, 100000);
+
+                s->state.hist.n_nodes = 1;
+                s->state.have_oneshot[0] = true;
+                s->state.last_oneshot_usec[0] = s->now + 5 * S - 5 * S;
+                add_blocks(s, 5 * S, 12000);
+                add_sample(s, 2 * S, 10240 * 4096);
+                assert_int_equal(decide_pc(s, &w, false, NULL), 0);
+        }
+        free(s);
+}
+
 /* A fall the page cache's large folios explain is the burst the reserve
  * is for, not a fill: free memory 100000 -> 80000 pages within 10 s (20000
  * pages, a sixteenth of 80000 is 5000) with 15000 pages (61440000 B) of
@@ -798,7 +866,8 @@ static void test_pc_gate(void **state)
         ne = gate_pc(s, &w, false, 0);
         assert_int_equal(ne->pagecache_gate, POLICY_GATE_REBUILD_WINDOW);
         assert_gate_text(s, "page-cache one-shot on node 0 held (rebuild_window): 11 MiB free in order>=6 blocks "
-                            "is under the 81 MiB target; the last one-shot was less than 10 s ago");
+                            "is under the 81 MiB target; the last one-shot was less than 10 s ago and no "
+                            "page-cache burst emptied what it built");
         /* 20 s ago, nothing added, nothing taken: not due */
         t_sim_init(s);
         s->state.hist.n_nodes = 1;
@@ -1094,6 +1163,7 @@ int main(void)
                 cmocka_unit_test(test_pc_oneshot_follows_demand),
                 cmocka_unit_test(test_pc_oneshot_blocks_taken),
                 cmocka_unit_test(test_pc_oneshot_under_half_a_burst),
+                cmocka_unit_test(test_pc_oneshot_emptied_in_window),
                 cmocka_unit_test(test_pc_oneshot_fall_of_the_burst),
                 cmocka_unit_test(test_pc_gate),
                 cmocka_unit_test(test_pc_gate_free_falling),
