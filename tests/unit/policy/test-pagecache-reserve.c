@@ -181,6 +181,14 @@ static unsigned decide_pc(TSim *s, const TWorld *w, bool delta, const DecisionIt
         return n;
 }
 
+/* The last one-shot on node 0 AGO before the next decide_pc()'s time */
+static void oneshot_ago(TSim *s, usec_t ago)
+{
+        s->state.hist.n_nodes = 1;
+        s->state.have_oneshot[0] = true;
+        s->state.last_oneshot_usec[0] = s->now + 5 * S - ago;
+}
+
 /* decide_pc(), then the state updated as the daemon does (the history
  * the free-memory trend is fitted on) */
 static unsigned tick_pc(TSim *s, const TWorld *w)
@@ -270,9 +278,7 @@ static void test_pc_oneshot_edges(void **state)
         assert_int_equal(decide_pc(s, &w, false, NULL), 1);
         /* at most once per oneshot_min_interval (600 s) on the node */
         t_sim_init(s);
-        s->state.hist.n_nodes = 1;
-        s->state.have_oneshot[0] = true;
-        s->state.last_oneshot_usec[0] = s->now + 5 * S - 595 * S;
+        oneshot_ago(s, 595 * S);
         assert_int_equal(decide_pc(s, &w, false, NULL), 0);
         s->state.last_oneshot_usec[0] = s->now + 5 * S - 600 * S;
         assert_int_equal(decide_pc(s, &w, false, NULL), 1);
@@ -442,9 +448,7 @@ static void test_pc_oneshot_follows_demand(void **state)
         (void) state;
         /* last one-shot 20 s ago, 42949673 B added 15 s ago (outside the
          * 10 s rebuild window: the target stays the configured one): due */
-        s->state.hist.n_nodes = 1;
-        s->state.have_oneshot[0] = true;
-        s->state.last_oneshot_usec[0] = s->now + 5 * S - 20 * S;
+        oneshot_ago(s, 20 * S);
         add_sample(s, 15 * S, 42949673);
         assert_int_equal(decide_pc(s, &w, false, NULL), 1);
         assert_int_equal(s->d.eval.nodes[0].target_bytes[0], 85899345);
@@ -468,9 +472,7 @@ static void test_pc_oneshot_follows_demand(void **state)
         /* the floor: 60 MiB added 5 s ago (the target stays the configured
          * 81.9 MiB), the last one-shot 9 s ago: no; 10 s ago: due */
         t_sim_init(s);
-        s->state.hist.n_nodes = 1;
-        s->state.have_oneshot[0] = true;
-        s->state.last_oneshot_usec[0] = s->now + 5 * S - 9 * S;
+        oneshot_ago(s, 9 * S);
         add_sample(s, 5 * S, 60u << 20);
         assert_int_equal(decide_pc(s, &w, false, NULL), 0);
         s->now -= 5 * S;
@@ -505,9 +507,7 @@ static void test_pc_oneshot_blocks_taken(void **state)
         TWorld w = world_pc(3000, 100000);
 
         (void) state;
-        s->state.hist.n_nodes = 1;
-        s->state.have_oneshot[0] = true;
-        s->state.last_oneshot_usec[0] = s->now + 5 * S - 60 * S;
+        oneshot_ago(s, 60 * S);
         add_blocks(s, 50 * S, 13486);
         add_blocks(s, 20 * S, 3000);
         assert_int_equal(decide_pc(s, &w, false, NULL), 1);
@@ -516,9 +516,7 @@ static void test_pc_oneshot_blocks_taken(void **state)
          * half-target rule alone: 20972 pages (10486 taken) due, 20971 not */
         t_sim_init(s);
         w = world_pc(10486, 100000);
-        s->state.hist.n_nodes = 1;
-        s->state.have_oneshot[0] = true;
-        s->state.last_oneshot_usec[0] = s->now + 5 * S - 60 * S;
+        oneshot_ago(s, 60 * S);
         add_blocks(s, 50 * S, 20972);
         add_blocks(s, 20 * S, 10486);
         assert_int_equal(decide_pc(s, &w, false, NULL), 1);
@@ -532,9 +530,7 @@ static void test_pc_oneshot_blocks_taken(void **state)
          * (3000 now, 1310 pages taken after it: under a sixteenth of the
          * target, test_pc_oneshot_under_half_a_burst) */
         t_sim_init(s);
-        s->state.hist.n_nodes = 1;
-        s->state.have_oneshot[0] = true;
-        s->state.last_oneshot_usec[0] = s->now + 5 * S - 60 * S;
+        oneshot_ago(s, 60 * S);
         add_blocks(s, 70 * S, 90000);
         add_blocks(s, 60 * S, 90000);
         add_blocks(s, 50 * S, 4310);
@@ -547,9 +543,7 @@ static void test_pc_oneshot_blocks_taken(void **state)
         /* the history does not reach back to the one-shot (300 s ago):
          * its oldest sample counts */
         t_sim_init(s);
-        s->state.hist.n_nodes = 1;
-        s->state.have_oneshot[0] = true;
-        s->state.last_oneshot_usec[0] = s->now + 5 * S - 300 * S;
+        oneshot_ago(s, 300 * S);
         add_blocks(s, 100 * S, 13486);
         add_blocks(s, 50 * S, 3000);
         assert_int_equal(decide_pc(s, &w, false, NULL), 1);
@@ -559,9 +553,7 @@ static void test_pc_oneshot_blocks_taken(void **state)
          * sample 7 s ago; the one-shot 9 s ago: no; 10 s ago: due */
         t_sim_init(s);
         w = world_pc(3000, 200000);
-        s->state.hist.n_nodes = 1;
-        s->state.have_oneshot[0] = true;
-        s->state.last_oneshot_usec[0] = s->now + 5 * S - 9 * S;
+        oneshot_ago(s, 9 * S);
         add_blocks(s, 7 * S, 13486);
         assert_int_equal(decide_pc(s, &w, false, NULL), 0);
         s->now -= 5 * S;
@@ -588,9 +580,7 @@ static void test_pc_oneshot_under_half_a_burst(void **state)
         TWorld w = world_pc(10485, 100000);
 
         (void) state;
-        s->state.hist.n_nodes = 1;
-        s->state.have_oneshot[0] = true;
-        s->state.last_oneshot_usec[0] = s->now + 5 * S - 60 * S;
+        oneshot_ago(s, 60 * S);
         add_blocks(s, 50 * S, 11796);
         assert_int_equal(decide_pc(s, &w, false, NULL), 1);
         s->now -= 5 * S;
@@ -600,25 +590,19 @@ static void test_pc_oneshot_under_half_a_burst(void **state)
         /* not under half: the half-target rule */
         t_sim_init(s);
         w = world_pc(10486, 100000);
-        s->state.hist.n_nodes = 1;
-        s->state.have_oneshot[0] = true;
-        s->state.last_oneshot_usec[0] = s->now + 5 * S - 60 * S;
+        oneshot_ago(s, 60 * S);
         add_blocks(s, 50 * S, 11797);
         assert_int_equal(decide_pc(s, &w, false, NULL), 0);
         /* nothing taken (a one-shot that built nothing is not repeated) */
         t_sim_init(s);
         w = world_pc(3000, 100000);
-        s->state.hist.n_nodes = 1;
-        s->state.have_oneshot[0] = true;
-        s->state.last_oneshot_usec[0] = s->now + 5 * S - 60 * S;
+        oneshot_ago(s, 60 * S);
         add_blocks(s, 50 * S, 3000);
         assert_int_equal(decide_pc(s, &w, false, NULL), 0);
         /* still never within 10 s of the last one-shot */
         t_sim_init(s);
         w = world_pc(3000, 200000);
-        s->state.hist.n_nodes = 1;
-        s->state.have_oneshot[0] = true;
-        s->state.last_oneshot_usec[0] = s->now + 5 * S - 9 * S;
+        oneshot_ago(s, 9 * S);
         add_blocks(s, 7 * S, 5000);
         assert_int_equal(decide_pc(s, &w, false, NULL), 0);
         s->now -= 5 * S;
@@ -641,9 +625,7 @@ static unsigned emptied_pc(TSim *s, uint64_t prev, uint64_t added, uint64_t have
         TWorld w = world_pc(have, 100000);
 
         t_sim_init(s);
-        s->state.hist.n_nodes = 1;
-        s->state.have_oneshot[0] = true;
-        s->state.last_oneshot_usec[0] = s->now + 5 * S - 5 * S;
+        oneshot_ago(s, 5 * S);
         add_blocks(s, 4 * S, prev);
         add_sample(s, 2 * S, added * 4096);
         return decide_pc(s, &w, false, NULL);
@@ -685,9 +667,7 @@ static void test_pc_oneshot_emptied_in_window(void **state)
         {
                 TWorld w = world_pc(3000, 100000);
 
-                s->state.hist.n_nodes = 1;
-                s->state.have_oneshot[0] = true;
-                s->state.last_oneshot_usec[0] = s->now + 5 * S - 5 * S;
+                oneshot_ago(s, 5 * S);
                 add_blocks(s, 5 * S, 12000);
                 add_sample(s, 2 * S, 10240 * 4096);
                 assert_int_equal(decide_pc(s, &w, false, NULL), 0);
@@ -859,9 +839,7 @@ static void test_pc_gate(void **state)
                             "under the 81 MiB target; the page cache added 2.0 MiB at order>=6 this tick");
         /* the last one-shot 9 s ago, 60 MiB added since: the rebuild window */
         t_sim_init(s);
-        s->state.hist.n_nodes = 1;
-        s->state.have_oneshot[0] = true;
-        s->state.last_oneshot_usec[0] = s->now + 5 * S - 9 * S;
+        oneshot_ago(s, 9 * S);
         add_sample(s, 5 * S, 60u << 20);
         ne = gate_pc(s, &w, false, 0);
         assert_int_equal(ne->pagecache_gate, POLICY_GATE_REBUILD_WINDOW);
@@ -870,9 +848,7 @@ static void test_pc_gate(void **state)
                             "page-cache burst emptied what it built");
         /* 20 s ago, nothing added, nothing taken: not due */
         t_sim_init(s);
-        s->state.hist.n_nodes = 1;
-        s->state.have_oneshot[0] = true;
-        s->state.last_oneshot_usec[0] = s->now + 5 * S - 20 * S;
+        oneshot_ago(s, 20 * S);
         ne = gate_pc(s, &w, false, 0);
         assert_int_equal(ne->pagecache_gate, POLICY_GATE_NOT_DUE);
         assert_gate_text(s, "page-cache one-shot on node 0 held (not_due): 11 MiB free in order>=6 blocks is "
@@ -883,9 +859,7 @@ static void test_pc_gate(void **state)
          * (within 600 s), though the page cache added half the target */
         t_sim_init(s);
         w = world_pc(2000, 100000);
-        s->state.hist.n_nodes = 1;
-        s->state.have_oneshot[0] = true;
-        s->state.last_oneshot_usec[0] = s->now + 5 * S - 60 * S;
+        oneshot_ago(s, 60 * S);
         add_sample(s, 15 * S, 42949673);
         ne = gate_pc(s, &w, false, 0);
         assert_int_equal(ne->pagecache_gate, POLICY_GATE_THP_INTERVAL);
