@@ -662,6 +662,19 @@ static void test_pc_oneshot_emptied_in_window(void **state)
         assert_gate_text(s, "page-cache one-shot on node 0 held (rebuild_window): 11 MiB free in order>=6 blocks "
                             "is under the 81 MiB target; the last one-shot was less than 10 s ago and no "
                             "page-cache burst emptied what it built");
+        /* none built, none left (kicks on keep the THP one-shot, which
+         * order>=9 at 0 would want, out of the way) */
+        t_sim_init(s);
+        s->cfg.kick_interval_usec = 5 * S;
+        {
+                TWorld w = world_pc(0, 100000);
+
+                oneshot_ago(s, 5 * S);
+                add_blocks(s, 4 * S, 0);
+                add_sample(s, 2 * S, 10240 * 4096);
+                assert_int_equal(decide_pc(s, &w, false, NULL), 0);
+                assert_int_equal(s->d.eval.nodes[0].pagecache_gate, POLICY_GATE_REBUILD_WINDOW);
+        }
         /* the sample at the one-shot's own time is what it started from */
         t_sim_init(s);
         {
