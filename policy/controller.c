@@ -96,6 +96,49 @@ void policy_watermarks_evaluate(const Assessment *a, const LeverInput *in, Polic
         }
 }
 
+/* Every node's high watermark at min_free_kbytes MF and watermark_scale_factor WSF, summed */
+static uint64_t high_pages_at(const Assessment *a, int64_t mf, int64_t wsf)
+{
+        uint64_t sum = 0;
+
+        for (unsigned i = 0; i < a->n_nodes; i++) {
+                NodeWatermarks w;
+
+                if (envelope_node_watermarks(a, i, mf, wsf, &w) == 0)
+                        sum += w.high_pages;
+        }
+        return sum;
+}
+
+/* The largest watermark_scale_factor in [CUR, MAX] that leaves every
+ * watermark where CUR puts it (CUR when the next value moves them). The
+ * kernel's gap between the watermarks is max(min / 4, managed x factor /
+ * 10000) per zone (__setup_per_zone_wmarks()): under about min_free_kbytes
+ * / 4 / managed x 10000 the factor changes nothing. In the postgres
+ * scenario's 2 GiB guest (min_free_kbytes 67584) that is 86: fragd raised
+ * 10 -> 21 -> 49 for free memory short of the page-cache reserve and kswapd
+ * kept the same watermarks (session 11); with a hand-raised min_free_kbytes
+ * of 1 GiB on a 64 GiB host it is 40. The high watermarks only grow with
+ * the factor, so a bisection finds it. */
+static int64_t wsf_dead_until(const Assessment *a, int64_t mf, int64_t cur, int64_t max)
+{
+        uint64_t at_cur = high_pages_at(a, mf, cur);
+        int64_t lo = cur, hi = max;
+
+        if (max <= cur || high_pages_at(a, mf, max) == at_cur)
+                return MAX(cur, max);
+        /* high_pages_at(lo) == at_cur < high_pages_at(hi) */
+        while (hi - lo > 1) {
+                int64_t mid = lo + (hi - lo) / 2;
+
+                if (high_pages_at(a, mf, mid) == at_cur)
+                        lo = mid;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
 static bool env_ok(const PolicyConfig *cfg, const Assessment *a, Lever l, int64_t v, int64_t other,
                    PolicyNumbers *num)
 {
@@ -675,17 +718,29 @@ static void decide_reserve_lever(Ctx *c, Lever l)
             (l == LEVER_WATERMARK_SCALE_FACTOR || saturated(c, LEVER_WATERMARK_SCALE_FACTOR))) {
                 int64_t wanted = raise_wanted(lc, cur, c->mem.err,
                                               l == LEVER_WATERMARK_SCALE_FACTOR ? c->mem.aim : -1);
-                int64_t capped, safe;
+                int64_t capped, safe, dead = cur;
+                unsigned flags = 0;
 
                 c->d->eval.want_raise[l] = true;
                 if (!raise_allowed(c, l, &wanted, &c->mem))
                         return;
+                /* a factor that moves no watermark is no raise: the raise
+                 * (and its step) counts from the last value that leaves
+                 * them where they are */
+                if (l == LEVER_WATERMARK_SCALE_FACTOR && wanted > cur &&
+                    (dead = wsf_dead_until(c->a, other, cur, lc->max)) > cur) {
+                        wanted = wanted > INT64_MAX - (dead - cur) ? INT64_MAX : wanted + (dead - cur);
+                        if (lc->step_up > 0)
+                                wanted = MIN(wanted, dead + lc->step_up);
+                        flags |= LEVER_MOVE_IGNORE_STEP;
+                }
                 /* at its bound the rules say so (at_bound); the envelope
                  * caps only what the bounds allow */
                 capped = CLAMP(wanted, lc->min, lc->max);
                 if (capped > cur) {
                         safe = env_max(c->cfg, c->a, l, other, cur, capped);
-                        if (safe <= cur) {
+                        /* the envelope allows nothing past the dead values */
+                        if (safe <= MAX(cur, dead)) {
                                 num = c->mem.num;
                                 (void) env_ok(c->cfg, c->a, l, capped, other, &num);
                                 add_held(c, l, wanted, cur, c->mem.reason, POLICY_HOLD_SAFETY, &num);
@@ -696,7 +751,7 @@ static void decide_reserve_lever(Ctx *c, Lever l)
                                 wanted = safe;
                         }
                 }
-                propose(c, l, wanted, c->mem.reason, 0, &c->mem.num);
+                propose(c, l, wanted, c->mem.reason, flags, &c->mem.num);
                 return;
         }
         if (c->mem.err == 0)

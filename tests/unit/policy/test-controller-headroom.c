@@ -32,7 +32,10 @@ static void test_memory_short_raises_kswapd_headroom(void **state)
         assert_non_null(it);
         assert_int_equal(it->reason, POLICY_REASON_FREE_MEMORY_SHORT);
         assert_int_equal(it->from, 10);
-        assert_int_equal(it->to, 110); /* aim 200 (gap = 2 % target), one step of 100 */
+        /* aim 200 (gap = 2 % target), one step of 100 from 40: up to 40
+         * the kernel's gap is min / 4 (4224 pages > 1048576 x 40 / 10000)
+         * and no watermark moves */
+        assert_int_equal(it->to, 140);
         assert_true(it->num.free_needed_bytes > it->num.free_bytes);
         /* compaction has material only for the part free memory above the
          * kernel's high watermark holds: 30000 - 25344 = 4656 pages; no
@@ -45,14 +48,14 @@ static void test_memory_short_raises_kswapd_headroom(void **state)
         /* min_free_kbytes waits while watermark_scale_factor can still move */
         assert_null(t_find(d, DECISION_LEVER, LEVER_MIN_FREE_KBYTES));
 
-        /* 30 s dwell: 110 -> 200 (the aim, within one step) -> beyond, the
-         * integral keeps going while the target is missed */
+        /* 30 s dwell: 140 -> 220 (past the aim 200: the raise's own step)
+         * -> beyond, the integral keeps going while the target is missed */
         for (unsigned i = 0; i < 3; i++)
                 t_sim_tick(s, &w, 10);
-        assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 200);
+        assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 220);
         for (unsigned i = 0; i < 3; i++)
                 t_sim_tick(s, &w, 10);
-        assert_true(s->in[LEVER_WATERMARK_SCALE_FACTOR].current > 200);
+        assert_true(s->in[LEVER_WATERMARK_SCALE_FACTOR].current > 220);
         /* this synthetic kernel never frees anything: after 3 evaluations
          * without gain the lever backs off, and says why */
         it = NULL;
@@ -65,6 +68,43 @@ static void test_memory_short_raises_kswapd_headroom(void **state)
         assert_int_equal(it->num.objective, POLICY_OBJ_FREE);
         assert_true(it->to < it->from);
         free(s);
+}
+
+/* A watermark_scale_factor that moves no watermark is no raise: the
+ * kernel's gap is max(min / 4, managed x factor / 10000). In this world
+ * (min_free_kbytes 67584: min 16896 pages, min / 4 = 4224; 1048576 pages
+ * managed) factors up to 40 leave it at min / 4 (1048576 x 40 / 10000 =
+ * 4194.3; 41: 4299): a raise with step_up 20 goes 10 -> 60 (a step from
+ * 40), from 40 also to 60, from 41 to 61. With min_free_kbytes 16384
+ * (min / 4 = 1024 pages: every factor from 10 moves them) 10 -> 30. */
+static unsigned wsf_raise_from(int64_t from, int64_t min_free_kbytes)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        const DecisionItem *it;
+        int64_t to;
+
+        s->cfg.lever[LEVER_WATERMARK_SCALE_FACTOR].step_up = 20;
+        s->in[LEVER_WATERMARK_SCALE_FACTOR].current = from;
+        s->in[LEVER_MIN_FREE_KBYTES].current = min_free_kbytes;
+        w.node[0] = t_node_memory_short();
+        it = t_find(t_sim_tick(s, &w, 5), DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR);
+        assert_non_null(it);
+        assert_int_equal(it->reason, POLICY_REASON_FREE_MEMORY_SHORT);
+        assert_int_equal(it->from, from);
+        to = it->to;
+        free(s);
+        return (unsigned) to;
+}
+
+static void test_wsf_raise_skips_dead_values(void **state)
+{
+        (void) state;
+        assert_int_equal(wsf_raise_from(10, 67584), 60);
+        assert_int_equal(wsf_raise_from(39, 67584), 60);
+        assert_int_equal(wsf_raise_from(40, 67584), 60);
+        assert_int_equal(wsf_raise_from(41, 67584), 61);
+        assert_int_equal(wsf_raise_from(10, 16384), 30);
 }
 
 static void test_safety_envelope(void **state)
@@ -247,11 +287,13 @@ static void test_knob_clamped_by_kernel(void **state)
                         raises++;
                 min_free_top = MAX(min_free_top, s->in[LEVER_MIN_FREE_KBYTES].current);
         }
-        /* 10 -> 110 -> 200 (read back as 150), then it stops asking */
+        /* 10 -> 140 (up to 40 no watermark moves: the step counts from
+         * there, test_wsf_raise_skips_dead_values) -> 220 (read back as
+         * 150), then it stops asking */
         assert_int_equal(raises, 2);
         assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 150);
         assert_true(s->state.lever[LEVER_WATERMARK_SCALE_FACTOR].clamped);
-        assert_int_equal(s->state.lever[LEVER_WATERMARK_SCALE_FACTOR].clamp_wanted, 200);
+        assert_int_equal(s->state.lever[LEVER_WATERMARK_SCALE_FACTOR].clamp_wanted, 220);
         assert_int_equal(t_find_held(d, LEVER_WATERMARK_SCALE_FACTOR)->hold, POLICY_HOLD_CLAMPED);
         /* the slow lever takes over once the fast one is stuck (and, this
          * synthetic kernel never freeing anything, backs off to its
@@ -313,6 +355,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_memory_short_raises_kswapd_headroom),
+                cmocka_unit_test(test_wsf_raise_skips_dead_values),
                 cmocka_unit_test(test_safety_envelope),
                 cmocka_unit_test(test_pressure_spike),
                 cmocka_unit_test(test_psi_rollback),
