@@ -107,6 +107,34 @@ static void test_wsf_raise_skips_dead_values(void **state)
         assert_int_equal(wsf_raise_from(10, 16384), 30);
 }
 
+/* The safety envelope allows nothing past the dead values: held, not a
+ * raise to 40 that moves nothing. Free + reclaimable 42100 pages
+ * (172441600 B) against the low watermark + 2 % headroom (85899345 B):
+ * at 40 the low watermark is 16896 + 4224 pages (172406865 B in all: in),
+ * at 41 16896 + 4299 (172714065 B: out). */
+static void test_wsf_raise_held_inside_dead_values(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        const Decision *d;
+
+        (void) state;
+        w.node[0] = t_node_memory_short();
+        w.node[0].reclaimable_pages = 12100;
+        d = t_sim_tick(s, &w, 5);
+        assert_null(t_find(d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR));
+        assert_non_null(t_find_held(d, LEVER_WATERMARK_SCALE_FACTOR));
+        assert_int_equal(t_find_held(d, LEVER_WATERMARK_SCALE_FACTOR)->hold, POLICY_HOLD_SAFETY);
+        assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 10);
+        /* 75 pages more (at 41 in): a raise, to 41 */
+        t_sim_init(s);
+        w.node[0].reclaimable_pages = 12175;
+        d = t_sim_tick(s, &w, 5);
+        assert_non_null(t_find(d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR));
+        assert_int_equal(t_find(d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR)->to, 41);
+        free(s);
+}
+
 static void test_safety_envelope(void **state)
 {
         TSim *s = sim_new();
@@ -356,6 +384,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_memory_short_raises_kswapd_headroom),
                 cmocka_unit_test(test_wsf_raise_skips_dead_values),
+                cmocka_unit_test(test_wsf_raise_held_inside_dead_values),
                 cmocka_unit_test(test_safety_envelope),
                 cmocka_unit_test(test_pressure_spike),
                 cmocka_unit_test(test_psi_rollback),
