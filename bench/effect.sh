@@ -29,8 +29,8 @@
 # SHAPE=postgres: PostgreSQL 15 on XFS in the systemd guest, pgbench
 # simple-update on fragmented memory full of page cache (scenario postgres,
 # issue 13), for every policy, kernel and seed; medians [min-max] of postgres'
-# direct compactions and their delay (fragd's taskstats attribution),
-# compact_stall, kswapd pages scanned, compaction pages scanned, the share of
+# direct compactions and their delay (fragd's taskstats attribution), the
+# WAL segments entered (and the direct compactions per segment), compact_stall, kswapd pages scanned, compaction pages scanned, the share of
 # page-cache bytes added at order >= 6, TPS; and one unfragmented run per
 # kernel and seed (policy kernel, no fragmenter) as the folio-order reference.
 # Needs the postgres guest (make vm-pg-image, as root).
@@ -82,7 +82,7 @@ if [ "${SHAPE:-churn}" = postgres ]; then
 	# shellcheck disable=SC2086 # a list of series
 	make -s "BUILDDIR=$BUILDDIR" vm-pg-image FRAGD_VM_KERNELS="$KERNELS" >/dev/null
 	tsv=$out/results.tsv
-	cols="pg_compact pg_compact_usec compact_stall pgscan_kswapd compact_scanned pc_large_pct pc_bytes tps"
+	cols="pg_compact pg_compact_usec wal_segments compact_stall pgscan_kswapd compact_scanned pc_large_pct pc_bytes tps"
 	printf 'kernel\tpolicy\tseed\t%s\n' "$(echo "$cols" | tr ' ' '\t')" >"$tsv"
 	field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" "$1" | tail -n 1; }
 	# one run; JOBS of them at a time (each guest takes 2 vCPUs and 2 GiB)
@@ -97,7 +97,7 @@ if [ "${SHAPE:-churn}" = postgres ]; then
 			echo "effect: $k/$policy seed $i failed, see $log" >&2
 			return 0
 		fi
-		echo "effect: $k/$policy seed $i: postgres direct compactions $(field "$log.result" pg_compact), compact_stall $(field "$log.result" compact_stall), kswapd scanned $(field "$log.result" pgscan_kswapd), order>=6 $(field "$log.result" pc_large_pct)%, tps $(field "$log.result" tps)" >&2
+		echo "effect: $k/$policy seed $i: postgres direct compactions $(field "$log.result" pg_compact) in $(field "$log.result" wal_segments) WAL segments, compact_stall $(field "$log.result" compact_stall), kswapd scanned $(field "$log.result" pgscan_kswapd), order>=6 $(field "$log.result" pc_large_pct)%, tps $(field "$log.result" tps)" >&2
 	}
 	# seeds outermost: a matrix cut short still has every policy once
 	for i in $(seq 1 "$RUNS"); do
@@ -123,7 +123,7 @@ if [ "${SHAPE:-churn}" = postgres ]; then
 	done
 	bench/summarize.py "$tsv" --group kernel,policy --decimals --postgres-targets \
 		--title "postgres on XFS, pgbench -N, up to $RUNS seeds each: median [min-max]" \
-		--cols "pg_compact:postgres direct compactions,pg_compact_usec:their delay us,compact_stall:compact_stall,pgscan_kswapd:kswapd pages scanned,compact_scanned:compaction pages scanned,pc_large_pct:page cache at order>=6 %,tps:TPS (noisy)" \
+		--cols "pg_compact:postgres direct compactions,pg_compact_usec:their delay us,wal_segments:WAL segments entered,compact_stall:compact_stall,pgscan_kswapd:kswapd pages scanned,compact_scanned:compaction pages scanned,pc_large_pct:page cache at order>=6 %,tps:TPS (noisy)" \
 		>"$out/summary.txt"
 	cat "$out/summary.txt"
 	echo "effect: results in $out" >&2

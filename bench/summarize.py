@@ -10,7 +10,8 @@ more than one value, the range of that group's non-empty values ('' and
 '-' are no value). --decimals prints values under 10 with one decimal
 (shares, TPS) instead of rounding all to integers. --postgres-targets adds
 the issue-13 ratios (kernel, policy, pg_compact, ... columns of
-SHAPE=postgres).
+SHAPE=postgres) and, with a wal_segments column, the direct compactions
+per WAL segment entered.
 """
 import argparse
 import csv
@@ -63,7 +64,23 @@ def postgres_targets(rows):
               f"{ratio(med(k, 'fragd', 'compact_scanned'), med(k, 'pro100', 'compact_scanned'))}"
               f"; order>=6 share fragd/unfragmented {ratio(share['fragd'], share['unfragmented'])}"
               f", kernel/unfragmented {ratio(share['kernel'], share['unfragmented'])}"
-              f", fragd-thpoff/unfragmented {ratio(share['fragd-thpoff'], share['unfragmented'])}")
+              f", fragd-thpoff/unfragmented {ratio(share['fragd-thpoff'], share['unfragmented'])}"
+              + per_segment(rows, k))
+
+
+def per_segment(rows, kernel):
+    """Direct compactions per WAL segment entered (each a 64 MiB zero-fill
+    of order-6 folios): a run's count depends on how many it wrote."""
+    def med(policy):
+        v = [float(r["pg_compact"]) / float(r["wal_segments"]) for r in rows
+             if r["kernel"] == kernel and r["policy"] == policy
+             and r.get("wal_segments") not in ("", None, "-") and float(r["wal_segments"]) > 0
+             and r.get("pg_compact") not in ("", None, "-")]
+        return f"{statistics.median(v):.1f}" if v else "-"
+
+    if not any("wal_segments" in r for r in rows):
+        return ""
+    return f"; per WAL segment entered fragd {med('fragd')}, kernel {med('kernel')}"
 
 
 def main():

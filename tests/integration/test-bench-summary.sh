@@ -38,6 +38,18 @@ case $out in *"postgres direct compactions fragd 0.0, kernel 50.0; kswapd scanne
 	pass "postgres targets: the ratios worked by hand" ;;
 *) bad "postgres targets: $out" ;; esac
 
+# per WAL segment entered: kernel 100/2 = 50 and 0/3 = 0 (median 25.0),
+# fragd 3/3 = 1, a run without its count (-) and one with none entered left out
+printf 'kernel\tpolicy\tseed\tpg_compact\twal_segments\tpgscan_kswapd\tcompact_scanned\tpc_large_pct\n' >"$work/w.tsv"
+printf '6.12\tkernel\t1\t100\t2\t1\t1\t1\n6.12\tkernel\t2\t0\t3\t1\t1\t1\n' >>"$work/w.tsv"
+printf '6.12\tfragd\t1\t3\t3\t1\t1\t1\n6.12\tfragd\t2\t50\t-\t1\t1\t1\n6.12\tfragd\t3\t9\t0\t1\t1\t1\n' >>"$work/w.tsv"
+out=$(python3 "$S" "$work/w.tsv" --group kernel,policy --title T --cols "pg_compact:pg" --postgres-targets 2>&1)
+case $out in *"; per WAL segment entered fragd 1.0, kernel 25.0"*) pass "postgres targets: direct compactions per WAL segment" ;;
+*) bad "per WAL segment: $out" ;; esac
+case $(python3 "$S" "$work/p.tsv" --group kernel,policy --title T --cols "pg_compact:pg" --postgres-targets 2>&1) in
+*"per WAL segment"*) bad "per WAL segment without the column" ;;
+*) pass "no per-segment figure without a wal_segments column" ;; esac
+
 if out=$(python3 "$S" "$work/c.tsv" --group mode,nosuch --title T --cols "huge:h" 2>&1); then
 	bad "a missing column was accepted: $out"
 else

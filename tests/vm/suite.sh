@@ -182,7 +182,7 @@ run_one() {
 		h=$(field "$name" huge) r=$(field "$name" requested) p=$(field "$name" thp_pct)
 		s=$(field "$name" compact_stall)
 		[ -n "$r" ] && summary+=", huge $h/$r ($p%), compact_stall $s, scanned $(field "$name" scanned)"
-		[ -n "$(field "$name" pg_compact)" ] && summary+=", postgres direct compactions $(field "$name" pg_compact) ($(field "$name" pg_compact_usec) us), compact_stall $s, kswapd scanned $(field "$name" pgscan_kswapd), compaction scanned $(field "$name" compact_scanned), page cache at order>=6 $(field "$name" pc_large_pct)%, tps $(field "$name" tps)"
+		[ -n "$(field "$name" pg_compact)" ] && summary+=", postgres direct compactions $(field "$name" pg_compact) ($(field "$name" pg_compact_usec) us) in $(field "$name" wal_segments) WAL segments, compact_stall $s, kswapd scanned $(field "$name" pgscan_kswapd), compaction scanned $(field "$name" compact_scanned), page cache at order>=6 $(field "$name" pc_large_pct)%, tps $(field "$name" tps)"
 		[ -n "$(field "$name" costly_compact)" ] &&
 			summary+=", compact_stall $s, costly direct compactions $(field "$name" costly_compact), page cache at the written order $(field "$name" pc_want_pct)%"
 	fi

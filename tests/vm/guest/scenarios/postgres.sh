@@ -369,7 +369,15 @@ ks_sampler=$!
 bg_started $ks_sampler
 
 # --- the measured run
+# the WAL segment the insert position is in (each new one is a zero-fill of
+# wal_segment_size in order-6 folios): a run's direct compactions depend on
+# how many it entered
+wal_segment() {
+	pg psql -Atc "SELECT floor(pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') /
+		(SELECT setting::numeric FROM pg_settings WHERE name = 'wal_segment_size'))::bigint" postgres
+}
 pc_orders >/tmp/pc.before
+wal0=$(wal_segment)
 p0=$(probe_last)
 st0=$(vmstat compact_stall) ks0=$(vmstat pgscan_kswapd) sc0=$(scanned) ks_t0=$(uptime_s)
 fc0=$(prom_delay fragd_cgroup_delays_total) fu0=$(prom_delay fragd_cgroup_delay_seconds_total)
@@ -392,6 +400,9 @@ pg pgbench -N -T "$SECONDS_RUN" -c "$CLIENTS" -j 2 --random-seed="$SEED" postgre
 	{ cat /tmp/pgbench.log; fail "pgbench -N"; }
 [ -z "${switcher:-}" ] || { wait "$switcher" 2>/dev/null || true; sed 's/^/switch: /' /tmp/switches; }
 st1=$(vmstat compact_stall) ks1=$(vmstat pgscan_kswapd) sc1=$(scanned) ks_t1=$(uptime_s)
+wal1=$(wal_segment)
+case "$wal0$wal1" in *[!0-9]* | "") log "WAL position not read ($wal0, $wal1)"; wal_segments=- ;;
+*) wal_segments=$((wal1 - wal0)) ;; esac
 sleep 3 # the probe's next ticks see the backends' exit records
 p1=$(probe_last)
 fc1=$(prom_delay fragd_cgroup_delays_total) fu1=$(prom_delay fragd_cgroup_delay_seconds_total)
@@ -461,7 +472,7 @@ set -- $pc
 [ "$pc_src" != none ] || set -- - 0 0
 log "page cache added by order over the run ($pc_src): ${1%,}, total $2 bytes, ${3}% at order >= 6"
 [ -n "$tps" ] || fail "pgbench printed no tps"
-result "policy=$POLICY fragment=$FRAGMENT seed=$SEED seconds=$SECONDS_RUN switch=$SWITCH scale=$SCALE pg_compact=$pgc pg_compact_usec=$pgu" \
+result "policy=$POLICY fragment=$FRAGMENT seed=$SEED seconds=$SECONDS_RUN switch=$SWITCH scale=$SCALE pg_compact=$pgc pg_compact_usec=$pgu wal_segments=$wal_segments" \
 	"$fragd_part compact_stall=$((st1 - st0)) pgscan_kswapd=$((ks1 - ks0)) compact_scanned=$((sc1 - sc0))" \
 	"pc_src=$pc_src pc_bytes=$2 pc_large_pct=$3 pc_orders=${1%,} tps=${tps:-0}" \
 	"ks_above_high=$ks_above ks_below_high=$ks_below ks_wakeup=$(echo "${ks_wakeup:-none}" | tr ' ' ',' | sed 's/,$//')"
