@@ -716,20 +716,20 @@ static void decide_reserve_lever(Ctx *c, Lever l)
 
         if (c->mem.err > 0 &&
             (l == LEVER_WATERMARK_SCALE_FACTOR || saturated(c, LEVER_WATERMARK_SCALE_FACTOR))) {
-                int64_t wanted = raise_wanted(lc, cur, c->mem.err,
+                /* a factor that moves no watermark is no raise: the raise
+                 * (its step, and the step_up cap) counts from the last
+                 * value that leaves them where they are; the aim is a
+                 * factor in the kernel's own terms and stays */
+                int64_t dead = l == LEVER_WATERMARK_SCALE_FACTOR ? wsf_dead_until(c->a, other, cur, lc->max) : cur;
+                int64_t wanted = raise_wanted(lc, dead, c->mem.err,
                                               l == LEVER_WATERMARK_SCALE_FACTOR ? c->mem.aim : -1);
-                int64_t capped, safe, dead = cur;
+                int64_t capped, safe;
                 unsigned flags = 0;
 
                 c->d->eval.want_raise[l] = true;
                 if (!raise_allowed(c, l, &wanted, &c->mem))
                         return;
-                /* a factor that moves no watermark is no raise: the raise
-                 * (and its step) counts from the last value that leaves
-                 * them where they are */
-                if (l == LEVER_WATERMARK_SCALE_FACTOR && wanted > cur &&
-                    (dead = wsf_dead_until(c->a, other, cur, lc->max)) > cur) {
-                        wanted = wanted > INT64_MAX - (dead - cur) ? INT64_MAX : wanted + (dead - cur);
+                if (dead > cur) {
                         if (lc->step_up > 0)
                                 wanted = MIN(wanted, dead + lc->step_up);
                         flags |= LEVER_MOVE_IGNORE_STEP;

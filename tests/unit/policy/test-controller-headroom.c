@@ -77,14 +77,15 @@ static void test_memory_short_raises_kswapd_headroom(void **state)
  * 4194.3; 41: 4299): a raise with step_up 20 goes 10 -> 60 (a step from
  * 40), from 40 also to 60, from 41 to 61. With min_free_kbytes 16384
  * (min / 4 = 1024 pages: every factor from 10 moves them) 10 -> 30. */
-static unsigned wsf_raise_from(int64_t from, int64_t min_free_kbytes)
+static unsigned wsf_raise(int64_t from, int64_t min_free_kbytes, int64_t step_up, uint32_t reserve_large)
 {
         TSim *s = sim_new();
         TWorld w = t_world_fine(1);
         const DecisionItem *it;
         int64_t to;
 
-        s->cfg.lever[LEVER_WATERMARK_SCALE_FACTOR].step_up = 20;
+        s->cfg.lever[LEVER_WATERMARK_SCALE_FACTOR].step_up = step_up;
+        s->cfg.reserve_large.permyriad = reserve_large;
         s->in[LEVER_WATERMARK_SCALE_FACTOR].current = from;
         s->in[LEVER_MIN_FREE_KBYTES].current = min_free_kbytes;
         w.node[0] = t_node_memory_short();
@@ -97,6 +98,11 @@ static unsigned wsf_raise_from(int64_t from, int64_t min_free_kbytes)
         return (unsigned) to;
 }
 
+static unsigned wsf_raise_from(int64_t from, int64_t min_free_kbytes)
+{
+        return wsf_raise(from, min_free_kbytes, 20, 200);
+}
+
 static void test_wsf_raise_skips_dead_values(void **state)
 {
         (void) state;
@@ -105,6 +111,16 @@ static void test_wsf_raise_skips_dead_values(void **state)
         assert_int_equal(wsf_raise_from(40, 67584), 60);
         assert_int_equal(wsf_raise_from(41, 67584), 61);
         assert_int_equal(wsf_raise_from(10, 16384), 30);
+        /* no step cap, the order-4 reserve met (0.4 %): the THP reserve's
+         * 1 % (10485 pages) aims at 100; the raise's own step at this
+         * error is 80, from 40 to 120 (the aim stays a factor in the
+         * kernel's terms); with no dead values max(10 + 80, 100) */
+        assert_int_equal(wsf_raise(10, 67584, 0, 40), 120);
+        assert_int_equal(wsf_raise(10, 16384, 0, 40), 100);
+        /* with the order-4 reserve's 2 % aim (200), past 40 + 80 */
+        assert_int_equal(wsf_raise(10, 67584, 0, 200), 200);
+        /* a step_up of 1: one past the dead values */
+        assert_int_equal(wsf_raise(10, 67584, 1, 200), 41);
 }
 
 /* The safety envelope allows nothing past the dead values: held, not a
@@ -125,6 +141,8 @@ static void test_wsf_raise_held_inside_dead_values(void **state)
         assert_null(t_find(d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR));
         assert_non_null(t_find_held(d, LEVER_WATERMARK_SCALE_FACTOR));
         assert_int_equal(t_find_held(d, LEVER_WATERMARK_SCALE_FACTOR)->hold, POLICY_HOLD_SAFETY);
+        /* it says why: the envelope's numbers at the wanted value */
+        assert_int_equal(t_find_held(d, LEVER_WATERMARK_SCALE_FACTOR)->num.avail_bytes, 42100ull * T_PAGE);
         assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 10);
         /* 75 pages more (at 41 in): a raise, to 41 */
         t_sim_init(s);
