@@ -1010,8 +1010,7 @@ static bool pagecache_oneshot_due(const Ctx *c, const PolicyNodeEval *ne, int hi
 {
         uint64_t added, prev_have, taken;
 
-        if (c->now - last < POLICY_PAGECACHE_REBUILD_USEC)
-                return pagecache_emptied(c, ne, hi, last);
+        /* within POLICY_PAGECACHE_REBUILD_USEC: pagecache_oneshot_gate() */
         if (c->now - last >= c->cfg->oneshot_min_interval_usec)
                 return true;
         added = pagecache_added_since(c, last);
@@ -1093,9 +1092,9 @@ static PolicyOneshotGate pagecache_oneshot_gate(const Ctx *c, const PolicyNodeEv
                 return POLICY_GATE_FREE_FALLING;
         if (thp_held)
                 return POLICY_GATE_THP_INTERVAL;
-        if (recent && c->now - c->s->last_oneshot_usec[hi] < POLICY_PAGECACHE_REBUILD_USEC &&
-            !pagecache_emptied(c, ne, hi, c->s->last_oneshot_usec[hi]))
-                return POLICY_GATE_REBUILD_WINDOW;
+        if (recent && c->now - c->s->last_oneshot_usec[hi] < POLICY_PAGECACHE_REBUILD_USEC)
+                return pagecache_emptied(c, ne, hi, c->s->last_oneshot_usec[hi]) ? POLICY_GATE_NONE
+                                                                                  : POLICY_GATE_REBUILD_WINDOW;
         if (recent && !pagecache_oneshot_due(c, ne, hi, c->s->last_oneshot_usec[hi]))
                 return POLICY_GATE_NOT_DUE;
         return POLICY_GATE_NONE;
