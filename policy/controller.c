@@ -944,26 +944,6 @@ static bool pagecache_short(const Ctx *c, const PolicyNodeEval *ne)
         return oneshot_below(ne, K_LARGE, ne->target_bytes[K_LARGE], 10000);
 }
 
-/* The page-cache one-shot's interval follows the demand: due again once
- * the page cache has added at least half the node's reserve target in
- * large folios since the last one-shot (the demand has emptied that much
- * of what was built: a rebuild after each WAL segment), but never within
- * POLICY_PAGECACHE_REBUILD_USEC of it unless the page cache's burst
- * emptied what it built (pagecache_emptied()); else after oneshot_min_interval as
- * the THP one-shot. Also due once the blocks at the reserve's order were
- * taken by anyone since the last one-shot (large anon faults, which the
- * page-cache signal does not see: in the postgres scenario an mTHP eater
- * took them from 89 to 17-44 MiB after the one-shot, and pgbench then
- * ran with the reserve short, 78 direct compactions): the largest
- * order>=N free of the history samples after it (the ring's oldest when
- * it does not reach back) minus what is free now is at least half the
- * target, or a sixteenth of it when what is left is under half the
- * target (it covers less than half the next burst: session 10 seed 1, 63
- * MiB built for a 74 MiB target, 34 MiB taken, pgbench's first WAL
- * segment met 26 MiB 2 min later). The cost rule: a whole-node compaction scans about the node's
- * movable memory once (162-270 k pages in the postgres scenario's 2 GiB
- * guest), so it comes at most once per half a reserve of demand or of
- * blocks taken, at most one per 10 s or per burst that emptied it. */
 /* The most free in order>=N blocks of the history samples after the last
  * one-shot at LAST (the ring's oldest when it does not reach back; a
  * sample at the one-shot's time is what it started from, not what it
@@ -1006,6 +986,27 @@ static bool pagecache_emptied(const Ctx *c, const PolicyNodeEval *ne, int hi, us
                (unsigned __int128) pagecache_added_since(c, last) * 2 >= taken;
 }
 
+/* The page-cache one-shot's interval follows the demand: due again once
+ * the page cache has added at least half the node's reserve target in
+ * large folios since the last one-shot (the demand has emptied that much
+ * of what was built: a rebuild after each WAL segment), but never within
+ * POLICY_PAGECACHE_REBUILD_USEC of it unless the page cache's burst
+ * emptied what it built (the gate judges that window: pagecache_emptied());
+ * else after oneshot_min_interval as
+ * the THP one-shot. Also due once the blocks at the reserve's order were
+ * taken by anyone since the last one-shot (large anon faults, which the
+ * page-cache signal does not see: in the postgres scenario an mTHP eater
+ * took them from 89 to 17-44 MiB after the one-shot, and pgbench then
+ * ran with the reserve short, 78 direct compactions): the largest
+ * order>=N free of the history samples after it (the ring's oldest when
+ * it does not reach back) minus what is free now is at least half the
+ * target, or a sixteenth of it when what is left is under half the
+ * target (it covers less than half the next burst: session 10 seed 1, 63
+ * MiB built for a 74 MiB target, 34 MiB taken, pgbench's first WAL
+ * segment met 26 MiB 2 min later). The cost rule: a whole-node compaction scans about the node's
+ * movable memory once (162-270 k pages in the postgres scenario's 2 GiB
+ * guest), so it comes at most once per half a reserve of demand or of
+ * blocks taken, at most one per 10 s or per burst that emptied it. */
 static bool pagecache_oneshot_due(const Ctx *c, const PolicyNodeEval *ne, int hi, usec_t last)
 {
         uint64_t added, prev_have, taken;
