@@ -279,7 +279,10 @@ const MetricFamily metric_families[_METRIC_MAX] = {
                 S_CGROUP, "watched cgroups x 3" },
         [M_CGROUP_DELAYS] = {
                 "fragd_cgroup_delays_total", METRIC_COUNTER, "", L("cgroup", "kind"),
-                "Number of those delays (taskstats delay counts, kind = compact, reclaim, thrashing).",
+                "Number of those delays (taskstats delay counts, kind = compact, reclaim, thrashing). "
+                "compact counts every entry into direct compaction, attempts the kernel then skipped "
+                "(compaction deferred, or too little free memory) included: vmstat compact_stall leaves "
+                "those out, so this count can exceed it.",
                 S_CGROUP, "watched cgroups x 3" },
         [M_CGROUP_THP_MECHANISM] = {
                 "fragd_cgroup_thp_mechanism", METRIC_GAUGE, "", L("cgroup", "mechanism"),
