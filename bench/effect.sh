@@ -82,7 +82,7 @@ if [ "${SHAPE:-churn}" = postgres ]; then
 	# shellcheck disable=SC2086 # a list of series
 	make -s "BUILDDIR=$BUILDDIR" vm-pg-image FRAGD_VM_KERNELS="$KERNELS" >/dev/null
 	tsv=$out/results.tsv
-	cols="pg_compact pg_compact_usec wal_segments compact_stall pgscan_kswapd compact_scanned pc_large_pct pc_bytes tps"
+	cols="pg_compact pg_compact_usec wal_segments wal_zerofills compact_stall pgscan_kswapd compact_scanned pc_large_pct pc_bytes pc_orders tps"
 	printf 'kernel\tpolicy\tseed\t%s\n' "$(echo "$cols" | tr ' ' '\t')" >"$tsv"
 	field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" "$1" | tail -n 1; }
 	# one run; JOBS of them at a time (each guest takes 2 vCPUs and 2 GiB)
@@ -123,7 +123,7 @@ if [ "${SHAPE:-churn}" = postgres ]; then
 	done
 	bench/summarize.py "$tsv" --group kernel,policy --decimals --postgres-targets \
 		--title "postgres on XFS, pgbench -N, up to $RUNS seeds each: median [min-max]" \
-		--cols "pg_compact:postgres direct compactions,pg_compact_usec:their delay us,wal_segments:WAL segments entered,compact_stall:compact_stall,pgscan_kswapd:kswapd pages scanned,compact_scanned:compaction pages scanned,pc_large_pct:page cache at order>=6 %,tps:TPS (noisy)" \
+		--cols "pg_compact:postgres direct compactions,pg_compact_usec:their delay us,wal_segments:WAL segments entered,wal_zerofills:WAL segments zero-filled,compact_stall:compact_stall,pgscan_kswapd:kswapd pages scanned,compact_scanned:compaction pages scanned,pc_large_pct:page cache at order>=6 %,tps:TPS (noisy)" \
 		>"$out/summary.txt"
 	cat "$out/summary.txt"
 	echo "effect: results in $out" >&2

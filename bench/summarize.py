@@ -11,7 +11,13 @@ more than one value, the range of that group's non-empty values ('' and
 (shares, TPS) instead of rounding all to integers. --postgres-targets adds
 the issue-13 ratios (kernel, policy, pg_compact, ... columns of
 SHAPE=postgres) and, with a wal_segments column, the direct compactions
-per WAL segment entered.
+per WAL segment entered; with wal_zerofills, per segment zero-filled (the
+order-6 bursts); with pc_orders (o0:BYTES,o1:BYTES,...), the share of the
+zero-fill's orders 3-6 that came at order 6: the 256 KiB writes' folios
+fall back one order at a time and orders 3 and under are not costly, so
+a fallback lands at orders 3-5 (6.12's __filemap_get_folio()), and the
+share leaves out the small writes at orders 0-2 and whether a run
+zero-filled one segment or two.
 """
 import argparse
 import csv
@@ -65,7 +71,47 @@ def postgres_targets(rows):
               f"; order>=6 share fragd/unfragmented {ratio(share['fragd'], share['unfragmented'])}"
               f", kernel/unfragmented {ratio(share['kernel'], share['unfragmented'])}"
               f", fragd-thpoff/unfragmented {ratio(share['fragd-thpoff'], share['unfragmented'])}"
-              + per_segment(rows, k))
+              + per_segment(rows, k) + per_zerofill(rows, k) + zerofill_targets(rows, k))
+
+
+def zerofill_share(r):
+    """Bytes at order 6 over bytes at orders 3-6 of one run's pc_orders, %."""
+    b = {}
+    for kv in (r.get("pc_orders") or "").split(","):
+        k, _, v = kv.partition(":")
+        if k.startswith("o") and k[1:].isdigit() and v:
+            b[int(k[1:])] = float(v)
+    den = sum(b.get(o, 0.0) for o in range(3, 7))
+    return 100 * b.get(6, 0.0) / den if den > 0 else None
+
+
+def zerofill_targets(rows, kernel):
+    def med(policy):
+        v = [x for x in (zerofill_share(r) for r in rows if r["kernel"] == kernel and r["policy"] == policy)
+             if x is not None]
+        return statistics.median(v) if v else None
+
+    if not any(r.get("pc_orders") for r in rows):
+        return ""
+    m = {p: med(p) for p in ("fragd", "kernel", "fragd-thpoff", "unfragmented")}
+    shown = ", ".join(f"{p} {m[p]:.1f} %" for p in m if m[p] is not None)
+    return (f"; zero-fill at order 6 of orders 3-6 {shown}"
+            f" (fragd/unfragmented {ratio(m['fragd'], m['unfragmented'])},"
+            f" kernel/unfragmented {ratio(m['kernel'], m['unfragmented'])})")
+
+
+def per_zerofill(rows, kernel):
+    """Direct compactions per WAL segment zero-filled in the run."""
+    def med(policy):
+        v = [float(r["pg_compact"]) / float(r["wal_zerofills"]) for r in rows
+             if r["kernel"] == kernel and r["policy"] == policy
+             and r.get("wal_zerofills") not in ("", None, "-") and float(r["wal_zerofills"]) > 0
+             and r.get("pg_compact") not in ("", None, "-")]
+        return f"{statistics.median(v):.1f}" if v else "-"
+
+    if not any(r.get("wal_zerofills") not in ("", None, "-") for r in rows):
+        return ""
+    return f"; per WAL segment zero-filled fragd {med('fragd')}, kernel {med('kernel')}"
 
 
 def per_segment(rows, kernel):

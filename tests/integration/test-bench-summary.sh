@@ -50,6 +50,19 @@ case $(python3 "$S" "$work/p.tsv" --group kernel,policy --title T --cols "pg_com
 *"per WAL segment"*) bad "per WAL segment without the column" ;;
 *) pass "no per-segment figure without a wal_segments column" ;; esac
 
+# per WAL segment zero-filled (fragd 6/2 = 3, kernel 40/1 = 40) and the
+# zero-fill's share at order 6 of orders 3-6: fragd 80/(10+10+0+80) = 80 %
+# (order 1 left out), unfragmented 95/(5+95) = 95 %, kernel none at 3-6
+# (no value): fragd/unfragmented 84 %
+printf 'kernel\tpolicy\tseed\tpg_compact\twal_zerofills\tpgscan_kswapd\tcompact_scanned\tpc_large_pct\tpc_orders\n' >"$work/z.tsv"
+printf '6.12\tfragd\t1\t6\t2\t1\t1\t1\to1:100,o3:10,o4:10,o5:0,o6:80\n' >>"$work/z.tsv"
+printf '6.12\tkernel\t1\t40\t1\t1\t1\t1\to0:7,o1:9\n' >>"$work/z.tsv"
+printf '6.12\tunfragmented\t1\t0\t2\t1\t1\t1\to3:5,o6:95\n' >>"$work/z.tsv"
+out=$(python3 "$S" "$work/z.tsv" --group kernel,policy --title T --cols "pg_compact:pg" --postgres-targets 2>&1)
+case $out in *"; per WAL segment zero-filled fragd 3.0, kernel 40.0; zero-fill at order 6 of orders 3-6 fragd 80.0 %, unfragmented 95.0 % (fragd/unfragmented 84 %, kernel/unfragmented -)"*)
+	pass "postgres targets: per segment zero-filled and the zero-fill's share at order 6, worked by hand" ;;
+*) bad "zero-fill figures: $out" ;; esac
+
 if out=$(python3 "$S" "$work/c.tsv" --group mode,nosuch --title T --cols "huge:h" 2>&1); then
 	bad "a missing column was accepted: $out"
 else

@@ -10,13 +10,17 @@
 # compaction (stock 6.12) or falls back to small folios (the NORETRY kernel),
 # and the failed attempt wakes kswapd at order 6.
 #
-#   fvm.policy=kernel|tuned|pro100|oneshot|fragd|fragd-thpoff
+#   fvm.policy=kernel|tuned|pro100|oneshot|oracle|fragd|fragd-thpoff
 #       kernel: defaults; tuned: compaction_proactiveness=60 and
 #       watermark_scale_factor=200 (as churn); pro100:
 #       compaction_proactiveness=100; oneshot (test-only, issue 13: which
 #       lever makes order>=6 blocks on this memory): kernel defaults, and
 #       one whole-node compaction (every node's sysfs compact, else
-#       vm.compact_memory) when the policies take over; fragd: the shipped unit, enabled with
+#       vm.compact_memory) when the policies take over; oracle (test-only:
+#       the bar for any policy that builds blocks by compaction): oneshot,
+#       and the same compaction again 2 s before every WAL switch of the
+#       run (it knows when the burst comes, which no daemon does); fragd:
+#       the shipped unit, enabled with
 #       `systemctl enable --now fragd` (fresh: no learned state), watching
 #       postgres' cgroup through a conf.d drop-in; fragd-thpoff: the same, and
 #       THP off for postgres with the drop-in `fragd thp-dropin` prints.
@@ -73,7 +77,7 @@ PROM=/var/lib/prometheus/node-exporter/fragd.prom
 TRACE=/sys/kernel/tracing
 INST=$TRACE/instances/fragd-vm-pg
 
-case $POLICY in kernel | tuned | pro100 | oneshot | fragd | fragd-thpoff) ;; *)
+case $POLICY in kernel | tuned | pro100 | oneshot | oracle | fragd | fragd-thpoff) ;; *)
 	echo "unknown policy '$POLICY'"
 	exit 2
 	;;
@@ -282,6 +286,18 @@ grep -E 'Normal|DMA32' /proc/buddyinfo | sed 's/^/buddyinfo: /'
 scanned() { echo $(($(vmstat compact_migrate_scanned) + $(vmstat compact_free_scanned))); }
 if [ -e /proc/sys/kernel/task_delayacct ]; then pass "task_delayacct=$(cat /proc/sys/kernel/task_delayacct)"; fi
 [ -e /tmp/knobs.orig ] || knobs_snapshot >/tmp/knobs.orig
+# compact_all WHAT: every node's sysfs compact (else vm.compact_memory),
+# logged with order>=6 free before and after and the pages it scanned
+compact_all() {
+	ca_t=$(uptime_s) ca_sc=$(scanned) ca_o6=$(free_order_mb 6)
+	nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null || true)
+	if [ -n "$nodes" ]; then
+		for n in $nodes; do echo 1 >"$n/compact"; done
+	else
+		echo 1 >$V/compact_memory
+	fi
+	log "$1 in $(awk -v a="$ca_t" -v b="$(uptime_s)" 'BEGIN { print b - a }')s: order>=6 free $ca_o6 -> $(free_order_mb 6) MiB, order>=9 $(free_order_mb 9) MiB, $(($(scanned) - ca_sc)) pages scanned"
+}
 case $POLICY in
 kernel) ;;
 tuned)
@@ -289,16 +305,7 @@ tuned)
 	knob_set vm/watermark_scale_factor 200
 	;;
 pro100) knob_set vm/compaction_proactiveness 100 ;;
-oneshot)
-	t=$(uptime_s) sc=$(scanned) o6=$(free_order_mb 6)
-	nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null || true)
-	if [ -n "$nodes" ]; then
-		for n in $nodes; do echo 1 >"$n/compact"; done
-	else
-		echo 1 >$V/compact_memory
-	fi
-	log "one-shot compaction in $(awk -v a="$t" -v b="$(uptime_s)" 'BEGIN { print b - a }')s: order>=6 free $o6 -> $(free_order_mb 6) MiB, order>=9 $(free_order_mb 9) MiB, $(($(scanned) - sc)) pages scanned"
-	;;
+oneshot | oracle) compact_all "one-shot compaction" ;;
 fragd*) [ "$FRAGD_START" = early ] || fragd_enable ;;
 esac
 log "policy $POLICY: $(knobs_snapshot | tr '\n' ' ')"
@@ -376,6 +383,12 @@ wal_segment() {
 	pg psql -Atc "SELECT floor(pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') /
 		(SELECT setting::numeric FROM pg_settings WHERE name = 'wal_segment_size'))::bigint" postgres
 }
+# the segment files there are now: a name not among them at the end was
+# created, and zero-filled, during the run (wal_recycle is off; a segment
+# entered may also be one a checkpoint preallocated before the run, written
+# then with small folios, so the zero-fills are what the order-6 demand is)
+wal_files() { find "$PGDATA/pg_wal" -maxdepth 1 -type f -name '[0-9A-F]*' -printf '%f\n' | grep -E '^[0-9A-F]{24}$' | sort; }
+wal_files >/tmp/wal.before
 pc_orders >/tmp/pc.before
 wal0=$(wal_segment)
 p0=$(probe_last)
@@ -390,7 +403,13 @@ grep -E 'Normal|DMA32' /proc/buddyinfo | sed 's/^/buddyinfo at the start: /'
 if [ "$SWITCH" -gt 0 ]; then
 	(t=$SWITCH
 	while [ $((t + 5)) -le "$SECONDS_RUN" ]; do
-		sleep "$SWITCH"
+		if [ "$POLICY" = oracle ] && [ "$SWITCH" -gt 2 ]; then
+			sleep $((SWITCH - 2))
+			compact_all "oracle: compaction 2 s before the switch"
+			sleep 2
+		else
+			sleep "$SWITCH"
+		fi
 		echo "$(uptime_s) $(pg psql -Atc 'SELECT pg_switch_wal()' postgres 2>&1) free=$(memfree) o6=$(free_order_mb 6) stall=$(vmstat compact_stall)"
 		t=$((t + SWITCH))
 	done) >/tmp/switches 2>&1 &
@@ -403,6 +422,8 @@ st1=$(vmstat compact_stall) ks1=$(vmstat pgscan_kswapd) sc1=$(scanned) ks_t1=$(u
 wal1=$(wal_segment)
 case "$wal0$wal1" in *[!0-9]* | "") log "WAL position not read ($wal0, $wal1)"; wal_segments=- ;;
 *) wal_segments=$((wal1 - wal0)) ;; esac
+wal_zerofills=$(wal_files | comm -13 /tmp/wal.before - | wc -l)
+log "WAL over the run: $wal_segments segments entered, $wal_zerofills created (zero-filled): $(wal_files | comm -13 /tmp/wal.before - | tr '\n' ' ')"
 sleep 3 # the probe's next ticks see the backends' exit records
 p1=$(probe_last)
 fc1=$(prom_delay fragd_cgroup_delays_total) fu1=$(prom_delay fragd_cgroup_delay_seconds_total)
@@ -472,7 +493,7 @@ set -- $pc
 [ "$pc_src" != none ] || set -- - 0 0
 log "page cache added by order over the run ($pc_src): ${1%,}, total $2 bytes, ${3}% at order >= 6"
 [ -n "$tps" ] || fail "pgbench printed no tps"
-result "policy=$POLICY fragment=$FRAGMENT seed=$SEED seconds=$SECONDS_RUN switch=$SWITCH scale=$SCALE pg_compact=$pgc pg_compact_usec=$pgu wal_segments=$wal_segments" \
+result "policy=$POLICY fragment=$FRAGMENT seed=$SEED seconds=$SECONDS_RUN switch=$SWITCH scale=$SCALE pg_compact=$pgc pg_compact_usec=$pgu wal_segments=$wal_segments wal_zerofills=$wal_zerofills" \
 	"$fragd_part compact_stall=$((st1 - st0)) pgscan_kswapd=$((ks1 - ks0)) compact_scanned=$((sc1 - sc0))" \
 	"pc_src=$pc_src pc_bytes=$2 pc_large_pct=$3 pc_orders=${1%,} tps=${tps:-0}" \
 	"ks_above_high=$ks_above ks_below_high=$ks_below ks_wakeup=$(echo "${ks_wakeup:-none}" | tr ' ' ',' | sed 's/,$//')"
