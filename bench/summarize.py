@@ -71,7 +71,8 @@ def postgres_targets(rows):
               f"; order>=6 share fragd/unfragmented {ratio(share['fragd'], share['unfragmented'])}"
               f", kernel/unfragmented {ratio(share['kernel'], share['unfragmented'])}"
               f", fragd-thpoff/unfragmented {ratio(share['fragd-thpoff'], share['unfragmented'])}"
-              + per_segment(rows, k) + per_zerofill(rows, k) + zerofill_targets(rows, k))
+              + per_run_of(rows, k, "wal_segments", "entered")
+              + per_run_of(rows, k, "wal_zerofills", "zero-filled") + zerofill_targets(rows, k))
 
 
 def zerofill_share(r):
@@ -100,33 +101,21 @@ def zerofill_targets(rows, kernel):
             f" kernel/unfragmented {ratio(m['kernel'], m['unfragmented'])})")
 
 
-def per_zerofill(rows, kernel):
-    """Direct compactions per WAL segment zero-filled in the run."""
+def per_run_of(rows, kernel, col, label):
+    """Direct compactions per COL of each run (wal_segments: WAL segments
+    entered; wal_zerofills: segments zero-filled in the run, the 64 MiB
+    bursts of order-6 folios): a run's count depends on how many it wrote.
+    Empty without a value of COL."""
     def med(policy):
-        v = [float(r["pg_compact"]) / float(r["wal_zerofills"]) for r in rows
+        v = [float(r["pg_compact"]) / float(r[col]) for r in rows
              if r["kernel"] == kernel and r["policy"] == policy
-             and r.get("wal_zerofills") not in ("", None, "-") and float(r["wal_zerofills"]) > 0
+             and r.get(col) not in ("", None, "-") and float(r[col]) > 0
              and r.get("pg_compact") not in ("", None, "-")]
         return f"{statistics.median(v):.1f}" if v else "-"
 
-    if not any(r.get("wal_zerofills") not in ("", None, "-") for r in rows):
+    if not any(r.get(col) not in ("", None, "-") for r in rows):
         return ""
-    return f"; per WAL segment zero-filled fragd {med('fragd')}, kernel {med('kernel')}"
-
-
-def per_segment(rows, kernel):
-    """Direct compactions per WAL segment entered (each a 64 MiB zero-fill
-    of order-6 folios): a run's count depends on how many it wrote."""
-    def med(policy):
-        v = [float(r["pg_compact"]) / float(r["wal_segments"]) for r in rows
-             if r["kernel"] == kernel and r["policy"] == policy
-             and r.get("wal_segments") not in ("", None, "-") and float(r["wal_segments"]) > 0
-             and r.get("pg_compact") not in ("", None, "-")]
-        return f"{statistics.median(v):.1f}" if v else "-"
-
-    if not any("wal_segments" in r for r in rows):
-        return ""
-    return f"; per WAL segment entered fragd {med('fragd')}, kernel {med('kernel')}"
+    return f"; per WAL segment {label} fragd {med('fragd')}, kernel {med('kernel')}"
 
 
 def main():
