@@ -86,11 +86,16 @@ def zerofill_share(r):
     return 100 * b.get(6, 0.0) / den if den > 0 else None
 
 
+def run_median(rows, kernel, policy, value):
+    """The median of VALUE(row) over a kernel's runs of a policy, None
+    without one (VALUE gives None for a run without it)."""
+    v = [x for x in (value(r) for r in rows if r["kernel"] == kernel and r["policy"] == policy) if x is not None]
+    return statistics.median(v) if v else None
+
+
 def zerofill_targets(rows, kernel):
     def med(policy):
-        v = [x for x in (zerofill_share(r) for r in rows if r["kernel"] == kernel and r["policy"] == policy)
-             if x is not None]
-        return statistics.median(v) if v else None
+        return run_median(rows, kernel, policy, zerofill_share)
 
     if not any(r.get("pc_orders") for r in rows):
         return ""
@@ -106,12 +111,14 @@ def per_run_of(rows, kernel, col, label):
     entered; wal_zerofills: segments zero-filled in the run, the 64 MiB
     bursts of order-6 folios): a run's count depends on how many it wrote.
     Empty without a value of COL."""
+    def per(r):
+        if r.get(col) in ("", None, "-") or float(r[col]) <= 0 or r.get("pg_compact") in ("", None, "-"):
+            return None
+        return float(r["pg_compact"]) / float(r[col])
+
     def med(policy):
-        v = [float(r["pg_compact"]) / float(r[col]) for r in rows
-             if r["kernel"] == kernel and r["policy"] == policy
-             and r.get(col) not in ("", None, "-") and float(r[col]) > 0
-             and r.get("pg_compact") not in ("", None, "-")]
-        return f"{statistics.median(v):.1f}" if v else "-"
+        m = run_median(rows, kernel, policy, per)
+        return "-" if m is None else f"{m:.1f}"
 
     if not any(r.get(col) not in ("", None, "-") for r in rows):
         return ""

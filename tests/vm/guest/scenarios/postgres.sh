@@ -422,8 +422,9 @@ st1=$(vmstat compact_stall) ks1=$(vmstat pgscan_kswapd) sc1=$(scanned) ks_t1=$(u
 wal1=$(wal_segment)
 case "$wal0$wal1" in *[!0-9]* | "") log "WAL position not read ($wal0, $wal1)"; wal_segments=- ;;
 *) wal_segments=$((wal1 - wal0)) ;; esac
-wal_zerofills=$(wal_files | comm -13 /tmp/wal.before - | wc -l)
-log "WAL over the run: $wal_segments segments entered, $wal_zerofills created (zero-filled): $(wal_files | comm -13 /tmp/wal.before - | tr '\n' ' ')"
+wal_new=$(wal_files | comm -13 /tmp/wal.before -)
+wal_zerofills=$(printf '%s' "$wal_new" | grep -c . || true)
+log "WAL over the run: $wal_segments segments entered, $wal_zerofills created (zero-filled): $(printf '%s' "$wal_new" | tr '\n' ' ')"
 sleep 3 # the probe's next ticks see the backends' exit records
 p1=$(probe_last)
 fc1=$(prom_delay fragd_cgroup_delays_total) fu1=$(prom_delay fragd_cgroup_delay_seconds_total)
