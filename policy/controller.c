@@ -204,6 +204,7 @@ static void add_item(Ctx *c, Lever l, int64_t to, PolicyReason reason, unsigned 
         it->reason = reason;
         it->forced = (flags & (LEVER_MOVE_IGNORE_TIMING | LEVER_MOVE_IGNORE_STEP)) != 0;
         it->escalated = (flags & LEVER_MOVE_ESCALATE) != 0;
+        it->escalated_target = it->escalated && (flags & LEVER_MOVE_ESCALATE_TARGET);
         it->err = err;
         it->in_dip = to > it->from && c->in_dip;
         it->num = *num;
@@ -244,7 +245,7 @@ static bool propose_err(Ctx *c, Lever l, int64_t wanted, PolicyReason reason, un
                 if ((flags & LEVER_MOVE_ESCALATE) &&
                     lever_rules_apply(c->cfg, l, &c->s->lever[l], cur, wanted, flags & ~LEVER_MOVE_ESCALATE,
                                       c->now, NULL) != cur)
-                        flags &= ~LEVER_MOVE_ESCALATE;
+                        flags &= ~(unsigned) (LEVER_MOVE_ESCALATE | LEVER_MOVE_ESCALATE_TARGET);
                 add_item(c, l, to, reason, flags, err, num);
                 if (hold != POLICY_HOLD_NONE && to != wanted)
                         c->hold[l] = hold;
@@ -469,6 +470,23 @@ static bool corrective(Ctx *c, Lever l)
         return false;
 }
 
+/* The target grew past the one the last raise was sized for, and the level
+ * it needs now (the want's aim) is above the lever: that raise cannot meet
+ * it, by construction. A burst seen while it arrives (the sentinel ticks
+ * within a second of its first faults) is learned in parts: 248 MiB at the
+ * first tick, 512 MiB three seconds later. The error is relative to the
+ * target, so it does not grow with it (190 MiB short of 248 is 77 %, 183
+ * short of 475 is 38 %), and the dwell held proactiveness at the first
+ * part's 28 through the whole run where 38-65 were wanted. Bounded: the
+ * target must grow each time (demand_cap tops it) and the move goes to
+ * the aim, not past it. */
+static bool target_outgrew(const Ctx *c, Lever l, const Want *w)
+{
+        const LeverTrack *t = &c->s->lever[l];
+
+        return w->aim > c->in[l].current && t->last_target_bytes > 0 && w->num.target_bytes > t->last_target_bytes;
+}
+
 /* A raise inside the dwell after a raise is allowed when the error is real
  * now (a target missed or a rate over its limit, err >= ERR_PRED) and at
  * least twice the error the last raise answered: that raise was sized for a
@@ -479,14 +497,17 @@ static bool corrective(Ctx *c, Lever l)
  * error and the error has grown since: the raise did not help (6.12: 20->32
  * on 13.7 % fallback, then 32 % fell back and the dwell held through two
  * more bursts). Bounded: the error must grow each time and tops out at
- * ERR_MAX. */
-static bool escalation(const Ctx *c, Lever l, const Want *w)
+ * ERR_MAX. And when the target outgrew the last raise (target_outgrew()). */
+static unsigned escalation(const Ctx *c, Lever l, const Want *w)
 {
         const LeverTrack *t = &c->s->lever[l];
 
-        return t->changed && t->touched && t->last_dir > 0 && t->last_reason != POLICY_REASON_PSI_ROLLBACK &&
-               c->in[l].current == t->last_applied && w->err >= ERR_PRED &&
-               (w->err >= 2 * MAX(t->last_err, 1) || (t->last_err >= ERR_PRED && w->err > t->last_err));
+        if (!(t->changed && t->touched && t->last_dir > 0 && t->last_reason != POLICY_REASON_PSI_ROLLBACK &&
+              c->in[l].current == t->last_applied && w->err >= ERR_PRED))
+                return 0;
+        if (w->err >= 2 * MAX(t->last_err, 1) || (t->last_err >= ERR_PRED && w->err > t->last_err))
+                return LEVER_MOVE_ESCALATE;
+        return target_outgrew(c, l, w) ? LEVER_MOVE_ESCALATE | LEVER_MOVE_ESCALATE_TARGET : 0;
 }
 
 static void decide_raise(Ctx *c, Lever l, const Want *w, int64_t aim)
@@ -497,7 +518,7 @@ static void decide_raise(Ctx *c, Lever l, const Want *w, int64_t aim)
         c->d->eval.want_raise[l] = true;
         if (!raise_allowed(c, l, &wanted, w))
                 return;
-        propose_err(c, l, wanted, w->reason, escalation(c, l, w) ? LEVER_MOVE_ESCALATE : 0, w->err, &w->num);
+        propose_err(c, l, wanted, w->reason, escalation(c, l, w), w->err, &w->num);
 }
 
 static bool saturated(const Ctx *c, Lever l)
@@ -616,8 +637,7 @@ static void decide_proactiveness_raise(Ctx *c, Lever l)
                 return;
         /* inside the dwell when either want escalates: the one that did not
          * set the value must not hold back the one that may move now */
-        propose_err(c, l, wanted, w->reason,
-                    escalation(c, l, &c->frag) || (rate->err > 0 && escalation(c, l, rate)) ? LEVER_MOVE_ESCALATE : 0,
+        propose_err(c, l, wanted, w->reason, escalation(c, l, &c->frag) ?: (rate->err > 0 ? escalation(c, l, rate) : 0),
                     w->err, &w->num);
 }
 

@@ -468,7 +468,9 @@ int decision_explain(const DecisionItem *it, char *buf, size_t size)
                                                      : "lower",
             lever_label(it->lever), value_str(it->lever, it->from).s, value_str(it->lever, it->to).s);
         numbers_sentence(&o, it->lever, it->reason, &it->num);
-        if (it->escalated)
+        if (it->escalated_target)
+                out(&o, "; within the dwell of the last raise, which answered a smaller target");
+        else if (it->escalated)
                 out(&o, "; within the dwell of the last raise, which answered a smaller error");
         return finish(&o);
 }

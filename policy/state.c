@@ -354,6 +354,7 @@ void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d,
                 t->changed = true;
                 t->before_change = it->from;
                 t->last_err = it->err;
+                t->last_target_bytes = dir > 0 ? it->num.target_bytes : 0;
                 t->raised_in_dip = dir > 0 && it->in_dip;
                 t->last_applied = it->to;
                 t->last_change_usec = now;
@@ -428,6 +429,19 @@ bool policy_tick_active(const Assessment *a, const Decision *d)
                 return false;
         return r->thp_fault_alloc > 0.0 || r->thp_fault_fallback > 0.0 || r->compact_stall > 0.0 ||
                r->allocstall > 0.0;
+}
+
+uint64_t policy_activity_counters(const KvList *vmstat)
+{
+        static const char *const names[] = {
+                "thp_fault_alloc",   "thp_fault_fallback", "compact_stall",      "allocstall_dma",
+                "allocstall_dma32",  "allocstall_normal",  "allocstall_movable", "allocstall_device",
+        };
+        uint64_t sum = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                sum += kv_get_or(vmstat, names[i], 0);
+        return sum;
 }
 
 bool policy_watch_closely(const PolicyState *s, usec_t now, usec_t hold)

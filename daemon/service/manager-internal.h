@@ -65,6 +65,10 @@ struct Manager {
 
         sd_event *event;
         sd_event_source *timer, *psi_source, *worker_source;
+        sd_event_source *sentinel;   /* vmstat between two long ticks (manager.c) */
+        KvList *sentinel_kv;         /* its reading */
+        uint64_t activity_count;     /* policy_activity_counters() at the last tick */
+        bool have_activity_count;    /* the last tick read vmstat */
         sd_event_source *sig_term, *sig_int, *sig_hup;
         int psi_fd;
 

@@ -38,6 +38,8 @@ Manager *manager_free(Manager *m)
         control_server_free(m->control);
         pagecache_teardown(m);
         sd_event_source_disable_unref(m->timer);
+        sd_event_source_disable_unref(m->sentinel);
+        free(m->sentinel_kv);
         sd_event_source_disable_unref(m->psi_source);
         sd_event_source_disable_unref(m->worker_source);
         sd_event_source_disable_unref(m->sig_term);
@@ -408,6 +410,9 @@ static int tick(Manager *m)
         policy_state_update(m->pstate, m->a, m->d, now);
         manager_learned_sync(m, now, false);
 
+        m->have_activity_count = m->cur->have & OBS_MASK(OBS_VMSTAT);
+        if (m->have_activity_count)
+                m->activity_count = policy_activity_counters(&m->cur->vmstat);
         m->have_prev = true;
         m->n_ticks++;
         m->tick_duration_usec = now_monotonic_usec() - now;
@@ -469,19 +474,65 @@ static void psi_close(Manager *m)
         m->psi_fd = -1;
 }
 
-/* A pressure event (system or cgroup): tick now, but never closer than
- * MIN_TICK_GAP_USEC to the last tick. */
-static int tick_on_pressure(void *userdata)
+/* Tick now, but never closer than MIN_TICK_GAP_USEC to the last tick. */
+static int tick_soon(Manager *m)
 {
-        Manager *m = userdata;
         usec_t now = now_monotonic_usec();
 
-        m->last_pressure_usec = now;
         if (now - m->last_tick_usec >= MIN_TICK_GAP_USEC) {
                 (void) tick(m);
                 return arm_timer(m, m->tick_interval_usec ? m->tick_interval_usec : m->cfg.daemon.interval_usec);
         }
         return arm_timer(m, m->last_tick_usec + MIN_TICK_GAP_USEC - now);
+}
+
+/* A pressure event (system or cgroup): tick soon. */
+static int tick_on_pressure(void *userdata)
+{
+        Manager *m = userdata;
+
+        m->last_pressure_usec = now_monotonic_usec();
+        return tick_soon(m);
+}
+
+/* The sentinel: while the timer is on [daemon] interval, /proc/vmstat every
+ * active_interval. A THP fault, a direct compaction or a direct reclaim
+ * since the last tick (policy_activity_counters() changed) ticks soon, and
+ * that tick starts the close watch: the start of a burst is seen within
+ * active_interval (and MIN_TICK_GAP_USEC of the last tick), not up to
+ * interval later, for one vmstat read per active_interval. Off when
+ * active_interval is 0 or not below interval, and while fragd watches
+ * closely (it ticks every active_interval then). */
+static bool sentinel_on(const Manager *m)
+{
+        const DaemonConfig *dc = &m->cfg.daemon;
+
+        return dc->active_interval_usec > 0 && dc->active_interval_usec < dc->interval_usec;
+}
+
+static int arm_sentinel(Manager *m)
+{
+        int r;
+
+        if (!sentinel_on(m))
+                return sd_event_source_set_enabled(m->sentinel, SD_EVENT_OFF);
+        r = sd_event_source_set_time_relative(m->sentinel, m->cfg.daemon.active_interval_usec);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(m->sentinel, SD_EVENT_ONESHOT);
+        return r;
+}
+
+static int on_sentinel(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        Manager *m = userdata;
+
+        if (!m->watching && m->have_activity_count && vmstat_read(m->root, m->sentinel_kv) >= 0 &&
+            policy_activity_counters(m->sentinel_kv) != m->activity_count) {
+                log_debug("THP faults, direct compaction or direct reclaim since the last tick (/proc/vmstat): "
+                          "ticking now");
+                (void) tick_soon(m);
+        }
+        return arm_sentinel(m);
 }
 
 static int on_psi(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -726,6 +777,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
                 }
                 log_info("Configuration reloaded (preset %s)", preset_name(m->cfg.policy.preset));
                 (void) arm_timer(m, m->cfg.daemon.interval_usec);
+                (void) arm_sentinel(m);
         }
         (void) sd_notify(0, "READY=1");
         return 0;
@@ -821,8 +873,9 @@ int manager_new(const ManagerArgs *args, Manager **ret, ManagerFailure *ret_why)
         m->a = calloc(1, sizeof(*m->a));
         m->pstate = calloc(1, sizeof(*m->pstate));
         m->d = calloc(1, sizeof(*m->d));
+        m->sentinel_kv = calloc(1, sizeof(*m->sentinel_kv));
         errs = calloc(1, sizeof(*errs));
-        if (!m->sources || !m->cur || !m->prev || !m->a || !m->pstate || !m->d || !errs)
+        if (!m->sources || !m->cur || !m->prev || !m->a || !m->pstate || !m->d || !m->sentinel_kv || !errs)
                 return -ENOMEM;
         policy_state_init(m->pstate);
 
@@ -907,6 +960,11 @@ int manager_new(const ManagerArgs *args, Manager **ret, ManagerFailure *ret_why)
         if (r < 0)
                 return log_error_errno(r, "Cannot add the tick timer: %m");
         (void) sd_event_source_set_enabled(m->timer, SD_EVENT_ONESHOT);
+        r = sd_event_add_time_relative(m->event, &m->sentinel, CLOCK_MONOTONIC, m->cfg.daemon.active_interval_usec,
+                                       10 * USEC_PER_MSEC, on_sentinel, m);
+        if (r < 0)
+                return log_error_errno(r, "Cannot add the sentinel timer: %m");
+        (void) arm_sentinel(m);
         control_open(m);
         (void) psi_open(m);
         if (!m->paused)

@@ -174,6 +174,7 @@ typedef struct DecisionItem {
         PolicyReason reason;
         bool forced;     /* safety move: dwell, step and cooldown did not apply */
         bool escalated;  /* a raise inside the dwell: the error outgrew the last raise's */
+        bool escalated_target; /* escalated because the target outgrew the last raise's */
         int32_t err;     /* the error (0..10000) the move answers; 0 for safety moves */
         /* a raise made with free memory in a dip: on some node under the
          * most it had within trend_window by more than a sixteenth of what
@@ -322,6 +323,7 @@ typedef struct LeverTrack {
         int last_dir;               /* +1 raised, -1 lowered, 0 never moved */
         int64_t before_change;      /* the value our last move replaced (rollback target) */
         int32_t last_err;           /* the error our last move answered (DecisionItem.err) */
+        uint64_t last_target_bytes; /* the target our last raise answered (DecisionItem.num; 0 after a lowering) */
         bool raised_in_dip;         /* our last move a raise made in a dip of free memory (DecisionItem.in_dip) */
         uint32_t psi_full_at_change_permyriad;
         PolicyReason last_reason;
@@ -454,6 +456,14 @@ void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d,
  * stalling. policy_state_update() records the time. */
 bool policy_tick_active(const Assessment *a, const Decision *d);
 
+/* The sum of the /proc/vmstat counters behind policy_tick_active(): THP
+ * faults served and fallen back, direct compactions, direct reclaims (every
+ * allocstall_<zone>). Only its changes mean anything (a sum of counters, it
+ * may wrap): a different sum from the one at the last tick is activity since
+ * then. The daemon's sentinel reads it between two ticks of the long
+ * interval. Counters the kernel lacks count 0. */
+uint64_t policy_activity_counters(const KvList *vmstat);
+
 /* Whether the last activity is less than hold old: the daemon then observes
  * at its short interval, because a burst can drain the reserve between two
  * ticks of the long one (hold 0: never). */
@@ -525,6 +535,9 @@ enum {
          * in a dip of free memory (LeverTrack.raised_in_dip; a raise with
          * it is an ordinary raise) */
         LEVER_MOVE_AIM = 1u << 4,
+        /* with LEVER_MOVE_ESCALATE: the target outgrew the one the last
+         * raise answered (not the error): only the sentence differs */
+        LEVER_MOVE_ESCALATE_TARGET = 1u << 5,
 };
 int64_t lever_rules_apply(const PolicyConfig *cfg, Lever l, const LeverTrack *t, int64_t current,
                           int64_t wanted, unsigned flags, usec_t now, PolicyHold *ret_hold);

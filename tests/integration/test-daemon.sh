@@ -255,7 +255,8 @@ stop
 after=$(find "$T/proc" "$T/sys" -type f -exec md5sum {} + | sort | md5sum)
 [ "$before" = "$after" ] && pass "dry run wrote nothing under proc/ and sys/" || bad "dry run changed the tree"
 
-# 5. cadence: THP faults switch the timer to active_interval for active_hold,
+# 5. cadence: THP faults (512: 1 GiB, a burst the 3.8 GiB tree can hold in the
+# second the sentinel sees it within) switch the timer to active_interval for active_hold,
 # then back; the textfile follows interval and shows the current cadence
 fresh cadence
 start --set daemon.interval=4s --set daemon.active_interval=200ms --set daemon.active_hold=10s \
@@ -264,7 +265,7 @@ wait_for 10 grep -q "next in 4.0 s" "$T/log" && pass "quiet host: next tick in i
 	|| bad "no quiet tick: $(tail -3 "$T/log")"
 wait_for 2 grep -q "^fragd_tick_interval_seconds 4$" "$T/prom/fragd.prom" \
 	&& pass "fragd_tick_interval_seconds 4 while quiet" || bad "textfile lacks the 4 s interval"
-sed -i 's/^thp_fault_alloc .*/thp_fault_alloc 4096/' "$T/proc/vmstat"
+sed -i 's/^thp_fault_alloc .*/thp_fault_alloc 512/' "$T/proc/vmstat"
 if wait_for 10 grep -q "Watching closely: tick every 0.2 s" "$T/log"; then
 	# four close ticks take 0.8 s; a loaded host may take longer to
 	# schedule them, which is not what this checks
@@ -286,6 +287,39 @@ if wait_for 10 grep -q "Watching closely: tick every 0.2 s" "$T/log"; then
 else
 	bad "THP faults did not shorten the tick: $(grep -E 'tick [0-9]+:' "$T/log" | tail -3)"
 fi
+stop
+
+# 5b. the sentinel: between two ticks of a long interval fragd reads
+# /proc/vmstat every active_interval; THP faults since the last tick tick
+# at once (and start the close watch), not an interval later
+fresh sentinel
+start --set daemon.interval=60s --set daemon.active_interval=200ms --set daemon.active_hold=10s \
+	--log-level debug --dry-run
+if wait_for 10 grep -q "next in 60.0 s" "$T/log"; then
+	sleep 1 # five sentinel reads of an unchanged vmstat
+	n=$(grep -c "^.*tick [0-9]*: " "$T/log")
+	[ "$n" -eq 1 ] && pass "sentinel: no tick while vmstat does not move" || bad "$n ticks on a quiet tree"
+	sed -i 's/^thp_fault_alloc .*/thp_fault_alloc 512/' "$T/proc/vmstat"
+	# 60 s without the sentinel; within 1 s of the first tick (MIN_TICK_GAP_USEC) with it
+	if wait_for 5 grep -q "Watching closely: tick every 0.2 s" "$T/log"; then
+		grep -q "since the last tick (/proc/vmstat): ticking now" "$T/log" \
+			&& pass "sentinel: THP faults seen between two 60 s ticks, close watch on" \
+			|| bad "close watch without the sentinel's line: $(tail -3 "$T/log")"
+	else
+		bad "THP faults not seen before the next 60 s tick: $(tail -3 "$T/log")"
+	fi
+else
+	bad "no first tick: $(tail -3 "$T/log")"
+fi
+stop
+# and none when active_interval is not below interval: the long tick only
+fresh sentinel-off
+start --set daemon.interval=2s --set daemon.active_interval=2s --log-level debug --dry-run
+wait_for 10 grep -q "next in 2.0 s" "$T/log" || bad "no first tick: $(tail -3 "$T/log")"
+sed -i 's/^thp_fault_alloc .*/thp_fault_alloc 512/' "$T/proc/vmstat"
+sleep 1
+grep -q "ticking now" "$T/log" && bad "sentinel on with active_interval = interval" \
+	|| pass "no sentinel when active_interval is not below interval"
 stop
 
 # 6. a non-root daemon on the real host refuses, pointing at --dry-run

@@ -67,6 +67,7 @@ static void test_small_raise_then_big_error_escalates(void **state)
         it = t_find(&s->d, DECISION_LEVER, P);
         assert_non_null(it);
         assert_true(it->escalated);
+        assert_false(it->escalated_target); /* the error grew, not the target */
         assert_false(it->forced);
         assert_int_equal(it->from, first);
         assert_int_equal(it->to, first + 20); /* the full step: step_up still bounds it */
@@ -211,6 +212,196 @@ static void test_escalation_edges(void **state)
          * doubled does not escalate (test_prediction_does_not_escalate) */
 }
 
+/* A target that outgrew the last raise (controller.c target_outgrew()): a
+ * burst learned while it arrives. The first raise answers the part seen
+ * (248 MiB, 58 MiB in THP blocks: 77 % short); 3 s later, inside the 30 s
+ * dwell, the target is 475 MiB with 292 MiB in blocks: 38 % short, a
+ * smaller error, but a level above the lever's. tgt2/have2 in MiB; returns
+ * the second tick's item (NULL: none) and sets *first, *aim2, *held. */
+#define MIB_PAGES (1024 * 1024 / T_PAGE)
+static bool outgrew_case(uint64_t tgt2, uint64_t have2, int64_t *first, int64_t *to, bool *held)
+{
+        TSim *s = sim_new(30);
+        TWorld w = t_world_fine(1);
+        const DecisionItem *it;
+        bool esc;
+
+        s->cfg.kick_interval_usec = 5 * USEC_PER_SEC; /* as shipped: a raise goes to the aim, no further */
+        w.node[0].ge_thp_pages = 58 * MIB_PAGES;
+        s->cfg.reserve_thp = (SizeSpec){ .bytes = 248ULL << 20 };
+        t_sim_tick(s, &w, 5);
+        it = t_find(&s->d, DECISION_LEVER, P);
+        assert_non_null(it);
+        assert_false(it->escalated);
+        assert_int_equal(s->state.lever[P].last_target_bytes, 248ULL << 20);
+        *first = it->to;
+        w.node[0].ge_thp_pages = have2 * MIB_PAGES;
+        s->cfg.reserve_thp = (SizeSpec){ .bytes = tgt2 << 20 };
+        t_sim_tick(s, &w, 3);
+        it = t_find(&s->d, DECISION_LEVER, P);
+        *to = it ? it->to : -1;
+        if (it && it->escalated) {
+                char text[512];
+
+                assert_true(it->escalated_target);
+                assert_true(decision_explain(it, text, sizeof(text)) > 0);
+                assert_non_null(strstr(text, "within the dwell of the last raise, which answered a smaller target"));
+        }
+        esc = it && it->escalated;
+        *held = t_find_held(&s->d, P) && t_find_held(&s->d, P)->hold == POLICY_HOLD_DWELL;
+        free(s);
+        return esc;
+}
+
+static void test_target_outgrew_escalates(void **state)
+{
+        int64_t first, to;
+        bool held;
+
+        (void) state;
+        /* the target grew and needs more than the lever has: past the dwell */
+        assert_true(outgrew_case(475, 292, &first, &to, &held));
+        assert_int_equal(first, 23); /* the aim of 248 MiB with 1953 MiB free: score 87 */
+        assert_int_equal(to, 35);    /* the aim of 475 MiB: score 75, and no further */
+        assert_false(held);
+        /* the same target, a smaller error: no raise within the dwell (at
+         * the aim the kicks serve it) */
+        assert_false(outgrew_case(248, 120, &first, &to, &held));
+        assert_int_equal(to, -1);
+        /* a target grown by a little, which the first raise's level already
+         * keeps (its aim is not above the lever): no raise past the dwell */
+        assert_false(outgrew_case(250, 200, &first, &to, &held));
+        assert_int_equal(to, -1);
+}
+
+/* The last raise answered no target (a fallback rate: num.target_bytes 0),
+ * or one of 1 byte: a reserve target after it escalates only past a target
+ * that was there (0: nothing outgrown), and past a 1-byte one it does. */
+static void test_outgrew_needs_a_last_target(void **state)
+{
+        for (unsigned last = 0; last <= 1; last++) {
+                TSim *s = sim_new(30);
+                TWorld w = world_fallback(1100);
+                const DecisionItem *it;
+
+                (void) state;
+                t_sim_tick(s, &w, 5);
+                it = t_find(&s->d, DECISION_LEVER, P);
+                assert_non_null(it);
+                assert_int_equal(s->state.lever[P].last_target_bytes, 0); /* a rate has no target */
+                s->cfg.kick_interval_usec = 5 * USEC_PER_SEC; /* from here a raise goes to the aim */
+                s->state.lever[P].last_target_bytes = last;
+                s->state.lever[P].last_err = 10000; /* no error escalation */
+                w = t_world_fine(1);
+                w.node[0].ge_thp_pages = 100 * MIB_PAGES;
+                s->cfg.reserve_thp = (SizeSpec){ .bytes = 900ULL << 20 };
+                t_sim_tick(s, &w, 2);
+                it = t_find(&s->d, DECISION_LEVER, P);
+                if (last == 0) {
+                        assert_null(it);
+                        assert_non_null(t_find_held(&s->d, P));
+                        assert_int_equal(t_find_held(&s->d, P)->hold, POLICY_HOLD_DWELL);
+                } else {
+                        assert_non_null(it);
+                        assert_true(it->escalated_target);
+                }
+                free(s);
+        }
+}
+
+/* Past the dwell a raise is an ordinary one, even when it would have
+ * escalated: neither flag, and no "within the dwell" in the sentence. */
+static void test_outgrew_after_the_dwell_is_ordinary(void **state)
+{
+        TSim *s = sim_new(30);
+        TWorld w = t_world_fine(1);
+        const DecisionItem *it;
+        char text[512];
+
+        (void) state;
+        s->cfg.kick_interval_usec = 5 * USEC_PER_SEC;
+        w.node[0].ge_thp_pages = 58 * MIB_PAGES;
+        s->cfg.reserve_thp = (SizeSpec){ .bytes = 248ULL << 20 };
+        t_sim_tick(s, &w, 5);
+        assert_non_null(t_find(&s->d, DECISION_LEVER, P));
+        w.node[0].ge_thp_pages = 292 * MIB_PAGES;
+        s->cfg.reserve_thp = (SizeSpec){ .bytes = 475ULL << 20 };
+        t_sim_tick(s, &w, 31);
+        it = t_find(&s->d, DECISION_LEVER, P);
+        assert_non_null(it);
+        assert_int_equal(it->to, 35);
+        assert_false(it->escalated);
+        assert_false(it->escalated_target);
+        assert_true(decision_explain(it, text, sizeof(text)) > 0);
+        assert_null(strstr(text, "within the dwell"));
+        free(s);
+}
+
+/* Kicks off (the raise is the integral's, past the aim): the first raise
+ * for 248 MiB goes 20->37 by the step. A target of 517 MiB needs 37 (score
+ * 73 of 1953 MiB free): the lever has it, nothing escalates, the dwell
+ * holds; 530 MiB needs 38: past the dwell. */
+static void test_outgrew_only_past_the_lever(void **state)
+{
+        static const struct {
+                uint64_t tgt;
+                bool esc;
+        } cases[] = { { 517, false }, { 530, true } };
+
+        (void) state;
+        for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+                TSim *s = sim_new(30);
+                TWorld w = t_world_fine(1);
+                const DecisionItem *it;
+
+                w.node[0].ge_thp_pages = 58 * MIB_PAGES;
+                s->cfg.reserve_thp = (SizeSpec){ .bytes = 248ULL << 20 };
+                t_sim_tick(s, &w, 5);
+                it = t_find(&s->d, DECISION_LEVER, P);
+                assert_non_null(it);
+                assert_int_equal(it->to, 37);
+                w.node[0].ge_thp_pages = 292 * MIB_PAGES;
+                s->cfg.reserve_thp = (SizeSpec){ .bytes = cases[c].tgt << 20 };
+                t_sim_tick(s, &w, 3);
+                it = t_find(&s->d, DECISION_LEVER, P);
+                if (cases[c].esc) {
+                        assert_non_null(it);
+                        assert_true(it->escalated_target);
+                } else {
+                        assert_null(it);
+                        assert_int_equal(t_find_held(&s->d, P)->hold, POLICY_HOLD_DWELL);
+                }
+                free(s);
+        }
+}
+
+/* A lowering forgets the target: a raise after it is sized afresh and
+ * waits for the dwell like any first raise. */
+static void test_lowering_forgets_the_target(void **state)
+{
+        TSim *s = sim_new(30);
+
+        (void) state;
+        s->state.lever[P].last_target_bytes = 1;
+        s->state.lever[P].last_dir = -1;
+        {
+                DecisionItem it = { .kind = DECISION_LEVER, .lever = P, .from = 40, .to = 30, .applied = true };
+                Decision *d = calloc(1, sizeof(*d));
+
+                assert_non_null(d);
+                it.num.target_bytes = 999;
+                d->items[0] = it;
+                d->n_items = 1;
+                t_assess(&(TWorld){ .n_nodes = 1, .rates_valid = true, .fallback_ratio = -1, .node = { t_node_fine() } },
+                         s->now, &s->a);
+                policy_state_update(&s->state, &s->a, d, s->now + USEC_PER_SEC);
+                free(d);
+        }
+        assert_int_equal(s->state.lever[P].last_dir, -1);
+        assert_int_equal(s->state.lever[P].last_target_bytes, 0);
+        free(s);
+}
+
 /* A raise the kernel did not keep (it reads back less than was written)
  * is no raise to escalate from: the dwell holds until the outside change
  * has been seen. */
@@ -270,6 +461,11 @@ int main(void)
                 cmocka_unit_test(test_prediction_does_not_escalate),
                 cmocka_unit_test(test_rules_escalate_raises_only),
                 cmocka_unit_test(test_escalation_edges),
+                cmocka_unit_test(test_target_outgrew_escalates),
+                cmocka_unit_test(test_lowering_forgets_the_target),
+                cmocka_unit_test(test_outgrew_needs_a_last_target),
+                cmocka_unit_test(test_outgrew_only_past_the_lever),
+                cmocka_unit_test(test_outgrew_after_the_dwell_is_ordinary),
                 cmocka_unit_test(test_clamped_raise_does_not_escalate),
         };
 

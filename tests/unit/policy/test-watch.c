@@ -136,6 +136,57 @@ static void test_hold_window(void **state)
         free(s);
 }
 
+static void kv_set(KvList *l, const char *name, uint64_t v)
+{
+        for (unsigned i = 0; i < l->n; i++)
+                if (strcmp(l->e[i].name, name) == 0) {
+                        l->e[i].value = v;
+                        return;
+                }
+        assert_true(l->n < FRAGD_MAX_KV);
+        snprintf(l->e[l->n].name, sizeof(l->e[l->n].name), "%s", name);
+        l->e[l->n++].value = v;
+}
+
+/* The daemon's sentinel compares policy_activity_counters() between two
+ * ticks: every counter behind policy_tick_active() moves it, the others do
+ * not, and a kernel without a counter counts it 0. */
+static void test_activity_counters(void **state)
+{
+        static const char *const active[] = {
+                "thp_fault_alloc",   "thp_fault_fallback", "compact_stall",      "allocstall_dma",
+                "allocstall_dma32",  "allocstall_normal",  "allocstall_movable", "allocstall_device",
+        };
+        static const char *const other[] = {
+                "pgscan_kswapd", "compact_daemon_wake", "compact_migrate_scanned", "thp_collapse_alloc",
+                "pgscan_direct", "nr_free_pages",
+        };
+        KvList *l = calloc(1, sizeof(*l));
+        uint64_t base;
+
+        (void) state;
+        assert_non_null(l);
+        assert_int_equal(policy_activity_counters(l), 0); /* none of them: 0 */
+        for (size_t i = 0; i < sizeof(active) / sizeof(active[0]); i++)
+                kv_set(l, active[i], 1000 + i);
+        for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+                kv_set(l, other[i], 5000 + i);
+        base = policy_activity_counters(l);
+        assert_int_equal(base, 8 * 1000 + 28); /* the active ones only */
+        for (size_t i = 0; i < sizeof(active) / sizeof(active[0]); i++) {
+                kv_set(l, active[i], 1000 + i + 1);
+                if (policy_activity_counters(l) != base + 1)
+                        fail_msg("%s does not move the activity counters", active[i]);
+                kv_set(l, active[i], 1000 + i);
+        }
+        for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
+                kv_set(l, other[i], 9999);
+                if (policy_activity_counters(l) != base)
+                        fail_msg("%s moves the activity counters", other[i]);
+        }
+        free(l);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -144,6 +195,7 @@ int main(void)
                 cmocka_unit_test(test_workload_stall_is_activity),
                 cmocka_unit_test(test_no_rates_no_activity),
                 cmocka_unit_test(test_hold_window),
+                cmocka_unit_test(test_activity_counters),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
