@@ -219,14 +219,18 @@ static void test_escalation_edges(void **state)
  * smaller error, but a level above the lever's. tgt2/have2 in MiB; returns
  * the second tick's item (NULL: none) and sets *first, *aim2, *held. */
 #define MIB_PAGES (1024 * 1024 / T_PAGE)
-static bool outgrew_case(uint64_t tgt2, uint64_t have2, int64_t *first, int64_t *to, bool *held)
+/* The first raise, for 248 MiB with 58 MiB in THP blocks (kicks: a raise
+ * goes to the aim, as shipped; without, by the step); then the target
+ * becomes tgt2 MiB with have2 MiB in blocks and the next tick comes after
+ * sec seconds. Returns the simulation, the first raise's value in *first. */
+static TSim *grow_target(bool kicks, uint64_t tgt2, uint64_t have2, unsigned sec, int64_t *first)
 {
         TSim *s = sim_new(30);
         TWorld w = t_world_fine(1);
         const DecisionItem *it;
-        bool esc;
 
-        s->cfg.kick_interval_usec = 5 * USEC_PER_SEC; /* as shipped: a raise goes to the aim, no further */
+        if (kicks)
+                s->cfg.kick_interval_usec = 5 * USEC_PER_SEC;
         w.node[0].ge_thp_pages = 58 * MIB_PAGES;
         s->cfg.reserve_thp = (SizeSpec){ .bytes = 248ULL << 20 };
         t_sim_tick(s, &w, 5);
@@ -237,8 +241,16 @@ static bool outgrew_case(uint64_t tgt2, uint64_t have2, int64_t *first, int64_t 
         *first = it->to;
         w.node[0].ge_thp_pages = have2 * MIB_PAGES;
         s->cfg.reserve_thp = (SizeSpec){ .bytes = tgt2 << 20 };
-        t_sim_tick(s, &w, 3);
-        it = t_find(&s->d, DECISION_LEVER, P);
+        t_sim_tick(s, &w, sec);
+        return s;
+}
+
+static bool outgrew_case(uint64_t tgt2, uint64_t have2, int64_t *first, int64_t *to, bool *held)
+{
+        TSim *s = grow_target(true, tgt2, have2, 3, first);
+        const DecisionItem *it = t_find(&s->d, DECISION_LEVER, P);
+        bool esc;
+
         *to = it ? it->to : -1;
         if (it && it->escalated) {
                 char text[512];
@@ -313,21 +325,12 @@ static void test_outgrew_needs_a_last_target(void **state)
  * escalated: neither flag, and no "within the dwell" in the sentence. */
 static void test_outgrew_after_the_dwell_is_ordinary(void **state)
 {
-        TSim *s = sim_new(30);
-        TWorld w = t_world_fine(1);
-        const DecisionItem *it;
+        int64_t first;
+        TSim *s = grow_target(true, 475, 292, 31, &first);
+        const DecisionItem *it = t_find(&s->d, DECISION_LEVER, P);
         char text[512];
 
         (void) state;
-        s->cfg.kick_interval_usec = 5 * USEC_PER_SEC;
-        w.node[0].ge_thp_pages = 58 * MIB_PAGES;
-        s->cfg.reserve_thp = (SizeSpec){ .bytes = 248ULL << 20 };
-        t_sim_tick(s, &w, 5);
-        assert_non_null(t_find(&s->d, DECISION_LEVER, P));
-        w.node[0].ge_thp_pages = 292 * MIB_PAGES;
-        s->cfg.reserve_thp = (SizeSpec){ .bytes = 475ULL << 20 };
-        t_sim_tick(s, &w, 31);
-        it = t_find(&s->d, DECISION_LEVER, P);
         assert_non_null(it);
         assert_int_equal(it->to, 35);
         assert_false(it->escalated);
@@ -350,20 +353,11 @@ static void test_outgrew_only_past_the_lever(void **state)
 
         (void) state;
         for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-                TSim *s = sim_new(30);
-                TWorld w = t_world_fine(1);
-                const DecisionItem *it;
+                int64_t first;
+                TSim *s = grow_target(false, cases[c].tgt, 292, 3, &first);
+                const DecisionItem *it = t_find(&s->d, DECISION_LEVER, P);
 
-                w.node[0].ge_thp_pages = 58 * MIB_PAGES;
-                s->cfg.reserve_thp = (SizeSpec){ .bytes = 248ULL << 20 };
-                t_sim_tick(s, &w, 5);
-                it = t_find(&s->d, DECISION_LEVER, P);
-                assert_non_null(it);
-                assert_int_equal(it->to, 37);
-                w.node[0].ge_thp_pages = 292 * MIB_PAGES;
-                s->cfg.reserve_thp = (SizeSpec){ .bytes = cases[c].tgt << 20 };
-                t_sim_tick(s, &w, 3);
-                it = t_find(&s->d, DECISION_LEVER, P);
+                assert_int_equal(first, 37);
                 if (cases[c].esc) {
                         assert_non_null(it);
                         assert_true(it->escalated_target);
