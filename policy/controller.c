@@ -478,8 +478,8 @@ static bool corrective(Ctx *c, Lever l)
  * target, so it does not grow with it (190 MiB short of 248 is 77 %, 183
  * short of 475 is 38 %), and the dwell held proactiveness at the first
  * part's 28 through the whole run where 38-65 were wanted. Bounded: the
- * target must grow each time (demand_cap tops it) and the move goes to
- * the aim, not past it. */
+ * target must grow each time (demand_cap tops it); the move goes to the
+ * aim with kicks on, else the step bounds it as any raise. */
 static bool target_outgrew(const Ctx *c, Lever l, const Want *w)
 {
         const LeverTrack *t = &c->s->lever[l];
