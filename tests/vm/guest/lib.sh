@@ -145,6 +145,8 @@ policy_apply() {
 	case $1 in
 	kernel) ;;
 	static-max) knob_set vm/compaction_proactiveness 100 ;;
+	pro[0-9] | pro[0-9][0-9] | pro100) # a static compaction_proactiveness, the rest at kernel values
+		knob_set vm/compaction_proactiveness "${1#pro}" ;;
 	tuned)
 		knob_set vm/compaction_proactiveness 60
 		knob_set vm/watermark_scale_factor 200

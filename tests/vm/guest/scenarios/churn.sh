@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # churn.sh - a huge-page consumer competes with a fragmenter that never stops.
 #
-#   fvm.policy=kernel|static-max|tuned|compact|fragd|fragd-warm   who keeps memory
+#   fvm.policy=kernel|static-max|pro<N>|tuned|compact|fragd|fragd-warm   who keeps memory
 #       defragmented (see policy_apply in lib.sh)
 #   fvm.defrag=never|madvise   THP defrag mode. never: faults may not compact
 #       (how costly __GFP_NORETRY allocations behave since the 2026 kernel

@@ -2,7 +2,7 @@
 # phased.sh - a database's day, shortened: bursts of huge-page demand, a long
 # quiet phase, bursts again, with a fragmenter that never stops (issue 14).
 #
-#   fvm.policy=kernel|static-max|tuned|fragd   who keeps memory defragmented
+#   fvm.policy=kernel|static-max|pro<N>|tuned|fragd   who keeps memory defragmented
 #   fvm.defrag=never|madvise   THP defrag mode (see churn.sh)
 #   fvm.mb, fvm.bursts, fvm.interval_ms   consumer: region size, cycles per
 #       burst phase, pause between cycles
