@@ -12,6 +12,7 @@
 #   bench/effect.sh                     # 3 runs x 4 policies x 2 modes, kernel 6.1
 #   RUNS=5 KERNEL=6.12 bench/effect.sh
 #   POLICIES="tuned fragd" MODES=never VM_ARGS="mb=128 cycles=20" bench/effect.sh   # another shape
+#   POLICIES="tuned pro39 fragd" MODES=never bench/effect.sh   # beside a static proactiveness (pro<N>)
 #   SHAPE=phased bench/effect.sh        # bursts, a long quiet phase, bursts again
 #
 # SHAPE=phased runs tests/vm/guest/scenarios/phased.sh instead: two burst
