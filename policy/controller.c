@@ -286,11 +286,20 @@ static bool rollback_due(Ctx *c, Lever l, PolicyNumbers *num)
                 return false;
         if (now_full < t->psi_full_at_change_permyriad + rise)
                 return false;
-        /* a raise for direct compaction stalls while they go on: the full
-         * pressure is theirs (a direct compaction is a memory stall), not
-         * the raise's */
-        if (t->last_reason == POLICY_REASON_COMPACT_STALLS && c->a->rates.valid &&
-            c->d->eval.stall_milli > policy_rate_milli(c->cfg->max_compact_stall_rate))
+        /* direct compaction stalls now or within the avg10 window before
+         * now: the full pressure is theirs (a direct compaction is a memory
+         * stall, and avg10 holds it for 10 s after the burst that made it
+         * is over), not that of a raise made for them, nor of a
+         * proactiveness raise for any reason (kcompactd's proactive rounds
+         * are no task's memory stall and take direct compaction away; the
+         * sentinel's first raise in a burst under defrag=madvise is for
+         * the learned reserve while the burst's own faults compact). The
+         * reclaim levers can cause the stalls they are blamed for: still
+         * rolled back. */
+        if ((t->last_reason == POLICY_REASON_COMPACT_STALLS || l == LEVER_COMPACTION_PROACTIVENESS) &&
+            ((c->a->rates.valid && c->d->eval.stall_milli > 0) ||
+             (c->s->last_compact_stall_usec > 0 && c->now >= c->s->last_compact_stall_usec &&
+              c->now - c->s->last_compact_stall_usec < POLICY_PSI_AVG_USEC)))
                 return false;
         *num = policy_numbers_blank(-1);
         num->psi_before_permyriad = t->psi_full_at_change_permyriad;

@@ -247,6 +247,8 @@ void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d,
                 s->last_activity_usec = now;
         if (a->rates.valid && (a->rates.compact_stall > 0.0 || a->rates.pgscan_kswapd > 0.0))
                 s->last_highorder_work_usec = now;
+        if (a->rates.valid && a->rates.compact_stall > 0.0)
+                s->last_compact_stall_usec = now;
         /* the learned burst as decide saw it (renewed, kept, or forgotten) */
         s->learned_peak_bytes = e->learned_peak_bytes;
         s->learned_peak_usec = e->learned_peak_usec;

@@ -407,6 +407,10 @@ typedef struct PolicyState {
         /* the last tick with direct compaction stalls or kswapd scanning
          * (Rates.compact_stall, Rates.pgscan_kswapd > 0); 0 = none seen */
         usec_t last_highorder_work_usec;
+        /* the last tick with direct compaction stalls (Rates.compact_stall >
+         * 0); 0 = none seen. PSI's avg10 holds them for POLICY_PSI_AVG_USEC
+         * (controller.c rollback_due()) */
+        usec_t last_compact_stall_usec;
         /* the last applied DECISION_KICK_KCOMPACTD */
         bool have_kick;
         usec_t last_kick_usec;
@@ -631,6 +635,7 @@ void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const
 uint64_t policy_learned_target(const PolicyConfig *cfg, uint64_t need_bytes, uint64_t configured_bytes,
                                uint64_t node_bytes);
 #define POLICY_BURST_WINDOW_USEC (30 * USEC_PER_SEC) /* THP faults this close count as one burst */
+#define POLICY_PSI_AVG_USEC (10 * USEC_PER_SEC)       /* the window of PSI's avg10, which fragd reads */
 /* A page-cache reserve below the THP order is sized by the bytes its
  * demand adds within this window (the time a rebuild by a one-shot takes
  * to come round), and its one-shots come no closer together. */
