@@ -451,11 +451,17 @@ static int tick(Manager *m)
         return 0;
 }
 
+static int arm_sentinel(Manager *m);
+
+/* The tick timer, and the sentinel after it (arm_sentinel() keeps it off
+ * within active_interval of the tick). */
 static int arm_timer(Manager *m, usec_t delay)
 {
         int r = sd_event_source_set_time_relative(m->timer, delay);
         if (r >= 0)
                 r = sd_event_source_set_enabled(m->timer, SD_EVENT_ONESHOT);
+        if (r >= 0 && m->sentinel)
+                (void) arm_sentinel(m);
         return r;
 }
 
@@ -510,11 +516,22 @@ static bool sentinel_on(const Manager *m)
         return dc->active_interval_usec > 0 && dc->active_interval_usec < dc->interval_usec;
 }
 
+/* Armed active_interval from now, unless the tick comes first: the tick
+ * reads /proc/vmstat itself and re-arms the sentinel (arm_timer()), so
+ * the reads fall between the ticks and never beside one: interval /
+ * active_interval wake-ups per interval in all, the tick's included (the
+ * idle scenario of the VM suite counts them). */
 static int arm_sentinel(Manager *m)
 {
-        int r;
+        uint64_t now, next_tick;
+        int enabled = SD_EVENT_OFF, r;
 
         if (!sentinel_on(m))
+                return sd_event_source_set_enabled(m->sentinel, SD_EVENT_OFF);
+        if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) >= 0 &&
+            sd_event_source_get_enabled(m->timer, &enabled) >= 0 && enabled != SD_EVENT_OFF &&
+            sd_event_source_get_time(m->timer, &next_tick) >= 0 &&
+            next_tick <= now + m->cfg.daemon.active_interval_usec)
                 return sd_event_source_set_enabled(m->sentinel, SD_EVENT_OFF);
         r = sd_event_source_set_time_relative(m->sentinel, m->cfg.daemon.active_interval_usec);
         if (r >= 0)
