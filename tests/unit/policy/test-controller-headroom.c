@@ -276,6 +276,16 @@ static void test_psi_rollback(void **state)
         free(s);
 }
 
+/* `seconds` ticks of 1 s with the world as it is: no PSI rollback of l */
+static void assert_no_rollback_for(TSim *s, TWorld *w, Lever l, unsigned seconds)
+{
+        for (unsigned i = 0; i < seconds; i++) {
+                const DecisionItem *it = t_find(t_sim_tick(s, w, 1), DECISION_LEVER, l);
+
+                assert_true(it == NULL || it->reason != POLICY_REASON_PSI_ROLLBACK);
+        }
+}
+
 /* A raise that answered direct compaction stalls is not rolled back by the
  * PSI full those same stalls make while they go on (direct compaction is
  * a memory stall): 1 stall/s against the 0.1/s target raises
@@ -301,19 +311,13 @@ static void test_no_rollback_of_a_stall_raise_by_its_stalls(void **state)
         assert_int_equal(it->reason, POLICY_REASON_COMPACT_STALLS);
 
         w.psi_full = 400;
-        d = t_sim_tick(s, &w, 1);
-        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
-        assert_true(it == NULL || it->reason != POLICY_REASON_PSI_ROLLBACK);
+        assert_no_rollback_for(s, &w, LEVER_COMPACTION_PROACTIVENESS, 1);
 
         /* the stalls gone: their pressure is still in avg10 for its 10 s
          * (session 14: a rollback 1 s after the burst ended, on the
          * burst's own full pressure) */
         w.stall_per_sec = 0;
-        for (unsigned i = 0; i < 9; i++) {
-                d = t_sim_tick(s, &w, 1);
-                it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
-                assert_true(it == NULL || it->reason != POLICY_REASON_PSI_ROLLBACK);
-        }
+        assert_no_rollback_for(s, &w, LEVER_COMPACTION_PROACTIVENESS, 9);
         /* 10 s without a stall, full still up 4 % within the 30 s window
          * of the raise: no longer theirs, rolled back */
         d = t_sim_tick(s, &w, 1);
@@ -329,8 +333,7 @@ static void test_no_rollback_of_a_stall_raise_by_its_stalls(void **state)
  * while the burst's own faults compact (defrag=madvise), and in CI the 6.1
  * churn rolled 40 -> 20 back on full 1.08 % within a second of such a raise,
  * held raising, and stalled 289 times where the run before had 8. The
- * reserve short (2000 of 4096 target pages in THP blocks): a raise for it,
- * no stalls; then 1 stall/s (10x the 0.1/s limit) and full 0 -> 4 %: no
+ * reserve short (2000 pages in THP blocks): a raise for it, no stalls; then 1 stall/s (10x the 0.1/s limit) and full 0 -> 4 %: no
  * rollback (the stalls raise it further); then the stalls gone and full up
  * again within the window: rolled back. Fails with the old rule (only a
  * raise made for the stalls was spared). */
@@ -354,10 +357,7 @@ static void test_no_rollback_of_a_reserve_raise_by_direct_compaction(void **stat
 
         w.stall_per_sec = 1.0;
         w.psi_full = 400;
-        d = t_sim_tick(s, &w, 1);
-        explain_print(d);
-        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
-        assert_true(it == NULL || it->reason != POLICY_REASON_PSI_ROLLBACK);
+        assert_no_rollback_for(s, &w, LEVER_COMPACTION_PROACTIVENESS, 1);
         /* the stalls themselves raise it further (escalation, 38 -> 58) */
         assert_true(s->in[LEVER_COMPACTION_PROACTIVENESS].current > before);
         before = s->in[LEVER_COMPACTION_PROACTIVENESS].current;
@@ -366,11 +366,7 @@ static void test_no_rollback_of_a_reserve_raise_by_direct_compaction(void **stat
          * %) within the 30 s window of that raise: rolled back, to where
          * the last raise started */
         w.stall_per_sec = 0;
-        for (unsigned i = 0; i < 9; i++) {
-                d = t_sim_tick(s, &w, 1);
-                it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
-                assert_true(it == NULL || it->reason != POLICY_REASON_PSI_ROLLBACK);
-        }
+        assert_no_rollback_for(s, &w, LEVER_COMPACTION_PROACTIVENESS, 9);
         w.psi_full = 800;
         d = t_sim_tick(s, &w, 1);
         it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
