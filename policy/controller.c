@@ -272,6 +272,17 @@ static PolicyNumbers psi_numbers(const Ctx *c)
         return num;
 }
 
+/* Direct compaction stalls this tick or within PSI avg10's window before
+ * it: the memory full pressure fragd reads may still be theirs. */
+static bool stalls_in_avg10(const Ctx *c)
+{
+        usec_t last = c->s->last_compact_stall_usec;
+
+        if (c->a->rates.valid && c->d->eval.stall_milli > 0)
+                return true;
+        return last > 0 && c->now - last < POLICY_PSI_AVG_USEC;
+}
+
 static bool rollback_due(Ctx *c, Lever l, PolicyNumbers *num)
 {
         const LeverTrack *t = &c->s->lever[l];
@@ -297,9 +308,7 @@ static bool rollback_due(Ctx *c, Lever l, PolicyNumbers *num)
          * reclaim levers can cause the stalls they are blamed for: still
          * rolled back. */
         if ((t->last_reason == POLICY_REASON_COMPACT_STALLS || l == LEVER_COMPACTION_PROACTIVENESS) &&
-            ((c->a->rates.valid && c->d->eval.stall_milli > 0) ||
-             (c->s->last_compact_stall_usec > 0 && c->now >= c->s->last_compact_stall_usec &&
-              c->now - c->s->last_compact_stall_usec < POLICY_PSI_AVG_USEC)))
+            stalls_in_avg10(c))
                 return false;
         *num = policy_numbers_blank(-1);
         num->psi_before_permyriad = t->psi_full_at_change_permyriad;

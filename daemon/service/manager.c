@@ -793,8 +793,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
                         (void) manager_workload_start(&m->wl, &m->cfg);
                 }
                 log_info("Configuration reloaded (preset %s)", preset_name(m->cfg.policy.preset));
-                (void) arm_timer(m, m->cfg.daemon.interval_usec);
-                (void) arm_sentinel(m);
+                (void) arm_timer(m, m->cfg.daemon.interval_usec); /* and the sentinel */
         }
         (void) sd_notify(0, "READY=1");
         return 0;

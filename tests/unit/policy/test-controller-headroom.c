@@ -239,6 +239,20 @@ static void test_pressure_spike(void **state)
         free(s);
 }
 
+/* The raise one 5 s tick makes on lever l in w, PSI full's ceiling at 10 %
+ * (so that a rise to 4 % or 8 % is a rollback's to judge, not the
+ * ceiling's); valid until the next tick */
+static const DecisionItem *raise_for_rollback(TSim *s, const TWorld *w, Lever l)
+{
+        const DecisionItem *it;
+
+        s->cfg.psi_full_ceiling_permyriad = 1000;
+        it = t_find(t_sim_tick(s, w, 5), DECISION_LEVER, l);
+        assert_non_null(it);
+        assert_true(it->to > it->from);
+        return it;
+}
+
 static void test_psi_rollback(void **state)
 {
         TSim *s = sim_new();
@@ -247,12 +261,8 @@ static void test_psi_rollback(void **state)
         const DecisionItem *it;
         int64_t before;
 
-        s->cfg.psi_full_ceiling_permyriad = 1000;
         w.node[0].ge_thp_pages = 2000;
-        d = t_sim_tick(s, &w, 5);
-        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
-        assert_non_null(it);
-        before = it->from;
+        before = raise_for_rollback(s, &w, LEVER_COMPACTION_PROACTIVENESS)->from;
 
         /* memory full pressure jumps 0 -> 4 % right after the raise */
         w.psi_full = 400;
@@ -303,12 +313,9 @@ static void test_no_rollback_of_a_stall_raise_by_its_stalls(void **state)
         const DecisionItem *it;
 
         (void) state;
-        s->cfg.psi_full_ceiling_permyriad = 1000;
         w.stall_per_sec = 1.0;
-        d = t_sim_tick(s, &w, 5);
-        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
-        assert_non_null(it);
-        assert_int_equal(it->reason, POLICY_REASON_COMPACT_STALLS);
+        assert_int_equal(raise_for_rollback(s, &w, LEVER_COMPACTION_PROACTIVENESS)->reason,
+                         POLICY_REASON_COMPACT_STALLS);
 
         w.psi_full = 400;
         assert_no_rollback_for(s, &w, LEVER_COMPACTION_PROACTIVENESS, 1);
@@ -333,8 +340,8 @@ static void test_no_rollback_of_a_stall_raise_by_its_stalls(void **state)
  * while the burst's own faults compact (defrag=madvise), and in CI the 6.1
  * churn rolled 40 -> 20 back on full 1.08 % within a second of such a raise,
  * held raising, and stalled 289 times where the run before had 8. The
- * reserve short (2000 pages in THP blocks): a raise for it, no stalls; then 1 stall/s (10x the 0.1/s limit) and full 0 -> 4 %: no
- * rollback (the stalls raise it further); then the stalls gone and full up
+ * reserve short (2000 pages in THP blocks): a raise for it, no stalls;
+ * then 1 stall/s (10x the 0.1/s limit) and full 0 -> 4 %: no rollback (the stalls raise it further); then the stalls gone and full up
  * again within the window: rolled back. Fails with the old rule (only a
  * raise made for the stalls was spared). */
 static void test_no_rollback_of_a_reserve_raise_by_direct_compaction(void **state)
@@ -346,13 +353,9 @@ static void test_no_rollback_of_a_reserve_raise_by_direct_compaction(void **stat
         int64_t before;
 
         (void) state;
-        s->cfg.psi_full_ceiling_permyriad = 1000;
         w.node[0].ge_thp_pages = 2000;
-        d = t_sim_tick(s, &w, 5);
-        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
-        assert_non_null(it);
+        it = raise_for_rollback(s, &w, LEVER_COMPACTION_PROACTIVENESS);
         assert_int_not_equal(it->reason, POLICY_REASON_COMPACT_STALLS);
-        assert_true(it->to > it->from);
         before = it->from;
 
         w.stall_per_sec = 1.0;
@@ -390,11 +393,8 @@ static void test_rollback_of_a_reclaim_raise_despite_stalls(void **state)
         int64_t before;
 
         (void) state;
-        s->cfg.psi_full_ceiling_permyriad = 1000;
         w.node[0] = t_node_memory_short();
-        d = t_sim_tick(s, &w, 5);
-        it = t_find(d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR);
-        assert_non_null(it);
+        it = raise_for_rollback(s, &w, LEVER_WATERMARK_SCALE_FACTOR);
         assert_int_equal(it->reason, POLICY_REASON_FREE_MEMORY_SHORT);
         before = it->from;
 
