@@ -137,6 +137,29 @@ static unsigned score_for(uint64_t t, uint64_t free)
         return 100 - (unsigned) ((t * 100 + free - 1) / free);
 }
 
+/* The score a THP-order reserve t short on node ne aims at. The score its
+ * bytes need (score_target) may leave the kernel's own score at or under
+ * the high threshold of the level it gives: the kernel weighs each zone's
+ * score by its present pages, not its free memory, and rounds each term
+ * down, so the node's score can sit a point or more under what fragd works
+ * out from the bytes. kcompactd compacts only while the score is over that
+ * threshold, so such a level starts nothing: a raise to it (20 -> 22 at a
+ * score of 87, bench/README.md session 14) and the kicks at it are
+ * no-ops while the reserve is short. Then the aim is one point under the
+ * kernel's score: the lowest level that starts a round, which ends at its
+ * low threshold, ten points lower. Met (have >= t), or not the kernel's
+ * THP order, the bytes' score stands. */
+static unsigned short_score_target(const Assessment *a, const PolicyEval *e, const PolicyNodeEval *ne,
+                                   unsigned k, uint64_t t, unsigned score_target)
+{
+        if (k != K_THP || e->order[K_THP] != a->hpage_order || score_target == 0 || ne->score == 0 ||
+            ne->have_bytes[K_THP] >= t)
+                return score_target;
+        if (policy_score_wmark((unsigned) policy_proactiveness_for_score(score_target), false) < ne->score)
+                return score_target;
+        return ne->score - 1;
+}
+
 /* The proactiveness that keeps reserve t of level k: the kernel's score
  * counts THP-order blocks, and those serve every smaller order, so the
  * level that leaves t in THP-order blocks keeps an order_large reserve as
@@ -415,15 +438,16 @@ static void offer_standing(const PolicyConfig *cfg, const Assessment *a, const P
         PolicyNumbers num;
         uint64_t t = ne->target_bytes[K_THP];
         int32_t err = level_err(ne->have_bytes[K_THP], t, ne->eta_usec[K_THP], cfg->trend_horizon_usec);
+        unsigned score_target = short_score_target(a, e, ne, K_THP, t, ne->score_target);
 
-        if (err <= 0 || ne->score_target == 0 || e->order[K_THP] != a->hpage_order)
+        if (err <= 0 || score_target == 0 || e->order[K_THP] != a->hpage_order)
                 return;
-        num = reserve_numbers(e, ne, K_THP, t, ne->eta_usec[K_THP], ne->score_target);
+        num = reserve_numbers(e, ne, K_THP, t, ne->eta_usec[K_THP], score_target);
         learned_numbers(cfg, e, ne, now, &num);
         num.standing = true;
         want_offer(standing, err,
                    ne->have_bytes[K_THP] >= t ? POLICY_REASON_RESERVE_TREND : POLICY_REASON_RESERVE_LEARNED, &num,
-                   policy_proactiveness_for_score(ne->score_target));
+                   policy_proactiveness_for_score(score_target));
 }
 
 /* Free memory short for target t on node ne: the fragmentation want for
@@ -454,7 +478,7 @@ static void offer_part(const Assessment *a, const PolicyEval *e, const PolicyNod
         err = level_err(ne->have_bytes[k], part, USEC_INFINITY, 0);
         if (err <= 0)
                 return;
-        score_target = score_for(part, ne->free_bytes);
+        score_target = short_score_target(a, e, ne, k, part, score_for(part, ne->free_bytes));
         num = reserve_numbers(e, ne, k, part, USEC_INFINITY, score_target);
         num.short_target_bytes = t;
         if (cfg_learned)
@@ -486,6 +510,7 @@ static void offer_target_aim(const Assessment *a, const PolicyEval *e, const Pol
                 score_target = score_for(t, ne->free_bytes);
         } else if (k != K_THP)
                 score_target = score_for(t, ne->free_bytes);
+        score_target = short_score_target(a, e, ne, k, t, score_target);
         v = reserve_aim(a, e, ne, k, t, score_target);
         if (v > aim->aim) {
                 aim->aim = v;
@@ -526,12 +551,13 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                                  * the rest answers the configured target */
                                 Trend tr = { .valid = true, .slope_per_sec = (double) ne->trend_bytes_per_sec[k] };
 
+                                unsigned st = short_score_target(a, e, ne, K_THP, t, ne->score_target);
+
                                 offer_standing(cfg, a, e, ne, now, standing);
-                                if (ne->score_target > 0 && e->order[K_THP] == a->hpage_order &&
-                                    policy_proactiveness_for_score(ne->score_target) > aim->aim) {
-                                        aim->aim = policy_proactiveness_for_score(ne->score_target);
-                                        aim->num = reserve_numbers(e, ne, K_THP, t, USEC_INFINITY,
-                                                                   ne->score_target);
+                                if (st > 0 && e->order[K_THP] == a->hpage_order &&
+                                    policy_proactiveness_for_score(st) > aim->aim) {
+                                        aim->aim = policy_proactiveness_for_score(st);
+                                        aim->num = reserve_numbers(e, ne, K_THP, t, USEC_INFINITY, st);
                                 }
                                 learned = false;
                                 t = ne->config_target_bytes;
@@ -544,6 +570,7 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                         err = level_err(ne->have_bytes[k], t, eta, horizon);
                         if (err <= 0)
                                 continue;
+                        score_target = short_score_target(a, e, ne, k, t, score_target);
                         num = reserve_numbers(e, ne, k, t, eta, score_target);
                         if (learned)
                                 learned_numbers(cfg, e, ne, now, &num);

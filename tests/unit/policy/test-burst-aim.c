@@ -79,6 +79,84 @@ static void test_raise_stops_at_the_aim_while_kicking(void **state)
         free(s);
 }
 
+/* The kernel's score at or under the threshold of the level the bytes ask
+ * for (it weighs zones by present pages and rounds each term down, so the
+ * node's score can sit under fragd's own figure): that level starts no
+ * round, so the aim is one point under the kernel's score. 4096 MiB free
+ * on an 8 GiB node, 400 MiB in order>=9 blocks (600 in order>=4), the
+ * 512 MiB burst: the
+ * bytes' score target 100 - ceil(100 x 512 / 4096) = 100 - 13 = 87, level
+ * 23 (high threshold 77 + 10 = 87). With the kernel's score at 87 that
+ * level is a no-op (kcompactd compacts while the score is over 87); the
+ * aim is then the level for 86: 24 (76 + 10). err 3000 + 7000 x 112 / 512 =
+ * 4531, a step of ceil(20 x 0.4531) = 10, capped at the aim while kicking:
+ * 20 -> 24 (before: 20 -> 23). Then no move for ten ticks, 24 kicked (the
+ * aim the targets have is the same 24: not lowered back to 23). With the
+ * score at 88 the bytes' level starts a round: 20 -> 23, its own score
+ * target 87. */
+static TSim *score_case_new(TWorld *ret_w, unsigned score)
+{
+        TSim *s = case_new(ret_w, 5 * S, 4096);
+
+        ret_w->node[0].managed_pages = 2 * T_MANAGED;
+        ret_w->node[0].ge_large_pages = 600 * PAGES_MIB;
+        ret_w->node[0].ge_thp_pages = 400 * PAGES_MIB;
+        ret_w->node[0].score = score;
+        return s;
+}
+
+static void test_aim_under_the_kernels_score(void **state)
+{
+        TWorld w;
+        TSim *s = score_case_new(&w, 87);
+        const Decision *d;
+        const DecisionItem *it;
+
+        (void) state;
+        d = t_sim_tick(s, &w, 5);
+        explain_print(d);
+        assert_int_equal(d->eval.nodes[0].score, 87);
+        assert_int_equal(d->eval.nodes[0].score_target, 87);
+        it = lf_pro_move(d, 24);
+        assert_int_equal(it->from, 20);
+        assert_int_equal(it->err, 4531);
+        assert_int_equal(it->num.score, 87);
+        assert_int_equal(it->num.score_target, 86);
+        for (unsigned i = 0; i < 10; i++) {
+                d = t_sim_tick(s, &w, 5);
+                assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+                it = t_find(d, DECISION_KICK_KCOMPACTD, LEVER_COMPACTION_PROACTIVENESS);
+                assert_non_null(it);
+                assert_int_equal(it->to, 24);
+        }
+        free(s);
+
+        s = score_case_new(&w, 88);
+        d = t_sim_tick(s, &w, 5);
+        it = lf_pro_move(d, 23);
+        assert_int_equal(it->from, 20);
+        assert_int_equal(it->num.score, 88);
+        assert_int_equal(it->num.score_target, 87);
+        free(s);
+}
+
+/* Met (order>=9 blocks at 600 MiB >= 512 x 1.1), the same score of 87:
+ * nothing is short, nothing is raised, whatever the score says. */
+static void test_no_aim_under_the_score_when_met(void **state)
+{
+        TWorld w;
+        TSim *s = score_case_new(&w, 87);
+        const Decision *d;
+
+        (void) state;
+        w.node[0].ge_thp_pages = w.node[0].ge_large_pages = 600 * PAGES_MIB;
+        for (unsigned i = 0; i < 5; i++) {
+                d = t_sim_tick(s, &w, 5);
+                assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+        }
+        free(s);
+}
+
 /* Kicks off (kick_interval 0): nothing wakes kcompactd past its deferral
  * but a change of the value, so the integral goes on past the aim as
  * before: 20 -> 40 -> 58 (max(40 + 18, 44)) -> 76 -> 80 (the bound). */
@@ -1124,6 +1202,8 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_raise_stops_at_the_aim_while_kicking),
+                cmocka_unit_test(test_aim_under_the_kernels_score),
+                cmocka_unit_test(test_no_aim_under_the_score_when_met),
                 cmocka_unit_test(test_integral_past_the_aim_without_kicks),
                 cmocka_unit_test(test_above_the_aim_kicks_only),
                 cmocka_unit_test(test_no_kicks_the_strongest_want_raises),
