@@ -152,8 +152,7 @@ static unsigned score_for(uint64_t t, uint64_t free)
 static unsigned short_score_target(const Assessment *a, const PolicyEval *e, const PolicyNodeEval *ne,
                                    unsigned k, uint64_t t, unsigned score_target)
 {
-        if (k != K_THP || e->order[K_THP] != a->hpage_order || score_target == 0 || ne->score == 0 ||
-            ne->have_bytes[K_THP] >= t)
+        if (k != K_THP || e->order[K_THP] != a->hpage_order || ne->score == 0 || ne->have_bytes[K_THP] >= t)
                 return score_target;
         if (policy_score_wmark((unsigned) policy_proactiveness_for_score(score_target), false) < ne->score)
                 return score_target;

@@ -73,7 +73,8 @@ typedef struct TNode {
         uint64_t managed_pages; /* 0 = T_MANAGED */
         bool thp_grown_valid;   /* NodeMeasures.thp_grown: THPs that appeared on the node */
         uint64_t thp_grown;
-        unsigned score; /* NodeMeasures.frag_score; 0: from the blocks (one zone, by free memory) */
+        unsigned score; /* NodeMeasures.frag_score when score_set or non-zero; else from the blocks */
+        bool score_set;
 } TNode;
 
 typedef struct TWorld {
@@ -137,7 +138,7 @@ static inline void t_assess(const TWorld *w, usec_t now, Assessment *a)
                         n->free_pages_ge[k] = k == 0 ? t->free_pages : k <= 4 ? ge_large : k <= 9 ? ge_thp : ge_thp / 2;
                 n->present_pages = n->managed_pages = managed;
                 n->frag_score = t->free_pages ? (unsigned) (100 - ge_thp * 100 / t->free_pages) : 0;
-                if (t->score)
+                if (t->score || t->score_set)
                         n->frag_score = t->score; /* the kernel weighs zones by present pages */
                 n->reclaimable_pages = t->reclaimable_pages;
                 n->wmark_min = min;

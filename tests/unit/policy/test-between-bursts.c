@@ -153,6 +153,39 @@ static void test_standing_raises_to_the_aim_only(void **state)
         free(s);
 }
 
+/* The same with the kernel's score at 66, the threshold of the level the
+ * bytes give (44: 56 + 10): that level starts no round while the learned
+ * reserve is short, so the standing level is the one for 65: 45 (55 + 10;
+ * 44 gives 66). 20 -> 40 (step_up), then 40 -> 45, its score target 65,
+ * and no further (docs/policy.md "Kicks and the aim": an aim that starts
+ * a round). */
+static void test_standing_level_under_the_kernels_score(void **state)
+{
+        TWorld w;
+        TSim *s = case_default(&w, 400 * S);
+        const Decision *d;
+        const DecisionItem *it;
+
+        (void) state;
+        w.node[0].score = 66;
+        d = t_sim_tick(s, &w, 5);
+        assert_true(d->eval.learned_standing);
+        it = lf_pro_move(d, 40);
+        assert_true(it->num.standing);
+        assert_int_equal(it->num.score, 66);
+        assert_int_equal(it->num.score_target, 65);
+        d = t_sim_tick(s, &w, 10);
+        explain_print(d);
+        it = lf_pro_move(d, 45);
+        assert_int_equal(it->num.score_target, 65);
+        for (unsigned i = 0; i < 20; i++) {
+                d = t_sim_tick(s, &w, 5);
+                assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+        }
+        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 45);
+        free(s);
+}
+
 /* The quiet phase of the phased bench: a burst raises proactiveness to its
  * aim (44, as above: no further while kicking, docs/policy.md "Kicks and
  * the aim") and kicks while the peak is held; past the hold, with no
@@ -632,6 +665,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_standing_when),
                 cmocka_unit_test(test_standing_raises_to_the_aim_only),
+                cmocka_unit_test(test_standing_level_under_the_kernels_score),
                 cmocka_unit_test(test_quiet_after_burst_stops_kicking),
                 cmocka_unit_test(test_standing_keeps_configured_reserve),
                 cmocka_unit_test(test_next_burst_served),

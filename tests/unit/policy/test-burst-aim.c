@@ -90,10 +90,11 @@ static void test_raise_stops_at_the_aim_while_kicking(void **state)
  * level is a no-op (kcompactd compacts while the score is over 87); the
  * aim is then the level for 86: 24 (76 + 10). err 3000 + 7000 x 112 / 512 =
  * 4531, a step of ceil(20 x 0.4531) = 10, capped at the aim while kicking:
- * 20 -> 24 (before: 20 -> 23). Then no move for ten ticks, 24 kicked (the
- * aim the targets have is the same 24: not lowered back to 23). With the
- * score at 88 the bytes' level starts a round: 20 -> 23, its own score
- * target 87. */
+ * 20 -> 24 (before: 20 -> 23). Then no move for 150 s, past the 120 s
+ * reversal cooldown, 24 kicked (the aim the targets have is the same 24:
+ * not lowered back to 23). With the score at 88 the bytes' level starts a
+ * round: 20 -> 23, its own score target 87; at 0 (every zone's term
+ * rounded down to nothing) there is no point under it: 23 as well. */
 static TSim *score_case_new(TWorld *ret_w, unsigned score)
 {
         TSim *s = case_new(ret_w, 5 * S, 4096);
@@ -122,7 +123,7 @@ static void test_aim_under_the_kernels_score(void **state)
         assert_int_equal(it->err, 4531);
         assert_int_equal(it->num.score, 87);
         assert_int_equal(it->num.score_target, 86);
-        for (unsigned i = 0; i < 10; i++) {
+        for (unsigned i = 0; i < 30; i++) {
                 d = t_sim_tick(s, &w, 5);
                 assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
                 it = t_find(d, DECISION_KICK_KCOMPACTD, LEVER_COMPACTION_PROACTIVENESS);
@@ -131,11 +132,40 @@ static void test_aim_under_the_kernels_score(void **state)
         }
         free(s);
 
-        s = score_case_new(&w, 88);
+        for (unsigned score = 88, i = 0; i < 2; i++, score = 0) {
+                s = score_case_new(&w, score);
+                w.node[0].score_set = true;
+                d = t_sim_tick(s, &w, 5);
+                it = lf_pro_move(d, 23);
+                assert_int_equal(it->from, 20);
+                assert_int_equal(it->num.score, score);
+                assert_int_equal(it->num.score_target, 87);
+                free(s);
+        }
+}
+
+/* Met now and only predicted short (the trend): the bytes' level. 600 MiB
+ * in order>=9 blocks, then exactly the 512 MiB target 5 s later (-17.6
+ * MiB/s, below the target at once: err ERR_PRED = 3000, a step of 6),
+ * the kernel's score 87 as above: 20 -> 23 (the aim, 26 capped while
+ * kicking), its score target 87, not one under the kernel's score. */
+static void test_no_aim_under_the_score_when_only_predicted(void **state)
+{
+        TWorld w;
+        TSim *s = score_case_new(&w, 87);
+        const Decision *d;
+        const DecisionItem *it;
+
+        (void) state;
+        w.node[0].ge_thp_pages = 600 * PAGES_MIB;
         d = t_sim_tick(s, &w, 5);
+        assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+        w.node[0].ge_thp_pages = 512 * PAGES_MIB;
+        d = t_sim_tick(s, &w, 5);
+        explain_print(d);
         it = lf_pro_move(d, 23);
         assert_int_equal(it->from, 20);
-        assert_int_equal(it->num.score, 88);
+        assert_int_equal(it->err, 3000);
         assert_int_equal(it->num.score_target, 87);
         free(s);
 }
@@ -509,7 +539,7 @@ static void test_order_large_miss_has_an_aim(void **state)
         lf_pro_move(d, 40);
         d = t_sim_tick(s, &w, 10);
         lf_pro_move(d, 44);
-        for (unsigned i = 0; i < 10; i++) {
+        for (unsigned i = 0; i < 30; i++) {
                 d = t_sim_tick(s, &w, 5);
                 assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
                 assert_non_null(t_find(d, DECISION_KICK_KCOMPACTD, LEVER_COMPACTION_PROACTIVENESS));
@@ -586,6 +616,7 @@ static void test_no_aim_for_another_thp_order(void **state)
 
         (void) state;
         s->cfg.order_thp = 8;
+        w.node[0].score = 66; /* at the bytes' level's threshold: no kernel order, no aim under it */
         for (unsigned i = 0; i < ELEMENTSOF(steps); i++) {
                 const Decision *d = t_sim_tick(s, &w, i == 0 ? 5 : 10);
                 const DecisionItem *it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
@@ -594,6 +625,7 @@ static void test_no_aim_for_another_thp_order(void **state)
                 assert_int_equal(d->eval.order[1], 8);
                 assert_non_null(it);
                 assert_int_equal(it->to, steps[i]);
+                assert_int_equal(it->num.score_target, 66);
         }
         free(s);
 }
@@ -637,6 +669,11 @@ static void test_order_large_aim_is_its_own(void **state)
         assert_int_equal(it->num.order, 4);
         assert_int_equal(it->err, 4873);
         assert_int_equal(it->to, 38);
+        /* the kernel's score (100 - 60 x 100 / 300 = 80) under the THP
+         * target's level (86: 24, threshold 86) changes nothing for an
+         * order-4 reserve: the score target it carries is the THP one's */
+        assert_int_equal(it->num.score, 80);
+        assert_int_equal(it->num.score_target, 86);
         free(s);
 }
 
@@ -1204,6 +1241,7 @@ int main(void)
                 cmocka_unit_test(test_raise_stops_at_the_aim_while_kicking),
                 cmocka_unit_test(test_aim_under_the_kernels_score),
                 cmocka_unit_test(test_no_aim_under_the_score_when_met),
+                cmocka_unit_test(test_no_aim_under_the_score_when_only_predicted),
                 cmocka_unit_test(test_integral_past_the_aim_without_kicks),
                 cmocka_unit_test(test_above_the_aim_kicks_only),
                 cmocka_unit_test(test_no_kicks_the_strongest_want_raises),
