@@ -186,6 +186,29 @@ static void test_standing_level_under_the_kernels_score(void **state)
         free(s);
 }
 
+/* Another THP order (order_thp = 8, not the kernel's 9): the kernel's
+ * score does not count its blocks, so no standing level is offered for
+ * the learned reserve between bursts (the default case's would be 20 ->
+ * 40 -> 44, test_standing_raises_to_the_aim_only): proactiveness stays at
+ * 20 for a minute. */
+static void test_no_standing_level_for_another_thp_order(void **state)
+{
+        TWorld w;
+        TSim *s = case_default(&w, 400 * S);
+        const Decision *d;
+
+        (void) state;
+        s->cfg.order_thp = 8;
+        for (unsigned i = 0; i < 12; i++) {
+                d = t_sim_tick(s, &w, 5);
+                assert_true(d->eval.learned_standing);
+                assert_int_equal(d->eval.order[1], 8);
+                assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+        }
+        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 20);
+        free(s);
+}
+
 /* The quiet phase of the phased bench: a burst raises proactiveness to its
  * aim (44, as above: no further while kicking, docs/policy.md "Kicks and
  * the aim") and kicks while the peak is held; past the hold, with no
@@ -666,6 +689,7 @@ int main(void)
                 cmocka_unit_test(test_standing_when),
                 cmocka_unit_test(test_standing_raises_to_the_aim_only),
                 cmocka_unit_test(test_standing_level_under_the_kernels_score),
+                cmocka_unit_test(test_no_standing_level_for_another_thp_order),
                 cmocka_unit_test(test_quiet_after_burst_stops_kicking),
                 cmocka_unit_test(test_standing_keeps_configured_reserve),
                 cmocka_unit_test(test_next_burst_served),

@@ -328,6 +328,33 @@ static void test_free_short_offers_the_part_free_memory_holds(void **state)
         free(s);
 }
 
+/* The part's reason at the configured reserve's edge: the same case with
+ * reserve_thp 100 MiB, exactly what is in order>=9 blocks: the learned part
+ * of the target is what is missed (have >= the configured target), reason
+ * reserve_learned; with 101 MiB configured, reserve_below_target. */
+static void test_free_short_part_reason_at_the_configured_reserve(void **state)
+{
+        for (unsigned mib = 100; mib <= 101; mib++) {
+                TWorld w;
+                TSim *s = case_new(&w, 5 * S, 500);
+                const Decision *d;
+                const DecisionItem *it;
+
+                (void) state;
+                s->cfg.lever[LEVER_MIN_FREE_KBYTES].enabled = false;
+                s->cfg.reserve_thp = (SizeSpec){ .bytes = (uint64_t) mib * MIB };
+                w.fallback_ratio = 0.12;
+                d = t_sim_tick(s, &w, 5);
+                it = lf_pro_move(d, 40);
+                assert_int_equal(it->num.target_bytes, 401 * MIB);
+                assert_int_equal(it->num.have_bytes, 100 * MIB);
+                assert_int_equal(it->num.config_target_bytes, (uint64_t) mib * MIB);
+                assert_int_equal(it->reason,
+                                 mib == 100 ? POLICY_REASON_RESERVE_LEARNED : POLICY_REASON_RESERVE_BELOW_TARGET);
+                free(s);
+        }
+}
+
 /* Free memory short as above and no THP fault falling back: the reclaim
  * lever alone, no compaction (a cycle served from the blocks there asks
  * for nothing more; before, the part raised 20 -> 40 on the first tick). */
@@ -1246,6 +1273,7 @@ int main(void)
                 cmocka_unit_test(test_above_the_aim_kicks_only),
                 cmocka_unit_test(test_no_kicks_the_strongest_want_raises),
                 cmocka_unit_test(test_free_short_offers_the_part_free_memory_holds),
+                cmocka_unit_test(test_free_short_part_reason_at_the_configured_reserve),
                 cmocka_unit_test(test_free_short_no_compaction_without_fallbacks),
                 cmocka_unit_test(test_free_short_kicks_when_faults_fall_back),
                 cmocka_unit_test(test_fallback_raise_stops_at_the_aim_while_kicking),
