@@ -106,6 +106,22 @@ static TSim *score_case_new(TWorld *ret_w, unsigned score)
         return s;
 }
 
+/* The next tick (5 s on) must raise proactiveness 20 -> to, with the
+ * kernel's score and the score target the raise carries. */
+static const DecisionItem *score_raise(TSim *s, TWorld *w, int64_t to, unsigned score, unsigned score_target)
+{
+        const Decision *d = t_sim_tick(s, w, 5);
+        const DecisionItem *it;
+
+        explain_print(d);
+        assert_int_equal(d->eval.nodes[0].score, score);
+        it = lf_pro_move(d, to);
+        assert_int_equal(it->from, 20);
+        assert_int_equal(it->num.score, score);
+        assert_int_equal(it->num.score_target, score_target);
+        return it;
+}
+
 static void test_aim_under_the_kernels_score(void **state)
 {
         TWorld w;
@@ -114,15 +130,8 @@ static void test_aim_under_the_kernels_score(void **state)
         const DecisionItem *it;
 
         (void) state;
-        d = t_sim_tick(s, &w, 5);
-        explain_print(d);
-        assert_int_equal(d->eval.nodes[0].score, 87);
-        assert_int_equal(d->eval.nodes[0].score_target, 87);
-        it = lf_pro_move(d, 24);
-        assert_int_equal(it->from, 20);
+        it = score_raise(s, &w, 24, 87, 86);
         assert_int_equal(it->err, 4531);
-        assert_int_equal(it->num.score, 87);
-        assert_int_equal(it->num.score_target, 86);
         for (unsigned i = 0; i < 30; i++) {
                 d = t_sim_tick(s, &w, 5);
                 assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
@@ -135,11 +144,7 @@ static void test_aim_under_the_kernels_score(void **state)
         for (unsigned score = 88, i = 0; i < 2; i++, score = 0) {
                 s = score_case_new(&w, score);
                 w.node[0].score_set = true;
-                d = t_sim_tick(s, &w, 5);
-                it = lf_pro_move(d, 23);
-                assert_int_equal(it->from, 20);
-                assert_int_equal(it->num.score, score);
-                assert_int_equal(it->num.score_target, 87);
+                (void) score_raise(s, &w, 23, score, 87);
                 free(s);
         }
 }
@@ -154,19 +159,13 @@ static void test_no_aim_under_the_score_when_only_predicted(void **state)
         TWorld w;
         TSim *s = score_case_new(&w, 87);
         const Decision *d;
-        const DecisionItem *it;
 
         (void) state;
         w.node[0].ge_thp_pages = 600 * PAGES_MIB;
         d = t_sim_tick(s, &w, 5);
         assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
         w.node[0].ge_thp_pages = 512 * PAGES_MIB;
-        d = t_sim_tick(s, &w, 5);
-        explain_print(d);
-        it = lf_pro_move(d, 23);
-        assert_int_equal(it->from, 20);
-        assert_int_equal(it->err, 3000);
-        assert_int_equal(it->num.score_target, 87);
+        assert_int_equal(score_raise(s, &w, 23, 87, 87)->err, 3000);
         free(s);
 }
 
