@@ -430,14 +430,14 @@ static PolicyNumbers reserve_numbers(const PolicyEval *e, const PolicyNodeEval *
 /* Between bursts (PolicyEval.learned_standing) the learned part of a
  * node's THP target asks only for the proactiveness whose kernel score
  * keeps it: kcompactd then works only while the score is over that
- * threshold, and defers itself after rounds without progress. */
+ * threshold, and defers itself after rounds without progress.
+ * score_target: the one its level is for (short_score_target()). */
 static void offer_standing(const PolicyConfig *cfg, const Assessment *a, const PolicyEval *e,
-                           const PolicyNodeEval *ne, usec_t now, Want *standing)
+                           const PolicyNodeEval *ne, unsigned score_target, usec_t now, Want *standing)
 {
         PolicyNumbers num;
         uint64_t t = ne->target_bytes[K_THP];
         int32_t err = level_err(ne->have_bytes[K_THP], t, ne->eta_usec[K_THP], cfg->trend_horizon_usec);
-        unsigned score_target = short_score_target(a, e, ne, K_THP, t, ne->score_target);
 
         if (err <= 0 || score_target == 0 || e->order[K_THP] != a->hpage_order)
                 return;
@@ -549,10 +549,9 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                                 /* between bursts: the learned part stands;
                                  * the rest answers the configured target */
                                 Trend tr = { .valid = true, .slope_per_sec = (double) ne->trend_bytes_per_sec[k] };
-
                                 unsigned st = short_score_target(a, e, ne, K_THP, t, ne->score_target);
 
-                                offer_standing(cfg, a, e, ne, now, standing);
+                                offer_standing(cfg, a, e, ne, st, now, standing);
                                 if (st > 0 && e->order[K_THP] == a->hpage_order &&
                                     policy_proactiveness_for_score(st) > aim->aim) {
                                         aim->aim = policy_proactiveness_for_score(st);
