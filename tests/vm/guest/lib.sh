@@ -239,6 +239,13 @@ fragd_start() {
 	fi
 	[ -n "${FVM_FRAGD_INTERVAL:-}" ] && set -- "$@" --interval "$FVM_FRAGD_INTERVAL"
 	[ -n "${FVM_FRAGD_LOG:-}" ] && set -- "$@" --log-level "$FVM_FRAGD_LOG"
+	# fvm.fragd_set=SEC.KEY=VAL[,SEC.KEY=VAL...]: --set for each, a bench
+	# probing a configuration without a new build
+	if [ -n "${FVM_FRAGD_SET:-}" ]; then
+		old_ifs=$IFS IFS=,
+		for kv in $FVM_FRAGD_SET; do set -- "$@" --set "$kv"; done
+		IFS=$old_ifs
+	fi
 	log "starting fragd $*"
 	fragd "$@" >/tmp/fragd.log 2>&1 &
 	FRAGD_PID=$!
