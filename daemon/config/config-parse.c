@@ -353,14 +353,15 @@ void config_parse_buffer(Loader *l, const char *buf, size_t len)
         }
 }
 
-/* ---- --set section.key=value ---- */
+/* ---- --set section.key=value, section.name.key=value or
+ * section "name".key=value ---- */
 
 void config_load_set(Loader *l, AssignList *list)
 {
         for (size_t i = 0; i < l->args->n_set; i++) {
                 const char *arg = l->args->set[i];
                 char buf[FRAGD_PATH_MAX + 128];
-                char *eq, *dot1, *dot2, *section, *key, *sub = NULL;
+                char *eq, *quote, *dot1, *dot2, *section, *key, *sub = NULL;
 
                 l->out = list;
                 l->origin = CONFIG_ORIGIN_CMDLINE;
@@ -380,6 +381,28 @@ void config_load_set(Loader *l, AssignList *list)
                         continue;
                 }
                 *eq = '\0';
+                /* SECTION "NAME".KEY, the section as a file writes it */
+                quote = strchr(buf, '"');
+                if (quote) {
+                        char *close = strchr(quote + 1, '"');
+                        const char *why = !close               ? "no closing quote"
+                                          : close[1] != '.'    ? "no dot after the name"
+                                          : close[2] == '\0'   ? "no key"
+                                                               : NULL;
+
+                        if (why) {
+                                error_here(l, "expected SECTION \"NAME\".KEY=VALUE (%s)", why);
+                                continue;
+                        }
+                        *quote = *close = '\0';
+                        for (char *e = quote; e > buf && e[-1] == ' '; e--)
+                                e[-1] = '\0';
+                        section_begin(l, buf, quote + 1);
+                        if (l->section_ok && l->kind == SECTION_CGROUP)
+                                list_add(l, NULL, "");
+                        key_value(l, close + 2, eq + 1);
+                        continue;
+                }
                 /* SECTION.KEY, or SECTION.NAME.KEY where NAME may hold dots
                  * (cgroup paths): the key is after the last dot */
                 dot1 = strchr(buf, '.');

@@ -364,6 +364,56 @@ static void test_set_overrides(void **state)
         tr_free(t);
 }
 
+/* --set with the section as the file writes it: [knob "NAME"] and
+ * [cgroup "PATH"] copied from fragd.conf (a cgroup path with dots is
+ * unambiguous in quotes). Before, 'knob "x".max' was an unknown section
+ * [knob "x"] while the message listed [knob "NAME"] as valid. */
+static void test_set_quoted_section(void **state)
+{
+        TestRoot *t = tr_new();
+        static const char *const good[] = {
+                "knob \"watermark_scale_factor\".enabled=no",
+                "knob\"min_free_kbytes\".max=2%",
+                "cgroup \"system.slice/pg.v2.service\".thp=never",
+        };
+        static const char *const bad[] = {
+                "knob \"watermark_scale_factor.enabled=no", /* no closing quote */
+                "knob \"watermark_scale_factor\"enabled=no", /* no dot after it */
+                "knob \"watermark_scale_factor\".=no",       /* no key */
+                "knob \"nope\".max=1",
+                "knob \"\".max=1",
+        };
+        TestLoad *l;
+
+        (void) state;
+        l = tl_load_root(t, NULL, good, ELEMENTSOF(good));
+        tl_dump_errors(l);
+        assert_int_equal(l->r, 0);
+        assert_false(l->cfg.policy.lever[LEVER_WATERMARK_SCALE_FACTOR].enabled);
+        assert_int_equal(l->cfg.policy.min_free_max_permyriad, 200);
+        assert_int_equal(l->cfg.n_cgroups, 1);
+        assert_string_equal(l->cfg.cgroups[0].path, "system.slice/pg.v2.service");
+        assert_int_equal(l->cfg.cgroups[0].thp, CGROUP_THP_NEVER);
+        free(l);
+
+        l = tl_load_root(t, NULL, bad, ELEMENTSOF(bad));
+        assert_int_equal(l->r, -EINVAL);
+        assert_int_equal(l->errs.n, ELEMENTSOF(bad));
+        assert_non_null(tl_error(l, "--set 'knob \"watermark_scale_factor.enabled=no': expected "
+                                    "SECTION \"NAME\".KEY=VALUE (no closing quote)",
+                                 NULL));
+        assert_non_null(tl_error(l, "--set 'knob \"watermark_scale_factor\"enabled=no': expected "
+                                    "SECTION \"NAME\".KEY=VALUE (no dot after the name)",
+                                 NULL));
+        assert_non_null(tl_error(l, "--set 'knob \"watermark_scale_factor\".=no': expected "
+                                    "SECTION \"NAME\".KEY=VALUE (no key)",
+                                 NULL));
+        assert_non_null(tl_error(l, "--set 'knob \"nope\".max=1': unknown knob \"nope\"", NULL));
+        assert_non_null(tl_error(l, "--set 'knob \"\".max=1': ", NULL));
+        free(l);
+        tr_free(t);
+}
+
 static void test_min_free_kbytes_units(void **state)
 {
         TestRoot *t = tr_new();
@@ -1062,6 +1112,7 @@ int main(void)
                 cmocka_unit_test(test_syntax_corners),
                 cmocka_unit_test(test_cross_key_errors_name_both_sources),
                 cmocka_unit_test(test_set_overrides),
+                cmocka_unit_test(test_set_quoted_section),
                 cmocka_unit_test(test_min_free_kbytes_units),
                 cmocka_unit_test(test_config_file_option),
                 cmocka_unit_test(test_cgroups),
