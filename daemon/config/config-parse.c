@@ -381,9 +381,10 @@ void config_load_set(Loader *l, AssignList *list)
                         continue;
                 }
                 *eq = '\0';
-                /* SECTION "NAME".KEY, the section as a file writes it */
+                section = buf;
                 quote = strchr(buf, '"');
                 if (quote) {
+                        /* SECTION "NAME".KEY, the section as a file writes it */
                         char *close = strchr(quote + 1, '"');
                         const char *why = !close               ? "no closing quote"
                                           : close[1] != '.'    ? "no dot after the name"
@@ -397,26 +398,23 @@ void config_load_set(Loader *l, AssignList *list)
                         *quote = *close = '\0';
                         for (char *e = quote; e > buf && e[-1] == ' '; e--)
                                 e[-1] = '\0';
-                        section_begin(l, buf, quote + 1);
-                        if (l->section_ok && l->kind == SECTION_CGROUP)
-                                list_add(l, NULL, "");
-                        key_value(l, close + 2, eq + 1);
-                        continue;
-                }
-                /* SECTION.KEY, or SECTION.NAME.KEY where NAME may hold dots
-                 * (cgroup paths): the key is after the last dot */
-                dot1 = strchr(buf, '.');
-                dot2 = strrchr(buf, '.');
-                if (!dot1) {
-                        error_here(l, "expected SECTION.KEY=VALUE");
-                        continue;
-                }
-                section = buf;
-                *dot1 = '\0';
-                key = dot2 + 1;
-                if (dot2 != dot1) {
-                        *dot2 = '\0';
-                        sub = dot1 + 1;
+                        sub = quote + 1;
+                        key = close + 2;
+                } else {
+                        /* SECTION.KEY, or SECTION.NAME.KEY where NAME may hold
+                         * dots (cgroup paths): the key is after the last dot */
+                        dot1 = strchr(buf, '.');
+                        dot2 = strrchr(buf, '.');
+                        if (!dot1) {
+                                error_here(l, "expected SECTION.KEY=VALUE");
+                                continue;
+                        }
+                        *dot1 = '\0';
+                        key = dot2 + 1;
+                        if (dot2 != dot1) {
+                                *dot2 = '\0';
+                                sub = dot1 + 1;
+                        }
                 }
                 section_begin(l, section, sub);
                 if (l->section_ok && l->kind == SECTION_CGROUP)
