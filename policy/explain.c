@@ -39,6 +39,7 @@ static const char *const hold_names[_POLICY_HOLD_MAX] = {
         [POLICY_HOLD_SAFETY] = "safety",
         [POLICY_HOLD_CLAMPED] = "clamped",
         [POLICY_HOLD_UNMEASURED] = "unmeasured",
+        [POLICY_HOLD_NOTHING_TO_RECLAIM] = "nothing_to_reclaim",
 };
 
 static const char *const hold_words[_POLICY_HOLD_MAX] = {
@@ -52,6 +53,7 @@ static const char *const hold_words[_POLICY_HOLD_MAX] = {
         [POLICY_HOLD_SAFETY] = "the safety envelope allows no more",
         [POLICY_HOLD_CLAMPED] = "the kernel or someone else kept a lower value",
         [POLICY_HOLD_UNMEASURED] = "its measure is missing",
+        [POLICY_HOLD_NOTHING_TO_RECLAIM] = "kswapd has too little to reclaim to supply it",
 };
 
 /* A lever's name (names.c), "?" for none. */
@@ -490,6 +492,18 @@ int decision_explain_held(const PolicyHeldItem *h, char *buf, size_t size)
                             ? " and "
                             : "",
                     (h->num.unmeasured & OBS_MASK(OBS_BUDDYINFO)) ? "buddyinfo" : "");
+                return finish(&o);
+        }
+        if (h->hold == POLICY_HOLD_NOTHING_TO_RECLAIM) {
+                const PolicyNumbers *n = &h->num;
+
+                out(&o, "keep %s at %s: node %d has %s free, under the kernel's high watermark + target (%s) for "
+                        "the %s order>=%u reserve, and free + reclaimable (file LRU + reclaimable slab) is %s: "
+                        "kswapd has too little to reclaim to supply it, so no reclaim lever is raised "
+                        "(nothing_to_reclaim); compaction builds what free memory holds",
+                    lever_label(h->lever), value_str(h->lever, h->current).s, n->node, bytes_str(n->free_bytes).s,
+                    bytes_str(n->free_needed_bytes).s, bytes_str(n->target_bytes).s, n->order,
+                    bytes_str(n->avail_bytes).s);
                 return finish(&o);
         }
         out(&o, "keep %s at %s (wanted %s for %s): %s; ", lever_label(h->lever), value_str(h->lever, h->current).s,
