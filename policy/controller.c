@@ -1320,7 +1320,7 @@ static void levers_evaluate(Ctx *c)
         fallback = !a->rates.valid || policy_under_with_band(e->fallback_permyriad, cfg->max_thp_fallback_permyriad, band);
         frag_q = c->frag.err == 0;
         rates_q = c->stall.err == 0 && c->fallback.err == 0;
-        mem_q = c->mem.err == 0 && c->mem.held_err == 0;
+        mem_q = c->mem.err == 0;
 
         c->rates_met = stalls && fallback;
         e->proactiveness_floor = -1;

@@ -60,16 +60,17 @@ static void want_offer_held(Want *w, int32_t err, const PolicyNumbers *num)
 }
 
 /* Free + reclaimable on node i, or UINT64_MAX where the per-node stats
- * were not read (then the reclaim levers are not held back for it) */
+ * were not read or the sum does not fit (then the reclaim levers are not
+ * held back for it) */
 static uint64_t reclaim_avail_bytes(const Assessment *a, unsigned i, uint64_t free_bytes)
 {
         const NodeMeasures *n = &a->nodes[i];
-        uint64_t r;
+        uint64_t r, sum;
 
-        if (!n->have_reclaimable)
+        if (!n->have_reclaimable || __builtin_mul_overflow(n->reclaimable_pages, a->page_size, &r) ||
+            __builtin_add_overflow(free_bytes, r, &sum))
                 return UINT64_MAX;
-        r = n->reclaimable_pages > UINT64_MAX / 2 / a->page_size ? UINT64_MAX / 2 : n->reclaimable_pages * a->page_size;
-        return free_bytes > UINT64_MAX / 2 ? UINT64_MAX : free_bytes + r;
+        return sum;
 }
 
 /* An offer the kicks serve too: as above, and its error counts for them */

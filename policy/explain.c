@@ -497,12 +497,11 @@ int decision_explain_held(const PolicyHeldItem *h, char *buf, size_t size)
         if (h->hold == POLICY_HOLD_NOTHING_TO_RECLAIM) {
                 const PolicyNumbers *n = &h->num;
 
-                out(&o, "keep %s at %s: node %d has %s free, under the kernel's high watermark + target (%s) for "
-                        "the %s order>=%u reserve, and free + reclaimable (file LRU + reclaimable slab) is %s: "
-                        "kswapd has too little to reclaim to supply it, so no reclaim lever is raised "
-                        "(nothing_to_reclaim); compaction builds what free memory holds",
+                out(&o, "keep %s at %s: node %d has %s free, under the %s its order>=%u reserve of %s needs (the "
+                        "kernel's high watermark + it), and %s with what kswapd can reclaim (file LRU + reclaimable "
+                        "slab): no reclaim raise",
                     lever_label(h->lever), value_str(h->lever, h->current).s, n->node, bytes_str(n->free_bytes).s,
-                    bytes_str(n->free_needed_bytes).s, bytes_str(n->target_bytes).s, n->order,
+                    bytes_str(n->free_needed_bytes).s, n->order, bytes_str(n->target_bytes).s,
                     bytes_str(n->avail_bytes).s);
                 return finish(&o);
         }

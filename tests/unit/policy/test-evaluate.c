@@ -311,6 +311,64 @@ static void test_memory_want(void **state)
         free(x);
 }
 
+/* Free memory short as in test_memory_want, with less to reclaim than the
+ * shortfall (free + file LRU + reclaimable slab under the kernel's high
+ * watermark + T): the offer is held (Want.held_err), not raised on; the
+ * fragmentation want for the part free memory holds is still offered. */
+static void test_memory_want_nothing_to_reclaim(void **state)
+{
+        TWorld w = t_world_fine(1);
+        E *x;
+
+        (void) state;
+        w.node[0] = (TNode){ .free_pages = 30000, .ge_large_pages = 8000, .ge_thp_pages = 3000 };
+        w.fallback_ratio = 0.12;
+        x = e_run_wmarks(&w, NULL);
+        assert_int_equal(x->mem.err, 0);
+        assert_int_equal(x->mem.aim, -1);
+        /* THP 7997 over large 7329 (test_memory_want) */
+        assert_int_equal(x->mem.held_err, 7997);
+        assert_int_equal(x->mem.held_num.order, 9);
+        assert_int_equal(x->mem.held_num.free_needed_bytes, 146758696);
+        assert_int_equal(x->mem.held_num.avail_bytes, 122880000);
+        assert_int_equal(x->frag.err, 5489);
+        free(x);
+
+        /* 10000 reclaimable pages: 122880000 + 40960000 = 163840000 B
+         * covers the THP need (146758696), not the large one (189708369):
+         * the THP offer raises (its aim 100 only), the large one is held */
+        w.node[0].reclaimable_pages = 10000;
+        x = e_run_wmarks(&w, NULL);
+        assert_int_equal(x->mem.err, 7997);
+        assert_int_equal(x->mem.aim, 100);
+        assert_int_equal(x->mem.num.avail_bytes, 163840000);
+        assert_int_equal(x->mem.held_err, 7329);
+        assert_int_equal(x->mem.held_num.order, 4);
+        free(x);
+
+        /* reclaimable not read (no per-node stats): not held */
+        w.node[0].reclaimable_pages = 0;
+        w.node[0].reclaimable_unknown = true;
+        x = e_run_wmarks(&w, NULL);
+        assert_int_equal(x->mem.err, 7997);
+        assert_int_equal(x->mem.aim, 200);
+        assert_int_equal(x->mem.held_err, 0);
+        free(x);
+
+        /* two nodes alike: the first of the strongest offers is the one
+         * cited. min_free_kbytes is split between them: min 8448 pages,
+         * gap max(2112, 1048), high 12672 pages = 51904512 B; THP needs
+         * 94854184 B (not short at 122880000), large 137803857 B: short,
+         * 7329 on each node */
+        w = t_world_fine(2);
+        w.node[0] = w.node[1] = (TNode){ .free_pages = 30000, .ge_large_pages = 8000, .ge_thp_pages = 3000 };
+        x = e_run_wmarks(&w, NULL);
+        assert_int_equal(x->mem.held_err, 7329);
+        assert_int_equal(x->mem.held_num.free_needed_bytes, 137803857);
+        assert_int_equal(x->mem.held_num.node, 0);
+        free(x);
+}
+
 static void test_psi_over_ceiling(void **state)
 {
         PolicyConfig c;
@@ -594,6 +652,7 @@ int main(void)
                 cmocka_unit_test(test_level_error_edges),
                 cmocka_unit_test(test_score_target_and_zero_ratio),
                 cmocka_unit_test(test_memory_want),
+                cmocka_unit_test(test_memory_want_nothing_to_reclaim),
                 cmocka_unit_test(test_psi_over_ceiling),
                 cmocka_unit_test(test_targets_met_direct),
                 cmocka_unit_test(test_learned_numbers),

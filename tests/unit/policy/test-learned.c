@@ -404,7 +404,8 @@ static void test_nothing_to_reclaim(void **state)
                                 assert_true(decision_explain_held(h, buf, sizeof(buf)) > 0);
                                 assert_non_null(strstr(buf, "keep watermark_scale_factor at 10: node 0 has 585 MiB "
                                                             "free"));
-                                assert_non_null(strstr(buf, "(nothing_to_reclaim)"));
+                                assert_non_null(strstr(buf, "what kswapd can reclaim"));
+                                assert_true(strlen(buf) < 320); /* fragd --once's ReportDecision.explanation */
                         }
                         raised_wsf |= s->in[LEVER_WATERMARK_SCALE_FACTOR].current > 10;
                         if (r < 2)
@@ -417,6 +418,31 @@ static void test_nothing_to_reclaim(void **state)
                         assert_true(raised_wsf);
                         assert_int_equal(held, 0);
                 }
+                free(s);
+        }
+
+        /* watermark_scale_factor at its bound: min_free_kbytes is the
+         * reclaim lever asked, and it is held too */
+        {
+                TSim *s = sim_learning();
+                TWorld w = world_quiet(1);
+                bool held_min_free = false;
+
+                s->cfg.lever[LEVER_WATERMARK_SCALE_FACTOR].max = 10;
+                w.node[0].free_pages = 150000;
+                w.node[0].reclaimable_pages = 0;
+                t_sim_tick(s, &w, 5);
+                burst(&w, 256, 0);
+                t_sim_tick(s, &w, 5);
+                quiet(&w);
+                for (unsigned i = 0; i < 20; i++) {
+                        t_sim_tick(s, &w, 30);
+                        for (unsigned j = 0; j < s->d.n_held; j++)
+                                held_min_free |= s->d.held[j].lever == LEVER_MIN_FREE_KBYTES &&
+                                                 s->d.held[j].hold == POLICY_HOLD_NOTHING_TO_RECLAIM;
+                        assert_int_equal(s->in[LEVER_MIN_FREE_KBYTES].current, 67584);
+                }
+                assert_true(held_min_free);
                 free(s);
         }
 }
