@@ -372,23 +372,37 @@ static void test_envelope_still_wins(void **state)
  * moves, each tick says why (nothing_to_reclaim), and compaction still
  * answers the part free memory holds. One reclaimable page under what is
  * needed holds; the exact amount raises. */
+/* 585 MiB free (needed: the high watermark 25344 + the learned 131072 =
+ * 156416 pages) and `reclaim` pages kswapd could reclaim; a 256 MiB burst
+ * learned, then quiet. Returns the sim after the burst. */
+static TSim *short_after_burst(TWorld *w, uint64_t reclaim, int64_t wsf_max)
+{
+        TSim *s = sim_learning();
+
+        *w = world_quiet(1);
+        s->cfg.lever[LEVER_WATERMARK_SCALE_FACTOR].max = wsf_max;
+        w->node[0].free_pages = 150000;
+        w->node[0].reclaimable_pages = reclaim;
+        t_sim_tick(s, w, 5);
+        burst(w, 256, 0);
+        t_sim_tick(s, w, 5);
+        quiet(w);
+        return s;
+}
+
 static void test_nothing_to_reclaim(void **state)
 {
         static const uint64_t reclaim[] = { 0, 6415, 6416 };
+        TWorld w;
+        TSim *s;
+        bool held_min_free = false;
 
         for (unsigned r = 0; r < ELEMENTSOF(reclaim); r++) {
-                TSim *s = sim_learning();
-                TWorld w = world_quiet(1);
                 unsigned held = 0;
                 bool raised_wsf = false;
                 char buf[1024];
 
-                w.node[0].free_pages = 150000; /* needed: 25344 + 131072 = 156416 pages */
-                w.node[0].reclaimable_pages = reclaim[r];
-                t_sim_tick(s, &w, 5);
-                burst(&w, 256, 0);
-                t_sim_tick(s, &w, 5);
-                quiet(&w);
+                s = short_after_burst(&w, reclaim[r], 1000);
                 for (unsigned i = 0; i < 20; i++) {
                         t_sim_tick(s, &w, 30);
                         for (unsigned j = 0; j < s->d.n_held; j++) {
@@ -423,28 +437,16 @@ static void test_nothing_to_reclaim(void **state)
 
         /* watermark_scale_factor at its bound: min_free_kbytes is the
          * reclaim lever asked, and it is held too */
-        {
-                TSim *s = sim_learning();
-                TWorld w = world_quiet(1);
-                bool held_min_free = false;
-
-                s->cfg.lever[LEVER_WATERMARK_SCALE_FACTOR].max = 10;
-                w.node[0].free_pages = 150000;
-                w.node[0].reclaimable_pages = 0;
-                t_sim_tick(s, &w, 5);
-                burst(&w, 256, 0);
-                t_sim_tick(s, &w, 5);
-                quiet(&w);
-                for (unsigned i = 0; i < 20; i++) {
-                        t_sim_tick(s, &w, 30);
-                        for (unsigned j = 0; j < s->d.n_held; j++)
-                                held_min_free |= s->d.held[j].lever == LEVER_MIN_FREE_KBYTES &&
-                                                 s->d.held[j].hold == POLICY_HOLD_NOTHING_TO_RECLAIM;
-                        assert_int_equal(s->in[LEVER_MIN_FREE_KBYTES].current, 67584);
-                }
-                assert_true(held_min_free);
-                free(s);
+        s = short_after_burst(&w, 0, 10);
+        for (unsigned i = 0; i < 20; i++) {
+                t_sim_tick(s, &w, 30);
+                for (unsigned j = 0; j < s->d.n_held; j++)
+                        held_min_free |= s->d.held[j].lever == LEVER_MIN_FREE_KBYTES &&
+                                         s->d.held[j].hold == POLICY_HOLD_NOTHING_TO_RECLAIM;
+                assert_int_equal(s->in[LEVER_MIN_FREE_KBYTES].current, 67584);
         }
+        assert_true(held_min_free);
+        free(s);
 }
 
 static void test_explain_learned(void **state)
