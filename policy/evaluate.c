@@ -636,11 +636,26 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                                                      (double) USEC_PER_SEC);
                         if (horizon > 0 && eta_free < horizon) {
                                 PolicyNumbers m = num;
+                                /* the fall within the horizon at that
+                                 * rate (eta_free < horizon: the trend is
+                                 * negative), at most all of free memory */
+                                double fall = (double) -ne->free_trend_bytes_per_sec * (double) horizon /
+                                              (double) USEC_PER_SEC;
+                                uint64_t left = fall >= (double) ne->free_bytes
+                                                        ? 0
+                                                        : ne->free_bytes - (uint64_t) fall;
 
                                 m.free_needed_bytes = needed;
                                 m.trend_bytes_per_sec = ne->free_trend_bytes_per_sec;
                                 m.eta_usec = eta_free;
-                                want_offer(mem, err, POLICY_REASON_RESERVE_TREND, &m, -1);
+                                /* what is free then, and what kswapd can
+                                 * reclaim: short of the need, the raise
+                                 * has kswapd scan for nothing (as above) */
+                                m.avail_bytes = reclaim_avail_bytes(a, i, left);
+                                if (m.avail_bytes < needed)
+                                        want_offer_held(mem, err, &m);
+                                else
+                                        want_offer(mem, err, POLICY_REASON_RESERVE_TREND, &m, -1);
                         }
 
                         /* below a target only the learned need sets: reserve_learned */

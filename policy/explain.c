@@ -494,6 +494,18 @@ int decision_explain_held(const PolicyHeldItem *h, char *buf, size_t size)
                     (h->num.unmeasured & OBS_MASK(OBS_BUDDYINFO)) ? "buddyinfo" : "");
                 return finish(&o);
         }
+        if (h->hold == POLICY_HOLD_NOTHING_TO_RECLAIM && h->num.free_bytes >= h->num.free_needed_bytes) {
+                const PolicyNumbers *n = &h->num;
+
+                /* predicted: free memory falls under the need within the horizon */
+                out(&o, "keep %s at %s: node %d has %s free, falling at %s/s below the %s its order>=%u reserve of %s "
+                        "needs in %s, and what is free within the horizon at that rate + what kswapd can reclaim "
+                        "(file LRU + reclaimable slab) is %s: no reclaim raise",
+                    lever_label(h->lever), value_str(h->lever, h->current).s, n->node, bytes_str(n->free_bytes).s,
+                    sbytes_str(n->trend_bytes_per_sec).s, bytes_str(n->free_needed_bytes).s, n->order,
+                    bytes_str(n->target_bytes).s, dur_str(n->eta_usec).s, bytes_str(n->avail_bytes).s);
+                return finish(&o);
+        }
         if (h->hold == POLICY_HOLD_NOTHING_TO_RECLAIM) {
                 const PolicyNumbers *n = &h->num;
 

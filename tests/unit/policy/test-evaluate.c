@@ -532,13 +532,24 @@ static void falling_free_horizon_121(E *x)
         x->cfg.trend_horizon_usec = 121 * S;
 }
 
+static void falling_free_horizon_1000(E *x)
+{
+        falling_free(x);
+        x->cfg.trend_horizon_usec = 1000 * S;
+}
+
 static void test_free_memory_predicted_short(void **state)
 {
         TWorld w = t_world_fine(1);
         E *x;
 
         (void) state;
-        w.node[0] = (TNode){ .free_pages = 60000, .ge_large_pages = 15000, .ge_thp_pages = 3000 };
+        /* what kswapd can reclaim covers the large need at the horizon by
+         * exactly what it needs: 120 s at 819200 B/s takes 98304000 B,
+         * leaving 147456000 B; 189708369 - 147456000 = 42252369 B, 10315.5
+         * pages: 10316 */
+        w.node[0] = (TNode){ .free_pages = 60000, .ge_large_pages = 15000, .ge_thp_pages = 3000,
+                             .reclaimable_pages = 10316 };
         x = e_run_wmarks(&w, falling_free);
         assert_int_equal(x->e.nodes[0].free_trend_bytes_per_sec, -819200);
         assert_int_equal(x->e.nodes[0].trend_bytes_per_sec[1], 0);
@@ -555,18 +566,42 @@ static void test_free_memory_predicted_short(void **state)
         assert_int_equal(x->mem.num.trend_bytes_per_sec, -819200);
         assert_true(x->mem.num.eta_usec > 68 * S && x->mem.num.eta_usec < 69 * S);
         assert_int_equal(x->mem.aim, -1);
+        assert_int_equal(x->mem.num.avail_bytes, 147456000 + 10316 * 4096);
+        assert_int_equal(x->mem.held_err, 0);
         /* and compaction still has material: the fragmentation want too,
          * THP's 3000 + 7000 x (42949672 - 12288000) / 42949672 = 7997 */
         assert_int_equal(x->frag.err, 7997);
         assert_int_equal(x->frag.reason, POLICY_REASON_RESERVE_BELOW_TARGET);
         free(x);
-        /* a 121 s horizon takes in the THP crossing at 120.85 s: 7997 */
+        /* one page less: kswapd could not supply it, held */
+        w.node[0].reclaimable_pages = 10315;
+        x = e_run_wmarks(&w, falling_free);
+        assert_int_equal(x->mem.err, 0);
+        assert_int_equal(x->mem.held_err, 4993);
+        assert_int_equal(x->mem.held_num.avail_bytes, 147456000 + 10315 * 4096);
+        assert_true(x->mem.held_num.eta_usec > 68 * S && x->mem.held_num.eta_usec < 69 * S);
+        assert_int_equal(x->frag.err, 7997);
+        free(x);
+        /* a fall over the horizon larger than free memory leaves nothing
+         * free: reclaimable alone (600000 pages) covers both needs */
+        w.node[0].reclaimable_pages = 600000;
+        x = e_run_wmarks(&w, falling_free_horizon_1000);
+        assert_int_equal(x->mem.held_err, 0);
+        assert_int_equal(x->mem.num.avail_bytes, 600000ULL * 4096);
+        free(x);
+        /* a 121 s horizon takes in the THP crossing at 120.85 s: 7997;
+         * at the horizon 245760000 - 99123200 = 146636800 B are left, with
+         * 10316 pages to reclaim 188891136 B: enough for THP's need
+         * (146758696), not the large one's (189708369), held */
+        w.node[0].reclaimable_pages = 10316;
         x = e_run_wmarks(&w, falling_free_horizon_121);
         assert_int_equal(x->mem.err, 7997);
         assert_int_equal(x->mem.reason, POLICY_REASON_RESERVE_TREND);
         assert_int_equal(x->mem.num.order, 9);
         assert_int_equal(x->mem.num.free_needed_bytes, 146758696);
         assert_true(x->mem.num.eta_usec > 120 * S && x->mem.num.eta_usec < 121 * S);
+        assert_int_equal(x->mem.held_err, 4993);
+        assert_int_equal(x->mem.held_num.avail_bytes, 188891136);
         free(x);
         /* no horizon: no prediction */
         x = e_run_wmarks(&w, falling_free_no_horizon);
