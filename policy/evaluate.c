@@ -612,9 +612,11 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                                  * watermarks; with less to reclaim than
                                  * the shortfall it scans without reaching
                                  * them (the phased bench's anonymous
-                                 * guest: 10 -> 136 twice a run, a median
-                                 * 16 % more compaction scanned than with
-                                 * the levers held, bench/README.md) */
+                                 * guest raised 10 -> 136 twice a run and
+                                 * held 19 MiB back for nothing,
+                                 * bench/README.md). Anonymous memory is
+                                 * not counted even with swap: no swapping
+                                 * a workload out for a huge-page reserve */
                                 if (m.avail_bytes < needed)
                                         want_offer_held(mem, err, &m);
                                 else
