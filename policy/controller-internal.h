@@ -28,6 +28,7 @@ typedef struct Want {
          * a memory want holds (controller.c lower_to_aim()) and keeps the
          * reclaim levers where they are (POLICY_HOLD_NOTHING_TO_RECLAIM) */
         int32_t held_err;
+        PolicyReason held_reason; /* free_memory_short, or reserve_trend when predicted */
         PolicyNumbers held_num;
 } Want;
 

@@ -798,7 +798,7 @@ static void decide_reserve_lever(Ctx *c, Lever l)
          * cache stays until free memory is no longer short) */
         if (c->mem.held_err > 0) {
                 if (l == LEVER_WATERMARK_SCALE_FACTOR || saturated(c, LEVER_WATERMARK_SCALE_FACTOR))
-                        add_held(c, l, cur, cur, POLICY_REASON_FREE_MEMORY_SHORT, POLICY_HOLD_NOTHING_TO_RECLAIM,
+                        add_held(c, l, cur, cur, c->mem.held_reason, POLICY_HOLD_NOTHING_TO_RECLAIM,
                                  &c->mem.held_num);
                 return;
         }

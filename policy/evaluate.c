@@ -51,10 +51,11 @@ static void want_offer_no_kick(Want *w, int32_t err, PolicyReason reason, const 
 }
 
 /* An offer the reclaim levers cannot serve (Want.held_err) */
-static void want_offer_held(Want *w, int32_t err, const PolicyNumbers *num)
+static void want_offer_held(Want *w, int32_t err, PolicyReason reason, const PolicyNumbers *num)
 {
         if (err > w->held_err) {
                 w->held_err = err;
+                w->held_reason = reason;
                 w->held_num = *num;
         }
 }
@@ -618,7 +619,7 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                                  * not counted even with swap: no swapping
                                  * a workload out for a huge-page reserve */
                                 if (m.avail_bytes < needed)
-                                        want_offer_held(mem, err, &m);
+                                        want_offer_held(mem, err, POLICY_REASON_FREE_MEMORY_SHORT, &m);
                                 else
                                         want_offer(mem, err, POLICY_REASON_FREE_MEMORY_SHORT, &m, gap);
                                 /* compaction cannot build what is not free,
@@ -655,7 +656,7 @@ void policy_gather_wants(const PolicyConfig *cfg, const Assessment *a, const Pol
                                  * has kswapd scan for nothing (as above) */
                                 m.avail_bytes = reclaim_avail_bytes(a, i, left);
                                 if (m.avail_bytes < needed)
-                                        want_offer_held(mem, err, &m);
+                                        want_offer_held(mem, err, POLICY_REASON_RESERVE_TREND, &m);
                                 else
                                         want_offer(mem, err, POLICY_REASON_RESERVE_TREND, &m, -1);
                         }

@@ -328,6 +328,7 @@ static void test_memory_want_nothing_to_reclaim(void **state)
         assert_int_equal(x->mem.aim, -1);
         /* THP 7997 over large 7329 (test_memory_want) */
         assert_int_equal(x->mem.held_err, 7997);
+        assert_int_equal(x->mem.held_reason, POLICY_REASON_FREE_MEMORY_SHORT);
         assert_int_equal(x->mem.held_num.order, 9);
         assert_int_equal(x->mem.held_num.free_needed_bytes, 146758696);
         assert_int_equal(x->mem.held_num.avail_bytes, 122880000);
@@ -578,6 +579,7 @@ static void test_free_memory_predicted_short(void **state)
         x = e_run_wmarks(&w, falling_free);
         assert_int_equal(x->mem.err, 0);
         assert_int_equal(x->mem.held_err, 4993);
+        assert_int_equal(x->mem.held_reason, POLICY_REASON_RESERVE_TREND);
         assert_int_equal(x->mem.held_num.avail_bytes, 147456000 + 10315 * 4096);
         assert_true(x->mem.held_num.eta_usec > 68 * S && x->mem.held_num.eta_usec < 69 * S);
         assert_int_equal(x->frag.err, 7997);

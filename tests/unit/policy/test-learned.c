@@ -412,6 +412,7 @@ static void test_nothing_to_reclaim(void **state)
                                         continue;
                                 held++;
                                 assert_int_equal(h->lever, LEVER_WATERMARK_SCALE_FACTOR);
+                                assert_int_equal(h->reason, POLICY_REASON_FREE_MEMORY_SHORT);
                                 assert_int_equal(h->num.free_bytes, 150000 * (uint64_t) T_PAGE);
                                 assert_int_equal(h->num.avail_bytes, (150000 + reclaim[r]) * (uint64_t) T_PAGE);
                                 assert_int_equal(h->num.free_needed_bytes, 156416 * (uint64_t) T_PAGE);
