@@ -611,6 +611,32 @@ static void test_free_memory_predicted_short(void **state)
         free(x);
 }
 
+/* The stall and fallback wants each cite their own numbers: the stall
+ * want's rate is not carried into the fallback's (nor the other way) */
+static void test_rate_wants_own_numbers(void **state)
+{
+        TWorld w = t_world_fine(1);
+        E *x;
+
+        (void) state;
+        w.fallback_ratio = 0.2;
+        w.stall_per_sec = 0.5;
+        x = e_run_wmarks(&w, NULL);
+        assert_true(x->stall.err > 0);
+        assert_int_equal(x->stall.num.observed_milli, 500);
+        assert_int_equal(x->stall.num.observed_permyriad, 0);
+        /* 3000 + 7000 x 1000 / 1000 */
+        assert_int_equal(x->fallback.err, 10000);
+        assert_int_equal(x->fallback.num.observed_permyriad, 2000);
+        assert_int_equal(x->fallback.num.limit_permyriad, 1000);
+        assert_int_equal(x->fallback.num.observed_milli, 0);
+        assert_int_equal(x->fallback.num.limit_milli, 0);
+        assert_int_equal(x->stall.num.node, -1);
+        assert_int_equal(x->stall.aim, -1); /* the stall want carries no aim */
+        assert_int_equal(x->fallback.num.node, -1);
+        free(x);
+}
+
 /* a rate exactly at its limit is no error */
 static void test_at_the_limit(void **state)
 {
@@ -695,6 +721,7 @@ int main(void)
                 cmocka_unit_test(test_learned_numbers),
                 cmocka_unit_test(test_workload_use_cap),
                 cmocka_unit_test(test_free_memory_predicted_short),
+                cmocka_unit_test(test_rate_wants_own_numbers),
                 cmocka_unit_test(test_at_the_limit),
         };
 
