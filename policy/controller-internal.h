@@ -21,6 +21,15 @@ typedef struct Want {
         PolicyNumbers num;
         int64_t aim; /* -1 = none; max over all offers */
         int32_t kick_err; /* the largest err of the offers a kick serves (not the free-short part) */
+        /* the memory want's offers the reclaim levers cannot serve: free
+         * memory short where free + reclaimable (file LRU + reclaimable
+         * slab) is under what the reserve needs, so kswapd has nothing to
+         * supply it from. Not in err, aim or num: no raise; it holds what
+         * a memory want holds (controller.c lower_to_aim()) and keeps the
+         * reclaim levers where they are (POLICY_HOLD_NOTHING_TO_RECLAIM) */
+        int32_t held_err;
+        PolicyReason held_reason; /* free_memory_short, or reserve_trend when predicted */
+        PolicyNumbers held_num;
 } Want;
 
 PolicyNumbers policy_numbers_blank(int node);

@@ -680,7 +680,8 @@ static bool lower_to_aim(Ctx *c, Lever l)
         int64_t cur = c->in[l].current, aim = MAX(c->aim.aim, goal_of(c->cfg, l, &c->in[l]));
         PolicyNumbers num = c->aim.num;
 
-        if (!kicks_on(c, l) || c->aim.aim < 0 || cur <= aim || c->mem.err > 0 || c->stall.err > 0)
+        if (!kicks_on(c, l) || c->aim.aim < 0 || cur <= aim || c->mem.err > 0 || c->mem.held_err > 0 ||
+            c->stall.err > 0)
                 return false;
         /* a burst going on (a THP fault within the burst window) with its
          * learned need past the hold: the aim fell because the need
@@ -790,6 +791,15 @@ static void decide_reserve_lever(Ctx *c, Lever l)
                         }
                 }
                 propose(c, l, wanted, c->mem.reason, flags, &c->mem.num);
+                return;
+        }
+        /* free memory short with nothing for kswapd to reclaim: no raise,
+         * and no decay while it lasts (a lever raised when there was page
+         * cache stays until free memory is no longer short) */
+        if (c->mem.held_err > 0) {
+                if (l == LEVER_WATERMARK_SCALE_FACTOR || saturated(c, LEVER_WATERMARK_SCALE_FACTOR))
+                        add_held(c, l, cur, cur, c->mem.held_reason, POLICY_HOLD_NOTHING_TO_RECLAIM,
+                                 &c->mem.held_num);
                 return;
         }
         if (c->mem.err == 0)
@@ -1387,7 +1397,8 @@ int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assess
         c.psi_high = policy_psi_over_ceiling(cfg, &ret->eval);
         policy_gather_wants(cfg, a, &ret->eval, now, &c.frag, &c.mem, &c.stall, &c.fallback, &c.standing, &c.aim);
         ret->eval.targets_missed =
-                c.frag.err > 0 || c.mem.err > 0 || c.stall.err > 0 || c.fallback.err > 0 || c.standing.err > 0;
+                c.frag.err > 0 || c.mem.err > 0 || c.mem.held_err > 0 || c.stall.err > 0 || c.fallback.err > 0 ||
+                c.standing.err > 0;
         for (unsigned l = 0; l < _LEVER_MAX; l++)
                 c.value[l] = in[l].current;
         /* not where faults compact directly (THP defrag madvise, always,

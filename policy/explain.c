@@ -39,6 +39,7 @@ static const char *const hold_names[_POLICY_HOLD_MAX] = {
         [POLICY_HOLD_SAFETY] = "safety",
         [POLICY_HOLD_CLAMPED] = "clamped",
         [POLICY_HOLD_UNMEASURED] = "unmeasured",
+        [POLICY_HOLD_NOTHING_TO_RECLAIM] = "nothing_to_reclaim",
 };
 
 static const char *const hold_words[_POLICY_HOLD_MAX] = {
@@ -52,6 +53,7 @@ static const char *const hold_words[_POLICY_HOLD_MAX] = {
         [POLICY_HOLD_SAFETY] = "the safety envelope allows no more",
         [POLICY_HOLD_CLAMPED] = "the kernel or someone else kept a lower value",
         [POLICY_HOLD_UNMEASURED] = "its measure is missing",
+        [POLICY_HOLD_NOTHING_TO_RECLAIM] = "kswapd has too little to reclaim to supply it",
 };
 
 /* A lever's name (names.c), "?" for none. */
@@ -490,6 +492,29 @@ int decision_explain_held(const PolicyHeldItem *h, char *buf, size_t size)
                             ? " and "
                             : "",
                     (h->num.unmeasured & OBS_MASK(OBS_BUDDYINFO)) ? "buddyinfo" : "");
+                return finish(&o);
+        }
+        if (h->hold == POLICY_HOLD_NOTHING_TO_RECLAIM && h->num.free_bytes >= h->num.free_needed_bytes) {
+                const PolicyNumbers *n = &h->num;
+
+                /* predicted: free memory falls under the need within the horizon */
+                out(&o, "keep %s at %s: node %d has %s free, falling at %s/s below the %s its order>=%u reserve of %s "
+                        "needs in %s, and what is free within the horizon at that rate + what kswapd can reclaim "
+                        "(file LRU + reclaimable slab) is %s: no reclaim raise",
+                    lever_label(h->lever), value_str(h->lever, h->current).s, n->node, bytes_str(n->free_bytes).s,
+                    sbytes_str(n->trend_bytes_per_sec).s, bytes_str(n->free_needed_bytes).s, n->order,
+                    bytes_str(n->target_bytes).s, dur_str(n->eta_usec).s, bytes_str(n->avail_bytes).s);
+                return finish(&o);
+        }
+        if (h->hold == POLICY_HOLD_NOTHING_TO_RECLAIM) {
+                const PolicyNumbers *n = &h->num;
+
+                out(&o, "keep %s at %s: node %d has %s free, under the %s its order>=%u reserve of %s needs (the "
+                        "kernel's high watermark + it), and %s with what kswapd can reclaim (file LRU + reclaimable "
+                        "slab): no reclaim raise",
+                    lever_label(h->lever), value_str(h->lever, h->current).s, n->node, bytes_str(n->free_bytes).s,
+                    bytes_str(n->free_needed_bytes).s, n->order, bytes_str(n->target_bytes).s,
+                    bytes_str(n->avail_bytes).s);
                 return finish(&o);
         }
         out(&o, "keep %s at %s (wanted %s for %s): %s; ", lever_label(h->lever), value_str(h->lever, h->current).s,

@@ -430,9 +430,11 @@ int assess(const Observation *cur, const Observation *prev, Assessment *ret)
                 if (cur->have & OBS_MASK(OBS_ZONEINFO)) {
                         const ZoneInfoNode *zn = zoneinfo_find_node(&cur->zoneinfo, n->node);
 
-                        if (zn && zn->have_stats)
+                        if (zn && zn->have_stats) {
                                 n->reclaimable_pages =
                                         zn->nr_inactive_file + zn->nr_active_file + zn->nr_slab_reclaimable;
+                                n->have_reclaimable = true;
+                        }
                         if (zn && zn->have_stats && zn->have_thp) {
                                 n->have_thp_count = true;
                                 n->thp_count = sat_add3(zn->nr_anon_transparent_hugepages, zn->nr_shmem_hugepages,

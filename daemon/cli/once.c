@@ -67,6 +67,24 @@ static void decision_to_report(const Decision *d, ReportDecision *rd, unsigned *
         }
 }
 
+/* What the policy wanted to move and did not, and why (reason: the hold's
+ * name; from: the lever's value) */
+static void held_to_report(const Decision *d, ReportDecision *rh, unsigned *n)
+{
+        *n = 0;
+        for (unsigned i = 0; i < d->n_held && *n < POLICY_MAX_HELD; i++) {
+                const PolicyHeldItem *h = &d->held[i];
+                ReportDecision *r = &rh[(*n)++];
+
+                memset(r, 0, sizeof(*r));
+                r->node = -1;
+                r->knob = lever_name(h->lever);
+                r->reason = policy_hold_name(h->hold);
+                lever_value_format(h->lever, h->current, r->from, sizeof(r->from));
+                (void) decision_explain_held(h, r->explanation, sizeof(r->explanation));
+        }
+}
+
 static Workload *workload_open(const Root *root, FragdConfig *cfg)
 {
         WorkloadOptions opt = WORKLOAD_OPTIONS_DEFAULT;
@@ -250,7 +268,7 @@ int run_once(const FragdArgs *a)
         Pipeline pipe;
         PipelineHooks hooks;
         PipelineStage stage;
-        unsigned n_rd = 0, mask;
+        unsigned n_rd = 0, n_rh = 0, mask;
         int r;
 
         r = root_open(a->root, a->page_size, &root);
@@ -265,7 +283,7 @@ int run_once(const FragdArgs *a)
         errs = calloc(1, sizeof(*errs));
         ps = calloc(1, sizeof(*ps));
         d = calloc(1, sizeof(*d));
-        rd = calloc(POLICY_MAX_ITEMS, sizeof(*rd));
+        rd = calloc(POLICY_MAX_ITEMS + POLICY_MAX_HELD, sizeof(*rd));
         once = calloc(1, sizeof(*once));
         if (!cur || !as || !cfg || !src || !errs || !ps || !d || !rd || !once) {
                 log_error("Out of memory");
@@ -337,6 +355,7 @@ int run_once(const FragdArgs *a)
         }
 
         decision_to_report(d, rd, &n_rd);
+        held_to_report(d, rd + POLICY_MAX_ITEMS, &n_rh);
         if (src->instance.source) {
                 inst.name = src->instance.name;
                 inst.source = src->instance.source;
@@ -352,6 +371,8 @@ int run_once(const FragdArgs *a)
         ri.policy = &cfg->policy;
         ri.decisions = rd;
         ri.n_decisions = n_rd;
+        ri.held = rd + POLICY_MAX_ITEMS;
+        ri.n_held = n_rh;
         ri.decisions_known = true;
         ri.dry_run = true;
         ri.preset = preset_name(cfg->policy.preset);

@@ -492,10 +492,14 @@ int report_text(FILE *f, const ReportInput *in)
                 fprintf(f, "\nDecisions%s%s:\n", in->preset ? " of preset " : "", in->preset ? in->preset : "");
                 if (in->n_decisions == 0 && report_missing(in))
                         fprintf(f, "  none: nothing to change on what was measured (degraded: see above)\n");
+                else if (in->n_decisions == 0 && in->n_held > 0)
+                        fprintf(f, "  none made: held as below\n");
                 else if (in->n_decisions == 0)
                         fprintf(f, "  none: targets are met, nothing to change\n");
                 for (unsigned i = 0; i < in->n_decisions; i++)
                         fprintf(f, "  %s [%s]\n", in->decisions[i].explanation, in->decisions[i].reason);
+                for (unsigned i = 0; i < in->n_held; i++)
+                        fprintf(f, "  %s [held: %s]\n", in->held[i].explanation, in->held[i].reason);
                 if (in->dry_run && in->n_decisions)
                         fprintf(f, "  (dry run: nothing was written)\n");
         }
@@ -908,6 +912,22 @@ int report_json(FILE *f, const ReportInput *in)
                         json_key(&w, "to"); json_str(&w, d->to[0] ? d->to : NULL);
                         json_key(&w, "reason"); json_str(&w, d->reason);
                         json_key(&w, "explanation"); json_str(&w, d->explanation);
+                        json_obj_end(&w);
+                }
+                json_arr_end(&w);
+        } else
+                json_null(&w);
+        json_key(&w, "held");
+        if (in->decisions_known) {
+                json_arr_begin(&w);
+                for (unsigned i = 0; i < in->n_held; i++) {
+                        const ReportDecision *h = &in->held[i];
+
+                        json_obj_begin(&w);
+                        json_key(&w, "knob"); json_str(&w, h->knob);
+                        json_key(&w, "value"); json_str(&w, h->from);
+                        json_key(&w, "hold"); json_str(&w, h->reason);
+                        json_key(&w, "explanation"); json_str(&w, h->explanation);
                         json_obj_end(&w);
                 }
                 json_arr_end(&w);

@@ -39,6 +39,10 @@ typedef struct ReportInput {
         const ReportInstance *instance; /* NULL: not detected */
         const ReportDecision *decisions;
         unsigned n_decisions;
+        /* what the policy wanted to move and held (PolicyHeldItem): reason
+         * is the hold's name, from the lever's value, to empty */
+        const ReportDecision *held;
+        unsigned n_held;
         bool decisions_known;      /* false: the policy did not run */
         bool dry_run;
         const char *preset;

@@ -36,6 +36,7 @@ typedef struct NodeMeasures {
         uint64_t present_pages, managed_pages;
         unsigned frag_score;          /* fragmentation_score_node(), 0..100 */
         uint64_t reclaimable_pages;   /* file LRU + reclaimable slab (per-node stats) */
+        bool have_reclaimable;        /* reclaimable_pages was read (zoneinfo's per-node stats) */
         uint64_t wmark_min, wmark_low, wmark_high; /* base, summed over zones */
         uint64_t boost;
         /* from pagetypeinfo when read: share of pageblocks that are not

@@ -70,6 +70,10 @@ typedef enum PolicyHold {
         POLICY_HOLD_CLAMPED,           /* "clamped": the kernel or someone kept a lower value */
         POLICY_HOLD_UNMEASURED,        /* "unmeasured": a source the targets need is missing
                                         * (Assessment.unmeasured, in num.unmeasured) */
+        /* "nothing_to_reclaim": free memory short, and free + reclaimable
+         * (num.avail_bytes) under what the reserve needs (num.free_needed_bytes):
+         * a reclaim lever raised would have kswapd scan for nothing */
+        POLICY_HOLD_NOTHING_TO_RECLAIM,
         _POLICY_HOLD_MAX,
 } PolicyHold;
 

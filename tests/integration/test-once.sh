@@ -259,4 +259,46 @@ else
 	echo "FAIL once-journal-stream-match-prefix rc=$rc: $(cat "$empty/err2")"; fail=1
 fi
 rm -rf "$empty"
+
+# Free memory short with nothing for kswapd to reclaim (the pressure
+# fixture: 58 MiB free, 10 MiB file LRU + reclaimable slab; a 50 MiB THP
+# reserve needs the kernel's high watermark + 50 MiB = 115 MiB): no
+# reclaim raise, and the report says it held and why (text and JSON).
+# The same tree with 100000 more pages of file LRU and no memory pressure:
+# the raise.
+pressure=$FRAGD_SRCDIR/tests/fixtures/vm-6.1-x86_64-1node-pressure
+held=$(mktemp -d)
+"$FRAGD" --once --dry-run --root "$pressure" --page-size 4096 --set policy.reserve_thp=50M >"$held/txt" 2>&1
+"$FRAGD" --once --dry-run --format json --root "$pressure" --page-size 4096 --set policy.reserve_thp=50M >"$held/json"
+if grep -q "none made: held as below" "$held/txt" &&
+	grep -q "keep watermark_scale_factor at 10: node 0 has 58 MiB free, under the 115 MiB its order>=9 reserve of 50 MiB needs.*68 MiB with what kswapd can reclaim.*\[held: nothing_to_reclaim\]" "$held/txt" &&
+	python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["decisions"] == [], j["decisions"]
+h = j["held"]
+assert [(x["knob"], x["value"], x["hold"]) for x in h] == [("watermark_scale_factor", "10", "nothing_to_reclaim")], h
+assert "68 MiB with what kswapd can reclaim" in h[0]["explanation"], h
+' "$held/json"; then
+	echo "PASS once-held-nothing-to-reclaim"
+else
+	echo "FAIL once-held-nothing-to-reclaim: $(cat "$held/txt") $(cat "$held/json")"; fail=1
+fi
+cp -r "$pressure" "$held/root"
+sed -i 's/^\(      nr_inactive_file \)1$/\1100001/' "$held/root/proc/zoneinfo"
+# and calm: the fixture's memory pressure (some 70 %) holds any raise (psi)
+printf 'some avg10=0.00 avg60=0.00 avg300=0.00 total=37169358\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=29331708\n' \
+	>"$held/root/proc/pressure/memory"
+"$FRAGD" --once --dry-run --format json --root "$held/root" --page-size 4096 --set policy.reserve_thp=50M >"$held/json2"
+if python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["held"] == [], j["held"]
+assert [(d["knob"], d["reason"]) for d in j["decisions"] if d["knob"] == "watermark_scale_factor"] == [("watermark_scale_factor", "free_memory_short")], j["decisions"]
+' "$held/json2"; then
+	echo "PASS once-held-reclaimable-raises"
+else
+	echo "FAIL once-held-reclaimable-raises: $(cat "$held/json2")"; fail=1
+fi
+rm -rf "$held"
 exit $fail

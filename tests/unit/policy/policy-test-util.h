@@ -75,6 +75,7 @@ typedef struct TNode {
         uint64_t thp_grown;
         unsigned score; /* NodeMeasures.frag_score when score_set or non-zero; else from the blocks */
         bool score_set;
+        bool reclaimable_unknown; /* NodeMeasures.have_reclaimable false (no per-node stats) */
 } TNode;
 
 typedef struct TWorld {
@@ -141,6 +142,7 @@ static inline void t_assess(const TWorld *w, usec_t now, Assessment *a)
                 if (t->score || t->score_set)
                         n->frag_score = t->score; /* the kernel weighs zones by present pages */
                 n->reclaimable_pages = t->reclaimable_pages;
+                n->have_reclaimable = !t->reclaimable_unknown;
                 n->wmark_min = min;
                 n->wmark_low = min + gap;
                 n->wmark_high = min + 2 * gap;

@@ -812,30 +812,48 @@ static void test_stall_raise_not_lowered_to_the_aim(void **state)
  * 101 / 200 = 50.5) = 49, aim 61 (39 + 10 = 49; 60: 40 + 10 = 50), the
  * largest of the targets' aims (the configured 40.96 MiB and the order-4
  * 81.9 MiB ask for less); free memory short, the lever stays at 80: 60 s
- * without a proactiveness move. */
+ * without a proactiveness move. The same with nothing to reclaim (free +
+ * reclaimable under the kernel's high watermark + target: the anonymous
+ * phased guest): the part raises proactiveness all the same, no reclaim
+ * lever moves (held: nothing_to_reclaim), and the memory want it holds
+ * still keeps the lever from following the aim down. */
 static void test_free_short_not_lowered(void **state)
 {
-        TWorld w;
-        TSim *s = case_new(&w, 5 * S, 500);
-        const Decision *d;
+        static const uint64_t reclaim[] = { 200000, 0 };
 
         (void) state;
-        /* a reversal cooldown of 6 s (the phased bench's), so that only
-         * free memory short can hold the lever */
-        t_lever(&s->cfg, LEVER_COMPACTION_PROACTIVENESS, 20, 80, 20, 5, 10 * S, 6 * S);
-        s->cfg.lever[LEVER_MIN_FREE_KBYTES].enabled = false;
-        w.fallback_ratio = 0.2;
-        for (unsigned i = 0; i < 12; i++)
-                (void) t_sim_tick(s, &w, 5);
-        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
-        w.fallback_ratio = 0.0;
-        w.node[0].free_pages = 200 * PAGES_MIB;
-        d = lf_no_pro_move(s, &w, 12, 5);
-        assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
-        /* free memory short is a target missed, with no fault falling
-         * back (no part offer) the only one */
-        assert_true(d->eval.targets_missed);
-        free(s);
+        for (unsigned r = 0; r < ELEMENTSOF(reclaim); r++) {
+                TWorld w;
+                TSim *s = case_new(&w, 5 * S, 500);
+                const Decision *d;
+
+                /* a reversal cooldown of 6 s (the phased bench's), so that only
+                 * free memory short can hold the lever */
+                t_lever(&s->cfg, LEVER_COMPACTION_PROACTIVENESS, 20, 80, 20, 5, 10 * S, 6 * S);
+                s->cfg.lever[LEVER_MIN_FREE_KBYTES].enabled = false;
+                w.node[0].reclaimable_pages = reclaim[r];
+                w.fallback_ratio = 0.2;
+                for (unsigned i = 0; i < 12; i++)
+                        (void) t_sim_tick(s, &w, 5);
+                assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
+                if (reclaim[r] > 0)
+                        assert_true(s->in[LEVER_WATERMARK_SCALE_FACTOR].current > 10);
+                else
+                        assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 10);
+                w.fallback_ratio = 0.0;
+                w.node[0].free_pages = 200 * PAGES_MIB;
+                d = lf_no_pro_move(s, &w, 12, 5);
+                assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
+                /* free memory short is a target missed, with no fault falling
+                 * back (no part offer) the only one */
+                assert_true(d->eval.targets_missed);
+                if (reclaim[r] == 0) {
+                        assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 10);
+                        assert_int_equal(d->n_held, 1);
+                        assert_int_equal(d->held[0].hold, POLICY_HOLD_NOTHING_TO_RECLAIM);
+                }
+                free(s);
+        }
 }
 
 /* The movement rules of a lowering to the aim (LEVER_MOVE_AIM), worked on

@@ -311,6 +311,65 @@ static void test_memory_want(void **state)
         free(x);
 }
 
+/* Free memory short as in test_memory_want, with less to reclaim than the
+ * shortfall (free + file LRU + reclaimable slab under the kernel's high
+ * watermark + T): the offer is held (Want.held_err), not raised on; the
+ * fragmentation want for the part free memory holds is still offered. */
+static void test_memory_want_nothing_to_reclaim(void **state)
+{
+        TWorld w = t_world_fine(1);
+        E *x;
+
+        (void) state;
+        w.node[0] = (TNode){ .free_pages = 30000, .ge_large_pages = 8000, .ge_thp_pages = 3000 };
+        w.fallback_ratio = 0.12;
+        x = e_run_wmarks(&w, NULL);
+        assert_int_equal(x->mem.err, 0);
+        assert_int_equal(x->mem.aim, -1);
+        /* THP 7997 over large 7329 (test_memory_want) */
+        assert_int_equal(x->mem.held_err, 7997);
+        assert_int_equal(x->mem.held_reason, POLICY_REASON_FREE_MEMORY_SHORT);
+        assert_int_equal(x->mem.held_num.order, 9);
+        assert_int_equal(x->mem.held_num.free_needed_bytes, 146758696);
+        assert_int_equal(x->mem.held_num.avail_bytes, 122880000);
+        assert_int_equal(x->frag.err, 5489);
+        free(x);
+
+        /* 10000 reclaimable pages: 122880000 + 40960000 = 163840000 B
+         * covers the THP need (146758696), not the large one (189708369):
+         * the THP offer raises (its aim 100 only), the large one is held */
+        w.node[0].reclaimable_pages = 10000;
+        x = e_run_wmarks(&w, NULL);
+        assert_int_equal(x->mem.err, 7997);
+        assert_int_equal(x->mem.aim, 100);
+        assert_int_equal(x->mem.num.avail_bytes, 163840000);
+        assert_int_equal(x->mem.held_err, 7329);
+        assert_int_equal(x->mem.held_num.order, 4);
+        free(x);
+
+        /* reclaimable not read (no per-node stats): not held */
+        w.node[0].reclaimable_pages = 0;
+        w.node[0].reclaimable_unknown = true;
+        x = e_run_wmarks(&w, NULL);
+        assert_int_equal(x->mem.err, 7997);
+        assert_int_equal(x->mem.aim, 200);
+        assert_int_equal(x->mem.held_err, 0);
+        free(x);
+
+        /* two nodes alike: the first of the strongest offers is the one
+         * cited. min_free_kbytes is split between them: min 8448 pages,
+         * gap max(2112, 1048), high 12672 pages = 51904512 B; THP needs
+         * 94854184 B (not short at 122880000), large 137803857 B: short,
+         * 7329 on each node */
+        w = t_world_fine(2);
+        w.node[0] = w.node[1] = (TNode){ .free_pages = 30000, .ge_large_pages = 8000, .ge_thp_pages = 3000 };
+        x = e_run_wmarks(&w, NULL);
+        assert_int_equal(x->mem.held_err, 7329);
+        assert_int_equal(x->mem.held_num.free_needed_bytes, 137803857);
+        assert_int_equal(x->mem.held_num.node, 0);
+        free(x);
+}
+
 static void test_psi_over_ceiling(void **state)
 {
         PolicyConfig c;
@@ -474,13 +533,24 @@ static void falling_free_horizon_121(E *x)
         x->cfg.trend_horizon_usec = 121 * S;
 }
 
+static void falling_free_horizon_1000(E *x)
+{
+        falling_free(x);
+        x->cfg.trend_horizon_usec = 1000 * S;
+}
+
 static void test_free_memory_predicted_short(void **state)
 {
         TWorld w = t_world_fine(1);
         E *x;
 
         (void) state;
-        w.node[0] = (TNode){ .free_pages = 60000, .ge_large_pages = 15000, .ge_thp_pages = 3000 };
+        /* what kswapd can reclaim covers the large need at the horizon by
+         * exactly what it needs: 120 s at 819200 B/s takes 98304000 B,
+         * leaving 147456000 B; 189708369 - 147456000 = 42252369 B, 10315.5
+         * pages: 10316 */
+        w.node[0] = (TNode){ .free_pages = 60000, .ge_large_pages = 15000, .ge_thp_pages = 3000,
+                             .reclaimable_pages = 10316 };
         x = e_run_wmarks(&w, falling_free);
         assert_int_equal(x->e.nodes[0].free_trend_bytes_per_sec, -819200);
         assert_int_equal(x->e.nodes[0].trend_bytes_per_sec[1], 0);
@@ -497,22 +567,73 @@ static void test_free_memory_predicted_short(void **state)
         assert_int_equal(x->mem.num.trend_bytes_per_sec, -819200);
         assert_true(x->mem.num.eta_usec > 68 * S && x->mem.num.eta_usec < 69 * S);
         assert_int_equal(x->mem.aim, -1);
+        assert_int_equal(x->mem.num.avail_bytes, 147456000 + 10316 * 4096);
+        assert_int_equal(x->mem.held_err, 0);
         /* and compaction still has material: the fragmentation want too,
          * THP's 3000 + 7000 x (42949672 - 12288000) / 42949672 = 7997 */
         assert_int_equal(x->frag.err, 7997);
         assert_int_equal(x->frag.reason, POLICY_REASON_RESERVE_BELOW_TARGET);
         free(x);
-        /* a 121 s horizon takes in the THP crossing at 120.85 s: 7997 */
+        /* one page less: kswapd could not supply it, held */
+        w.node[0].reclaimable_pages = 10315;
+        x = e_run_wmarks(&w, falling_free);
+        assert_int_equal(x->mem.err, 0);
+        assert_int_equal(x->mem.held_err, 4993);
+        assert_int_equal(x->mem.held_reason, POLICY_REASON_RESERVE_TREND);
+        assert_int_equal(x->mem.held_num.avail_bytes, 147456000 + 10315 * 4096);
+        assert_true(x->mem.held_num.eta_usec > 68 * S && x->mem.held_num.eta_usec < 69 * S);
+        assert_int_equal(x->frag.err, 7997);
+        free(x);
+        /* a fall over the horizon larger than free memory leaves nothing
+         * free: reclaimable alone (600000 pages) covers both needs */
+        w.node[0].reclaimable_pages = 600000;
+        x = e_run_wmarks(&w, falling_free_horizon_1000);
+        assert_int_equal(x->mem.held_err, 0);
+        assert_int_equal(x->mem.num.avail_bytes, 600000ULL * 4096);
+        free(x);
+        /* a 121 s horizon takes in the THP crossing at 120.85 s: 7997;
+         * at the horizon 245760000 - 99123200 = 146636800 B are left, with
+         * 10316 pages to reclaim 188891136 B: enough for THP's need
+         * (146758696), not the large one's (189708369), held */
+        w.node[0].reclaimable_pages = 10316;
         x = e_run_wmarks(&w, falling_free_horizon_121);
         assert_int_equal(x->mem.err, 7997);
         assert_int_equal(x->mem.reason, POLICY_REASON_RESERVE_TREND);
         assert_int_equal(x->mem.num.order, 9);
         assert_int_equal(x->mem.num.free_needed_bytes, 146758696);
         assert_true(x->mem.num.eta_usec > 120 * S && x->mem.num.eta_usec < 121 * S);
+        assert_int_equal(x->mem.held_err, 4993);
+        assert_int_equal(x->mem.held_num.avail_bytes, 188891136);
         free(x);
         /* no horizon: no prediction */
         x = e_run_wmarks(&w, falling_free_no_horizon);
         assert_int_equal(x->mem.err, 0);
+        free(x);
+}
+
+/* The stall and fallback wants each cite their own numbers: the stall
+ * want's rate is not carried into the fallback's (nor the other way) */
+static void test_rate_wants_own_numbers(void **state)
+{
+        TWorld w = t_world_fine(1);
+        E *x;
+
+        (void) state;
+        w.fallback_ratio = 0.2;
+        w.stall_per_sec = 0.5;
+        x = e_run_wmarks(&w, NULL);
+        assert_true(x->stall.err > 0);
+        assert_int_equal(x->stall.num.observed_milli, 500);
+        assert_int_equal(x->stall.num.observed_permyriad, 0);
+        /* 3000 + 7000 x 1000 / 1000 */
+        assert_int_equal(x->fallback.err, 10000);
+        assert_int_equal(x->fallback.num.observed_permyriad, 2000);
+        assert_int_equal(x->fallback.num.limit_permyriad, 1000);
+        assert_int_equal(x->fallback.num.observed_milli, 0);
+        assert_int_equal(x->fallback.num.limit_milli, 0);
+        assert_int_equal(x->stall.num.node, -1);
+        assert_int_equal(x->stall.aim, -1); /* the stall want carries no aim */
+        assert_int_equal(x->fallback.num.node, -1);
         free(x);
 }
 
@@ -594,11 +715,13 @@ int main(void)
                 cmocka_unit_test(test_level_error_edges),
                 cmocka_unit_test(test_score_target_and_zero_ratio),
                 cmocka_unit_test(test_memory_want),
+                cmocka_unit_test(test_memory_want_nothing_to_reclaim),
                 cmocka_unit_test(test_psi_over_ceiling),
                 cmocka_unit_test(test_targets_met_direct),
                 cmocka_unit_test(test_learned_numbers),
                 cmocka_unit_test(test_workload_use_cap),
                 cmocka_unit_test(test_free_memory_predicted_short),
+                cmocka_unit_test(test_rate_wants_own_numbers),
                 cmocka_unit_test(test_at_the_limit),
         };
 

@@ -399,6 +399,25 @@ static void test_held_sentences(void **state)
         h.num.unmeasured = OBS_MASK(OBS_ZONEINFO) | OBS_MASK(OBS_BUDDYINFO);
         expect_held(&h, "keep compaction_proactiveness at 40: decisions held, zoneinfo and buddyinfo unreadable (no "
                         "raise, no lowering, no kick until it is back)");
+
+        /* nothing to reclaim: short now, then predicted short (free at
+         * the need exactly counts as predicted) */
+        h = (PolicyHeldItem){ .lever = LEVER_WATERMARK_SCALE_FACTOR, .current = 10, .wanted = 10, .allowed = 10,
+                              .reason = POLICY_REASON_FREE_MEMORY_SHORT, .hold = POLICY_HOLD_NOTHING_TO_RECLAIM,
+                              .num = { .node = 0, .order = 9, .free_bytes = 500 * MIB, .free_needed_bytes = 611 * MIB,
+                                       .target_bytes = 512 * MIB, .avail_bytes = 510 * MIB,
+                                       .eta_usec = USEC_INFINITY } };
+        expect_held(&h, "keep watermark_scale_factor at 10: node 0 has 500 MiB free, under the 611 MiB its order>=9 "
+                        "reserve of 512 MiB needs (the kernel's high watermark + it), and 510 MiB with what kswapd "
+                        "can reclaim (file LRU + reclaimable slab): no reclaim raise");
+        h.num.free_bytes = 611 * MIB;
+        h.num.trend_bytes_per_sec = -4 * (int64_t) MIB;
+        h.num.eta_usec = 30 * USEC_PER_SEC;
+        h.num.avail_bytes = 200 * MIB;
+        expect_held(&h, "keep watermark_scale_factor at 10: node 0 has 611 MiB free, falling at -4.0 MiB/s below the "
+                        "611 MiB its order>=9 reserve of 512 MiB needs in 30 s, and what is free within the horizon at "
+                        "that rate + what kswapd can reclaim (file LRU + reclaimable slab) is 200 MiB: no reclaim "
+                        "raise");
 }
 
 /* Too small a buffer: cut and terminated, the full length returned. */

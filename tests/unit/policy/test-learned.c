@@ -329,18 +329,18 @@ static void test_learning_off(void **state)
         free(s);
 }
 
-/* A learned target larger than free memory can back: the kswapd levers
- * move, and the safety envelope still caps them. */
+/* A learned target larger than free memory: the kswapd levers move where
+ * reclaim can supply it (free + reclaimable over what it needs), and the
+ * safety envelope still caps them. */
 static void test_envelope_still_wins(void **state)
 {
         TSim *s = sim_learning();
         TWorld w = world_quiet(1);
-        bool safety = false;
         int64_t top = 0;
 
         s->cfg.safety_headroom = (SizeSpec){ .permyriad = 1000 };
-        w.node[0].free_pages = 150000; /* 586 MiB */
-        w.node[0].reclaimable_pages = 0;
+        w.node[0].free_pages = 150000; /* 585 MiB */
+        w.node[0].reclaimable_pages = 10000; /* avail 160000 pages: the 512 MiB need + high watermark fits */
         t_sim_tick(s, &w, 5);
         assert_int_equal(s->d.n_items, 0);
         burst(&w, 256, 0);
@@ -348,23 +348,105 @@ static void test_envelope_still_wins(void **state)
         quiet(&w);
         for (unsigned i = 0; i < 50; i++) {
                 t_sim_tick(s, &w, 30);
-                /* avail 150000 pages, headroom 10 %: inside the envelope
+                /* avail 160000 pages, headroom 10 %: inside the envelope
                  * worked out by hand */
                 assert_true(t_envelope_by_hand(s->in[LEVER_MIN_FREE_KBYTES].current,
-                                               s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 150000, 1000));
+                                               s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 160000, 1000));
                 for (unsigned j = 0; j < s->d.n_held; j++)
-                        safety |= s->d.held[j].hold == POLICY_HOLD_SAFETY;
+                        assert_int_not_equal(s->d.held[j].hold, POLICY_HOLD_NOTHING_TO_RECLAIM);
                 top = MAX(top, s->in[LEVER_WATERMARK_SCALE_FACTOR].current);
         }
-        /* by hand: at min_free_kbytes 67584 the gap may reach 28246 pages:
-         * wsf 269 (gap 28206) fits, 270 (28311) not */
-        assert_true(t_envelope_by_hand(67584, 269, 150000, 1000));
-        assert_false(t_envelope_by_hand(67584, 270, 150000, 1000));
-        /* raised, capped below its bound (the synthetic kernel frees
-         * nothing, so the lever also backs off to 10 in the end) */
-        assert_true(top > 10);
-        assert_true(top < 1000);
-        assert_true(safety);
+        /* by hand: at min_free_kbytes 67584 the gap may reach 38246 pages:
+         * wsf 364 (gap 38169) fits, 365 (38273) not */
+        assert_true(t_envelope_by_hand(67584, 364, 160000, 1000));
+        assert_false(t_envelope_by_hand(67584, 365, 160000, 1000));
+        /* raised to the envelope's cap, below its bound (the synthetic
+         * kernel frees nothing, so the lever also backs off to 10 in the
+         * end) */
+        assert_int_equal(top, 364);
+        free(s);
+}
+
+/* The same need with nothing to reclaim (an anonymous host without swap:
+ * free + reclaimable under the high watermark + target): no reclaim lever
+ * moves, each tick says why (nothing_to_reclaim), and compaction still
+ * answers the part free memory holds. One reclaimable page under what is
+ * needed holds; the exact amount raises. */
+/* 585 MiB free (needed: the high watermark 25344 + the learned 131072 =
+ * 156416 pages) and `reclaim` pages kswapd could reclaim; a 256 MiB burst
+ * learned, then quiet. Returns the sim after the burst. */
+static TSim *short_after_burst(TWorld *w, uint64_t reclaim, int64_t wsf_max)
+{
+        TSim *s = sim_learning();
+
+        *w = world_quiet(1);
+        s->cfg.lever[LEVER_WATERMARK_SCALE_FACTOR].max = wsf_max;
+        w->node[0].free_pages = 150000;
+        w->node[0].reclaimable_pages = reclaim;
+        t_sim_tick(s, w, 5);
+        burst(w, 256, 0);
+        t_sim_tick(s, w, 5);
+        quiet(w);
+        return s;
+}
+
+static void test_nothing_to_reclaim(void **state)
+{
+        static const uint64_t reclaim[] = { 0, 6415, 6416 };
+        TWorld w;
+        TSim *s;
+        bool held_min_free = false;
+
+        for (unsigned r = 0; r < ELEMENTSOF(reclaim); r++) {
+                unsigned held = 0;
+                bool raised_wsf = false;
+                char buf[1024];
+
+                s = short_after_burst(&w, reclaim[r], 1000);
+                for (unsigned i = 0; i < 20; i++) {
+                        t_sim_tick(s, &w, 30);
+                        for (unsigned j = 0; j < s->d.n_held; j++) {
+                                const PolicyHeldItem *h = &s->d.held[j];
+
+                                if (h->hold != POLICY_HOLD_NOTHING_TO_RECLAIM)
+                                        continue;
+                                held++;
+                                assert_int_equal(h->lever, LEVER_WATERMARK_SCALE_FACTOR);
+                                assert_int_equal(h->reason, POLICY_REASON_FREE_MEMORY_SHORT);
+                                assert_int_equal(h->num.free_bytes, 150000 * (uint64_t) T_PAGE);
+                                assert_int_equal(h->num.avail_bytes, (150000 + reclaim[r]) * (uint64_t) T_PAGE);
+                                assert_int_equal(h->num.free_needed_bytes, 156416 * (uint64_t) T_PAGE);
+                                assert_true(decision_explain_held(h, buf, sizeof(buf)) > 0);
+                                assert_non_null(strstr(buf, "keep watermark_scale_factor at 10: node 0 has 585 MiB "
+                                                            "free"));
+                                assert_non_null(strstr(buf, "what kswapd can reclaim"));
+                                assert_true(strlen(buf) < 320); /* fragd --once's ReportDecision.explanation */
+                        }
+                        raised_wsf |= s->in[LEVER_WATERMARK_SCALE_FACTOR].current > 10;
+                        if (r < 2)
+                                assert_int_equal(s->in[LEVER_MIN_FREE_KBYTES].current, 67584);
+                }
+                if (r < 2) {
+                        assert_false(raised_wsf);
+                        assert_true(held > 0);
+                } else {
+                        assert_true(raised_wsf);
+                        assert_int_equal(held, 0);
+                }
+                free(s);
+        }
+
+        /* watermark_scale_factor at its bound: min_free_kbytes is the
+         * reclaim lever asked, and it is held too */
+        s = short_after_burst(&w, 0, 10);
+        for (unsigned i = 0; i < 20; i++) {
+                t_sim_tick(s, &w, 30);
+                for (unsigned j = 0; j < s->d.n_held; j++)
+                        held_min_free |= s->d.held[j].lever == LEVER_MIN_FREE_KBYTES &&
+                                         s->d.held[j].hold == POLICY_HOLD_NOTHING_TO_RECLAIM;
+                assert_int_equal(s->in[LEVER_MIN_FREE_KBYTES].current, 67584);
+        }
+        assert_true(held_min_free);
         free(s);
 }
 
@@ -409,7 +491,7 @@ int main(void)
                 cmocka_unit_test(test_cap_respected),
                 cmocka_unit_test(test_learning_off),
                 cmocka_unit_test(test_learned_capped_by_host_memory),
-                cmocka_unit_test(test_envelope_still_wins),
+                cmocka_unit_test(test_envelope_still_wins), cmocka_unit_test(test_nothing_to_reclaim),
                 cmocka_unit_test(test_explain_learned),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

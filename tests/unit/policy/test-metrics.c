@@ -620,6 +620,8 @@ static void test_assess_sums(void **state)
         assert_int_equal(a->nodes[1].frag_score, 99);
         assert_int_equal(a->nodes[1].reclaimable_pages, 123);
         assert_int_equal(a->nodes[0].reclaimable_pages, 0);
+        assert_true(a->nodes[1].have_reclaimable);
+        assert_false(a->nodes[0].have_reclaimable);
         /* without zoneinfo: unmeasured, scores weighted by free pages:
          * node 0 (1034 x 0 + 8 x 100) / 1042 = 0 */
         o->have &= ~OBS_MASK(OBS_ZONEINFO);
@@ -628,6 +630,7 @@ static void test_assess_sums(void **state)
         assert_int_equal(a->nodes[0].frag_score, 0);
         assert_int_equal(a->nodes[1].frag_score, 100);
         assert_int_equal(a->nodes[1].reclaimable_pages, 0);
+        assert_false(a->nodes[1].have_reclaimable);
         assert_int_equal(a->nodes[0].managed_pages, 0);
         free(o);
         free(a);

@@ -177,18 +177,40 @@ else
 fi
 rm -f /etc/fragd/fragd.conf.d/50-events.conf
 
-# --- pause, resume, rollback, back-off, yield: a THP reserve of 64 GiB in a
-# 2 GiB guest is never met, so fragd raises watermark_scale_factor at once
-# ("no material" for compaction) and keeps wanting to. Without the
-# fragmenter: free memory stays well above the watermarks, so the raise
-# gains nothing (kswapd has nothing to do) and the PSI rise is the squeeze's
+# --- pause, resume, rollback, back-off, yield: a target fragd keeps
+# raising for and never meets. A THP reserve of 1 GiB with about 600 MiB
+# free: free memory is short, so fragd raises watermark_scale_factor at
+# once ("no material" for compaction). It raises only where free memory +
+# what kswapd could reclaim (the node's file LRU + reclaimable slab) reaches
+# the reserve (held: nothing_to_reclaim otherwise, docs/policy.md), so the
+# guest holds 1 GiB of page cache in a cgroup with memory.min: the kernel
+# counts it in the file LRU, but reclaim never takes it, so the target
+# stays unmet and the raise gains nothing. Without the fragmenter, free
+# memory stays above the raised watermarks (kswapd has nothing to do) and
+# the PSI rise is the squeeze's. The file is sparse: reading it fills the
+# page cache without writing the disk
+CACHE_CG=/sys/fs/cgroup/fragd-test-cache
+CACHE_FILE=/var/tmp/fragd-test-cache
+echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true
+mkdir -p "$CACHE_CG"
+echo 1100M >"$CACHE_CG/memory.min"
+truncate -s 1024M "$CACHE_FILE"
+sh -c 'echo $$ >"$1/cgroup.procs" && exec cat "$2"' sh "$CACHE_CG" "$CACHE_FILE" >/dev/null ||
+	log "reading $CACHE_FILE in $CACHE_CG failed"
+cached=$(($(sed -n 's/^file //p' "$CACHE_CG/memory.stat") / 1048576))
+if [ "$cached" -ge 900 ]; then
+	pass "$cached MiB of page cache under memory.min $(cat "$CACHE_CG/memory.min") in $CACHE_CG"
+else
+	fail "only $cached MiB of page cache in $CACHE_CG (want 1024)"
+fi
+log "free $(awk '/^MemFree/ { print int($2 / 1024) }' /proc/meminfo) MiB, file LRU $(awk '/^(Active|Inactive)\(file\)/ { s += $2 } END { print int(s / 1024) }' /proc/meminfo) MiB"
 mkdir -p /var/lib/prometheus/node-exporter # the unit's ReadWritePaths=-... binds it when it exists
 PROM=/var/lib/prometheus/node-exporter/fragd.prom
 cat >/etc/fragd/fragd.conf.d/60-unmet.conf <<'CONF'
-# service.sh: a target no memory can hold; rollback on any rise of memory
-# PSI full within the hour after a raise, no back-off yet
+# service.sh: a target free memory cannot hold; rollback on any rise of
+# memory PSI full within the hour after a raise, no back-off yet
 [policy]
-reserve_thp = 64G
+reserve_thp = 1G
 rollback_window = 1h
 rollback_psi_full_rise = 0.01%
 backoff_decisions = 1000
@@ -282,10 +304,10 @@ progress
 # in a run without the filler free memory crept up and no back-off came in
 # 40 s): shared memory filled at 4 MiB/s makes it fall steadily
 cat >/etc/fragd/fragd.conf.d/60-unmet.conf <<'CONF'
-# service.sh: a target no memory can hold; back off after the first
+# service.sh: a target free memory cannot hold; back off after the first
 # evaluation without gain, no rollback
 [policy]
-reserve_thp = 64G
+reserve_thp = 1G
 rollback_window = 0
 backoff_decisions = 1
 backoff_hold = 10min
@@ -323,6 +345,10 @@ if cmp -s /tmp/knobs.orig2 /tmp/knobs.now; then pass "every knob back after the 
 	diff /tmp/knobs.orig2 /tmp/knobs.now || true
 fi
 rm -f /etc/fragd/fragd.conf.d/60-unmet.conf
+# the protected page cache goes: reparented to the root when its cgroup is
+# removed, then dropped with its file
+rmdir "$CACHE_CG" || log "rmdir $CACHE_CG failed"
+rm -f "$CACHE_FILE"
 
 # every kind, with its fields and priority (knob changes NOTICE=5, a
 # one-shot compaction and the learned reserve INFO=6), and journalctl -x
