@@ -82,6 +82,22 @@ const char *policy_hold_name(PolicyHold h)
         return (unsigned) h < _POLICY_HOLD_MAX ? hold_names[h] : "?";
 }
 
+bool policy_hold_shown(PolicyHold h)
+{
+        switch (h) {
+        case POLICY_HOLD_REVERSAL_LIMIT:
+        case POLICY_HOLD_AT_BOUND:
+        case POLICY_HOLD_PSI:
+        case POLICY_HOLD_SAFETY:
+        case POLICY_HOLD_CLAMPED:
+        case POLICY_HOLD_UNMEASURED:
+        case POLICY_HOLD_NOTHING_TO_RECLAIM:
+                return true;
+        default:
+                return false;
+        }
+}
+
 static const char *const gate_names[_POLICY_GATE_MAX] = {
         [POLICY_GATE_NONE] = "none",
         [POLICY_GATE_PSI_HIGH] = "psi_high",

@@ -252,6 +252,34 @@ static unsigned apply_lever(const LeverApply *ap, Decision *d, unsigned i, const
         return 0;
 }
 
+/* One line when a lever's shown hold starts, changes or ends: the first
+ * held item of each lever with a shown hold is this tick's */
+static void say_holds(LeverHeldLog *hl, const Decision *d)
+{
+        const PolicyHeldItem *first[_LEVER_MAX] = { NULL };
+        char text[LEVER_TEXT_MAX];
+
+        for (unsigned i = 0; i < d->n_held; i++) {
+                const PolicyHeldItem *h = &d->held[i];
+
+                if ((unsigned) h->lever < _LEVER_MAX && !first[h->lever] && policy_hold_shown(h->hold))
+                        first[h->lever] = h;
+        }
+        for (unsigned l = 0; l < _LEVER_MAX; l++) {
+                PolicyHold now = first[l] ? first[l]->hold : POLICY_HOLD_NONE;
+
+                if (now == hl->said[l])
+                        continue;
+                if (first[l]) {
+                        (void) decision_explain_held(first[l], text, sizeof(text));
+                        log_info("Knob %s held (%s): %s", knob_lever_name((Lever) l), policy_hold_name(now), text);
+                } else
+                        log_info("Knob %s no longer held (%s)", knob_lever_name((Lever) l),
+                                 policy_hold_name(hl->said[l]));
+                hl->said[l] = now;
+        }
+}
+
 unsigned lever_apply(const LeverApply *ap, Decision *d, usec_t now)
 {
         char text[LEVER_TEXT_MAX];
@@ -291,6 +319,8 @@ unsigned lever_apply(const LeverApply *ap, Decision *d, usec_t now)
                 } else
                         log_debug("held: %s", text);
         }
+        if (ap->held_log)
+                say_holds(ap->held_log, d);
         /* a page-cache one-shot held back: one line per change of what
          * holds it (PolicyNodeEval.pagecache_gate_changed) */
         for (unsigned i = 0; i < d->eval.n_nodes; i++) {

@@ -61,6 +61,13 @@ typedef enum LeverAction {
 
 #define LEVER_TEXT_MAX 400 /* decision_explain()'s line */
 
+/* The hold lever_apply() last said for each lever (policy_hold_shown()
+ * ones only): a hold is said at info level when it starts, changes or ends,
+ * not every tick; kept by the caller across ticks, zeroed at start */
+typedef struct LeverHeldLog {
+        PolicyHold said[_LEVER_MAX];
+} LeverHeldLog;
+
 typedef struct LeverApply {
         KnobRegistry *knobs;
         CompactWorker *worker;      /* node compactions */
@@ -71,11 +78,14 @@ typedef struct LeverApply {
         void (*applied)(void *userdata, const DecisionItem *it, const char *knob, LeverAction action,
                         const char *text);
         void *userdata;
+        LeverHeldLog *held_log; /* optional: NULL says holds at debug level only */
 } LeverApply;
 
 /* Applies d's items (unless d->apply is false: then only logs them):
  * lever values through the registry within the bounds, kcompactd kicks as
  * a rewrite within the bounds, node compactions on the worker. Marks what
  * was applied (decision_mark_applied(), with the value read back), logs
- * each item and the held ones. Returns how many knob writes failed. */
+ * each item and the held ones (each tick at debug level; with held_log a
+ * shown hold's start, change and end at info). Returns how many knob
+ * writes failed. */
 unsigned lever_apply(const LeverApply *ap, Decision *d, usec_t now);

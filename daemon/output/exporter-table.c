@@ -86,6 +86,15 @@ const MetricFamily metric_families[_METRIC_MAX] = {
                 "fragd_knob_disabled", METRIC_GAUGE, "", L("knob"),
                 "1 when fragd stopped steering the knob (permanent write error, or another writer changed it).",
                 S_KNOBS, "steered knobs" },
+        [M_KNOB_HELD] = {
+                "fragd_knob_held", METRIC_GAUGE, "", L("knob", "hold"),
+                "1 while the policy wants to move the knob and something stops it; hold says what: psi "
+                "(memory pressure over the ceiling), safety (the envelope), at_bound (the configured min or "
+                "max), clamped (the kernel kept another value), unmeasured (a source is missing), "
+                "reversal_limit, nothing_to_reclaim (free memory short and too little for kswapd to reclaim). "
+                "Absent while nothing holds it; the pacing holds (dwell, reversal_cooldown) and a back-off "
+                "(its own event) are not shown.",
+                S_KNOBS, "held knobs, at most one per knob" },
         [M_ACTIONS] = {
                 "fragd_actions_total", METRIC_COUNTER, "", L("knob", "direction", "reason"),
                 "Actions fragd decided since start by knob, direction (up, down, oneshot) and reason code; "
@@ -346,7 +355,7 @@ int metrics_doc_render(FILE *f)
                 "stays at or below **%d series**: with Z populated zones, O orders, T target\n"
                 "orders (2), M migratetypes (at most 6), K knobs (6), A action counters (at most\n"
                 "%d), S THP sizes and P orders of page-cache folios (at most O), the count is\n"
-                "at most %d + 6K + A + Z(O + 2T + 5 + M) + 2(2T + 2) + 5S + P + 2,\n"
+                "at most %d + 7K + A + Z(O + 2T + 5 + M) + 2(2T + 2) + 5S + P + 2,\n"
                 "which is %d for Z = 6, O = P = 14, M = 6, S = 9, A = %d (the test renders a\n"
                 "synthetic snapshot of that size and checks the count), or %d with the 12 THP\n"
                 "sizes of arm64 with 64 KiB pages. Each watched cgroup adds %d series; watched\n"

@@ -335,6 +335,9 @@ static void render_knobs(Out *o, const Snapshot *s)
                 emit(o, M_KNOB_OWNED, u64v(s->knobs[i].owned), s->knobs[i].name);
         for (unsigned i = 0; i < s->n_knobs; i++)
                 emit(o, M_KNOB_DISABLED, u64v(s->knobs[i].disabled), s->knobs[i].name);
+        for (unsigned i = 0; i < s->n_knobs; i++)
+                if (s->knobs[i].hold)
+                        emit(o, M_KNOB_HELD, u64v(1), s->knobs[i].name, s->knobs[i].hold);
 
         /* insertion sort of indices: at most SNAPSHOT_MAX_ACTIONS entries */
         for (unsigned i = 0; i < s->n_actions; i++) {

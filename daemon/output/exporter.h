@@ -50,6 +50,8 @@ typedef struct KnobView {
         int64_t min, max;     /* configured bounds */
         bool owned;           /* fragd changed it and will restore it */
         bool disabled;        /* permanent error or yielded to another writer */
+        const char *hold;     /* what stopped the policy's move this tick (a
+                               * policy_hold_shown() hold's name), NULL: none */
 } KnobView;
 
 typedef enum ActionDirection {
@@ -169,6 +171,7 @@ typedef enum MetricId {
         M_KNOB_MAX,
         M_KNOB_OWNED,
         M_KNOB_DISABLED,
+        M_KNOB_HELD,
         M_ACTIONS,
         M_ZONE_FREE,
         M_ZONE_MANAGED,
@@ -239,8 +242,9 @@ const char *metric_type_name(MetricType t); /* "gauge", "counter" */
 /* The formula in docs/metrics.md for 6 zones, 14 orders, 6 migratetypes,
  * 9 THP sizes, 6 knobs, SNAPSHOT_MAX_ACTIONS actions and page-cache folios of
  * 14 orders (with the page-cache order and its share); the test renders it:
- * FIXED + 6*6 + 64 + 6*(14 + 4 + 5 + 6) + 2*(4 + 2) + 5*9 + (14 + 2). */
-#define METRICS_SERIES_2NODE_WORST (METRICS_SERIES_FIXED + 331 + 16)
+ * FIXED + 6*7 + 64 + 6*(14 + 4 + 5 + 6) + 2*(4 + 2) + 5*9 + (14 + 2) (7 per
+ * knob: every one held). */
+#define METRICS_SERIES_2NODE_WORST (METRICS_SERIES_FIXED + 337 + 16)
 /* Series per watched cgroup (on top of the above). */
 #define METRICS_SERIES_PER_CGROUP 13
 

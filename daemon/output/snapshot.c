@@ -21,6 +21,7 @@ void snapshot_build(SnapshotBuilder *b, const FragdConfig *cfg, const Observatio
                 const LeverConfig *lc = &cfg->policy.lever[l];
                 KnobInfo info;
 
+                memset(k, 0, sizeof(*k)); /* a lever skipped below leaves its fields here */
                 k->name = lever_name((Lever) l);
                 k->min = lc->min;
                 k->max = lc->max;
@@ -34,6 +35,9 @@ void snapshot_build(SnapshotBuilder *b, const FragdConfig *cfg, const Observatio
                         k->disabled = info.disabled || info.yielded;
                         k->has_original = lever_value_parse((Lever) l, info.original, &k->original) >= 0;
                 }
+                for (unsigned i = 0; d && i < d->n_held && !k->hold; i++)
+                        if (d->held[i].lever == (Lever) l && policy_hold_shown(d->held[i].hold))
+                                k->hold = policy_hold_name(d->held[i].hold);
                 if (!lc->enabled && !k->owned && !k->has_current)
                         continue;
                 b->s.n_knobs++;

@@ -107,6 +107,8 @@ int manager_pause_set(Manager *m, bool pause, char *reply, size_t size)
                 m->paused = false;
                 pause_flag(m, false);
                 memset(m->paused_shown, 0, sizeof(m->paused_shown));
+                /* a hold still in force is said again once acting */
+                memset(&m->held_log, 0, sizeof(m->held_log));
                 m->paused_compact_nodes = 0;
                 manager_delayacct_apply(m->knobs, m->root, &m->cfg, m->dry_run, now_monotonic_usec());
                 log_notice("Resumed by 'fragd resume': fragd acts on its decisions again");

@@ -252,6 +252,7 @@ static void apply_decision(Manager *m, usec_t now)
                 .dry_run = m->dry_run,
                 .applied = on_applied,
                 .userdata = m,
+                .held_log = &m->held_log,
         };
 
         m->errors[HEALTH_ERR_KNOB_WRITE] += lever_apply(&ap, m->d, now);

@@ -487,6 +487,11 @@ int64_t decision_lever_value(const Decision *d, Lever l);
 const char *policy_reason_name(PolicyReason r); /* "reserve_below_target" */
 int policy_reason_from_name(const char *name);  /* PolicyReason or -ENOENT */
 const char *policy_hold_name(PolicyHold h);     /* "dwell" */
+/* A hold worth showing an operator while it lasts (a log line when it
+ * starts and ends, the fragd_knob_held metric): false for the pacing holds
+ * every move waits out (dwell, reversal_cooldown), for backoff (its own
+ * event says it) and for POLICY_HOLD_NONE */
+bool policy_hold_shown(PolicyHold h);
 const char *policy_gate_name(PolicyOneshotGate g); /* "psi_calm" */
 /* "page-cache one-shot on node 0 held (psi_calm): ..." for a node whose
  * pagecache_gate is not NONE; "" otherwise */

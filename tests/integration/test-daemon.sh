@@ -18,6 +18,8 @@ fresh() { # fresh NAME: fresh copy of the fixture in $T
 knob() { cat "$T/proc/sys/vm/$1"; }
 start() { start_daemon "$T/log" "$@"; } # start [args...]: log in $T/log
 changed() { [ "$(knob compaction_proactiveness)" != "$1" ]; }
+changed_wsf() { [ "$(knob watermark_scale_factor)" != 10 ]; }
+not_held_prom() { test -s "$T/prom/fragd.prom" && ! grep -q '^fragd_knob_held{' "$T/prom/fragd.prom"; }
 
 # 1. decisions applied, bounds, metrics, status, reload, restore on SIGTERM
 fresh run
@@ -412,5 +414,42 @@ wait_for 5 grep -q "directory '$T/other' does not exist" "$T/log" \
 sleep 2
 n=$(grep -c "Metrics textfile directory" "$T/log")
 [ "$n" = 3 ] && pass "no repeats after the reload ($n messages in all)" || bad "$n textfile messages (want 3)"
+stop
+
+# a hold is said when it starts and ends, not every tick, and shown as
+# fragd_knob_held while it lasts: the pressure fixture (58 MiB free, 10 MiB
+# file LRU + reclaimable slab) with a 50 MiB THP reserve holds the
+# watermark_scale_factor raise (nothing_to_reclaim); 100000 more pages of
+# file LRU and calm pressure end it (the raise)
+fresh_tree held "$FRAGD_SRCDIR/tests/fixtures/vm-6.1-x86_64-1node-pressure"
+write_conf "[policy]" "reserve_thp = 50M"
+held_line='Knob vm.watermark_scale_factor held (nothing_to_reclaim): keep watermark_scale_factor at 10'
+start
+if wait_for 10 grep -qsx 'fragd_knob_held{knob="watermark_scale_factor",hold="nothing_to_reclaim"} 1' "$T/prom/fragd.prom"; then
+	pass "fragd_knob_held names the hold in the textfile"
+else
+	bad "no fragd_knob_held for watermark_scale_factor: $(grep knob_held "$T/prom/fragd.prom" 2>&1)"
+fi
+sleep 3.5
+n=$(grep -c "$held_line" "$T/log")
+if [ "$n" = 1 ] && [ "$(knob watermark_scale_factor)" = 10 ]; then
+	pass "the hold said once in 3.5 s of 1 s ticks, the knob kept"
+else
+	bad "hold said $n times (want 1), watermark_scale_factor $(knob watermark_scale_factor): $(grep held "$T/log")"
+fi
+sed -i 's/^\(      nr_inactive_file \)1$/\1100001/' "$T/proc/zoneinfo"
+printf 'some avg10=0.00 avg60=0.00 avg300=0.00 total=37169358\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=29331708\n' \
+	>"$T/proc/pressure/memory"
+if wait_for 10 grep -q "Knob vm.watermark_scale_factor no longer held (nothing_to_reclaim)" "$T/log" &&
+	wait_for 5 changed_wsf; then
+	pass "the end of the hold said, and the raise made: watermark_scale_factor $(knob watermark_scale_factor)"
+else
+	bad "no end of the hold or no raise: $(grep -i "held\|raise" "$T/log" | tail -n 5)"
+fi
+if wait_for 5 not_held_prom; then
+	pass "fragd_knob_held gone with the hold"
+else
+	bad "fragd_knob_held still in the textfile: $(grep knob_held "$T/prom/fragd.prom")"
+fi
 stop
 finish

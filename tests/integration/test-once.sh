@@ -284,6 +284,14 @@ assert "68 MiB with what kswapd can reclaim" in h[0]["explanation"], h
 else
 	echo "FAIL once-held-nothing-to-reclaim: $(cat "$held/txt") $(cat "$held/json")"; fail=1
 fi
+# the textfile's family: fragd_knob_held for the held knob only
+"$FRAGD" --once --dry-run --format prom --root "$pressure" --page-size 4096 --set policy.reserve_thp=50M >"$held/prom"
+if grep -qx 'fragd_knob_held{knob="watermark_scale_factor",hold="nothing_to_reclaim"} 1' "$held/prom" &&
+	[ "$(grep -c '^fragd_knob_held{' "$held/prom")" = 1 ]; then
+	echo "PASS once-held-prom"
+else
+	echo "FAIL once-held-prom: $(grep fragd_knob_held "$held/prom")"; fail=1
+fi
 cp -r "$pressure" "$held/root"
 sed -i 's/^\(      nr_inactive_file \)1$/\1100001/' "$held/root/proc/zoneinfo"
 # and calm: the fixture's memory pressure (some 70 %) holds any raise (psi)

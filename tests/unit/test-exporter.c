@@ -146,16 +146,16 @@ static Case *case_new(const char *fx, const char *prev_fx)
         vm = &c->obs->vm;
 
         c->knobs[0] = (KnobView){ "compaction_proactiveness", true, vm->value[VM_COMPACTION_PROACTIVENESS],
-                                  false, 0, 0, 60, false, false };
+                                  false, 0, 0, 60, false, false, NULL };
         c->knobs[1] = (KnobView){ "watermark_scale_factor", true, 30, true, vm->value[VM_WATERMARK_SCALE_FACTOR],
-                                  10, 200, true, false };
+                                  10, 200, true, false, NULL };
         c->knobs[2] = (KnobView){ "min_free_kbytes", true, vm->value[VM_MIN_FREE_KBYTES], false, 0, 67584, 262144,
-                                  false, false };
+                                  false, false, NULL };
         c->knobs[3] = (KnobView){ "watermark_boost_factor", true, vm->value[VM_WATERMARK_BOOST_FACTOR], false, 0,
-                                  0, 15000, false, false };
+                                  0, 15000, false, false, NULL };
         c->knobs[4] = (KnobView){ "extfrag_threshold", true, vm->value[VM_EXTFRAG_THRESHOLD], false, 0, 300, 500,
-                                  false, false };
-        c->knobs[5] = (KnobView){ "thp_defrag", true, 3 /* madvise */, false, 0, 1, 3, false, false };
+                                  false, false, NULL };
+        c->knobs[5] = (KnobView){ "thp_defrag", true, 3 /* madvise */, false, 0, 1, 3, false, false, NULL };
         /* deliberately not in sorted order: the renderer sorts */
         c->actions[0] = (ActionCounter){ "watermark_scale_factor", ACTION_UP, "reserve_below_target", 3 };
         c->actions[1] = (ActionCounter){ "compact_node", ACTION_ONESHOT, "reserve_below_target", 1 };
@@ -424,8 +424,8 @@ static void test_golden_1node_pressure(void **state)
         assert_true(load_psi(fx, "sys/fs/cgroup/batch.slice/memory.pressure", &batch));
         load_kv(fx, "sys/fs/cgroup/db.slice/memory.stat", st);
 
-        c->knobs[0] = (KnobView){ "compaction_proactiveness", true, 20, true, 20, 0, 60, false, false };
-        c->knobs[1] = (KnobView){ "min_free_kbytes", false, 0, true, 45056, 22528, 131072, true, true };
+        c->knobs[0] = (KnobView){ "compaction_proactiveness", true, 20, true, 20, 0, 60, false, false, "psi" };
+        c->knobs[1] = (KnobView){ "min_free_kbytes", false, 0, true, 45056, 22528, 131072, true, true, NULL };
         c->cgroups[0] = (CgroupView){
                 .name = "db.slice", .present = true,
                 .have_psi = true, .psi_some_usec = db.some.total_usec, .psi_full_usec = db.full.total_usec,
@@ -474,6 +474,9 @@ static void test_golden_1node_pressure(void **state)
         assert_true(has_line(t, "fragd_cgroup_present{cgroup=\"system.slice/postgresql.service\"} 0"));
         assert_true(has_line(t, "fragd_cgroup_delay_seconds_total{cgroup=\"db.slice\",kind=\"compact\"} 1.5"));
         assert_true(has_line(t, "fragd_knob_disabled{knob=\"min_free_kbytes\"} 1"));
+        /* held: one series with the hold; none for a knob nothing holds */
+        assert_true(has_line(t, "fragd_knob_held{knob=\"compaction_proactiveness\",hold=\"psi\"} 1"));
+        assert_null(strstr(t, "fragd_knob_held{knob=\"min_free_kbytes\""));
         assert_null(strstr(t, "fragd_knob_value{knob=\"min_free_kbytes\"}"));
         assert_true(has_line(t, "fragd_dry_run 1"));
         assert_true(has_line(t, "fragd_errors_total{kind=\"knob_write\"} 2"));
@@ -590,7 +593,7 @@ static void test_series_bound(void **state)
         prev->buddy.zones[0].nr_free[13]--;
 
         for (unsigned i = 0; i < 6; i++)
-                knobs[i] = (KnobView){ "", true, 1, true, 1, 0, 10, true, false };
+                knobs[i] = (KnobView){ "", true, 1, true, 1, 0, 10, true, false, "nothing_to_reclaim" };
         knobs[0].name = "compaction_proactiveness";
         knobs[1].name = "watermark_scale_factor";
         knobs[2].name = "min_free_kbytes";

@@ -8,6 +8,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "core/log.h"
@@ -344,6 +348,118 @@ static void test_apply_events(void **state)
         tt_teardown(&t);
 }
 
+/* stderr of f() as text (the log writes there in tests) */
+static char *stderr_of(void (*f)(void *), void *arg)
+{
+        FILE *tmp = tmpfile();
+        int saved;
+        long n;
+        char *buf;
+
+        assert_non_null(tmp);
+        fflush(stderr);
+        saved = dup(STDERR_FILENO);
+        assert_true(saved >= 0);
+        assert_int_equal(dup2(fileno(tmp), STDERR_FILENO), STDERR_FILENO);
+        f(arg);
+        fflush(stderr);
+        assert_int_equal(dup2(saved, STDERR_FILENO), STDERR_FILENO);
+        close(saved);
+        n = ftell(tmp);
+        assert_true(n >= 0);
+        buf = calloc(1, (size_t) n + 1);
+        assert_non_null(buf);
+        rewind(tmp);
+        assert_int_equal(fread(buf, 1, (size_t) n, tmp), (size_t) n);
+        fclose(tmp);
+        return buf;
+}
+
+static unsigned count_substr(const char *s, const char *needle)
+{
+        unsigned n = 0;
+
+        for (const char *p = s; (p = strstr(p, needle)); p++)
+                n++;
+        return n;
+}
+
+typedef struct HeldTick {
+        LeverApply ap;
+        Decision *d;
+        usec_t now;
+} HeldTick;
+
+static void held_tick(void *arg)
+{
+        HeldTick *t = arg;
+
+        assert_int_equal(lever_apply(&t->ap, t->d, ++t->now), 0);
+}
+
+static void held_set(Decision *d, unsigned n, const PolicyHold *holds, const Lever *levers)
+{
+        d->n_held = n;
+        for (unsigned i = 0; i < n; i++)
+                d->held[i] = (PolicyHeldItem) { .lever = levers[i], .current = 10, .wanted = 11, .allowed = 10,
+                                                .reason = POLICY_REASON_FREE_MEMORY_SHORT, .hold = holds[i] };
+}
+
+/* A shown hold is said at info level when it starts, changes and ends,
+ * not every tick; pacing holds are not; without held_log nothing is */
+static void test_holds_said(void **state)
+{
+        static const char wsf_ntr[] = "Knob vm.watermark_scale_factor held (nothing_to_reclaim): ";
+        static const char wsf_psi[] = "Knob vm.watermark_scale_factor held (psi): ";
+        static const char wsf_end[] = "Knob vm.watermark_scale_factor no longer held (psi)";
+        LeverHeldLog hl = { 0 };
+        HeldTick t = { .ap = { .held_log = &hl } };
+        char *out;
+
+        (void) state;
+        t.d = calloc(1, sizeof(*t.d));
+        assert_non_null(t.d);
+        t.d->apply = true;
+        log_set_max_level(LOG_INFO);
+
+        /* starts: said once over two ticks; the proactiveness dwell is not */
+        held_set(t.d, 2, (const PolicyHold[]) { POLICY_HOLD_DWELL, POLICY_HOLD_NOTHING_TO_RECLAIM },
+                 (const Lever[]) { LEVER_COMPACTION_PROACTIVENESS, LEVER_WATERMARK_SCALE_FACTOR });
+        out = stderr_of(held_tick, &t);
+        assert_int_equal(count_substr(out, wsf_ntr), 1);
+        assert_non_null(strstr(out, "keep watermark_scale_factor at 10"));
+        assert_null(strstr(out, "compaction_proactiveness held"));
+        free(out);
+        out = stderr_of(held_tick, &t);
+        assert_int_equal(count_substr(out, "held"), 0);
+        free(out);
+
+        /* changes */
+        held_set(t.d, 1, (const PolicyHold[]) { POLICY_HOLD_PSI }, (const Lever[]) { LEVER_WATERMARK_SCALE_FACTOR });
+        out = stderr_of(held_tick, &t);
+        assert_int_equal(count_substr(out, wsf_psi), 1);
+        assert_int_equal(count_substr(out, wsf_ntr), 0);
+        free(out);
+
+        /* ends (a pacing hold is no hold to show): said once */
+        held_set(t.d, 1, (const PolicyHold[]) { POLICY_HOLD_DWELL }, (const Lever[]) { LEVER_WATERMARK_SCALE_FACTOR });
+        out = stderr_of(held_tick, &t);
+        assert_int_equal(count_substr(out, wsf_end), 1);
+        free(out);
+        t.d->n_held = 0;
+        out = stderr_of(held_tick, &t);
+        assert_int_equal(count_substr(out, "held"), 0);
+        free(out);
+
+        /* no held_log: debug only */
+        t.ap.held_log = NULL;
+        held_set(t.d, 1, (const PolicyHold[]) { POLICY_HOLD_SAFETY }, (const Lever[]) { LEVER_MIN_FREE_KBYTES });
+        out = stderr_of(held_tick, &t);
+        assert_int_equal(count_substr(out, "held"), 0);
+        free(out);
+        free(t.d);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -352,6 +468,7 @@ int main(void)
                 cmocka_unit_test(test_levers_fresh),
                 cmocka_unit_test(test_apply),
                 cmocka_unit_test(test_apply_events),
+                cmocka_unit_test(test_holds_said),
         };
 
         log_set_max_level(getenv("FRAGD_TEST_VERBOSE") ? LOG_DEBUG : LOG_ERR);

@@ -358,6 +358,24 @@ static void test_compact_and_kick_sentences(void **state)
         assert_int_equal(policy_kick_cause(&it), POLICY_REASON_NONE);
 }
 
+/* policy_hold_shown(): which holds an operator is told of */
+static void test_hold_shown(void **state)
+{
+        (void) state;
+        assert_false(policy_hold_shown(POLICY_HOLD_NONE));
+        assert_false(policy_hold_shown(POLICY_HOLD_DWELL));
+        assert_false(policy_hold_shown(POLICY_HOLD_REVERSAL_COOLDOWN));
+        assert_false(policy_hold_shown(POLICY_HOLD_BACKOFF));
+        assert_true(policy_hold_shown(POLICY_HOLD_REVERSAL_LIMIT));
+        assert_true(policy_hold_shown(POLICY_HOLD_AT_BOUND));
+        assert_true(policy_hold_shown(POLICY_HOLD_PSI));
+        assert_true(policy_hold_shown(POLICY_HOLD_SAFETY));
+        assert_true(policy_hold_shown(POLICY_HOLD_CLAMPED));
+        assert_true(policy_hold_shown(POLICY_HOLD_UNMEASURED));
+        assert_true(policy_hold_shown(POLICY_HOLD_NOTHING_TO_RECLAIM));
+        assert_false(policy_hold_shown(_POLICY_HOLD_MAX));
+}
+
 static void test_held_sentences(void **state)
 {
         PolicyHeldItem h = { .lever = LEVER_COMPACTION_PROACTIVENESS, .current = 40, .wanted = 60, .allowed = 40,
@@ -507,6 +525,7 @@ int main(void)
                 cmocka_unit_test(test_lowering_and_safety_sentences),
                 cmocka_unit_test(test_compact_and_kick_sentences),
                 cmocka_unit_test(test_held_sentences),
+                cmocka_unit_test(test_hold_shown),
                 cmocka_unit_test(test_truncation),
                 cmocka_unit_test(test_more_edges),
                 cmocka_unit_test(test_names),
