@@ -257,7 +257,6 @@ static unsigned apply_lever(const LeverApply *ap, Decision *d, unsigned i, const
 static void say_holds(LeverHeldLog *hl, const Decision *d)
 {
         const PolicyHeldItem *first[_LEVER_MAX] = { NULL };
-        char text[LEVER_TEXT_MAX];
 
         for (unsigned i = 0; i < d->n_held; i++) {
                 const PolicyHeldItem *h = &d->held[i];
@@ -268,12 +267,15 @@ static void say_holds(LeverHeldLog *hl, const Decision *d)
         for (unsigned l = 0; l < _LEVER_MAX; l++) {
                 PolicyHold now = first[l] ? first[l]->hold : POLICY_HOLD_NONE;
 
+                hl->text[l][0] = '\0';
+                if (first[l])
+                        (void) decision_explain_held(first[l], hl->text[l], sizeof(hl->text[l]));
                 if (now == hl->said[l])
                         continue;
-                if (first[l]) {
-                        (void) decision_explain_held(first[l], text, sizeof(text));
-                        log_info("Knob %s held (%s): %s", knob_lever_name((Lever) l), policy_hold_name(now), text);
-                } else
+                if (first[l])
+                        log_info("Knob %s held (%s): %s", knob_lever_name((Lever) l), policy_hold_name(now),
+                                 hl->text[l]);
+                else
                         log_info("Knob %s no longer held (%s)", knob_lever_name((Lever) l),
                                  policy_hold_name(hl->said[l]));
                 hl->said[l] = now;

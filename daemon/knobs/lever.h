@@ -62,10 +62,12 @@ typedef enum LeverAction {
 #define LEVER_TEXT_MAX 400 /* decision_explain()'s line */
 
 /* The hold lever_apply() last said for each lever (policy_hold_shown()
- * ones only): a hold is said at info level when it starts, changes or ends,
- * not every tick; kept by the caller across ticks, zeroed at start */
+ * ones only) and its sentence at the last tick (for `fragd status`): a
+ * hold is said at info level when it starts, changes or ends, not every
+ * tick; kept by the caller across ticks, zeroed at start */
 typedef struct LeverHeldLog {
         PolicyHold said[_LEVER_MAX];
+        char text[_LEVER_MAX][LEVER_TEXT_MAX]; /* "" while not held */
 } LeverHeldLog;
 
 typedef struct LeverApply {

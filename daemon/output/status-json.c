@@ -173,6 +173,15 @@ static void on_change(JsonWriter *w, char **f, size_t n)
         json_obj_end(w);
 }
 
+static void on_held(JsonWriter *w, char **f, size_t n)
+{
+        json_obj_begin(w);
+        str_or_null(w, "knob", f[0]);
+        str_or_null(w, "hold", n > 1 ? f[1] : NULL);
+        str_or_null(w, "explanation", n > 2 ? f[2] : NULL);
+        json_obj_end(w);
+}
+
 static void on_cgroup(JsonWriter *w, char **f, size_t n)
 {
         json_obj_begin(w);
@@ -308,6 +317,7 @@ void status_json_render(const char *buf, size_t len, const char *state, bool pau
         u64_field(&w, "peak_age_usec", n > 2 ? f[2] : NULL);
         json_obj_end(&w);
 
+        array(&w, "held", live ? buf : NULL, len, "held", on_held);
         array(&w, "decisions", buf, len, "change", on_change);
         array(&w, "cgroups", live ? buf : NULL, len, "cgroup", on_cgroup);
         json_obj_end(&w);

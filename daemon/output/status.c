@@ -94,6 +94,14 @@ static void write_state(FILE *f, const StatusData *d)
         if (d->have_learned)
                 fprintf(f, "learned\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", d->learned_need_bytes,
                         d->learned_peak_bytes, d->learned_age_usec);
+        for (size_t i = 0; i < d->n_held; i++) {
+                fputs("held", f);
+                put_field(f, d->held[i].knob);
+                put_field(f, d->held[i].hold);
+                fputc('\t', f); /* the whole sentence (LEVER_TEXT_MAX) */
+                put_clean(f, d->held[i].explanation && *d->held[i].explanation ? d->held[i].explanation : "-", 400);
+                fputc('\n', f);
+        }
         first = d->n_changes > STATUS_CHANGES_MAX ? d->n_changes - STATUS_CHANGES_MAX : 0;
         for (size_t i = first; i < d->n_changes; i++) {
                 const StatusChange *c = &d->changes[i];
@@ -344,7 +352,7 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
         uint64_t pid = 0, starttime = 0, updated = 0;
         char ownership[16] = "?", ops[16] = "?", state[16] = "running";
         size_t len;
-        unsigned n_owned = 0, n_yielded = 0, n_disabled = 0, n_cgroups = 0, n_decisions = 0;
+        unsigned n_owned = 0, n_yielded = 0, n_disabled = 0, n_held = 0, n_cgroups = 0, n_decisions = 0;
         int r;
 
         r = knob_runtime_dir_relative(runtime_dir, rt, sizeof(rt));
@@ -383,6 +391,8 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
                         n_yielded++;
                 else if (strncmp(p, "disabled\t", 9) == 0)
                         n_disabled++;
+                else if (strncmp(p, "held\t", 5) == 0)
+                        n_held++;
                 else if (strncmp(p, "cgroup\t", 7) == 0)
                         n_cgroups++;
                 else if (strncmp(p, "decision\t", 9) == 0)
@@ -422,10 +432,11 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
                         { "owned", "Owned knobs (restored on stop):" },
                         { "yielded", "Yielded knobs (changed by someone else; left alone until restart):" },
                         { "disabled", "Disabled knobs:" },
+                        { "held", "Held (fragd wants to move these knobs; what stops it):" },
                         { "cgroup", "Watched cgroups (THP mechanism in effect, stalls):" },
                         { "decision", "Recent decisions (newest last):" },
                 };
-                unsigned counts[] = { n_owned, n_yielded, n_disabled, n_cgroups, n_decisions };
+                unsigned counts[] = { n_owned, n_yielded, n_disabled, n_held, n_cgroups, n_decisions };
 
                 for (size_t s = 0; s < ELEMENTSOF(sections); s++) {
                         char *p = buf;
@@ -461,13 +472,15 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
                                                 fprintf(out, "  %-36s %-14s %-14s %s\n", f[0], f[1], f[2], since);
                                         } else if (s == 2 && n >= 3)
                                                 fprintf(out, "  %-36s %s (%s)\n", f[0], f[2], f[1]);
-                                        else if (s == 3 && n >= 5) {
+                                        else if (s == 3 && n >= 3)
+                                                fprintf(out, "  %s [%s]: %s\n", f[0], f[1], f[2]);
+                                        else if (s == 4 && n >= 5) {
                                                 if (strcmp(f[1], "present") == 0)
                                                         fprintf(out, "  %s: present, THP via %s (%s)\n    %s\n",
                                                                 f[0], f[2], f[3], f[4]);
                                                 else
                                                         fprintf(out, "  %s: %s\n", f[0], f[1]);
-                                        } else if (s == 4)
+                                        } else if (s == 5)
                                                 fprintf(out, "  %s\n", f[0]);
                                 }
                                 if (nl)

@@ -77,6 +77,12 @@ typedef struct StatusChange {
         const char *knob, *from, *to, *reason, *outcome;
 } StatusChange;
 
+/* A knob the policy wants to move and a hold stops (policy_hold_shown()):
+ * hold's name and the sentence saying why. */
+typedef struct StatusHeld {
+        const char *knob, *hold, *explanation;
+} StatusHeld;
+
 /* Everything the daemon writes besides the registry's knobs. */
 typedef struct StatusData {
         const char *const *info; /* free text under the header */
@@ -96,6 +102,8 @@ typedef struct StatusData {
         uint64_t learned_need_bytes, learned_peak_bytes, learned_age_usec;
         const StatusChange *changes; /* newest last; the last STATUS_CHANGES_MAX kept */
         size_t n_changes;
+        const StatusHeld *held; /* the holds in force at the last tick */
+        size_t n_held;
 } StatusData;
 
 int status_write_data(const KnobRegistry *reg, const StatusData *d);

@@ -118,6 +118,7 @@ int manager_pause_set(Manager *m, bool pause, char *reply, size_t size)
         }
         m->paused = true;
         pause_flag(m, true);
+        memset(&m->held_log, 0, sizeof(m->held_log)); /* nothing is held while nothing acts */
         r = knob_restore_all(m->knobs, &failed);
         /* the policy starts its levers afresh from the values now in force
          * (the originals); what it learned of the demand stays */

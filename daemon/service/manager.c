@@ -102,6 +102,7 @@ static void manager_status_write(Manager *m)
                 const char *info[3] = { i0, i1, i2 };
                 StatusReserve res[STATUS_RESERVES_MAX];
                 StatusChange ch[RECENT_MAX];
+                StatusHeld held[_LEVER_MAX];
                 const PolicyEval *e = &m->d->eval;
                 usec_t mono = now_monotonic_usec(), next = m->last_tick_usec + m->tick_interval_usec;
                 StatusData sd = {
@@ -126,6 +127,7 @@ static void manager_status_write(Manager *m)
                         .on_pressure = m->psi_fd >= 0,
                         .reserves = res,
                         .changes = ch,
+                        .held = held,
                 };
 
                 for (unsigned i = 0; i < e->n_nodes && i < FRAGD_MAX_NODES; i++)
@@ -143,6 +145,12 @@ static void manager_status_write(Manager *m)
                         sd.learned_peak_bytes = e->learned_peak_bytes;
                         sd.learned_age_usec = policy_learned_age(m->pstate, mono);
                 }
+                for (unsigned l = 0; l < _LEVER_MAX; l++)
+                        if (m->held_log.said[l] != POLICY_HOLD_NONE)
+                                held[sd.n_held++] = (StatusHeld) {
+                                        lever_name((Lever) l), policy_hold_name(m->held_log.said[l]),
+                                        m->held_log.text[l],
+                                };
                 for (unsigned i = 0; i < m->n_changes; i++) {
                         const ChangeRecord *c = &m->changes[(m->changes_head + i) % RECENT_MAX];
 

@@ -437,6 +437,25 @@ if [ "$n" = 1 ] && [ "$(knob watermark_scale_factor)" = 10 ]; then
 else
 	bad "hold said $n times (want 1), watermark_scale_factor $(knob watermark_scale_factor): $(grep held "$T/log")"
 fi
+# fragd status says it too (text and JSON)
+out=$("$FRAGD" status --root "$T" 2>&1)
+if grep -q "^Held (fragd wants to move these knobs; what stops it):" <<<"$out" &&
+	grep -q "^  watermark_scale_factor \[nothing_to_reclaim\]: keep watermark_scale_factor at 10: node 0 has 58 MiB free" <<<"$out"; then
+	pass "fragd status lists the held knob with its hold and why"
+else
+	bad "fragd status lacks the held knob: $out"
+fi
+"$FRAGD" status --root "$T" --format json >"$T/status.json" 2>&1
+if python3 -c '
+import json, sys
+h = json.load(open(sys.argv[1]))["held"]
+assert [(x["knob"], x["hold"]) for x in h] == [("watermark_scale_factor", "nothing_to_reclaim")], h
+assert "what kswapd can reclaim" in h[0]["explanation"], h
+' "$T/status.json"; then
+	pass "fragd status --format json: held [watermark_scale_factor, nothing_to_reclaim]"
+else
+	bad "status JSON held: $(cat "$T/status.json")"
+fi
 sed -i 's/^\(      nr_inactive_file \)1$/\1100001/' "$T/proc/zoneinfo"
 printf 'some avg10=0.00 avg60=0.00 avg300=0.00 total=37169358\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=29331708\n' \
 	>"$T/proc/pressure/memory"
@@ -450,6 +469,12 @@ if wait_for 5 not_held_prom; then
 	pass "fragd_knob_held gone with the hold"
 else
 	bad "fragd_knob_held still in the textfile: $(grep knob_held "$T/prom/fragd.prom")"
+fi
+sleep 1.5 # the status file follows the textfile's tick
+if "$FRAGD" status --root "$T" | grep -q "^Held"; then
+	bad "fragd status still lists a held knob: $("$FRAGD" status --root "$T")"
+else
+	pass "fragd status lists nothing held once the hold ended"
 fi
 stop
 finish

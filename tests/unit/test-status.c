@@ -290,6 +290,7 @@ static const char golden_in[] =
         "learned\t268435456\t536870912\t600000000\n"
         "change\t1796149000000000\tcompaction_proactiveness\t20\t60\treserve_below_target\tapplied\n"
         "change\t1796149500000000\tcompact\t-\tnode0\treserve_below_target\tpaused\n"
+        "held\twatermark_scale_factor\tpsi\tkeep watermark_scale_factor at 10: memory pressure over the ceiling\n"
         "future\tlines a reader does not know are skipped\n";
 
 /* The JSON of a fixed status file, byte for byte: a key renamed, dropped or
@@ -376,6 +377,8 @@ static void test_json_write_data(void **state)
         const StatusReserve res[] = { { 1, 9, 100, 400, true } };
         const StatusChange ch[] = { { 1796149000000000, "compaction_proactiveness", "0", "20",
                                       "reserve_below_target", "paused" } };
+        char why[400];
+        StatusHeld held[] = { { "watermark_scale_factor", "nothing_to_reclaim", why } };
         StatusData d = {
                 .have_state = true,
                 .paused = true,
@@ -390,8 +393,16 @@ static void test_json_write_data(void **state)
                 .n_reserves = 1,
                 .changes = ch,
                 .n_changes = 1,
+                .held = held,
+                .n_held = 1,
         };
 
+        /* a sentence longer than a plain field's 256 characters, with a
+         * tab: kept whole, the tab a space */
+        memset(why, 'x', sizeof(why) - 1);
+        why[sizeof(why) - 1] = '\0';
+        memcpy(why, "keep watermark_scale_factor at 10:\tnode 0", strlen("keep watermark_scale_factor at 10:\tnode 0"));
+        memcpy(why + sizeof(why) - 4, "end", 3);
         assert_int_equal(knob_set(c->reg, "vm.compaction_proactiveness", "40", 1), 1);
         assert_int_equal(status_write_data(c->reg, &d), 0);
         assert_int_equal(print_json(c), 0);
@@ -403,9 +414,17 @@ static void test_json_write_data(void **state)
         assert_non_null(strstr(c->out, "\"node\": 1,\n      \"order\": 9,\n      \"free_bytes\": 100"));
         assert_non_null(strstr(c->out, "\"original\": \"0\",\n      \"current\": \"40\""));
         assert_non_null(strstr(c->out, "\"to\": \"20\",\n      \"reason\": \"reserve_below_target\""));
+        assert_non_null(strstr(c->out, "\"held\": [\n    {\n      \"knob\": \"watermark_scale_factor\",\n      "
+                                       "\"hold\": \"nothing_to_reclaim\",\n      \"explanation\": \"keep "
+                                       "watermark_scale_factor at 10: node 0xxx"));
+        assert_non_null(strstr(c->out, "xxxend\"\n"));
         /* and the text says paused */
         assert_int_equal(print(c), 0);
         assert_non_null(strstr(c->out, "Paused: every knob fragd changed was handed back"));
+        assert_non_null(strstr(c->out, "\nHeld (fragd wants to move these knobs; what stops it):\n"
+                                       "  watermark_scale_factor [nothing_to_reclaim]: keep watermark_scale_factor "
+                                       "at 10: node 0xxx"));
+        assert_non_null(strstr(c->out, "xxxend\n"));
         d.paused = false;
         assert_int_equal(status_write_data(c->reg, &d), 0);
         assert_int_equal(print_json(c), 0);
