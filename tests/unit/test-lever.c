@@ -430,6 +430,9 @@ static void test_holds_said(void **state)
         assert_non_null(strstr(out, "keep watermark_scale_factor at 10"));
         assert_null(strstr(out, "compaction_proactiveness held"));
         free(out);
+        /* the sentence kept for fragd status; none for a pacing hold */
+        assert_non_null(strstr(hl.text[LEVER_WATERMARK_SCALE_FACTOR], "keep watermark_scale_factor at 10"));
+        assert_string_equal(hl.text[LEVER_COMPACTION_PROACTIVENESS], "");
         out = stderr_of(held_tick, &t);
         assert_int_equal(count_substr(out, "held"), 0);
         free(out);
@@ -446,6 +449,7 @@ static void test_holds_said(void **state)
         out = stderr_of(held_tick, &t);
         assert_int_equal(count_substr(out, wsf_end), 1);
         free(out);
+        assert_string_equal(hl.text[LEVER_WATERMARK_SCALE_FACTOR], "");
         t.d->n_held = 0;
         out = stderr_of(held_tick, &t);
         assert_int_equal(count_substr(out, "held"), 0);
