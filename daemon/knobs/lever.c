@@ -252,8 +252,9 @@ static unsigned apply_lever(const LeverApply *ap, Decision *d, unsigned i, const
         return 0;
 }
 
-/* One line when a lever's shown hold starts, changes or ends: the first
- * held item of each lever with a shown hold is this tick's */
+/* One line when a lever's shown hold starts or changes, one when it has
+ * ended (LEVER_HELD_END_TICKS ticks without it): the first held item of
+ * each lever with a shown hold is this tick's */
 static void say_holds(LeverHeldLog *hl, const Decision *d)
 {
         const PolicyHeldItem *first[_LEVER_MAX] = { NULL };
@@ -267,18 +268,22 @@ static void say_holds(LeverHeldLog *hl, const Decision *d)
         for (unsigned l = 0; l < _LEVER_MAX; l++) {
                 PolicyHold now = first[l] ? first[l]->hold : POLICY_HOLD_NONE;
 
+                hl->now[l] = now;
                 hl->text[l][0] = '\0';
-                if (first[l])
+                if (first[l]) {
                         (void) decision_explain_held(first[l], hl->text[l], sizeof(hl->text[l]));
-                if (now == hl->said[l])
+                        hl->absent[l] = 0;
+                        if (now != hl->said[l])
+                                log_info("Knob %s held (%s): %s", knob_lever_name((Lever) l),
+                                         policy_hold_name(now), hl->text[l]);
+                        hl->said[l] = now;
                         continue;
-                if (first[l])
-                        log_info("Knob %s held (%s): %s", knob_lever_name((Lever) l), policy_hold_name(now),
-                                 hl->text[l]);
-                else
-                        log_info("Knob %s no longer held (%s)", knob_lever_name((Lever) l),
-                                 policy_hold_name(hl->said[l]));
-                hl->said[l] = now;
+                }
+                if (hl->said[l] == POLICY_HOLD_NONE || ++hl->absent[l] < LEVER_HELD_END_TICKS)
+                        continue;
+                log_info("Knob %s no longer held (%s)", knob_lever_name((Lever) l), policy_hold_name(hl->said[l]));
+                hl->said[l] = POLICY_HOLD_NONE;
+                hl->absent[l] = 0;
         }
 }
 

@@ -61,13 +61,21 @@ typedef enum LeverAction {
 
 #define LEVER_TEXT_MAX 400 /* decision_explain()'s line */
 
-/* The hold lever_apply() last said for each lever (policy_hold_shown()
- * ones only) and its sentence at the last tick (for `fragd status`): a
- * hold is said at info level when it starts, changes or ends, not every
- * tick; kept by the caller across ticks, zeroed at start */
+/* A hold's end is said after this many ticks without it: a hold that
+ * comes and goes tick by tick (pressure about the ceiling) is one episode
+ * in the log, not a line pair per tick */
+#define LEVER_HELD_END_TICKS 3
+
+/* Each lever's shown hold (policy_hold_shown()) at the last tick and its
+ * sentence (for `fragd status`), and the hold last said at info level: a
+ * hold is said when it starts or changes, and its end after
+ * LEVER_HELD_END_TICKS ticks without it; kept by the caller across ticks,
+ * zeroed at start */
 typedef struct LeverHeldLog {
-        PolicyHold said[_LEVER_MAX];
+        PolicyHold now[_LEVER_MAX];            /* at the last tick; NONE: not held */
         char text[_LEVER_MAX][LEVER_TEXT_MAX]; /* "" while not held */
+        PolicyHold said[_LEVER_MAX];
+        unsigned absent[_LEVER_MAX]; /* ticks since said was last held */
 } LeverHeldLog;
 
 typedef struct LeverApply {

@@ -146,9 +146,9 @@ static void manager_status_write(Manager *m)
                         sd.learned_age_usec = policy_learned_age(m->pstate, mono);
                 }
                 for (unsigned l = 0; l < _LEVER_MAX; l++)
-                        if (m->held_log.said[l] != POLICY_HOLD_NONE)
+                        if (m->held_log.now[l] != POLICY_HOLD_NONE)
                                 held[sd.n_held++] = (StatusHeld) {
-                                        lever_name((Lever) l), policy_hold_name(m->held_log.said[l]),
+                                        lever_name((Lever) l), policy_hold_name(m->held_log.now[l]),
                                         m->held_log.text[l],
                                 };
                 for (unsigned i = 0; i < m->n_changes; i++) {

@@ -444,13 +444,30 @@ static void test_holds_said(void **state)
         assert_int_equal(count_substr(out, wsf_ntr), 0);
         free(out);
 
-        /* ends (a pacing hold is no hold to show): said once */
+        /* gone for a tick (a pacing hold is no hold to show) and back:
+         * nothing said, the sentence follows the tick */
         held_set(t.d, 1, (const PolicyHold[]) { POLICY_HOLD_DWELL }, (const Lever[]) { LEVER_WATERMARK_SCALE_FACTOR });
+        out = stderr_of(held_tick, &t);
+        assert_int_equal(count_substr(out, "held"), 0);
+        free(out);
+        assert_string_equal(hl.text[LEVER_WATERMARK_SCALE_FACTOR], "");
+        assert_int_equal(hl.now[LEVER_WATERMARK_SCALE_FACTOR], POLICY_HOLD_NONE);
+        held_set(t.d, 1, (const PolicyHold[]) { POLICY_HOLD_PSI }, (const Lever[]) { LEVER_WATERMARK_SCALE_FACTOR });
+        out = stderr_of(held_tick, &t);
+        assert_int_equal(count_substr(out, "held"), 0);
+        free(out);
+        assert_int_equal(hl.now[LEVER_WATERMARK_SCALE_FACTOR], POLICY_HOLD_PSI);
+
+        /* ends: said once, after LEVER_HELD_END_TICKS ticks without it */
+        t.d->n_held = 0;
+        for (unsigned i = 1; i < LEVER_HELD_END_TICKS; i++) {
+                out = stderr_of(held_tick, &t);
+                assert_int_equal(count_substr(out, "held"), 0);
+                free(out);
+        }
         out = stderr_of(held_tick, &t);
         assert_int_equal(count_substr(out, wsf_end), 1);
         free(out);
-        assert_string_equal(hl.text[LEVER_WATERMARK_SCALE_FACTOR], "");
-        t.d->n_held = 0;
         out = stderr_of(held_tick, &t);
         assert_int_equal(count_substr(out, "held"), 0);
         free(out);
