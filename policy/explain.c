@@ -98,6 +98,14 @@ bool policy_hold_shown(PolicyHold h)
         }
 }
 
+const PolicyHeldItem *decision_held_shown(const Decision *d, Lever l)
+{
+        for (unsigned i = 0; d && i < d->n_held; i++)
+                if (d->held[i].lever == l && policy_hold_shown(d->held[i].hold))
+                        return &d->held[i];
+        return NULL;
+}
+
 static const char *const gate_names[_POLICY_GATE_MAX] = {
         [POLICY_GATE_NONE] = "none",
         [POLICY_GATE_PSI_HIGH] = "psi_high",

@@ -252,26 +252,18 @@ static unsigned apply_lever(const LeverApply *ap, Decision *d, unsigned i, const
         return 0;
 }
 
-/* One line when a lever's shown hold starts or changes, one when it has
- * ended (LEVER_HELD_END_TICKS ticks without it): the first held item of
- * each lever with a shown hold is this tick's */
+/* One line when a lever's shown hold (decision_held_shown) starts or
+ * changes, one when it has ended (LEVER_HELD_END_TICKS ticks without it) */
 static void say_holds(LeverHeldLog *hl, const Decision *d)
 {
-        const PolicyHeldItem *first[_LEVER_MAX] = { NULL };
-
-        for (unsigned i = 0; i < d->n_held; i++) {
-                const PolicyHeldItem *h = &d->held[i];
-
-                if ((unsigned) h->lever < _LEVER_MAX && !first[h->lever] && policy_hold_shown(h->hold))
-                        first[h->lever] = h;
-        }
         for (unsigned l = 0; l < _LEVER_MAX; l++) {
-                PolicyHold now = first[l] ? first[l]->hold : POLICY_HOLD_NONE;
+                const PolicyHeldItem *h = decision_held_shown(d, (Lever) l);
+                PolicyHold now = h ? h->hold : POLICY_HOLD_NONE;
 
                 hl->now[l] = now;
                 hl->text[l][0] = '\0';
-                if (first[l]) {
-                        (void) decision_explain_held(first[l], hl->text[l], sizeof(hl->text[l]));
+                if (h) {
+                        (void) decision_explain_held(h, hl->text[l], sizeof(hl->text[l]));
                         hl->absent[l] = 0;
                         if (now != hl->said[l])
                                 log_info("Knob %s held (%s): %s", knob_lever_name((Lever) l),

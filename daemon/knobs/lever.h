@@ -66,7 +66,7 @@ typedef enum LeverAction {
  * in the log, not a line pair per tick */
 #define LEVER_HELD_END_TICKS 3
 
-/* Each lever's shown hold (policy_hold_shown()) at the last tick and its
+/* Each lever's shown hold (decision_held_shown()) at the last tick and its
  * sentence (for `fragd status`), and the hold last said at info level: a
  * hold is said when it starts or changes, and its end after
  * LEVER_HELD_END_TICKS ticks without it; kept by the caller across ticks,

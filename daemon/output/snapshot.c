@@ -19,6 +19,7 @@ void snapshot_build(SnapshotBuilder *b, const FragdConfig *cfg, const Observatio
         for (unsigned l = 0; l < _LEVER_MAX && b->s.n_knobs < SNAPSHOT_MAX_KNOBS; l++) {
                 KnobView *k = &b->knobs[b->s.n_knobs];
                 const LeverConfig *lc = &cfg->policy.lever[l];
+                const PolicyHeldItem *h = decision_held_shown(d, (Lever) l);
                 KnobInfo info;
 
                 memset(k, 0, sizeof(*k)); /* a lever skipped below leaves its fields here */
@@ -35,9 +36,8 @@ void snapshot_build(SnapshotBuilder *b, const FragdConfig *cfg, const Observatio
                         k->disabled = info.disabled || info.yielded;
                         k->has_original = lever_value_parse((Lever) l, info.original, &k->original) >= 0;
                 }
-                for (unsigned i = 0; d && i < d->n_held && !k->hold; i++)
-                        if (d->held[i].lever == (Lever) l && policy_hold_shown(d->held[i].hold))
-                                k->hold = policy_hold_name(d->held[i].hold);
+                if (h)
+                        k->hold = policy_hold_name(h->hold);
                 if (!lc->enabled && !k->owned && !k->has_current)
                         continue;
                 b->s.n_knobs++;

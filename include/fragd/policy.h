@@ -492,6 +492,10 @@ const char *policy_hold_name(PolicyHold h);     /* "dwell" */
  * every move waits out (dwell, reversal_cooldown), for backoff (its own
  * event says it) and for POLICY_HOLD_NONE */
 bool policy_hold_shown(PolicyHold h);
+/* The hold shown for lever l this tick: the first held item of l whose
+ * hold policy_hold_shown() accepts, NULL if none (the daemon's held log,
+ * fragd_knob_held and fragd status all name this one) */
+const PolicyHeldItem *decision_held_shown(const Decision *d, Lever l);
 const char *policy_gate_name(PolicyOneshotGate g); /* "psi_calm" */
 /* "page-cache one-shot on node 0 held (psi_calm): ..." for a node whose
  * pagecache_gate is not NONE; "" otherwise */

@@ -376,6 +376,31 @@ static void test_hold_shown(void **state)
         assert_false(policy_hold_shown(_POLICY_HOLD_MAX));
 }
 
+static void test_held_shown_item(void **state)
+{
+        static Decision d;
+
+        (void) state;
+        memset(&d, 0, sizeof(d));
+        assert_null(decision_held_shown(NULL, LEVER_MIN_FREE_KBYTES));
+        assert_null(decision_held_shown(&d, LEVER_MIN_FREE_KBYTES));
+        d.held[d.n_held++] = (PolicyHeldItem) { .lever = LEVER_MIN_FREE_KBYTES, .hold = POLICY_HOLD_UNMEASURED };
+        assert_ptr_equal(decision_held_shown(&d, LEVER_MIN_FREE_KBYTES), &d.held[0]);
+        d.n_held = 0;
+        /* a pacing hold is not shown; another lever's shown hold is not this one's */
+        d.held[d.n_held++] = (PolicyHeldItem) { .lever = LEVER_MIN_FREE_KBYTES, .hold = POLICY_HOLD_DWELL };
+        d.held[d.n_held++] = (PolicyHeldItem) { .lever = LEVER_COMPACTION_PROACTIVENESS, .hold = POLICY_HOLD_PSI };
+        assert_null(decision_held_shown(&d, LEVER_MIN_FREE_KBYTES));
+        assert_ptr_equal(decision_held_shown(&d, LEVER_COMPACTION_PROACTIVENESS), &d.held[1]);
+        /* the first shown one of the lever */
+        d.held[d.n_held++] = (PolicyHeldItem) { .lever = LEVER_MIN_FREE_KBYTES, .hold = POLICY_HOLD_SAFETY };
+        d.held[d.n_held++] = (PolicyHeldItem) { .lever = LEVER_MIN_FREE_KBYTES, .hold = POLICY_HOLD_AT_BOUND };
+        assert_ptr_equal(decision_held_shown(&d, LEVER_MIN_FREE_KBYTES), &d.held[2]);
+        /* items past n_held are not looked at */
+        d.n_held = 2;
+        assert_null(decision_held_shown(&d, LEVER_MIN_FREE_KBYTES));
+}
+
 static void test_held_sentences(void **state)
 {
         PolicyHeldItem h = { .lever = LEVER_COMPACTION_PROACTIVENESS, .current = 40, .wanted = 60, .allowed = 40,
@@ -526,6 +551,7 @@ int main(void)
                 cmocka_unit_test(test_compact_and_kick_sentences),
                 cmocka_unit_test(test_held_sentences),
                 cmocka_unit_test(test_hold_shown),
+                cmocka_unit_test(test_held_shown_item),
                 cmocka_unit_test(test_truncation),
                 cmocka_unit_test(test_more_edges),
                 cmocka_unit_test(test_names),
