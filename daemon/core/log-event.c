@@ -28,6 +28,8 @@ static const struct {
         [LOG_EVENT_ROLLBACK] = { "rollback", "74e2e44b8463415c86996c7d9edef3ed" },
         [LOG_EVENT_COMPACTION] = { "compaction", "5e790dcdc4df440580e1835df295bb84" },
         [LOG_EVENT_LEARNED_RESERVE] = { "learned_reserve", "f06e96b124574574af88e51be6109110" },
+        [LOG_EVENT_KNOB_HELD] = { "knob_held", "10f8793bfbe44c60a4216b44d7dc33de" },
+        [LOG_EVENT_KNOB_HOLD_ENDED] = { "knob_hold_ended", "20d692170f6949f680eb0a486d6d2316" },
 };
 
 static LogJournalSender sender;
@@ -99,7 +101,7 @@ void log_event_internal(int level, LogEvent ev, const LogEventFields *f, const c
                         const char *func, const char *fmt, ...)
 {
         char msg[2048], b_msg[2048 + 16], b_id[64], b_prio[32], b_ev[64], b_knob[128], b_node[32],
-                b_from[128], b_to[128], b_reason[128], b_file[256], b_line[32], b_func[128], b_ident[32],
+                b_from[128], b_to[128], b_reason[128], b_hold[64], b_file[256], b_line[32], b_func[128], b_ident[32],
                 node[16];
         const LogEventFields none = {.node = LOG_EVENT_NO_NODE};
         Fields fs = {.n = 0};
@@ -136,6 +138,7 @@ void log_event_internal(int level, LogEvent ev, const LogEventFields *f, const c
         add(&fs, b_from, sizeof(b_from), "FRAGD_FROM", f->from);
         add(&fs, b_to, sizeof(b_to), "FRAGD_TO", f->to);
         add(&fs, b_reason, sizeof(b_reason), "FRAGD_REASON", f->reason);
+        add(&fs, b_hold, sizeof(b_hold), "FRAGD_HOLD", f->hold);
         /* what journald adds to stream lines from the unit's name, and where */
         add(&fs, b_ident, sizeof(b_ident), "SYSLOG_IDENTIFIER", "fragd");
         add(&fs, b_file, sizeof(b_file), "CODE_FILE", file);

@@ -3,11 +3,11 @@
 
 /* Events: the log messages an operator filters on (a knob raised, lowered,
  * restored or yielded, a back-off, a rollback, a one-shot compaction, the
- * learned reserve changed). Under journald each is one structured entry sent
- * with sd_journal_sendv(): MESSAGE, PRIORITY, a fixed MESSAGE_ID per kind
- * (explained by systemd/fragd.catalog: journalctl -x), FRAGD_EVENT and the
- * FRAGD_KNOB, FRAGD_NODE, FRAGD_FROM, FRAGD_TO, FRAGD_REASON fields that
- * apply. Elsewhere the same text goes to stderr through log_internal(),
+ * learned reserve changed, a knob held and no longer held). Under journald
+ * each is one structured entry sent with sd_journal_sendv(): MESSAGE,
+ * PRIORITY, a fixed MESSAGE_ID per kind (explained by systemd/fragd.catalog:
+ * journalctl -x), FRAGD_EVENT and the FRAGD_KNOB, FRAGD_NODE, FRAGD_FROM,
+ * FRAGD_TO, FRAGD_REASON, FRAGD_HOLD fields that apply. Elsewhere the same text goes to stderr through log_internal(),
  * exactly as a log_*() call would write it.
  *
  * "Under journald": $JOURNAL_STREAM names stderr (log_journal_stream_matches),
@@ -31,6 +31,8 @@ typedef enum LogEvent {
         LOG_EVENT_ROLLBACK,
         LOG_EVENT_COMPACTION,
         LOG_EVENT_LEARNED_RESERVE,
+        LOG_EVENT_KNOB_HELD,       /* a wanted move not made, for a hold worth showing */
+        LOG_EVENT_KNOB_HOLD_ENDED, /* that hold gone */
         _LOG_EVENT_MAX,
 } LogEvent;
 
@@ -44,6 +46,7 @@ typedef struct LogEventFields {
         const char *from;   /* FRAGD_FROM: the value before */
         const char *to;     /* FRAGD_TO: the value after */
         const char *reason; /* FRAGD_REASON: "reserve_below_target", "stop", ... */
+        const char *hold;   /* FRAGD_HOLD: "psi", "nothing_to_reclaim", ... */
 } LogEventFields;
 
 /* "knob_raised": the FRAGD_EVENT value; NULL past the end */

@@ -252,8 +252,10 @@ static unsigned apply_lever(const LeverApply *ap, Decision *d, unsigned i, const
         return 0;
 }
 
-/* One line when a lever's shown hold (decision_held_shown) starts or
- * changes, one when it has ended (LEVER_HELD_END_TICKS ticks without it) */
+/* One event when a lever's shown hold (decision_held_shown) starts or
+ * changes (knob_held: the move it wanted, from its current value to the
+ * wanted one, and the hold), one when it has ended (knob_hold_ended, after
+ * LEVER_HELD_END_TICKS ticks without it) */
 static void say_holds(LeverHeldLog *hl, const Decision *d)
 {
         for (unsigned l = 0; l < _LEVER_MAX; l++) {
@@ -265,15 +267,32 @@ static void say_holds(LeverHeldLog *hl, const Decision *d)
                 if (h) {
                         (void) decision_explain_held(h, hl->text[l], sizeof(hl->text[l]));
                         hl->absent[l] = 0;
-                        if (now != hl->said[l])
-                                log_info("Knob %s held (%s): %s", knob_lever_name((Lever) l),
-                                         policy_hold_name(now), hl->text[l]);
+                        if (now != hl->said[l]) {
+                                char cur[LEVER_VALUE_MAX], want[LEVER_VALUE_MAX];
+
+                                lever_value_format(h->lever, h->current, cur, sizeof(cur));
+                                lever_value_format(h->lever, h->wanted, want, sizeof(want));
+                                log_event_internal(LOG_INFO, LOG_EVENT_KNOB_HELD,
+                                                   &(const LogEventFields) { .knob = knob_lever_name((Lever) l),
+                                                                             .node = LOG_EVENT_NO_NODE,
+                                                                             .from = cur,
+                                                                             .to = want,
+                                                                             .reason = policy_reason_name(h->reason),
+                                                                             .hold = policy_hold_name(now) },
+                                                   __FILE__, __LINE__, __func__, "Knob %s held (%s): %s",
+                                                   knob_lever_name((Lever) l), policy_hold_name(now), hl->text[l]);
+                        }
                         hl->said[l] = now;
                         continue;
                 }
                 if (hl->said[l] == POLICY_HOLD_NONE || ++hl->absent[l] < LEVER_HELD_END_TICKS)
                         continue;
-                log_info("Knob %s no longer held (%s)", knob_lever_name((Lever) l), policy_hold_name(hl->said[l]));
+                log_event_internal(LOG_INFO, LOG_EVENT_KNOB_HOLD_ENDED,
+                                   &(const LogEventFields) { .knob = knob_lever_name((Lever) l),
+                                                             .node = LOG_EVENT_NO_NODE,
+                                                             .hold = policy_hold_name(hl->said[l]) },
+                                   __FILE__, __LINE__, __func__, "Knob %s no longer held (%s)",
+                                   knob_lever_name((Lever) l), policy_hold_name(hl->said[l]));
                 hl->said[l] = POLICY_HOLD_NONE;
                 hl->absent[l] = 0;
         }

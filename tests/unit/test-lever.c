@@ -481,6 +481,49 @@ static void test_holds_said(void **state)
         free(t.d);
 }
 
+/* Under journald the start of a hold is a knob_held entry (the wanted
+ * move and the hold in fields), its end a knob_hold_ended one */
+static void test_holds_journal(void **state)
+{
+        static Capture cap;
+        LeverHeldLog hl = { 0 };
+        HeldTick t = { .ap = { .held_log = &hl } };
+
+        (void) state;
+        t.d = calloc(1, sizeof(*t.d));
+        assert_non_null(t.d);
+        t.d->apply = true;
+        log_set_max_level(LOG_INFO);
+        capture_start(&cap);
+        held_set(t.d, 2, (const PolicyHold[]) { POLICY_HOLD_DWELL, POLICY_HOLD_SAFETY },
+                 (const Lever[]) { LEVER_COMPACTION_PROACTIVENESS, LEVER_MIN_FREE_KBYTES });
+        held_tick(&t);
+        held_tick(&t); /* still held: no second entry */
+        t.d->n_held = 0;
+        for (unsigned i = 0; i < LEVER_HELD_END_TICKS + 2; i++)
+                held_tick(&t);
+        capture_stop();
+
+        assert_int_equal(cap.n, 2);
+        assert_string_equal(capture_get(&cap, 0, "MESSAGE_ID"), ID_KNOB_HELD);
+        assert_string_equal(capture_get(&cap, 0, "FRAGD_EVENT"), "knob_held");
+        assert_string_equal(capture_get(&cap, 0, "PRIORITY"), "6");
+        assert_string_equal(capture_get(&cap, 0, "FRAGD_KNOB"), "vm.min_free_kbytes");
+        assert_string_equal(capture_get(&cap, 0, "FRAGD_FROM"), "10");
+        assert_string_equal(capture_get(&cap, 0, "FRAGD_TO"), "11");
+        assert_string_equal(capture_get(&cap, 0, "FRAGD_REASON"), "free_memory_short");
+        assert_string_equal(capture_get(&cap, 0, "FRAGD_HOLD"), "safety");
+        assert_non_null(strstr(capture_get(&cap, 0, "MESSAGE"), "Knob vm.min_free_kbytes held (safety): keep"));
+
+        assert_string_equal(capture_get(&cap, 1, "MESSAGE_ID"), ID_KNOB_HOLD_ENDED);
+        assert_string_equal(capture_get(&cap, 1, "FRAGD_EVENT"), "knob_hold_ended");
+        assert_string_equal(capture_get(&cap, 1, "FRAGD_KNOB"), "vm.min_free_kbytes");
+        assert_string_equal(capture_get(&cap, 1, "FRAGD_HOLD"), "safety");
+        assert_null(capture_get(&cap, 1, "FRAGD_FROM"));
+        assert_string_equal(capture_get(&cap, 1, "MESSAGE"), "Knob vm.min_free_kbytes no longer held (safety)");
+        free(t.d);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -490,6 +533,7 @@ int main(void)
                 cmocka_unit_test(test_apply),
                 cmocka_unit_test(test_apply_events),
                 cmocka_unit_test(test_holds_said),
+                cmocka_unit_test(test_holds_journal),
         };
 
         log_set_max_level(getenv("FRAGD_TEST_VERBOSE") ? LOG_DEBUG : LOG_ERR);

@@ -52,6 +52,7 @@ static void test_ids(void **state)
                 { "knob_restored", ID_KNOB_RESTORED },   { "knob_yielded", ID_KNOB_YIELDED },
                 { "backoff", ID_BACKOFF },               { "rollback", ID_ROLLBACK },
                 { "compaction", ID_COMPACTION },         { "learned_reserve", ID_LEARNED_RESERVE },
+                { "knob_held", ID_KNOB_HELD },           { "knob_hold_ended", ID_KNOB_HOLD_ENDED },
         };
 
         (void) state;
@@ -104,6 +105,30 @@ static void test_fields(void **state)
         assert_string_equal(capture_get(&cap, 2, "MESSAGE_ID"), ID_LEARNED_RESERVE);
         assert_null(capture_get(&cap, 2, "FRAGD_KNOB"));
         assert_string_equal(capture_get(&cap, 2, "FRAGD_TO"), "1073741824");
+        assert_null(capture_get(&cap, 2, "FRAGD_HOLD"));
+}
+
+static void test_hold_field(void **state)
+{
+        (void) state;
+        log_set_max_level(LOG_INFO);
+        capture_start(&cap);
+        log_event_internal(LOG_INFO, LOG_EVENT_KNOB_HELD,
+                           &(const LogEventFields) { .knob = "vm.watermark_scale_factor", .node = LOG_EVENT_NO_NODE,
+                                                     .from = "10", .to = "40", .reason = "reserve_below_target",
+                                                     .hold = "nothing_to_reclaim" },
+                           __FILE__, __LINE__, __func__, "held");
+        capture_stop();
+        assert_int_equal(cap.n, 1);
+        assert_string_equal(capture_get(&cap, 0, "MESSAGE_ID"), ID_KNOB_HELD);
+        assert_string_equal(capture_get(&cap, 0, "FRAGD_EVENT"), "knob_held");
+        assert_string_equal(capture_get(&cap, 0, "PRIORITY"), "6");
+        assert_string_equal(capture_get(&cap, 0, "FRAGD_HOLD"), "nothing_to_reclaim");
+        assert_string_equal(capture_get(&cap, 0, "FRAGD_FROM"), "10");
+        assert_string_equal(capture_get(&cap, 0, "FRAGD_TO"), "40");
+        assert_string_equal(capture_get(&cap, 0, "FRAGD_REASON"), "reserve_below_target");
+        /* every field fits: the code location is still there after the hold */
+        assert_string_equal(capture_get(&cap, 0, "CODE_FUNC"), "test_hold_field");
 }
 
 static void test_level_filter(void **state)
@@ -206,6 +231,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_ids),
                 cmocka_unit_test(test_fields),
+                cmocka_unit_test(test_hold_field),
                 cmocka_unit_test(test_level_filter),
                 cmocka_unit_test(test_stderr_text_unchanged),
                 cmocka_unit_test(test_under_journald),

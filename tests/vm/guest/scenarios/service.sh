@@ -88,6 +88,8 @@ ID_BACKOFF=ecb432f8bb5a4e7d98f1cca13aa16610
 ID_ROLLBACK=74e2e44b8463415c86996c7d9edef3ed
 ID_COMPACTION=5e790dcdc4df440580e1835df295bb84
 ID_LEARNED=f06e96b124574574af88e51be6109110
+ID_HELD=10f8793bfbe44c60a4216b44d7dc33de
+ID_HOLD_ENDED=20d692170f6949f680eb0a486d6d2316
 # as the Debian package's systemd trigger does on install
 if journalctl --update-catalog && journalctl --list-catalog 2>/dev/null | grep -q "^$ID_RAISED fragd: "; then
 	pass "journalctl --update-catalog: fragd's catalog registered ($(journalctl --list-catalog | grep -c ' fragd: ') entries)"
@@ -344,6 +346,38 @@ if cmp -s /tmp/knobs.orig2 /tmp/knobs.now; then pass "every knob back after the 
 	fail "knobs after the unmet-target runs:"
 	diff /tmp/knobs.orig2 /tmp/knobs.now || true
 fi
+
+# knob_held, knob_hold_ended: the unmet target again with the reclaim
+# levers bounded at their originals, so the raise fragd wants is held
+# (at_bound); then no reserve at all (reload): nothing is wanted, and the
+# hold's end is said three ticks later
+wsf0=$(sysctl -n vm.watermark_scale_factor)
+mfk0=$(sysctl -n vm.min_free_kbytes)
+cat >/etc/fragd/fragd.conf.d/60-unmet.conf <<CONF
+# service.sh: an unmet target, the reclaim levers held at their bounds
+[policy]
+reserve_thp = 1G
+[knob "watermark_scale_factor"]
+min = $wsf0
+max = $wsf0
+[knob "min_free_kbytes"]
+max = $mfk0
+CONF
+systemctl start fragd
+wait_active || fail "fragd not active with the held config"
+wait_events 40 $ID_HELD || true
+cat >/etc/fragd/fragd.conf.d/60-unmet.conf <<'CONF'
+# service.sh: nothing to keep ready, nothing to learn
+[policy]
+reserve_thp = 0
+reserve_large = 0
+demand_learning = no
+pagecache_signal = no
+CONF
+systemctl reload fragd
+wait_events 60 $ID_HOLD_ENDED || true
+progress
+systemctl stop fragd
 rm -f /etc/fragd/fragd.conf.d/60-unmet.conf
 # the protected page cache goes: reparented to the root when its cgroup is
 # removed, then dropped with its file
@@ -358,7 +392,7 @@ rm -f "$CACHE_FILE"
 journalctl -q -b -u fragd --since "$since" -o json 2>/dev/null >/tmp/json || true
 journalctl -x -q -b -u fragd --since "$since" --no-pager 2>/dev/null >/tmp/explained || true
 jfield() { sed -n "s/.*\"$1\" *: *\"\([^\"]*\)\".*/\1/p" /tmp/entry; } # jfield NAME: its value in /tmp/entry
-for kind in RAISED LOWERED RESTORED YIELDED BACKOFF ROLLBACK COMPACTION LEARNED; do
+for kind in RAISED LOWERED RESTORED YIELDED BACKOFF ROLLBACK COMPACTION LEARNED HELD HOLD_ENDED; do
 	eval id=\$ID_$kind
 	# the entries of this MESSAGE_ID; the last one's fields
 	n=$(grep -c "\"MESSAGE_ID\" *: *\"$id\"" /tmp/json || true)
@@ -370,17 +404,22 @@ for kind in RAISED LOWERED RESTORED YIELDED BACKOFF ROLLBACK COMPACTION LEARNED;
 		fail "journalctl MESSAGE_ID=$id ($kind): no entry"
 		continue
 	fi
-	case $kind in COMPACTION | LEARNED) prio=6 ;; *) prio=5 ;; esac
+	case $kind in COMPACTION | LEARNED | HELD | HOLD_ENDED) prio=6 ;; *) prio=5 ;; esac
 	case $kind in
 	RAISED) ev=knob_raised sj=raised ;; LOWERED) ev=knob_lowered sj=lowered ;; RESTORED) ev=knob_restored sj=restored ;;
 	YIELDED) ev=knob_yielded sj=yielded ;; BACKOFF) ev=backoff sj="backed off" ;; ROLLBACK) ev=rollback sj="rolled back" ;;
 	COMPACTION) ev=compaction sj=compacted ;; LEARNED) ev=learned_reserve sj="'s learned" ;;
+	HELD) ev=knob_held sj=holds ;; HOLD_ENDED) ev=knob_hold_ended sj="no longer holds" ;;
 	esac
 	miss=
 	for f in "PRIORITY=$prio" "FRAGD_EVENT=$ev" SYSLOG_IDENTIFIER=fragd; do
 		[ "$(jfield "${f%%=*}")" = "${f#*=}" ] || miss="$miss $f(is '$(jfield "${f%%=*}")')"
 	done
-	case $kind in LEARNED) fields="FRAGD_FROM FRAGD_TO FRAGD_REASON" ;; COMPACTION) fields="FRAGD_KNOB FRAGD_REASON" ;; *) fields="FRAGD_KNOB FRAGD_FROM FRAGD_TO FRAGD_REASON" ;; esac
+	case $kind in
+	LEARNED) fields="FRAGD_FROM FRAGD_TO FRAGD_REASON" ;; COMPACTION) fields="FRAGD_KNOB FRAGD_REASON" ;;
+	HELD) fields="FRAGD_KNOB FRAGD_FROM FRAGD_TO FRAGD_REASON FRAGD_HOLD" ;; HOLD_ENDED) fields="FRAGD_KNOB FRAGD_HOLD" ;;
+	*) fields="FRAGD_KNOB FRAGD_FROM FRAGD_TO FRAGD_REASON" ;;
+	esac
 	got=
 	for f in $fields; do
 		v=$(jfield "$f")
@@ -390,11 +429,12 @@ for kind in RAISED LOWERED RESTORED YIELDED BACKOFF ROLLBACK COMPACTION LEARNED;
 	subj=$(grep -a -m1 "Subject: fragd$sj\|Subject: fragd $sj" /tmp/explained | sed 's/^[ \t-]*//')
 	if [ -n "$subj" ]; then pass "journalctl -x explains $kind: $subj"; else fail "journalctl -x shows no catalog text for $kind"; fi
 done
-for kind in BACKOFF ROLLBACK RESTORED; do
+for kind in BACKOFF ROLLBACK RESTORED HELD; do
 	eval id=\$ID_$kind
 	r=$(grep "\"MESSAGE_ID\" *: *\"$id\"" /tmp/json | sed -n 's/.*"FRAGD_REASON" *: *"\([^"]*\)".*/\1/p' | sort -u | tr '\n' ' ')
 	log "$kind reasons: $r"
 done
+log "holds: $(grep "\"MESSAGE_ID\" *: *\"$ID_HELD\"" /tmp/json | sed -n 's/.*"FRAGD_HOLD" *: *"\([^"]*\)".*/\1/p' | sort | uniq -c | tr '\n' ' ')"
 # the fields filter: journalctl FRAGD_KNOB=...
 k=$(grep "\"MESSAGE_ID\" *: *\"$ID_RAISED\"" /tmp/json | tail -n 1 | sed -n 's/.*"FRAGD_KNOB" *: *"\([^"]*\)".*/\1/p')
 n=$(journalctl -q -b -u fragd FRAGD_KNOB="$k" -o cat 2>/dev/null | grep -c . || true)
