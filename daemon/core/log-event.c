@@ -101,8 +101,8 @@ void log_event_internal(int level, LogEvent ev, const LogEventFields *f, const c
                         const char *func, const char *fmt, ...)
 {
         char msg[2048], b_msg[2048 + 16], b_id[64], b_prio[32], b_ev[64], b_knob[128], b_node[32],
-                b_from[128], b_to[128], b_reason[128], b_hold[64], b_file[256], b_line[32], b_func[128], b_ident[32],
-                node[16];
+                b_from[128], b_to[128], b_reason[128], b_hold[64], b_file[256], b_line[32], b_func[128],
+                b_ident[32], node[16];
         const LogEventFields none = {.node = LOG_EVENT_NO_NODE};
         Fields fs = {.n = 0};
         char prio[4];

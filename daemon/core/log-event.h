@@ -7,8 +7,9 @@
  * each is one structured entry sent with sd_journal_sendv(): MESSAGE,
  * PRIORITY, a fixed MESSAGE_ID per kind (explained by systemd/fragd.catalog:
  * journalctl -x), FRAGD_EVENT and the FRAGD_KNOB, FRAGD_NODE, FRAGD_FROM,
- * FRAGD_TO, FRAGD_REASON, FRAGD_HOLD fields that apply. Elsewhere the same text goes to stderr through log_internal(),
- * exactly as a log_*() call would write it.
+ * FRAGD_TO, FRAGD_REASON, FRAGD_HOLD fields that apply. Elsewhere the same
+ * text goes to stderr through log_internal(), exactly as a log_*() call
+ * would write it.
  *
  * "Under journald": $JOURNAL_STREAM names stderr (log_journal_stream_matches),
  * or fragd is a service's own process (systemd's $INVOCATION_ID set, parent
@@ -77,3 +78,7 @@ void log_event_internal(int level, LogEvent ev, const LogEventFields *f, const c
                            &(const LogEventFields) { .knob = (knob_), .node = (node_), .from = (from_),       \
                                                      .to = (to_), .reason = (reason_) },                      \
                            __FILE__, __LINE__, __func__, __VA_ARGS__)
+
+/* The same with the fields given whole (any of them, FRAGD_HOLD too) */
+#define log_event_fields(level, ev, fields, ...)                                                              \
+        log_event_internal((level), (ev), (fields), __FILE__, __LINE__, __func__, __VA_ARGS__)

@@ -269,30 +269,33 @@ static void say_holds(LeverHeldLog *hl, const Decision *d)
                         hl->absent[l] = 0;
                         if (now != hl->said[l]) {
                                 char cur[LEVER_VALUE_MAX], want[LEVER_VALUE_MAX];
+                                const LogEventFields f = {
+                                        .knob = knob_lever_name((Lever) l),
+                                        .node = LOG_EVENT_NO_NODE,
+                                        .from = cur,
+                                        .to = want,
+                                        .reason = policy_reason_name(h->reason),
+                                        .hold = policy_hold_name(now),
+                                };
 
                                 lever_value_format(h->lever, h->current, cur, sizeof(cur));
                                 lever_value_format(h->lever, h->wanted, want, sizeof(want));
-                                log_event_internal(LOG_INFO, LOG_EVENT_KNOB_HELD,
-                                                   &(const LogEventFields) { .knob = knob_lever_name((Lever) l),
-                                                                             .node = LOG_EVENT_NO_NODE,
-                                                                             .from = cur,
-                                                                             .to = want,
-                                                                             .reason = policy_reason_name(h->reason),
-                                                                             .hold = policy_hold_name(now) },
-                                                   __FILE__, __LINE__, __func__, "Knob %s held (%s): %s",
-                                                   knob_lever_name((Lever) l), policy_hold_name(now), hl->text[l]);
+                                log_event_fields(LOG_INFO, LOG_EVENT_KNOB_HELD, &f, "Knob %s held (%s): %s", f.knob,
+                                                 f.hold, hl->text[l]);
                         }
                         hl->said[l] = now;
                         continue;
                 }
                 if (hl->said[l] == POLICY_HOLD_NONE || ++hl->absent[l] < LEVER_HELD_END_TICKS)
                         continue;
-                log_event_internal(LOG_INFO, LOG_EVENT_KNOB_HOLD_ENDED,
-                                   &(const LogEventFields) { .knob = knob_lever_name((Lever) l),
-                                                             .node = LOG_EVENT_NO_NODE,
-                                                             .hold = policy_hold_name(hl->said[l]) },
-                                   __FILE__, __LINE__, __func__, "Knob %s no longer held (%s)",
-                                   knob_lever_name((Lever) l), policy_hold_name(hl->said[l]));
+                const LogEventFields f = {
+                        .knob = knob_lever_name((Lever) l),
+                        .node = LOG_EVENT_NO_NODE,
+                        .hold = policy_hold_name(hl->said[l]),
+                };
+
+                log_event_fields(LOG_INFO, LOG_EVENT_KNOB_HOLD_ENDED, &f, "Knob %s no longer held (%s)", f.knob,
+                                 f.hold);
                 hl->said[l] = POLICY_HOLD_NONE;
                 hl->absent[l] = 0;
         }

@@ -110,14 +110,19 @@ static void test_fields(void **state)
 
 static void test_hold_field(void **state)
 {
+        const LogEventFields held = {
+                .knob = "vm.watermark_scale_factor",
+                .node = LOG_EVENT_NO_NODE,
+                .from = "10",
+                .to = "40",
+                .reason = "reserve_below_target",
+                .hold = "nothing_to_reclaim",
+        };
+
         (void) state;
         log_set_max_level(LOG_INFO);
         capture_start(&cap);
-        log_event_internal(LOG_INFO, LOG_EVENT_KNOB_HELD,
-                           &(const LogEventFields) { .knob = "vm.watermark_scale_factor", .node = LOG_EVENT_NO_NODE,
-                                                     .from = "10", .to = "40", .reason = "reserve_below_target",
-                                                     .hold = "nothing_to_reclaim" },
-                           __FILE__, __LINE__, __func__, "held");
+        log_event_fields(LOG_INFO, LOG_EVENT_KNOB_HELD, &held, "held");
         capture_stop();
         assert_int_equal(cap.n, 1);
         assert_string_equal(capture_get(&cap, 0, "MESSAGE_ID"), ID_KNOB_HELD);
