@@ -253,9 +253,9 @@ static unsigned apply_lever(const LeverApply *ap, Decision *d, unsigned i, const
 }
 
 /* One event when a lever's shown hold (decision_held_shown) starts or
- * changes (knob_held: the move it wanted, from its current value to the
- * wanted one, and the hold), one when it has ended (knob_hold_ended, after
- * LEVER_HELD_END_TICKS ticks without it) */
+ * changes to one not in force lately (knob_held: the move it wanted, from
+ * its current value to the wanted one, and the hold), one when it has ended
+ * (knob_hold_ended, after LEVER_HELD_END_TICKS ticks without a shown hold) */
 static void say_holds(LeverHeldLog *hl, const Decision *d)
 {
         for (unsigned l = 0; l < _LEVER_MAX; l++) {
@@ -264,10 +264,15 @@ static void say_holds(LeverHeldLog *hl, const Decision *d)
 
                 hl->now[l] = now;
                 hl->text[l][0] = '\0';
+                for (unsigned k = 0; k < _POLICY_HOLD_MAX; k++)
+                        if (k != (unsigned) now && hl->recent[l][k] > 0)
+                                hl->recent[l][k]--;
                 if (h) {
                         (void) decision_explain_held(h, hl->text[l], sizeof(hl->text[l]));
                         hl->absent[l] = 0;
-                        if (now != hl->said[l]) {
+                        /* not for a hold that took turns with this one in
+                         * the last ticks: it was said when it came */
+                        if (now != hl->said[l] && hl->recent[l][now] == 0) {
                                 char cur[LEVER_VALUE_MAX], want[LEVER_VALUE_MAX];
                                 const LogEventFields f = {
                                         .knob = knob_lever_name((Lever) l),
@@ -284,6 +289,7 @@ static void say_holds(LeverHeldLog *hl, const Decision *d)
                                                  f.hold, hl->text[l]);
                         }
                         hl->said[l] = now;
+                        hl->recent[l][now] = LEVER_HELD_END_TICKS;
                         continue;
                 }
                 if (hl->said[l] == POLICY_HOLD_NONE || ++hl->absent[l] < LEVER_HELD_END_TICKS)

@@ -61,21 +61,26 @@ typedef enum LeverAction {
 
 #define LEVER_TEXT_MAX 400 /* decision_explain()'s line */
 
-/* A hold's end is said after this many ticks without it: a hold that
- * comes and goes tick by tick (pressure about the ceiling) is one episode
- * in the log, not a line pair per tick */
+/* A hold's end is said after this many ticks without it, and a hold that
+ * was in force within this many ticks is not said again: a hold that comes
+ * and goes tick by tick (pressure about the ceiling), or two holds taking
+ * turns (psi while the pressure is over the ceiling, at_bound while it is
+ * under), is one episode in the log, not a line or two per tick */
 #define LEVER_HELD_END_TICKS 3
 
 /* Each lever's shown hold (decision_held_shown()) at the last tick and its
  * sentence (for `fragd status`), and the hold last said at info level: a
- * hold is said when it starts or changes, and its end after
- * LEVER_HELD_END_TICKS ticks without it; kept by the caller across ticks,
- * zeroed at start */
+ * hold is said when it starts or changes to one not in force within the
+ * last LEVER_HELD_END_TICKS ticks, and its end after LEVER_HELD_END_TICKS
+ * ticks without any; kept by the caller across ticks, zeroed at start */
 typedef struct LeverHeldLog {
         PolicyHold now[_LEVER_MAX];            /* at the last tick; NONE: not held */
         char text[_LEVER_MAX][LEVER_TEXT_MAX]; /* "" while not held */
-        PolicyHold said[_LEVER_MAX];
+        PolicyHold said[_LEVER_MAX];           /* the hold in force as the log knows it; NONE: its end said */
         unsigned absent[_LEVER_MAX]; /* ticks since said was last held */
+        /* per hold: LEVER_HELD_END_TICKS at a tick it is in force, one less
+         * at each tick it is not; 0: not in force lately (said when it comes) */
+        unsigned char recent[_LEVER_MAX][_POLICY_HOLD_MAX];
 } LeverHeldLog;
 
 typedef struct LeverApply {

@@ -524,6 +524,60 @@ static void test_holds_journal(void **state)
         free(t.d);
 }
 
+/* Two holds taking turns tick by tick (psi while the pressure is over the
+ * ceiling, at_bound while it is under, for a lever at its max) are said
+ * once each, not at every tick; one gone for LEVER_HELD_END_TICKS ticks is
+ * said again when it comes back */
+static void test_holds_taking_turns(void **state)
+{
+        static const char wsf_psi[] = "Knob vm.watermark_scale_factor held (psi): ";
+        static const char wsf_bound[] = "Knob vm.watermark_scale_factor held (at_bound): ";
+        LeverHeldLog hl = { 0 };
+        HeldTick t = { .ap = { .held_log = &hl } };
+        unsigned n_psi = 0, n_bound = 0;
+        char *out;
+
+        (void) state;
+        t.d = calloc(1, sizeof(*t.d));
+        assert_non_null(t.d);
+        t.d->apply = true;
+        log_set_max_level(LOG_INFO);
+
+        for (unsigned i = 0; i < 12; i++) {
+                held_set(t.d, 1, (const PolicyHold[]) { i % 2 ? POLICY_HOLD_AT_BOUND : POLICY_HOLD_PSI },
+                         (const Lever[]) { LEVER_WATERMARK_SCALE_FACTOR });
+                out = stderr_of(held_tick, &t);
+                n_psi += count_substr(out, wsf_psi);
+                n_bound += count_substr(out, wsf_bound);
+                free(out);
+                /* the sentence and the hold follow each tick all the same */
+                assert_int_equal(hl.now[LEVER_WATERMARK_SCALE_FACTOR], i % 2 ? POLICY_HOLD_AT_BOUND : POLICY_HOLD_PSI);
+        }
+        assert_int_equal(n_psi, 1);
+        assert_int_equal(n_bound, 1);
+
+        /* at_bound alone for LEVER_HELD_END_TICKS ticks: psi is news again */
+        held_set(t.d, 1, (const PolicyHold[]) { POLICY_HOLD_AT_BOUND }, (const Lever[]) { LEVER_WATERMARK_SCALE_FACTOR });
+        for (unsigned i = 0; i < LEVER_HELD_END_TICKS; i++) {
+                out = stderr_of(held_tick, &t);
+                assert_int_equal(count_substr(out, "held"), 0);
+                free(out);
+        }
+        held_set(t.d, 1, (const PolicyHold[]) { POLICY_HOLD_PSI }, (const Lever[]) { LEVER_WATERMARK_SCALE_FACTOR });
+        out = stderr_of(held_tick, &t);
+        assert_int_equal(count_substr(out, wsf_psi), 1);
+        free(out);
+
+        /* the end names the hold in force last */
+        t.d->n_held = 0;
+        for (unsigned i = 0; i < LEVER_HELD_END_TICKS; i++) {
+                out = stderr_of(held_tick, &t);
+                assert_int_equal(count_substr(out, "no longer held (psi)"), i + 1 == LEVER_HELD_END_TICKS);
+                free(out);
+        }
+        free(t.d);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -534,6 +588,7 @@ int main(void)
                 cmocka_unit_test(test_apply_events),
                 cmocka_unit_test(test_holds_said),
                 cmocka_unit_test(test_holds_journal),
+                cmocka_unit_test(test_holds_taking_turns),
         };
 
         log_set_max_level(getenv("FRAGD_TEST_VERBOSE") ? LOG_DEBUG : LOG_ERR);
