@@ -92,8 +92,8 @@ const MetricFamily metric_families[_METRIC_MAX] = {
                 "(memory pressure over the ceiling), safety (the envelope), at_bound (the configured min or "
                 "max), clamped (the kernel kept another value), unmeasured (a source is missing), "
                 "reversal_limit, nothing_to_reclaim (free memory short and too little for kswapd to reclaim). "
-                "Absent while nothing holds it; the pacing holds (dwell, reversal_cooldown) and a back-off "
-                "(its own event) are not shown.",
+                "Absent while nothing holds it and while paused; the pacing holds (dwell, reversal_cooldown) and "
+                "a back-off (its own event) are not shown.",
                 S_KNOBS, "held knobs, at most one per knob" },
         [M_ACTIONS] = {
                 "fragd_actions_total", METRIC_COUNTER, "", L("knob", "direction", "reason"),

@@ -204,6 +204,10 @@ static void metrics_export(Manager *m)
         if (!b)
                 return;
         snapshot_build(b, &m->cfg, m->cur, m->have_prev ? m->prev : NULL, m->a, m->d, m->knobs);
+        /* paused, nothing acts, so nothing is held: fragd_knob_held says
+         * what the status file's "Held" does (m->held_log, cleared) */
+        for (unsigned i = 0; m->paused && i < b->s.n_knobs; i++)
+                b->knobs[i].hold = NULL;
         for (unsigned i = 0; i < m->wl.n_views && i < SNAPSHOT_MAX_CGROUPS; i++)
                 cgroup_view_fill(&m->wl.views[i], &b->cgroups[b->s.n_cgroups++]);
         b->s.n_actions = m->n_actions;

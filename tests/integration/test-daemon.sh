@@ -456,6 +456,22 @@ assert "what kswapd can reclaim" in h[0]["explanation"], h
 else
 	bad "status JSON held: $(cat "$T/status.json")"
 fi
+# paused, nothing acts and nothing is held: the textfile says so as fragd
+# status does (its "Held" section and JSON "held" are empty), at the
+# pause and at the ticks after it; resumed, the hold is back
+"$FRAGD" pause --root "$T" >/dev/null 2>&1
+sleep 2.5
+if not_held_prom && ! "$FRAGD" status --root "$T" | grep -q "^Held"; then
+	pass "paused: no fragd_knob_held, as fragd status"
+else
+	bad "paused: $(grep knob_held "$T/prom/fragd.prom"); status: $("$FRAGD" status --root "$T" | grep -A2 "^Held")"
+fi
+"$FRAGD" resume --root "$T" >/dev/null 2>&1
+if wait_for 10 grep -qsx 'fragd_knob_held{knob="watermark_scale_factor",hold="nothing_to_reclaim"} 1' "$T/prom/fragd.prom"; then
+	pass "resumed: fragd_knob_held back"
+else
+	bad "resumed: no fragd_knob_held: $(grep knob_held "$T/prom/fragd.prom" 2>&1)"
+fi
 # calm first: with file LRU added while the pressure is still high, a
 # tick in between holds the raise for psi instead (the end line then names
 # psi), so the end is matched whatever hold it names
