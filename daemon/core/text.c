@@ -52,20 +52,83 @@ bool utf8_valid(const char *s)
         return true;
 }
 
+/* U+0080..U+009F, encoded C2 80..C2 9F: the C1 controls */
+static bool is_c1(const unsigned char *p, size_t n)
+{
+        return n == 2 && p[0] == 0xC2 && p[1] <= 0x9F;
+}
+
 bool text_printable(const char *s, const char **ret_why)
 {
         const char *why = NULL;
 
-        for (const char *p = s; *p; p++)
-                if ((unsigned char) *p < 0x20 || *p == 0x7F) {
+        for (const char *p = s; *p;) {
+                size_t n = utf8_sequence_len(p, NULL);
+
+                if (n == 0) {
+                        why = "is not valid UTF-8";
+                        break;
+                }
+                if ((unsigned char) *p < 0x20 || *p == 0x7F || is_c1((const unsigned char *) p, n)) {
                         why = "contains a control character";
                         break;
                 }
-        if (!why && !utf8_valid(s))
-                why = "is not valid UTF-8";
+                p += n;
+        }
         if (why && ret_why)
                 *ret_why = why;
         return !why;
+}
+
+/* p starts a sequence that end cuts short: a lead byte, then only
+ * continuation bytes up to end (nothing past end is read) */
+static bool cut_sequence(const char *p, const char *end)
+{
+        unsigned char c = (unsigned char) *p;
+        size_t want = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+
+        if (c < 0xC2 || c > 0xF4 || (size_t) (end - p) >= want)
+                return false;
+        for (const char *q = p + 1; q < end; q++)
+                if (((unsigned char) *q & 0xC0) != 0x80)
+                        return false;
+        return true;
+}
+
+size_t text_scrub(char *dst, size_t size, const char *s, size_t n, const char *keep)
+{
+        const char *end;
+        bool cut;
+        size_t o = 0;
+
+        if (size == 0)
+                return 0;
+        end = memchr(s, '\0', n);
+        cut = !end;
+        if (!end)
+                end = s + n;
+        for (const char *p = s; p < end;) {
+                size_t len = utf8_sequence_len(p, end);
+                unsigned char c = (unsigned char) *p;
+
+                if (len == 0 && cut && cut_sequence(p, end))
+                        break;
+                if (len == 0 || (c < 0x20 && !(keep && c && strchr(keep, c))) || c == 0x7F ||
+                    is_c1((const unsigned char *) p, len)) {
+                        if (o + 1 >= size)
+                                break;
+                        dst[o++] = '?';
+                        p += len ? len : 1;
+                        continue;
+                }
+                if (o + len >= size)
+                        break;
+                memmove(dst + o, p, len); /* o <= p - s: in place is safe */
+                o += len;
+                p += len;
+        }
+        dst[o] = '\0';
+        return o;
 }
 
 int text_dir_relative(const char *path, char *ret, size_t size, const char **ret_why)

@@ -17,10 +17,20 @@ size_t utf8_sequence_len(const char *s, const char *end);
 /* Valid UTF-8 throughout (NUL-terminated). */
 bool utf8_valid(const char *s);
 
-/* Valid UTF-8 without C0 control characters or DEL. On failure *ret_why (may
+/* Valid UTF-8 without control characters: C0, DEL, or C1 (U+0080..U+009F,
+ * which a terminal may take as CSI and the like). On failure *ret_why (may
  * be NULL) is a short static phrase: "is not valid UTF-8", "contains a
  * control character". */
 bool text_printable(const char *s, const char **ret_why);
+
+/* Copies s into dst for a terminal: at most n bytes of s, stopping early at
+ * a NUL, into dst of size bytes (NUL-terminated; nothing when size is 0).
+ * Each control character (C0 other than those in keep, DEL, C1) and each
+ * byte that does not belong to valid UTF-8 becomes one '?'; printable UTF-8
+ * is copied whole, and a sequence cut by n or by size is dropped, never
+ * split. dst may be s (the text only shrinks). keep may be NULL. Returns the
+ * length written. */
+size_t text_scrub(char *dst, size_t size, const char *s, size_t n, const char *keep);
 
 /* The longest directory path fragd keeps files in, in bytes. */
 #define TEXT_DIR_LEN_MAX 255

@@ -13,17 +13,25 @@
 #include "core/cleanup.h"
 #include "core/log.h"
 #include "core/parse-util.h"
+#include "core/text.h"
 #include "knobs/knob.h"
 #include "output/status.h"
 
 
+/* At most max bytes of s as one field: tabs and newlines (the file's
+ * layout) become spaces, any other control character or byte that is not
+ * UTF-8 a '?' (text_scrub). */
+#define FIELD_MAX 1024 /* the longest field kept: an info line */
+
 static void put_clean(FILE *f, const char *s, size_t max)
 {
-        for (size_t i = 0; s[i] && i < max; i++) {
-                unsigned char c = (unsigned char) s[i];
+        char buf[FIELD_MAX + 1];
 
-                fputc(c < 0x20 || c == 0x7f ? ' ' : (int) c, f);
-        }
+        text_scrub(buf, sizeof(buf), s, max < FIELD_MAX ? max : FIELD_MAX, "\t\n");
+        for (char *c = buf; *c; c++)
+                if (*c == '\t' || *c == '\n')
+                        *c = ' ';
+        fputs(buf, f);
 }
 
 static const char *errno_name(int err)
@@ -138,8 +146,7 @@ int status_write_data(const KnobRegistry *reg, const StatusData *d)
                 knob_registry_ops(reg)->name);
         for (size_t i = 0; i < d->n_info; i++) {
                 fputs("info\t", f);
-                for (const char *c = d->info[i]; *c; c++)
-                        fputc((unsigned char) *c < 0x20 ? ' ' : *c, f);
+                put_clean(f, d->info[i], FIELD_MAX);
                 fputc('\n', f);
         }
         for (size_t i = 0; i < knob_count(reg); i++) {
@@ -370,6 +377,10 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
                 fprintf(out, "fragd status: cannot read '%s/%s': %s\n", root->path, path, strerror(-r));
                 return r;
         }
+        /* the file is printed to a terminal: whatever wrote it (an older fragd,
+         * a tree copied from another host under --root), no escape sequence
+         * gets through */
+        len = text_scrub(buf, len + 1, buf, len, "\t\n");
         if (knob_status_owner(buf, len, &pid, &starttime) < 0) {
                 fprintf(out, "fragd status: '%s/%s' is not a fragd status file.\n", root->path, path);
                 return -EBADMSG;

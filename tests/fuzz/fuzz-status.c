@@ -1,17 +1,41 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Fuzzes what `fragd status --format json` reads: the status file in
- * runtime_dir (status_json_render()), and the control socket's request
- * line (control_parse_request()). The JSON is one object whatever the
- * input: it starts with '{', ends with "}\n", its quotes balance outside
- * escapes, and no byte below 0x20 but the newline is written raw. */
+/* Fuzzes what `fragd status` reads: the status file in runtime_dir
+ * (status_json_render(), and text_scrub() that the text report passes the
+ * whole file through), and the control socket's request line
+ * (control_parse_request()). The JSON is one object whatever the input: it
+ * starts with '{', ends with "}\n", its quotes balance outside escapes, and
+ * no byte below 0x20 but the newline is written raw. The scrubbed text is
+ * valid UTF-8 without a control character but tab and newline, no longer
+ * than the input, and the same whether scrubbed in place or not. */
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/text.h"
 #include "output/status.h"
 #include "service/control.h"
+
+static void check_scrub(const uint8_t *data, size_t size, char *in)
+{
+        char *out = malloc(size + 1);
+        size_t n, m;
+
+        if (!out)
+                return;
+        /* data is not NUL-terminated: nothing past size may be read */
+        n = text_scrub(out, size + 1, (const char *) data, size, "\t\n");
+        if (n > size || strlen(out) != n || !utf8_valid(out))
+                abort();
+        for (const unsigned char *p = (const unsigned char *) out; *p; p++)
+                if ((*p < 0x20 && *p != '\t' && *p != '\n') || *p == 0x7f || (p[0] == 0xc2 && p[1] <= 0x9f))
+                        abort();
+        m = text_scrub(in, size + 1, in, size, "\t\n");
+        if (m != n || memcmp(in, out, n + 1) != 0)
+                abort();
+        free(out);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -35,6 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
         status_json_render(in, size, states[size % 4], size & 1, NULL, f);
         fclose(f);
+        check_scrub(data, size, in);
         if (len < 3 || out[0] != '{' || strcmp(out + len - 2, "}\n") != 0)
                 abort();
         for (size_t i = 0; i < len; i++) {

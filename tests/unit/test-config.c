@@ -923,6 +923,61 @@ static void test_text_dir_relative(void **state)
         assert_string_equal(why, "contains a control character");
         assert_false(text_printable("a\xffz", &why));
         assert_string_equal(why, "is not valid UTF-8");
+        why = NULL;
+        assert_false(text_printable("a\xc2\x9b" "31m", &why)); /* U+009B, the C1 CSI */
+        assert_string_equal(why, "contains a control character");
+        assert_true(text_printable("caf\xc3\xa9 \xc2\xa0nbsp", NULL)); /* U+00A0 is printable */
+}
+
+/* text_scrub: what a terminal is given from a file fragd did not write */
+static void test_text_scrub(void **state)
+{
+        char out[64], *in;
+
+        (void) state;
+        assert_int_equal(text_scrub(out, sizeof(out), "a\x1b[2J\x07" "b\x7f", 64, NULL), 8);
+        assert_string_equal(out, "a?[2J?b?");
+        /* C1 as one UTF-8 sequence is one '?'; a raw 0x9b and a stray byte too */
+        assert_int_equal(text_scrub(out, sizeof(out), "x\xc2\x9b" "1m\x9b" "2\xff", 64, NULL), 7);
+        assert_string_equal(out, "x?1m?2?");
+        /* keep: tab and newline pass, other C0 do not */
+        text_scrub(out, sizeof(out), "a\tb\nc\rd", 64, "\t\n");
+        assert_string_equal(out, "a\tb\nc?d");
+        text_scrub(out, sizeof(out), "a\tb", 64, NULL);
+        assert_string_equal(out, "a?b");
+        /* printable UTF-8 whole */
+        text_scrub(out, sizeof(out), "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 64, NULL);
+        assert_string_equal(out, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+        /* cut by n: the split sequence is dropped, not turned into '?' */
+        assert_int_equal(text_scrub(out, sizeof(out), "ab\xe2\x82\xac", 4, NULL), 2);
+        assert_string_equal(out, "ab");
+        /* ... but a lead byte followed by what cannot continue it is a '?' */
+        assert_int_equal(text_scrub(out, sizeof(out), "ab\xe2" "c", 4, NULL), 4);
+        assert_string_equal(out, "ab?c");
+        /* cut by size: never half a sequence, always terminated */
+        assert_int_equal(text_scrub(out, 4, "ab\xc3\xa9", 64, NULL), 2);
+        assert_string_equal(out, "ab");
+        assert_int_equal(text_scrub(out, 3, "ab\x1b", 64, NULL), 2);
+        assert_string_equal(out, "ab");
+        assert_int_equal(text_scrub(out, 1, "ab", 64, NULL), 0);
+        assert_string_equal(out, "");
+        assert_int_equal(text_scrub(out, 0, "ab", 64, NULL), 0);
+        /* stops at a NUL before n */
+        assert_int_equal(text_scrub(out, sizeof(out), "ab\0\x1b", 4, NULL), 2);
+        /* a buffer without a NUL: nothing past n is read (ASan in check-sanitize) */
+        in = malloc(3);
+        assert_non_null(in);
+        memcpy(in, "a\xc3\xa9", 3);
+        assert_int_equal(text_scrub(out, sizeof(out), in, 3, NULL), 3);
+        assert_string_equal(out, "a\xc3\xa9");
+        assert_int_equal(text_scrub(out, sizeof(out), in, 2, NULL), 1);
+        free(in);
+        /* in place */
+        in = strdup("\xc2\x9b\xc2\x9b" "ok\x1b\xe2\x82\xac");
+        assert_non_null(in);
+        assert_int_equal(text_scrub(in, strlen(in) + 1, in, strlen(in), NULL), 8);
+        assert_string_equal(in, "??ok?\xe2\x82\xac");
+        free(in);
 }
 
 /* Issue 11 item 15: a cgroup name that is not UTF-8 (or holds a control
@@ -1092,6 +1147,7 @@ int main(void)
                 cmocka_unit_test(test_reload_fifo_keeps_config),
                 cmocka_unit_test(test_dirs_validated_at_load),
                 cmocka_unit_test(test_text_dir_relative),
+                cmocka_unit_test(test_text_scrub),
                 cmocka_unit_test(test_cgroup_names_are_utf8),
                 cmocka_unit_test(test_print_roundtrip),
                 cmocka_unit_test(test_check_main),

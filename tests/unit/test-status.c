@@ -226,6 +226,46 @@ static void test_stale_knobs_left(void **state)
         assert_non_null(strstr(c->out, "saved.corrupt-1' holds a journal fragd could not read"));
 }
 
+/* The text report goes to a terminal: a field with an escape sequence (ESC,
+ * BEL, the 8-bit CSI 0x9b, U+009B as UTF-8, a stray byte) is written as '?'
+ * and, in a file fragd did not write (--root on a copied tree), printed as
+ * '?'. Printable UTF-8 stays whole. */
+static bool has_control(const char *s)
+{
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+                if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f || *p == 0x9b || (*p == 0xc2 && p[1] == 0x9b))
+                        return true;
+        return false;
+}
+
+static void test_print_scrubs_escapes(void **state)
+{
+        Ctx *c = *state;
+        const char *decisions[] = { "raise \x1b]0;owned\x07 caf\xc3\xa9 \x9b" "31m \xc2\x9b" "2J end" };
+        _cleanup_free_ char *file = NULL;
+
+        assert_int_equal(knob_status_write(c->reg, decisions, ELEMENTSOF(decisions)), 0);
+        assert_false(has_control(tt_read(&c->t, STATUS)));
+        assert_non_null(strstr(tt_read(&c->t, STATUS), "decision\traise ?]0;owned? caf\xc3\xa9 ?31m ?2J end\n"));
+
+        /* a file written by something else */
+        assert_true(asprintf(&file, "%s"
+                             "info\tInstance \x1b[2J\n"
+                             "owned\tvm.x\x1b[31m\t0\t\x9b" "1m\t1\n"
+                             "held\twatermark_scale_factor\tat_bound\tkeep \xc2\x9b" "2J\x07\n"
+                             "cgroup\tdb\x1b.slice\tpresent\tcollapse\tfull\tstall \x1b[5m\n"
+                             "decision\tlower \x1b[1Abar \xe2\x82\xac\n",
+                             tt_read(&c->t, STATUS)) > 0);
+        tt_write(&c->t, STATUS, file);
+        assert_int_equal(print(c), 0);
+        assert_false(has_control(c->out));
+        assert_non_null(strstr(c->out, "Instance ?[2J\n"));
+        assert_non_null(strstr(c->out, "vm.x?[31m"));
+        assert_non_null(strstr(c->out, "keep ?2J?\n"));
+        assert_non_null(strstr(c->out, "db?.slice: present"));
+        assert_non_null(strstr(c->out, "  lower ?[1Abar \xe2\x82\xac\n"));
+}
+
 static void test_garbage(void **state)
 {
         Ctx *c = *state;
@@ -501,6 +541,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_stale, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_stale_knobs_left, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_print_scrubs_escapes, setup, teardown),
                 cmocka_unit_test(test_json_golden),
                 cmocka_unit_test(test_json_values),
                 cmocka_unit_test(test_json_escaping),
