@@ -47,6 +47,7 @@ static void sleep_usec(usec_t u)
 
 static void decision_to_report(const Decision *d, ReportDecision *rd, unsigned *n)
 {
+        _Static_assert(sizeof(rd->explanation) >= DECISION_TEXT_MAX, "a sentence is never cut");
         *n = 0;
         for (unsigned i = 0; i < d->n_items && *n < POLICY_MAX_ITEMS; i++) {
                 const DecisionItem *it = &d->items[i];

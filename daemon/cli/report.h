@@ -19,7 +19,7 @@ typedef struct ReportDecision {
         int node;              /* -1: global */
         char from[32], to[32]; /* "" when not applicable (one-shot actions) */
         const char *reason;    /* stable code */
-        char explanation[320];
+        char explanation[DECISION_TEXT_MAX];
 } ReportDecision;
 
 typedef struct ReportInstance {

@@ -59,7 +59,7 @@ typedef enum LeverAction {
         LEVER_ACTION_ONESHOT, /* a kcompactd kick, a node compaction */
 } LeverAction;
 
-#define LEVER_TEXT_MAX 400 /* decision_explain()'s line */
+#define LEVER_TEXT_MAX DECISION_TEXT_MAX /* decision_explain()'s line, never cut */
 
 /* A hold's end is said after this many ticks without it, and a hold that
  * was in force within this many ticks is not said again: a hold that comes

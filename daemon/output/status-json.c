@@ -51,7 +51,7 @@ typedef void (*LineFn)(JsonWriter *w, char **f, size_t n);
 /* Calls fn for every line tagged tag (in file order). */
 static void each_line(JsonWriter *w, const char *buf, size_t len, const char *tag, LineFn fn)
 {
-        char copy[1024], *f[FIELDS_MAX];
+        char copy[STATUS_LINE_MAX], *f[FIELDS_MAX];
         const char *p = buf, *end = buf ? buf + len : NULL;
 
         while (p && p < end) {
@@ -222,7 +222,7 @@ static void array(JsonWriter *w, const char *key, const char *buf, size_t len, c
 void status_json_render(const char *buf, size_t len, const char *state, bool pause_requested,
                         const StatusLeftChanged *left, FILE *out)
 {
-        char v[128], copy[1024], *f[FIELDS_MAX];
+        char v[128], copy[STATUS_LINE_MAX], *f[FIELDS_MAX];
         bool live = strcmp(state, "running") == 0 || strcmp(state, "paused") == 0;
         uint64_t pid = 0, starttime = 0;
         JsonWriter w;

@@ -21,13 +21,11 @@
 /* At most max bytes of s as one field: tabs and newlines (the file's
  * layout) become spaces, any other control character or byte that is not
  * UTF-8 a '?' (text_scrub). */
-#define FIELD_MAX 1024 /* the longest field kept: an info line */
-
 static void put_clean(FILE *f, const char *s, size_t max)
 {
-        char buf[FIELD_MAX + 1];
+        char buf[STATUS_FIELD_MAX + 1];
 
-        text_scrub(buf, sizeof(buf), s, max < FIELD_MAX ? max : FIELD_MAX, "\t\n");
+        text_scrub(buf, sizeof(buf), s, max < STATUS_FIELD_MAX ? max : STATUS_FIELD_MAX, "\t\n");
         for (char *c = buf; *c; c++)
                 if (*c == '\t' || *c == '\n')
                         *c = ' ';
@@ -106,8 +104,9 @@ static void write_state(FILE *f, const StatusData *d)
                 fputs("held", f);
                 put_field(f, d->held[i].knob);
                 put_field(f, d->held[i].hold);
-                fputc('\t', f); /* the whole sentence (LEVER_TEXT_MAX) */
-                put_clean(f, d->held[i].explanation && *d->held[i].explanation ? d->held[i].explanation : "-", 400);
+                fputc('\t', f); /* the whole sentence (DECISION_TEXT_MAX) */
+                put_clean(f, d->held[i].explanation && *d->held[i].explanation ? d->held[i].explanation : "-",
+                          STATUS_FIELD_MAX);
                 fputc('\n', f);
         }
         first = d->n_changes > STATUS_CHANGES_MAX ? d->n_changes - STATUS_CHANGES_MAX : 0;
@@ -146,7 +145,7 @@ int status_write_data(const KnobRegistry *reg, const StatusData *d)
                 knob_registry_ops(reg)->name);
         for (size_t i = 0; i < d->n_info; i++) {
                 fputs("info\t", f);
-                put_clean(f, d->info[i], FIELD_MAX);
+                put_clean(f, d->info[i], STATUS_FIELD_MAX);
                 fputc('\n', f);
         }
         for (size_t i = 0; i < knob_count(reg); i++) {
@@ -180,7 +179,7 @@ int status_write_data(const KnobRegistry *reg, const StatusData *d)
                 if (!d->decisions[i])
                         continue;
                 fputs("decision\t", f);
-                put_clean(f, d->decisions[i], 512);
+                put_clean(f, d->decisions[i], STATUS_FIELD_MAX);
                 fputc('\n', f);
         }
         if (d->have_state)
@@ -465,7 +464,7 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
                                 fprintf(out, "  %-36s %-14s %-14s %s\n", "KNOB", "ORIGINAL", "NOW", "SINCE");
                         while (p && *p) {
                                 char *nl = strchr(p, '\n'), *f[8];
-                                char copy[1024];
+                                char copy[STATUS_LINE_MAX];
                                 size_t n;
 
                                 if (nl)

@@ -26,8 +26,10 @@
  * the root cgroup; mechanism and effect are thp_mechanism_name() and
  * thp_effect_name() ("collapse", "in-effect"); stall is the text of
  * workload_stall_text() (the last minute of direct compaction/reclaim).
- * Decision lines are the caller's text, newest last; tabs and control
- * characters in them (and in cgroup fields) become spaces. Times (updated,
+ * Decision lines are the caller's text, newest last; in every text field
+ * a tab or newline becomes a space, and any other control character (C0,
+ * DEL, C1) or byte that is not UTF-8 a '?' (text_scrub()), and a field is
+ * cut at STATUS_FIELD_MAX bytes. Times (updated,
  * next tick, change) are CLOCK_REALTIME microseconds; durations
  * microseconds; "-" stands for an empty field. The lines from "state" on
  * carry what `fragd status --format json` prints (status-json.c); change
@@ -40,7 +42,14 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "fragd/policy.h"
 #include "knobs/knob.h"
+
+/* The longest field the writer keeps (a decision with its timestamp, a held
+ * sentence, an info line; longer ones are cut) and the longest line the
+ * readers take whole */
+#define STATUS_FIELD_MAX (DECISION_TEXT_MAX + 64)
+#define STATUS_LINE_MAX (2 * STATUS_FIELD_MAX)
 
 #define STATUS_DECISIONS_MAX 64
 #define STATUS_CGROUPS_MAX 16 /* FRAGD_MAX_CGROUPS */

@@ -43,7 +43,7 @@
 #include "workload/workload.h"
 
 #define RECENT_MAX 32
-#define RECENT_LEN 400
+#define RECENT_LEN (DECISION_TEXT_MAX + 64) /* a timestamp, "paused, not applied: " and a sentence */
 /* A recent decision as data for the status file (StatusChange) */
 typedef struct ChangeRecord {
         uint64_t realtime_usec;

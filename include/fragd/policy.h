@@ -505,7 +505,12 @@ int decision_explain_pagecache_gate(const PolicyEval *e, const PolicyNodeEval *n
 /* One sentence for a person, e.g. "raise compaction_proactiveness 20→35:
  * node 1 has 48 MiB free in order>=9 blocks, target 256 MiB; falls below
  * target in 40 s at -1.2 MiB/s". snprintf semantics: returns the length the
- * full sentence needs; the buffer always ends in NUL when size > 0. */
+ * full sentence needs; the buffer always ends in NUL when size > 0. A
+ * buffer of DECISION_TEXT_MAX bytes holds any sentence either writes,
+ * whatever the numbers (test_explain_longest): a reserve raise with a
+ * first reserve from boot history and free memory short is some 600
+ * bytes on a large host. */
+#define DECISION_TEXT_MAX 1024
 int decision_explain(const DecisionItem *it, char *buf, size_t size);
 int decision_explain_held(const PolicyHeldItem *h, char *buf, size_t size);
 

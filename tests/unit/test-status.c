@@ -417,7 +417,7 @@ static void test_json_write_data(void **state)
         const StatusReserve res[] = { { 1, 9, 100, 400, true } };
         const StatusChange ch[] = { { 1796149000000000, "compaction_proactiveness", "0", "20",
                                       "reserve_below_target", "paused" } };
-        char why[400];
+        char why[DECISION_TEXT_MAX];
         StatusHeld held[] = { { "watermark_scale_factor", "nothing_to_reclaim", why } };
         StatusData d = {
                 .have_state = true,
@@ -437,8 +437,9 @@ static void test_json_write_data(void **state)
                 .n_held = 1,
         };
 
-        /* a sentence longer than a plain field's 256 characters, with a
-         * tab: kept whole, the tab a space */
+        /* a sentence longer than a plain field's 256 characters (and the
+         * 400 bytes status files had before), as long as decision_explain()
+         * may write, with a tab: kept whole, the tab a space */
         memset(why, 'x', sizeof(why) - 1);
         why[sizeof(why) - 1] = '\0';
         memcpy(why, "keep watermark_scale_factor at 10:\tnode 0", strlen("keep watermark_scale_factor at 10:\tnode 0"));

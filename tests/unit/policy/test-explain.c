@@ -540,6 +540,97 @@ static void test_names(void **state)
         assert_string_equal(policy_hold_name(_POLICY_HOLD_MAX), "?");
 }
 
+/* Every sentence fits DECISION_TEXT_MAX whatever the numbers: each lever,
+ * reason, hold, objective and flag, with every number at its type's far end
+ * (and, for the realistic bound, a 16 TiB node 1023). The daemon's log,
+ * fragd status and fragd --once size their buffers by it. */
+static void extreme_numbers(PolicyNumbers *n, bool realistic)
+{
+        const uint64_t b = realistic ? 16 * 1024 * GIB - 12345678 : UINT64_MAX / 4;
+        const usec_t t = realistic ? 24 * 3600 * S : UINT64_MAX / 4;
+        const uint32_t pm = realistic ? 9999 : UINT32_MAX;
+
+        *n = (PolicyNumbers) {
+                .node = realistic ? 1023 : INT32_MAX,
+                .order = realistic ? 9 : UINT32_MAX,
+                .have_bytes = b, .target_bytes = b, .free_bytes = b, .free_needed_bytes = b,
+                .short_target_bytes = b,
+                .trend_bytes_per_sec = realistic ? -(int64_t) (b / 3) : INT64_MIN / 4,
+                .eta_usec = t,
+                .score = realistic ? 100 : UINT32_MAX, .score_target = realistic ? 99 : UINT32_MAX,
+                .observed_milli = b, .limit_milli = b,
+                .observed_permyriad = pm, .limit_permyriad = pm,
+                .psi_some_permyriad = pm, .psi_full_permyriad = pm,
+                .psi_some_ceiling_permyriad = pm, .psi_full_ceiling_permyriad = pm, .psi_before_permyriad = pm,
+                .low_wmark_bytes = b, .headroom_bytes = b, .avail_bytes = b,
+                .evaluations = realistic ? 999 : UINT32_MAX,
+                .scanned_pages = b, .gained_bytes = realistic ? -(int64_t) b : INT64_MIN / 4,
+                .scan_per_block = b, .scan_per_block_limit = b,
+                .met_usec = t, .baseline = realistic ? 100000000 : INT64_MIN,
+                .workload_compact_usec = t, .workload_reclaim_usec = t, .workload_budget_usec = t,
+                .workload_span_usec = t,
+                .learned_need_bytes = b, .learned_share_permyriad = 9999, .learned_share_measured = true,
+                .config_target_bytes = b, .learned_age_usec = t, .learned_hold_usec = t,
+                .learned_from_boot = true,
+        };
+        memset(n->workload, 'w', sizeof(n->workload) - 1);
+}
+
+/* n from decision_explain*() into a DECISION_TEXT_MAX buffer: the whole
+ * sentence, not cut; the longest so far kept in *longest */
+static void check_whole(int n, const char *buf, int *longest)
+{
+        assert_in_range(n, 1, DECISION_TEXT_MAX - 1);
+        assert_int_equal(strlen(buf), (size_t) n);
+        if (n > *longest)
+                *longest = n;
+}
+
+static void test_explain_longest(void **state)
+{
+        char buf[DECISION_TEXT_MAX];
+        int longest[2] = { 0, 0 };
+
+        (void) state;
+        for (int re = 0; re < 2; re++)
+                for (int l = 0; l < _LEVER_MAX; l++)
+                        for (int r = 0; r < _POLICY_REASON_MAX; r++)
+                                for (int o = POLICY_OBJ_NONE; o <= POLICY_OBJ_WORKLOAD; o++) {
+                                        const int64_t lo = re ? 4194304 : INT64_MIN, hi = re ? 4194303 : INT64_MAX;
+                                        int n;
+
+                                        for (int h = 0; h < _POLICY_HOLD_MAX; h++) {
+                                                PolicyHeldItem it = { .lever = (Lever) l, .current = lo, .wanted = hi,
+                                                                      .allowed = lo + 1, .reason = (PolicyReason) r,
+                                                                      .hold = (PolicyHold) h };
+
+                                                extreme_numbers(&it.num, re);
+                                                it.num.objective = (PolicyObjective) o;
+                                                n = decision_explain_held(&it, buf, sizeof(buf));
+                                                check_whole(n, buf, &longest[re]);
+                                        }
+                                        for (int k = DECISION_LEVER; k <= DECISION_KICK_KCOMPACTD; k++)
+                                                for (unsigned f = 0; f < 16; f++) {
+                                                        DecisionItem it = {
+                                                                .kind = (DecisionKind) k, .lever = (Lever) l,
+                                                                .node = re ? 1023 : INT32_MAX, .from = lo, .to = hi,
+                                                                .reason = (PolicyReason) r, .forced = f & 1,
+                                                                .escalated = f & 2, .escalated_target = f & 4,
+                                                                .in_dip = f & 8, .err = 10000,
+                                                        };
+
+                                                        extreme_numbers(&it.num, re);
+                                                        it.num.objective = (PolicyObjective) o;
+                                                        n = decision_explain(&it, buf, sizeof(buf));
+                                                        check_whole(n, buf, &longest[re]);
+                                                }
+                                }
+        /* what the 320- and 400-byte buffers before DECISION_TEXT_MAX cut:
+         * a realistic sentence is longer than either */
+        print_message("longest sentence: %d bytes (extreme numbers), %d (16 TiB node)\n", longest[0], longest[1]);
+        assert_true(longest[1] > 400);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -555,6 +646,7 @@ int main(void)
                 cmocka_unit_test(test_truncation),
                 cmocka_unit_test(test_more_edges),
                 cmocka_unit_test(test_names),
+                cmocka_unit_test(test_explain_longest),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
