@@ -6,7 +6,8 @@
 # (decisions shown as paused, not applied, fragd_paused 1), survives a
 # reload and a restart, leaves a knob another writer changed to it; resume
 # acts again; a user that is not root is refused; a symlink or a stale
-# socket at the control socket's name.
+# socket at the control socket's name; escape sequences in a state file
+# fragd did not write reach neither report raw.
 set -uo pipefail
 : "${FRAGD:?}" "${FRAGD_SRCDIR:?}"
 FIX=$FRAGD_SRCDIR/tests/fixtures/vm-6.1-x86_64-2node-fragmented
@@ -216,7 +217,27 @@ out=$("$FRAGD" pause --root "$T" 2>&1); rc=$?
 stop || bad "stop: exit $?"
 [ -L "$T/run/fragd/control" ] && pass "stop leaves the symlink it did not make" || bad "stop removed the symlink"
 
-# 11. usage
+# 11. a state file fragd did not write (a tree copied from another host),
+# owned by a live process, with escape sequences in its fields: the text
+# report prints each as '?', never the raw byte; the JSON escapes them
+sleep 60 & owner=$!
+start=$(awk '{ sub(/.*\) /, ""); print $20 }' "/proc/$owner/stat")
+printf 'fragd-status 1\npid %s %s\nupdated 1796150000000000\nownership respect\nops real\ninfo\tInstance \033[2J\nowned\tvm.x\033]0;pwned\a\t0\t1\t0\ndecision\tlower \233%s \302\2332J end\n' \
+	"$owner" "$start" "31m" >"$T/run/fragd/status"
+"$FRAGD" status --root "$T" >"$work/esc.txt" 2>&1; rc=$?
+if [ $rc = 0 ] && ! LC_ALL=C grep -q $'[\001-\010\013-\037\177\233]' "$work/esc.txt" && ! LC_ALL=C grep -q $'\302\233' "$work/esc.txt" &&
+	grep -q '^Instance ?\[2J$' "$work/esc.txt" && grep -q 'vm.x?\]0;pwned?' "$work/esc.txt" &&
+	grep -q '^  lower ?31m ?2J end$' "$work/esc.txt"; then
+	pass "status (text): escape sequences in a foreign state file print as '?'"
+else bad "status (text) with escape sequences: rc=$rc $(od -c "$work/esc.txt" | head -20)"; fi
+"$FRAGD" status --root "$T" --format json >"$work/esc.json" 2>&1; rc=$?
+if [ $rc = 0 ] && ! LC_ALL=C grep -q $'[\001-\010\013-\037\177]' "$work/esc.json" && grep -q 'vm.x\\u001b\]0;pwned\\u0007' "$work/esc.json"; then
+	pass "status (json): the same fields escaped"
+else bad "status (json) with escape sequences: rc=$rc $(head -c 600 "$work/esc.json")"; fi
+kill "$owner" 2>/dev/null; wait "$owner" 2>/dev/null
+rm -f "$T/run/fragd/status"
+
+# 12. usage
 "$FRAGD" status --format prom --root "$T" >/dev/null 2>&1; rc=$?
 [ $rc = 2 ] && pass "status --format prom: usage error (exit 2)" || bad "status --format prom: rc=$rc"
 "$FRAGD" pause extra >/dev/null 2>&1; rc=$?
