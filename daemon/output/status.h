@@ -28,8 +28,9 @@
  * workload_stall_text() (the last minute of direct compaction/reclaim).
  * Decision lines are the caller's text, newest last; in every text field
  * a tab or newline becomes a space, and any other control character (C0,
- * DEL, C1) or byte that is not UTF-8 a '?' (text_scrub()), and a field is
- * cut at STATUS_FIELD_MAX bytes. Times (updated,
+ * DEL, C1) or byte that is not UTF-8 a '?' (text_scrub()); a name or
+ * value field is cut at 256 bytes, a sentence (decision, held, info) at
+ * STATUS_FIELD_MAX. Times (updated,
  * next tick, change) are CLOCK_REALTIME microseconds; durations
  * microseconds; "-" stands for an empty field. The lines from "state" on
  * carry what `fragd status --format json` prints (status-json.c); change
