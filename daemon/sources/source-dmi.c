@@ -8,12 +8,15 @@
 
 #include "core/cleanup.h"
 #include "core/root.h"
+#include "core/text.h"
 #include "fragd/macro.h"
 #include "fragd/obs.h"
 #include "sources/sources.h"
 
-/* Reads one attribute into field: control characters become '?', trailing
- * whitespace goes, overlong values are cut. Missing or unreadable: "". */
+/* Reads one attribute into field: a NUL, a control character (C0, DEL,
+ * C1) or a byte that is not UTF-8 becomes '?' (text_scrub(): the name is
+ * printed by --once and fragd status), trailing whitespace goes, overlong
+ * values are cut. Missing or unreadable: "". */
 static void dmi_attr_read(int dirfd, const char *name, char *field, size_t size)
 {
         char buf[512];
@@ -29,8 +32,9 @@ static void dmi_attr_read(int dirfd, const char *name, char *field, size_t size)
                          buf[n - 1] == '\r' || buf[n - 1] == '\0'))
                 n--;
         for (size_t i = 0; i < n; i++)
-                field[i] = ((unsigned char) buf[i] < 0x20 || buf[i] == 0x7f) ? '?' : buf[i];
-        field[n] = '\0';
+                if (buf[i] == '\0')
+                        buf[i] = '?';
+        text_scrub(field, size, buf, n, NULL);
 }
 
 int dmi_read(const Root *root, DmiInfo *ret)

@@ -92,8 +92,9 @@ static void write_at(int dfd, const char *path, const char *data, size_t len)
         close(fd);
 }
 
-/* Control characters and an embedded NUL are shown as '?'; only trailing
- * whitespace goes; an empty file gives "". Built in a temporary tree. */
+/* Control characters (C1 too), a byte that is not UTF-8 and an embedded
+ * NUL are shown as '?'; only trailing whitespace goes; an empty file gives
+ * "". Built in a temporary tree. */
 static void test_dmi_sanitize(void **state)
 {
         char tmpl[] = "/tmp/fragd-test-dmi-XXXXXX";
@@ -112,17 +113,19 @@ static void test_dmi_sanitize(void **state)
         write_at(dfd, "sys/class/dmi/id/sys_vendor", " Ac\x01me\tCo \r\n", strlen(" Ac\x01me\tCo \r\n"));
         write_at(dfd, "sys/class/dmi/id/product_name", "a\0b\n", 4);
         write_at(dfd, "sys/class/dmi/id/product_family", "", 0);
+        write_at(dfd, "sys/class/dmi/id/board_asset_tag", "i-0\x9b" "1m\xc2\x9b" "2J caf\xc3\xa9\xff\n", 18);
         assert_int_equal(root_open(dir, 4096, &root), 0);
         assert_int_equal(dmi_read(root, &d), 0);
         assert_string_equal(d.sys_vendor, " Ac?me?Co");
         assert_string_equal(d.product_name, "a?b");
         assert_string_equal(d.product_family, "");
-        assert_string_equal(d.board_asset_tag, "");
+        assert_string_equal(d.board_asset_tag, "i-0?1m?2J caf\xc3\xa9?");
         root_free(root);
 
         (void) unlinkat(dfd, "sys/class/dmi/id/sys_vendor", 0);
         (void) unlinkat(dfd, "sys/class/dmi/id/product_name", 0);
         (void) unlinkat(dfd, "sys/class/dmi/id/product_family", 0);
+        (void) unlinkat(dfd, "sys/class/dmi/id/board_asset_tag", 0);
         (void) unlinkat(dfd, "sys/class/dmi/id", AT_REMOVEDIR);
         (void) unlinkat(dfd, "sys/class/dmi", AT_REMOVEDIR);
         (void) unlinkat(dfd, "sys/class", AT_REMOVEDIR);
