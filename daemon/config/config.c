@@ -23,6 +23,7 @@
 
 #include "config/config-load-internal.h"
 #include "core/cleanup.h"
+#include "core/text.h"
 
 #define CONF_DIR FRAGD_SYSCONFDIR "/fragd"
 #define CONF_FILE CONF_DIR "/fragd.conf"
@@ -225,6 +226,19 @@ static int list_dir(Loader *l, const char *dir, char ***ret, size_t *ret_n)
 
                 if (de->d_name[0] == '.' || len < 6 || strcmp(de->d_name + len - 5, ".conf") != 0)
                         continue;
+                /* every message names the file: one whose name would reach
+                 * a terminal as an escape sequence is refused, named with
+                 * '?' for each control character */
+                if (!text_printable(de->d_name, NULL)) {
+                        ConfigSource none = { .origin = CONFIG_ORIGIN_DEFAULT };
+                        char shown[NAME_MAX + 1];
+
+                        text_scrub(shown, sizeof(shown), de->d_name, len, NULL);
+                        config_error_at(l, none, NULL,
+                                        "%s: file name '%s' holds a control character or is not UTF-8; rename it",
+                                        dir, shown);
+                        continue;
+                }
                 /* every *.conf is loaded: one that is not a regular file, a
                  * dangling or looping link, or unreadable is reported there,
                  * never skipped in silence */

@@ -1010,6 +1010,21 @@ static void test_cgroup_names_are_utf8(void **state)
                 }
                 free(l);
         }
+        /* a drop-in or fleet file whose name holds an escape sequence (or
+         * is not UTF-8): refused, named with '?' in its place */
+        tr_write(t, "etc/fragd/fragd.conf", "[daemon]\ninterval = 5s\n");
+        tr_write(t, "etc/fragd/fragd.conf.d/a\x1b[31m.conf", "[daemon]\ninterval = 4s\n");
+        tr_write(t, "etc/fragd/fleet.d/b\xc2\x9b" "2J\xff.conf", "[match]\nclass = x\n");
+        l = tl_load_root(t, NULL, NULL, 0);
+        if (l->r != -EINVAL ||
+            !tl_error(l, "/etc/fragd/fragd.conf.d: file name 'a?[31m.conf' holds a control character", "rename it") ||
+            !tl_error(l, "/etc/fragd/fleet.d: file name 'b?2J?.conf' holds a control character", NULL)) {
+                tl_dump_errors(l);
+                fail();
+        }
+        free(l);
+        tr_unlink(t, "etc/fragd/fragd.conf.d/a\x1b[31m.conf");
+        tr_unlink(t, "etc/fragd/fleet.d/b\xc2\x9b" "2J\xff.conf");
         /* UTF-8 is fine */
         tr_write(t, "etc/fragd/fragd.conf", "[cgroup \"system.slice/caf\xc3\xa9.service\"]\n");
         l = tl_load_root(t, NULL, NULL, 0);
