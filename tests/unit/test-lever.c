@@ -397,6 +397,17 @@ static void held_tick(void *arg)
         assert_int_equal(lever_apply(&t->ap, t->d, ++t->now), 0);
 }
 
+/* A decision to apply each tick with held_log hl, logging at info level */
+static HeldTick held_tick_new(LeverHeldLog *hl)
+{
+        HeldTick t = { .ap = { .held_log = hl }, .d = calloc(1, sizeof(Decision)) };
+
+        assert_non_null(t.d);
+        t.d->apply = true;
+        log_set_max_level(LOG_INFO);
+        return t;
+}
+
 static void held_set(Decision *d, unsigned n, const PolicyHold *holds, const Lever *levers)
 {
         d->n_held = n;
@@ -413,14 +424,10 @@ static void test_holds_said(void **state)
         static const char wsf_psi[] = "Knob vm.watermark_scale_factor held (psi): ";
         static const char wsf_end[] = "Knob vm.watermark_scale_factor no longer held (psi)";
         LeverHeldLog hl = { 0 };
-        HeldTick t = { .ap = { .held_log = &hl } };
+        HeldTick t = held_tick_new(&hl);
         char *out;
 
         (void) state;
-        t.d = calloc(1, sizeof(*t.d));
-        assert_non_null(t.d);
-        t.d->apply = true;
-        log_set_max_level(LOG_INFO);
 
         /* starts: said once over two ticks; the proactiveness dwell is not */
         held_set(t.d, 2, (const PolicyHold[]) { POLICY_HOLD_DWELL, POLICY_HOLD_NOTHING_TO_RECLAIM },
@@ -487,13 +494,9 @@ static void test_holds_journal(void **state)
 {
         static Capture cap;
         LeverHeldLog hl = { 0 };
-        HeldTick t = { .ap = { .held_log = &hl } };
+        HeldTick t = held_tick_new(&hl);
 
         (void) state;
-        t.d = calloc(1, sizeof(*t.d));
-        assert_non_null(t.d);
-        t.d->apply = true;
-        log_set_max_level(LOG_INFO);
         capture_start(&cap);
         held_set(t.d, 2, (const PolicyHold[]) { POLICY_HOLD_DWELL, POLICY_HOLD_SAFETY },
                  (const Lever[]) { LEVER_COMPACTION_PROACTIVENESS, LEVER_MIN_FREE_KBYTES });
@@ -533,15 +536,11 @@ static void test_holds_taking_turns(void **state)
         static const char wsf_psi[] = "Knob vm.watermark_scale_factor held (psi): ";
         static const char wsf_bound[] = "Knob vm.watermark_scale_factor held (at_bound): ";
         LeverHeldLog hl = { 0 };
-        HeldTick t = { .ap = { .held_log = &hl } };
+        HeldTick t = held_tick_new(&hl);
         unsigned n_psi = 0, n_bound = 0;
         char *out;
 
         (void) state;
-        t.d = calloc(1, sizeof(*t.d));
-        assert_non_null(t.d);
-        t.d->apply = true;
-        log_set_max_level(LOG_INFO);
 
         for (unsigned i = 0; i < 12; i++) {
                 held_set(t.d, 1, (const PolicyHold[]) { i % 2 ? POLICY_HOLD_AT_BOUND : POLICY_HOLD_PSI },
