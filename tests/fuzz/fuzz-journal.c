@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Fuzzes the knob journal parser (<root>/run/fragd/saved is input from disk)
- * and checks that what it accepts survives format -> parse unchanged. */
+ * and checks that what it accepts survives format -> parse unchanged; and
+ * the salvage of a journal the parser refused (what the operator is told
+ * of the knobs a broken file held). */
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -33,6 +35,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (a->pid > 0 && (b->pid != a->pid || b->starttime != a->starttime))
                         abort();
                 free(buf);
+        }
+        /* the salvage takes no entry and believes no owner; what it reports
+         * of each line is NUL-terminated in its field */
+        knob_journal_salvage((const char *) data, size, "fuzz", a);
+        if (a->n != 0 || a->pid != 0 || a->starttime != 0 || a->n_bad > KNOB_MAX || a->n_bad > a->n_invalid)
+                abort();
+        for (unsigned i = 0; i < a->n_bad; i++) {
+                const JournalBad *x = &a->bad[i];
+
+                if (x->line == 0 || strnlen(x->name, sizeof(x->name)) == sizeof(x->name) ||
+                    strnlen(x->original, sizeof(x->original)) == sizeof(x->original) ||
+                    strnlen(x->why, sizeof(x->why)) == sizeof(x->why))
+                        abort();
         }
         free(a);
         free(b);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Fuzzes smaps_parse_candidates and proc_status_thp_enabled. */
+/* Fuzzes smaps_parse_candidates, proc_status_thp_enabled and
+ * systemd_version_parse (`systemctl --version`). */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -27,5 +28,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 }
         }
         (void) proc_status_thp_enabled((const char *) data, size);
+        {
+                unsigned v;
+
+                if (systemd_version_parse((const char *) data, size, &v) == 0 && (v == 0 || v > 100000))
+                        __builtin_trap();
+        }
         return 0;
 }

@@ -2,18 +2,22 @@
 /* Fuzzes what `fragd status` reads: the status file in runtime_dir
  * (status_json_render(), and text_scrub() that the text report passes the
  * whole file through), and the control socket's request line
- * (control_parse_request()). The JSON is one object whatever the input: it
+ * (control_parse_request()), and the owner check every writer makes before
+ * it takes the file over (knob_status_owner(): 0 or -EBADMSG, and no owner
+ * named when the file is refused). The JSON is one object whatever the input: it
  * starts with '{', ends with "}\n", its quotes balance outside escapes, and
  * no byte below 0x20 but the newline is written raw. The scrubbed text is
  * valid UTF-8 without a control character but tab and newline, no longer
  * than the input, and the same whether scrubbed in place or not. */
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/text.h"
+#include "knobs/knob.h"
 #include "output/status.h"
 #include "service/control.h"
 
@@ -49,6 +53,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FILE *f;
 
         (void) control_parse_request((const char *) data, size, &cmd);
+        {
+                uint64_t pid = 1, starttime = 1;
+                int r = knob_status_owner((const char *) data, size, &pid, &starttime);
+
+                if ((r != 0 && r != -EBADMSG) || (r < 0 && (pid != 0 || starttime != 0)))
+                        abort();
+        }
         in = malloc(size + 1);
         if (!in)
                 return 0;
