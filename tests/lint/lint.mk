@@ -60,3 +60,11 @@ check-unit: check-catalog
 check-catalog:
 	@sh tests/lint/check-catalog.sh --self-test
 	@sh tests/lint/check-catalog.sh .
+
+# every parser (a "_parse" function, or one taking a text buffer and its
+# length) is called by a fuzzer, or listed as reached through one
+.PHONY: check-fuzz-coverage
+check-unit: check-fuzz-coverage
+check-fuzz-coverage:
+	@sh tests/lint/check-fuzz.sh --self-test
+	@sh tests/lint/check-fuzz.sh .
