@@ -218,6 +218,20 @@ int systemd_version_parse(const char *buf, size_t len, unsigned *ret)
         return 0;
 }
 
+/* Waits for the child pid: true with its status, false when there is none
+ * to wait for (ECHILD: SIGCHLD is ignored, so the kernel reaped it). */
+static bool child_reap(pid_t pid, int *ret_status)
+{
+        int status = 0;
+        pid_t r;
+
+        while ((r = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+                ;
+        if (ret_status)
+                *ret_status = status;
+        return r == pid;
+}
+
 int systemd_version_detect(unsigned *ret)
 {
         int pipefd[2];
@@ -259,25 +273,45 @@ int systemd_version_detect(unsigned *ret)
                         break;
         }
         close(pipefd[0]);
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-                ;
-        if (!WIFEXITED(status) || WEXITSTATUS(status) == 127)
+        /* the answer is what came down the pipe: an exit status is known only
+         * when it could be waited for (a SIGCHLD ignored by whoever started
+         * fragd makes the kernel reap the child, and waitpid() say ECHILD) */
+        if (child_reap(pid, &status) && WIFEXITED(status) && WEXITSTATUS(status) == 127)
                 return -ENOENT;
+        if (len == 0)
+                return -ENOENT; /* nothing ran, or it printed nothing */
         return systemd_version_parse(buf, len, ret);
 }
 
 bool thp_except_advised_supported(void)
 {
-        pid_t pid = fork();
-        int status;
+        int pipefd[2];
+        char ok = 0;
+        pid_t pid;
 
-        if (pid < 0)
+        /* the child says so down a pipe, not by its exit status, which is
+         * lost when SIGCHLD is ignored (child_reap()) */
+        if (pipe2(pipefd, O_CLOEXEC) < 0)
                 return false;
-        if (pid == 0)
-                _exit(prctl(PR_SET_THP_DISABLE, 1, PR_THP_DISABLE_EXCEPT_ADVISED, 0, 0) == 0 ? 0 : 1);
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        pid = fork();
+        if (pid < 0) {
+                close(pipefd[0]);
+                close(pipefd[1]);
+                return false;
+        }
+        if (pid == 0) {
+                char yes = 1;
+
+                if (prctl(PR_SET_THP_DISABLE, 1, PR_THP_DISABLE_EXCEPT_ADVISED, 0, 0) == 0)
+                        (void) !write(pipefd[1], &yes, 1);
+                _exit(0);
+        }
+        close(pipefd[1]);
+        while (read(pipefd[0], &ok, 1) < 0 && errno == EINTR)
                 ;
-        return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        close(pipefd[0]);
+        (void) child_reap(pid, NULL);
+        return ok == 1;
 }
 
 void thp_env_detect(ThpEnv *env, const char *launcher_path)

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -441,6 +442,44 @@ static void test_env_probe(void **state)
         assert_string_equal(env.launcher_path, "/usr/sbin/fragd-thp-exec");
 }
 
+/* The probes' children give the same answers when fragd was started with
+ * SIGCHLD ignored (a disposition that survives exec; the kernel then reaps
+ * the child itself and waitpid() says ECHILD): the exit status read before
+ * was never set, and PR_THP_DISABLE_EXCEPT_ADVISED read as unsupported on
+ * a kernel that has it. */
+static void __attribute__((noinline)) stack_poison(void)
+{
+        /* what an unset local in the next call's frame reads: all ones (an
+         * exit status of 0xffffffff is no exit) */
+        volatile unsigned char junk[8192];
+
+        for (size_t i = 0; i < sizeof(junk); i++)
+                junk[i] = 0xff;
+}
+
+static void test_env_probe_sigchld_ignored(void **state)
+{
+        struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+        unsigned v_dfl = 0, v_ign = 0;
+        int r_dfl, r_ign;
+        bool ea_dfl, ea_ign;
+
+        (void) state;
+        r_dfl = systemd_version_detect(&v_dfl);
+        ea_dfl = thp_except_advised_supported();
+        assert_int_equal(sigaction(SIGCHLD, &ign, &old), 0);
+        stack_poison();
+        r_ign = systemd_version_detect(&v_ign);
+        stack_poison();
+        ea_ign = thp_except_advised_supported();
+        assert_int_equal(sigaction(SIGCHLD, &old, NULL), 0);
+        printf("  SIGCHLD default: systemd %d/%u, except-advised %d; ignored: %d/%u, %d\n", r_dfl, v_dfl, ea_dfl,
+               r_ign, v_ign, ea_ign);
+        assert_int_equal(r_ign, r_dfl);
+        assert_int_equal(v_ign, v_dfl);
+        assert_int_equal(ea_ign, ea_dfl);
+}
+
 /* A region larger than the per-run cap is covered run after run: each run
  * resumes where the last stopped (the kernel reports already-huge ranges as
  * collapsed, so starting over would never get further), and after the last
@@ -501,7 +540,7 @@ int main(void)
                 cmocka_unit_test(test_collapse_resumes),
                 cmocka_unit_test(test_collapse_errors), cmocka_unit_test(test_worker),
                 cmocka_unit_test(test_mechanisms),      cmocka_unit_test(test_dropin),
-                cmocka_unit_test(test_env_probe),
+                cmocka_unit_test(test_env_probe),       cmocka_unit_test(test_env_probe_sigchld_ignored),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
