@@ -222,6 +222,21 @@ static int parse_args(int argc, char **argv, FragdArgs *a)
         return 0;
 }
 
+/* What a mode printed reached standard output whole, or it fails: a drop-in
+ * from thp-dropin redirected to a full disk, or a --check-config listing,
+ * must not end cut with exit status 0. A mode that failed already keeps its
+ * status and its own message (--once names the report it could not write). */
+static int stdout_checked(int r)
+{
+        if (fflush(stdout) == 0 && !ferror(stdout))
+                return r;
+        if (r == 0) {
+                log_error_errno(errno ? -errno : -EIO, "Cannot write to standard output: %m");
+                return EXIT_FAILURE;
+        }
+        return r;
+}
+
 int main(int argc, char **argv)
 {
         FragdArgs args = {};
@@ -236,27 +251,38 @@ int main(int argc, char **argv)
         switch (args.mode) {
         case MODE_HELP:
                 help();
-                return 0;
+                r = 0;
+                break;
         case MODE_VERSION:
                 printf("fragd %s\n", FRAGD_VERSION);
-                return 0;
+                r = 0;
+                break;
         case MODE_FEATURES:
-                return run_features(&args);
+                r = run_features(&args);
+                break;
         case MODE_ONCE:
-                return run_once(&args);
+                r = run_once(&args);
+                break;
         case MODE_STATUS:
-                return run_status(&args);
+                r = run_status(&args);
+                break;
         case MODE_RESTORE:
-                return run_restore(&args);
+                r = run_restore(&args);
+                break;
         case MODE_CHECK_CONFIG:
-                return run_check_config(&args);
+                r = run_check_config(&args);
+                break;
         case MODE_THP_DROPIN:
-                return run_thp_dropin(&args);
+                r = run_thp_dropin(&args);
+                break;
         case MODE_PAUSE:
         case MODE_RESUME:
-                return run_control(&args);
+                r = run_control(&args);
+                break;
         case MODE_DAEMON:
                 return run_daemon(&args);
+        default:
+                return EXIT_FAILURE;
         }
-        return EXIT_FAILURE;
+        return stdout_checked(r);
 }

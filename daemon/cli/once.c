@@ -346,12 +346,15 @@ int run_once(const FragdArgs *a)
                         cgroup_view_fill(&views[i], &sb->cgroups[sb->s.n_cgroups++]);
                 sb->s.health.dry_run = true;
                 r = metrics_render(&sb->s, stdout);
+                if (r == -EIO || (r >= 0 && fflush(stdout) != 0)) {
+                        /* the stream failed (metrics_render() says -EIO then) */
+                        log_error("Cannot write the metrics to standard output");
+                        return EXIT_FAILURE;
+                }
                 if (r < 0) {
                         log_error_errno(r, "Cannot render the metrics: %m");
                         return EXIT_FAILURE;
                 }
-                if (fflush(stdout) != 0)
-                        return EXIT_FAILURE;
                 return once->missing & OBS_DEGRADED_REQUIRED ? EXIT_PRECONDITION : 0;
         }
 

@@ -39,6 +39,10 @@ out=$("$FRAGD" status --root "$T" 2>&1); rc=$?
 if [ $rc = 0 ] && grep -q "compaction_proactiveness" <<<"$out"; then pass "fragd status shows the owned knob"; else bad "status rc=$rc: $out"; fi
 grep -q "^Instance: .*(from " <<<"$out" && grep -q "^Preset: database" <<<"$out" \
 	&& pass "fragd status shows the instance type and preset" || bad "status lacks instance/preset: $out"
+# its output to a full disk: exit 1, naming standard output (not 0, cut)
+"$FRAGD" status --root "$T" >/dev/full 2>"$T/status.err"; rc=$?
+[ $rc = 1 ] && grep -q "Cannot write to standard output" "$T/status.err" \
+	&& pass "fragd status to a full disk: exit 1, $(cat "$T/status.err")" || bad "status to /dev/full rc=$rc: $(cat "$T/status.err")"
 # the file the running daemon writes passes promtool (not just golden files)
 if command -v promtool >/dev/null; then
 	if perr=$(promtool check metrics <"$T/prom/fragd.prom" 2>&1); then pass "promtool accepts the daemon's fragd.prom"

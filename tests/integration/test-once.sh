@@ -309,4 +309,20 @@ else
 	echo "FAIL once-held-reclaimable-raises: $(cat "$held/json2")"; fail=1
 fi
 rm -rf "$held"
+# standard output that cannot take what a mode prints (a full disk: a
+# drop-in or a listing redirected there) fails the mode, naming standard
+# output, instead of exiting 0 with the output cut or lost
+full_err=$(mktemp)
+full_fix="$FRAGD_SRCDIR/tests/fixtures/vm-6.1-x86_64-2node-fragmented"
+for mode in "--once" "--once --format json" "--once --format prom" "--check-config" "--help" "--version" "--features" "--restore"; do
+	# shellcheck disable=SC2086 # a mode is its words
+	if "$FRAGD" $mode --root "$full_fix" --page-size 4096 >/dev/full 2>"$full_err"; then
+		echo "FAIL once-stdout-full $mode: exit 0 with standard output full"; fail=1
+	elif ! grep -q "Cannot write .*standard output" "$full_err"; then
+		echo "FAIL once-stdout-full $mode: no message naming standard output: $(cat "$full_err")"; fail=1
+	else
+		echo "PASS once-stdout-full $mode: exit non-zero, $(head -n 1 "$full_err")"
+	fi
+done
+rm -f "$full_err"
 exit $fail
