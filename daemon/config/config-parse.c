@@ -162,7 +162,14 @@ static void key_value(Loader *l, const char *name, const char *value)
 
         if (config_key_apply(k, &l->scratch, l->kind == SECTION_KNOB ? l->lever : 0, value, err, sizeof(err)) <
             0) {
-                error_here(l, "%s %s = %s: %s", l->header, name, value, err);
+                /* "20%  # note": sysctl.conf and shell habit, but inih takes
+                 * only ';' as a comment after a value */
+                const char *hash = strchr(value, '#');
+                bool comment = hash && hash > value && (hash[-1] == ' ' || hash[-1] == '\t');
+
+                error_here(l, "%s %s = %s: %s%s", l->header, name, value, err,
+                           comment ? " ('#' starts a comment only at the start of a line; after a value, use ';')"
+                                   : "");
                 return;
         }
 

@@ -193,12 +193,14 @@ static void test_errors_all_at_once(void **state)
                  "[policy\n"                             /* 16 missing ] */
                  "[match]\n"                             /* 17 not in main file */
                  "[completely_unknown]\n"                /* 18 no suggestion */
-                 "[cgroup]\n");                          /* 19 needs a name */
+                 "[cgroup]\n"                            /* 19 needs a name */
+                 "[daemon]\n"                            /* 20 */
+                 "interval = 5s  # five seconds\n");     /* 21 '#' after a value */
         l = tl_load_root(t, NULL, NULL, 0);
         assert_int_equal(l->r, -EINVAL);
-        if (l->errs.n != 15)
+        if (l->errs.n != 16)
                 tl_dump_errors(l);
-        assert_int_equal(l->errs.n, 15);
+        assert_int_equal(l->errs.n, 16);
 
         m = tl_error(l, "fragd.conf:2:", NULL);
         assert_non_null(m);
@@ -223,6 +225,10 @@ static void test_errors_all_at_once(void **state)
         assert_non_null(m);
         assert_null(strstr(m, "did you mean"));
         assert_non_null(tl_error(l, "fragd.conf:19: [cgroup] needs a name", NULL));
+        /* the value error says why: '#' is no comment after a value */
+        assert_non_null(tl_error(l, "fragd.conf:21: [daemon] interval = 5s  # five seconds: invalid duration",
+                                 "('#' starts a comment only at the start of a line; after a value, use ';')"));
+        assert_null(strstr(tl_error(l, "fragd.conf:3:", NULL), "comment"));
         free(l);
         tr_free(t);
 }
