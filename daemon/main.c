@@ -228,10 +228,14 @@ static int parse_args(int argc, char **argv, FragdArgs *a)
  * status and its own message (--once names the report it could not write). */
 static int stdout_checked(int r)
 {
-        if (fflush(stdout) == 0 && !ferror(stdout))
+        /* the flush's own errno, else EIO: an earlier write's error is gone,
+         * and errno may be left from anything since */
+        int err = fflush(stdout) != 0 ? errno : 0;
+
+        if (err == 0 && !ferror(stdout))
                 return r;
         if (r == 0) {
-                log_error_errno(errno ? -errno : -EIO, "Cannot write to standard output: %m");
+                log_error_errno(err > 0 ? -err : -EIO, "Cannot write to standard output: %m");
                 return EXIT_FAILURE;
         }
         return r;
