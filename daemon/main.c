@@ -252,6 +252,7 @@ int main(int argc, char **argv)
         if (args.log_level_set)
                 log_set_max_level(args.log_level);
 
+        r = EXIT_FAILURE; /* a mode not handled below (-Wswitch names it) */
         switch (args.mode) {
         case MODE_HELP:
                 help();
@@ -285,8 +286,6 @@ int main(int argc, char **argv)
                 break;
         case MODE_DAEMON:
                 return run_daemon(&args);
-        default:
-                return EXIT_FAILURE;
         }
         return stdout_checked(r);
 }
