@@ -2,10 +2,12 @@
 /* fragd: command line, one-shot report, and the daemon entry point. */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/main-internal.h"
 #include "cli/report.h"
@@ -241,10 +243,39 @@ static int stdout_checked(int r)
         return r;
 }
 
+/* Started with standard input, output or error closed (a careless
+ * redirection, a supervisor that closes them), the first files fragd opens
+ * would take descriptors 0-2, and a log line or a report would be written
+ * into them. Each closed one is opened on /dev/null first: input and error
+ * as usual, output read-only, so that what a mode prints still fails
+ * (EBADF) and stdout_checked() says so, as on a closed descriptor. */
+static int stdio_guard(void)
+{
+        for (int fd = 0; fd <= 2; fd++) {
+                int n;
+
+                if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+                        continue;
+                /* the lowest free descriptor: fd itself (0..fd-1 are open) */
+                n = open("/dev/null", fd == 2 ? O_WRONLY | O_NOCTTY : O_RDONLY | O_NOCTTY);
+                if (n < 0)
+                        return -errno;
+                if (n != fd) {
+                        close(n);
+                        return -EBADF;
+                }
+        }
+        return 0;
+}
+
 int main(int argc, char **argv)
 {
         FragdArgs args = {};
         int r;
+
+        /* nothing to tell it on: fds 0-2 may be the ones missing */
+        if (stdio_guard() < 0)
+                return EXIT_FAILURE;
 
         r = parse_args(argc, argv, &args);
         if (r < 0)

@@ -261,6 +261,25 @@ stop
 after=$(find "$T/proc" "$T/sys" -type f -exec md5sum {} + | sort | md5sum)
 [ "$before" = "$after" ] && pass "dry run wrote nothing under proc/ and sys/" || bad "dry run changed the tree"
 
+# 4b. started with standard input, output and error closed: fragd puts
+# /dev/null there before it opens anything, so no file of its own (a
+# directory of the tree, a knob, the journal) takes descriptors 0-2 and a log
+# line is never written into one
+fresh closed
+"$FRAGD" --root "$T" --page-size 4096 0<&- 1>&- 2>&- &
+pid=$!
+if wait_for 10 test -s "$T/prom/fragd.prom"; then
+	fds=$(for fd in 0 1 2; do printf '%s=%s ' "$fd" "$(readlink "/proc/$pid/fd/$fd")"; done)
+	if [ "$fds" = "0=/dev/null 1=/dev/null 2=/dev/null " ]; then
+		pass "descriptors 0-2 closed at start are /dev/null, not fragd's files"
+	else
+		bad "descriptors 0-2 of a daemon started with them closed: $fds"
+	fi
+else
+	bad "the daemon started with fds 0-2 closed wrote no textfile"
+fi
+stop && pass "SIGTERM with fds 0-2 closed at start: exit 0" || bad "SIGTERM with fds 0-2 closed at start: exit $?"
+
 # 5. cadence: THP faults (512: 1 GiB, a burst the 3.8 GiB tree can hold in the
 # second the sentinel sees it within) switch the timer to active_interval for active_hold,
 # then back; the textfile follows interval and shows the current cadence

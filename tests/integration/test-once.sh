@@ -324,5 +324,18 @@ for mode in "--once" "--once --format json" "--once --format prom" "--check-conf
 		echo "PASS once-stdout-full $mode: exit non-zero, $(head -n 1 "$full_err")"
 	fi
 done
+# a closed standard output fails the same way (fragd opens /dev/null
+# read-only in its place, so no file of its own takes descriptor 1 and what a
+# mode prints is not swallowed)
+for mode in "--once" "--check-config" "--version"; do
+	# shellcheck disable=SC2086 # a mode is its words
+	if "$FRAGD" $mode --root "$full_fix" --page-size 4096 >&- 2>"$full_err"; then
+		echo "FAIL once-stdout-closed $mode: exit 0 with standard output closed"; fail=1
+	elif ! grep -q "Cannot write .*standard output" "$full_err"; then
+		echo "FAIL once-stdout-closed $mode: no message naming standard output: $(cat "$full_err")"; fail=1
+	else
+		echo "PASS once-stdout-closed $mode: exit non-zero, $(head -n 1 "$full_err")"
+	fi
+done
 rm -f "$full_err"
 exit $fail
