@@ -106,7 +106,7 @@ mkdir -p "$T/run/fragd"
 echo 40 >"$T/proc/sys/vm/compaction_proactiveness"
 printf 'fragd-saved 1\nvm.compaction_proactiveness\t0\t40\tgarbage\n' >"$T/run/fragd/saved"
 out=$("$FRAGD" --restore --root "$T" 2>&1); rc=$?
-aside=$(ls "$T/run/fragd/" | grep '^saved.corrupt-' | head -1)
+aside=$(find "$T/run/fragd/" -maxdepth 1 -name 'saved.corrupt-*' -printf '%f\n' | sort | head -1)
 if [ $rc = 1 ] && [ -n "$aside" ] && grep -q garbage "$T/run/fragd/$aside" && ! grep -q "Nothing to restore" <<<"$out" \
 	&& grep -q "knob vm.compaction_proactiveness NOT restored (original '0')" <<<"$out" \
 	&& grep -q "write 0 to '$T/proc/sys/vm/compaction_proactiveness'" <<<"$out"; then
@@ -145,7 +145,7 @@ fresh bigjournal
 mkdir -p "$T/run/fragd"
 { printf 'fragd-saved 1\nvm.compaction_proactiveness\t0\t40\t1\n'; head -c 70000000 /dev/zero | tr '\0' '#'; } >"$T/run/fragd/saved"
 start; sleep 1.5
-aside=$(ls "$T/run/fragd/" | grep '^saved.corrupt-' | head -1)
+aside=$(find "$T/run/fragd/" -maxdepth 1 -name 'saved.corrupt-*' -printf '%f\n' | sort | head -1)
 if ! kill -0 "$pid" 2>/dev/null && [ -n "$aside" ] && [ "$(stat -c %s "$T/run/fragd/$aside")" -gt 70000000 ] \
 	&& grep -q "larger than a journal can be" "$T/log"; then
 	wait "$pid"; pid=

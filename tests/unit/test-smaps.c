@@ -442,11 +442,6 @@ static void test_env_probe(void **state)
         assert_string_equal(env.launcher_path, "/usr/sbin/fragd-thp-exec");
 }
 
-/* The probes' children give the same answers when fragd was started with
- * SIGCHLD ignored (a disposition that survives exec; the kernel then reaps
- * the child itself and waitpid() says ECHILD): the exit status read before
- * was never set, and PR_THP_DISABLE_EXCEPT_ADVISED read as unsupported on
- * a kernel that has it. */
 static void __attribute__((noinline)) stack_poison(void)
 {
         /* what an unset local in the next call's frame reads: all ones (an
@@ -457,6 +452,11 @@ static void __attribute__((noinline)) stack_poison(void)
                 junk[i] = 0xff;
 }
 
+/* The probes' children give the same answers when fragd was started with
+ * SIGCHLD ignored (a disposition that survives exec; the kernel then reaps
+ * the child itself and waitpid() says ECHILD): the exit status read before
+ * was never set, and PR_THP_DISABLE_EXCEPT_ADVISED read as unsupported on
+ * a kernel that has it. */
 static void test_env_probe_sigchld_ignored(void **state)
 {
         struct sigaction ign = { .sa_handler = SIG_IGN }, old;
