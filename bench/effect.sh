@@ -39,7 +39,8 @@
 #   SHAPE=postgres bench/effect.sh      # 3 seeds x 5 policies x the 6.12 kernels present
 #   SHAPE=postgres RUNS=1 KERNELS="6.12" POLICIES="kernel fragd" PG_ARGS="seconds=30" bench/effect.sh
 #   JOBS=2 runs two guests at a time (default 1); PG_TIMEOUT a run's timeout (1500 s);
-#   REFERENCE=0 leaves out the unfragmented runs
+#   REFERENCE=0 leaves out the unfragmented runs; SEED_FIRST=4 RUNS=3 runs
+#   seeds 4-6 (a second batch that adds seeds instead of repeating 1-3)
 #
 # Output: bench/out/effect-postgres-<time>/{summary.txt,results.tsv,*.log}
 #
@@ -69,6 +70,9 @@ if [ "${SHAPE:-churn}" = postgres ]; then
 	# shellcheck source-path=SCRIPTDIR source=../tests/vm/common.sh
 	. tests/vm/common.sh
 	RUNS=${RUNS:-3}
+	SEED_FIRST=${SEED_FIRST:-1}
+	case $SEED_FIRST in '' | *[!0-9]* | 0) echo "effect: SEED_FIRST must be a positive integer: '$SEED_FIRST'" >&2; exit 2 ;; esac
+	seeds=$(seq "$SEED_FIRST" $((SEED_FIRST + RUNS - 1)))
 	POLICIES=${POLICIES:-kernel tuned pro100 fragd fragd-thpoff}
 	if [ -z "${KERNELS:-}" ]; then
 		KERNELS=
@@ -101,7 +105,7 @@ if [ "${SHAPE:-churn}" = postgres ]; then
 		echo "effect: $k/$policy seed $i: postgres direct compactions $(field "$log.result" pg_compact) in $(field "$log.result" wal_segments) WAL segments, compact_stall $(field "$log.result" compact_stall), kswapd scanned $(field "$log.result" pgscan_kswapd), order>=6 $(field "$log.result" pc_large_pct)%, tps $(field "$log.result" tps)" >&2
 	}
 	# seeds outermost: a matrix cut short still has every policy once
-	for i in $(seq 1 "$RUNS"); do
+	for i in $seeds; do
 		for k in $KERNELS; do
 			for policy in $([ "${REFERENCE:-1}" = 0 ] || echo unfragmented) $POLICIES; do
 				while [ "$(jobs -rp | wc -l)" -ge "${JOBS:-1}" ]; do sleep 5; done
@@ -112,7 +116,7 @@ if [ "${SHAPE:-churn}" = postgres ]; then
 	wait
 	for k in $KERNELS; do
 		for policy in unfragmented $POLICIES; do
-			for i in $(seq 1 "$RUNS"); do
+			for i in $seeds; do
 				r=$out/$k-$policy-$i.log.result
 				if [ -s "$r" ] && grep -q ' pg_compact=' "$r"; then
 					row="$k	$policy	$i"
