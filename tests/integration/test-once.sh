@@ -309,33 +309,35 @@ else
 	echo "FAIL once-held-reclaimable-raises: $(cat "$held/json2")"; fail=1
 fi
 rm -rf "$held"
-# standard output that cannot take what a mode prints (a full disk: a
-# drop-in or a listing redirected there) fails the mode, naming standard
-# output, instead of exiting 0 with the output cut or lost
+# standard output that cannot take what a mode prints fails the mode,
+# naming standard output, instead of exiting 0 with the output cut or lost:
+# a full disk (a drop-in or a listing redirected there), or a closed
+# descriptor (fragd opens /dev/null read-only in its place, so no file of
+# its own takes descriptor 1 and what a mode prints is not swallowed)
 full_err=$(mktemp)
 full_fix="$FRAGD_SRCDIR/tests/fixtures/vm-6.1-x86_64-2node-fragmented"
+stdout_fails() { # stdout_fails full|closed MODE...: the mode exits non-zero naming standard output
+	local how=$1 rc=0; shift
+	if [ "$how" = full ]; then
+		"$FRAGD" "$@" --root "$full_fix" --page-size 4096 >/dev/full 2>"$full_err" || rc=$?
+	else
+		"$FRAGD" "$@" --root "$full_fix" --page-size 4096 >&- 2>"$full_err" || rc=$?
+	fi
+	if [ $rc = 0 ]; then
+		echo "FAIL once-stdout-$how $*: exit 0 with standard output $how"; fail=1
+	elif ! grep -q "Cannot write .*standard output" "$full_err"; then
+		echo "FAIL once-stdout-$how $*: no message naming standard output: $(cat "$full_err")"; fail=1
+	else
+		echo "PASS once-stdout-$how $*: exit non-zero, $(head -n 1 "$full_err")"
+	fi
+}
 for mode in "--once" "--once --format json" "--once --format prom" "--check-config" "--help" "--version" "--features" "--restore"; do
 	# shellcheck disable=SC2086 # a mode is its words
-	if "$FRAGD" $mode --root "$full_fix" --page-size 4096 >/dev/full 2>"$full_err"; then
-		echo "FAIL once-stdout-full $mode: exit 0 with standard output full"; fail=1
-	elif ! grep -q "Cannot write .*standard output" "$full_err"; then
-		echo "FAIL once-stdout-full $mode: no message naming standard output: $(cat "$full_err")"; fail=1
-	else
-		echo "PASS once-stdout-full $mode: exit non-zero, $(head -n 1 "$full_err")"
-	fi
+	stdout_fails full $mode
 done
-# a closed standard output fails the same way (fragd opens /dev/null
-# read-only in its place, so no file of its own takes descriptor 1 and what a
-# mode prints is not swallowed)
 for mode in "--once" "--check-config" "--version"; do
 	# shellcheck disable=SC2086 # a mode is its words
-	if "$FRAGD" $mode --root "$full_fix" --page-size 4096 >&- 2>"$full_err"; then
-		echo "FAIL once-stdout-closed $mode: exit 0 with standard output closed"; fail=1
-	elif ! grep -q "Cannot write .*standard output" "$full_err"; then
-		echo "FAIL once-stdout-closed $mode: no message naming standard output: $(cat "$full_err")"; fail=1
-	else
-		echo "PASS once-stdout-closed $mode: exit non-zero, $(head -n 1 "$full_err")"
-	fi
+	stdout_fails closed $mode
 done
 rm -f "$full_err"
 exit $fail
