@@ -21,6 +21,7 @@ int check_config_main(const ConfigLoadArgs *args, FILE *out, FILE *err)
         if (!c || !s || !e)
                 return -ENOMEM;
         r = config_load(args, c, s, e);
+        config_warnings_print(err, e);
         if (r == -EINVAL) {
                 fprintf(err, "fragd: configuration has %u error%s:\n", e->n + e->n_dropped,
                         e->n + e->n_dropped == 1 ? "" : "s");

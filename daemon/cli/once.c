@@ -296,6 +296,7 @@ int run_once(const FragdArgs *a)
                 .root = root, .config_file = a->config_file, .set = a->sets, .n_set = a->n_sets, .probe = &probe,
         };
         r = config_load(&ca, cfg, src, errs);
+        config_warnings_log(errs);
         if (r < 0) {
                 log_error("Invalid configuration (see 'fragd --check-config'):");
                 for (unsigned i = 0; i < errs->n; i++)

@@ -58,6 +58,12 @@ typedef struct Loader {
         int lever;
         char cgroup[FRAGD_PATH_MAX];
         char header[FRAGD_PATH_MAX + 32]; /* for messages: [knob "x"] */
+        /* the keys the file being read has set so far (0: not yet; else
+         * the line), by slot, and its cgroups in slot order: a key set twice
+         * in one file is an error (config-parse.c) */
+        uint32_t seen_line[CONFIG_MAX_SLOTS];
+        char seen_cgroup[FRAGD_MAX_CGROUPS][FRAGD_PATH_MAX];
+        unsigned n_seen_cgroups;
 } Loader;
 
 static inline const char *config_file_name(const ConfigSources *s, uint16_t f)
@@ -74,6 +80,9 @@ static inline ConfigSource config_here(const Loader *l)
  * --set 'x': "). */
 void config_error_at(Loader *l, ConfigSource src, const char *set_arg, const char *fmt, ...) _printf_(4, 5);
 #define error_here(l, ...) config_error_at((l), config_here(l), (l)->set_arg, __VA_ARGS__)
+/* A warning at src: the load still succeeds. */
+void config_warning_at(Loader *l, ConfigSource src, const char *set_arg, const char *fmt, ...) _printf_(4, 5);
+#define warning_here(l, ...) config_warning_at((l), config_here(l), (l)->set_arg, __VA_ARGS__)
 
 /* config-parse.c: pass one */
 void config_list_free(AssignList *list);

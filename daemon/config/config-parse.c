@@ -61,6 +61,41 @@ static void list_add(Loader *l, const ConfigKey *k, const char *value)
         list->n++;
 }
 
+/* A key set a second time in the file being read: the later value is used,
+ * as it always was, but no longer silently: a warning names both lines
+ * (which of the two was meant cannot be known, and an appended override is
+ * a habit to keep working). Layers override one another without a word:
+ * this looks at one file only, and not at --set, where a later argument
+ * wins as on any command line. Beyond FRAGD_MAX_CGROUPS cgroups in one
+ * file the extra ones are not checked (pass two reports them). */
+static void set_twice(Loader *l, const ConfigKey *k)
+{
+        uint32_t *seen;
+        int sub = 0;
+
+        if (l->set_arg)
+                return;
+        if (l->kind == SECTION_KNOB)
+                sub = l->lever;
+        else if (l->kind == SECTION_CGROUP) {
+                while (sub < (int) l->n_seen_cgroups && strcmp(l->seen_cgroup[sub], l->cgroup) != 0)
+                        sub++;
+                if (sub == (int) l->n_seen_cgroups) {
+                        if (l->n_seen_cgroups >= FRAGD_MAX_CGROUPS)
+                                return;
+                        snprintf(l->seen_cgroup[l->n_seen_cgroups++], sizeof(l->seen_cgroup[0]), "%s", l->cgroup);
+                }
+        }
+        seen = &l->seen_line[config_key_slot(k, sub)];
+        if (*seen)
+                warning_here(l, "%s %s is set again, first at line %u of this file: the value here is used "
+                                "(set a key once in a file%s)",
+                             l->header, k->name, (unsigned) *seen,
+                             l->fleet ? "" : "; a drop-in in fragd.conf.d/ overrides the main file");
+        else
+                *seen = l->line;
+}
+
 /* ---- sections and keys (shared by files and --set) ---- */
 
 static void section_begin(Loader *l, const char *name, const char *sub)
@@ -199,6 +234,7 @@ static void key_value(Loader *l, const char *name, const char *value)
                 l->fleet->line = l->line;
                 return;
         }
+        set_twice(l, k);
         list_add(l, k, value);
 }
 
@@ -349,6 +385,8 @@ void config_parse_buffer(Loader *l, const char *buf, size_t len)
         l->kind = SECTION_DAEMON;
         l->lever = -1;
         l->cgroup[0] = '\0';
+        memset(l->seen_line, 0, sizeof(l->seen_line));
+        l->n_seen_cgroups = 0;
 
         r = ini_parse_stream(ini_reader_cb, l, ini_handler_cb, l);
         if (r == -2)

@@ -9,6 +9,7 @@
 
 #include "config/config-load-internal.h"
 #include "core/cleanup.h"
+#include "core/log.h"
 
 /* ---- output ---- */
 
@@ -20,6 +21,26 @@ void config_errors_print(FILE *f, const ConfigErrors *errs)
                 fprintf(f, "%s\n", errs->msg[i]);
         if (errs->n_dropped)
                 fprintf(f, "... and %u more errors\n", errs->n_dropped);
+}
+
+void config_warnings_print(FILE *f, const ConfigErrors *errs)
+{
+        if (!errs)
+                return;
+        for (unsigned i = 0; i < errs->n_warnings; i++)
+                fprintf(f, "warning: %s\n", errs->warning[i]);
+        if (errs->n_warnings_dropped)
+                fprintf(f, "warning: ... and %u more warnings\n", errs->n_warnings_dropped);
+}
+
+void config_warnings_log(const ConfigErrors *errs)
+{
+        if (!errs)
+                return;
+        for (unsigned i = 0; i < errs->n_warnings; i++)
+                log_warning("Configuration: %s", errs->warning[i]);
+        if (errs->n_warnings_dropped)
+                log_warning("Configuration: ... and %u more warnings", errs->n_warnings_dropped);
 }
 
 static void print_key(FILE *f, const ConfigKey *k, const FragdConfig *c, const ConfigSources *s, int sub)

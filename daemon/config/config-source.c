@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "config/config-load-internal.h"
 
@@ -47,6 +48,15 @@ static void errors_add(ConfigErrors *e, const char *msg)
         snprintf(e->msg[e->n++], CONFIG_ERROR_MAX, "%s", msg);
 }
 
+static void warnings_add(ConfigErrors *e, const char *msg)
+{
+        if (e->n_warnings >= CONFIG_MAX_WARNINGS) {
+                e->n_warnings_dropped++;
+                return;
+        }
+        snprintf(e->warning[e->n_warnings++], CONFIG_ERROR_MAX, "%s", msg);
+}
+
 /* "path:line: ", "command line: --set 'x': " */
 static void location(const Loader *l, ConfigSource src, const char *set_arg, char *buf, size_t size)
 {
@@ -60,16 +70,36 @@ static void location(const Loader *l, ConfigSource src, const char *set_arg, cha
                 buf[0] = '\0';
 }
 
+/* "path:line: message" into all */
+static void message_at(const Loader *l, ConfigSource src, const char *set_arg, char *all, size_t size,
+                       const char *fmt, va_list ap)
+{
+        size_t n;
+
+        location(l, src, set_arg, all, size);
+        n = strlen(all);
+        vsnprintf(all + n, size - n, fmt, ap);
+}
+
 void config_error_at(Loader *l, ConfigSource src, const char *set_arg, const char *fmt, ...)
 {
-        char loc[FRAGD_PATH_MAX + 64], msg[CONFIG_ERROR_MAX], all[CONFIG_ERROR_MAX];
+        char all[CONFIG_ERROR_MAX];
         va_list ap;
 
-        location(l, src, set_arg, loc, sizeof(loc));
         va_start(ap, fmt);
-        vsnprintf(msg, sizeof(msg), fmt, ap);
+        message_at(l, src, set_arg, all, sizeof(all), fmt, ap);
         va_end(ap);
-        snprintf(all, sizeof(all), "%s%s", loc, msg);
         errors_add(l->errs, all);
         l->n_errors++;
+}
+
+void config_warning_at(Loader *l, ConfigSource src, const char *set_arg, const char *fmt, ...)
+{
+        char all[CONFIG_ERROR_MAX];
+        va_list ap;
+
+        va_start(ap, fmt);
+        message_at(l, src, set_arg, all, sizeof(all), fmt, ap);
+        va_end(ap);
+        warnings_add(l->errs, all);
 }

@@ -602,7 +602,7 @@ int config_load(const ConfigLoadArgs *args, FragdConfig *ret, ConfigSources *ret
                 errs = own_errs = calloc(1, sizeof(*own_errs));
         if (!l || !src || !cfg || !pre || !errs)
                 return -ENOMEM;
-        errs->n = errs->n_dropped = 0;
+        errs->n = errs->n_dropped = errs->n_warnings = errs->n_warnings_dropped = 0;
         l->args = args;
         l->src = src;
         l->errs = errs;

@@ -139,6 +139,7 @@ typedef struct ConfigSource {
 #define CONFIG_MAX_SLOTS 512
 #define CONFIG_MAX_ERRORS 64
 #define CONFIG_ERROR_MAX 512
+#define CONFIG_MAX_WARNINGS 16
 
 typedef struct ConfigSources {
         Preset preset;     /* the effective preset, for "preset NAME" */
@@ -154,6 +155,11 @@ typedef struct ConfigErrors {
         unsigned n;         /* messages kept */
         unsigned n_dropped; /* more than CONFIG_MAX_ERRORS */
         char msg[CONFIG_MAX_ERRORS][CONFIG_ERROR_MAX];
+        /* what loaded but is worth saying (a key set twice in one file),
+         * kept whether or not the load succeeds */
+        unsigned n_warnings;
+        unsigned n_warnings_dropped;
+        char warning[CONFIG_MAX_WARNINGS][CONFIG_ERROR_MAX];
 } ConfigErrors;
 
 typedef struct ConfigLoadArgs {
@@ -194,4 +200,8 @@ void config_print(FILE *f, const FragdConfig *c, const ConfigSources *s);
  * "fleet /etc/fragd/fleet.d/r7g.conf:8". Returns buf. */
 char *config_source_format(const ConfigSources *s, ConfigSource src, char *buf, size_t size);
 void config_errors_print(FILE *f, const ConfigErrors *errs);
+/* The warnings, "warning: path:line: ..." to f, or to the log at
+ * LOG_WARNING (the daemon, --once). */
+void config_warnings_print(FILE *f, const ConfigErrors *errs);
+void config_warnings_log(const ConfigErrors *errs);
 

@@ -777,6 +777,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
         (void) sd_notify(0, buf);
         config_args(m, &a);
         r = config_reload(&a, &m->cfg, m->sources, errs);
+        config_warnings_log(errs);
         if (r < 0) {
                 log_error("Configuration reload failed, the previous configuration stays in force:");
                 for (unsigned i = 0; i < errs->n; i++)
@@ -915,6 +916,7 @@ int manager_new(const ManagerArgs *args, Manager **ret, ManagerFailure *ret_why)
         (void) instance_probe(m->root, NULL, &m->probe);
         config_args(m, &ca);
         r = config_load(&ca, &m->cfg, m->sources, errs);
+        config_warnings_log(errs);
         if (r < 0) {
                 log_error("Invalid configuration:");
                 for (unsigned i = 0; i < errs->n; i++)

@@ -39,9 +39,13 @@ fresh_tree() { # fresh_tree NAME FIXTURE-DIR...: T=$work/root.NAME, fixtures cop
 }
 write_conf() { # write_conf [LINES...]: $T/etc/fragd/fragd.conf, a 1 s [daemon]
 	# writing $T/prom/fragd.prom (textfile_dir = /prom: a path inside --root),
-	# then LINES (more [daemon] keys, sections)
+	# then LINES (more [daemon] keys, sections); a textfile_dir line among
+	# them replaces the default one (a key set twice in a file is an error)
+	local l own=
+	for l in "$@"; do case $l in textfile_dir*) own=1 ;; esac; done
 	{
-		printf '[daemon]\ninterval = 1s\ntextfile_dir = /prom\n'
+		printf '[daemon]\ninterval = 1s\n'
+		[ -n "$own" ] || printf 'textfile_dir = /prom\n'
 		[ $# = 0 ] || printf '%s\n' "$@"
 	} >"$T/etc/fragd/fragd.conf"
 }

@@ -410,6 +410,22 @@ write_conf "[cgroup \"system.slice/caf$(printf '\351').service\"]"
 out=$("$FRAGD" --check-config --root "$T" 2>&1); rc=$?
 [ $rc = 2 ] && grep -q "fragd.conf:4: cgroup path is not valid UTF-8" <<<"$out" \
 	&& pass "a non-UTF-8 cgroup name fails --check-config with file:line" || bad "non-UTF-8 cgroup: rc=$rc $out"
+# a key set twice in one file: the later value is used, and said so, by
+# --check-config (exit 0), at start and at a reload
+write_conf "[policy]" "reserve_thp = 20%" "[daemon]" "interval = 2s"
+twice="fragd.conf:7: \[daemon\] interval is set again, first at line 2 of this file: the value here is used"
+out=$("$FRAGD" --check-config --root "$T" 2>&1); rc=$?
+[ $rc = 0 ] && grep -q "^warning: /etc/fragd/$twice" <<<"$out" && grep -q "^interval = 2s *; /etc/fragd/fragd.conf:7$" <<<"$out" \
+	&& pass "a key set twice: --check-config warns with both lines, exit 0, the later value" || bad "key twice: rc=$rc $out"
+fresh twice
+write_conf "[policy]" "reserve_thp = 20%" "[daemon]" "interval = 2s"
+start
+wait_for 5 grep -q "$twice" "$T/log" && pass "a key set twice: said at start" || bad "key twice not said at start: $(cat "$T/log")"
+write_conf "[policy]" "reserve_thp = 20%" "reserve_thp = 10%"
+kill -HUP "$pid"
+wait_for 5 grep -q "fragd.conf:6: \[policy\] reserve_thp is set again, first at line 5" "$T/log" \
+	&& pass "a key set twice: said at a reload" || bad "key twice not said at reload: $(cat "$T/log")"
+stop
 # a missing textfile directory (node_exporter not installed): said once,
 # naming the directory and [daemon] textfile_dir, not every interval; said
 # again when it works, when it fails again, and for another directory

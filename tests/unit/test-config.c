@@ -391,6 +391,85 @@ static void test_set_overrides(void **state)
         tr_free(t);
 }
 
+/* A key set twice in one file: the later value is used, as it always was,
+ * but a warning names both lines (it used to be silent, and which one the
+ * operator meant cannot be known). Across layers (fleet file, main file,
+ * drop-ins, --set) the later one wins without a word, as documented. */
+static void test_key_twice_in_one_file(void **state)
+{
+        TestRoot *t = tr_new();
+        static const char *const set[] = { "daemon.interval=3s", "daemon.interval=4s" };
+        TestLoad *l;
+
+        (void) state;
+        tr_write(t, "etc/fragd/fragd.conf",
+                 "[daemon]\n"                                          /* 1 */
+                 "interval = 2s\n"                                     /* 2 */
+                 "[policy]\n"                                          /* 3 */
+                 "order_large = 5\n"                                   /* 4 */
+                 "[daemon]\n"                                          /* 5 */
+                 "interval = 3s\n"                                     /* 6 */
+                 "[knob \"compaction_proactiveness\"]\nmax = 60\n"     /* 7, 8 */
+                 "[knob \"watermark_scale_factor\"]\nmax = 300\n"      /* 9, 10 another knob: fine */
+                 "[knob \"compaction_proactiveness\"]\nmax = 70\n"     /* 11, 12 */
+                 "[cgroup \"system.slice/a.service\"]\nthp = never\n"  /* 13, 14 */
+                 "[cgroup \"b.slice\"]\nthp = never\n"                 /* 15, 16 another cgroup: fine */
+                 "[cgroup \"/system.slice/a.service\"]\nthp = always\n" /* 17, 18 the same cgroup */
+                 "[policy]\norder_large = 5\n"                         /* 19, 20 the same value: still twice */
+                 "[daemon]\ninterval = 4s\n");                         /* 21, 22 a third time */
+        l = tl_load_root(t, NULL, NULL, 0);
+        tl_dump_errors(l);
+        assert_int_equal(l->r, 0);
+        assert_int_equal(l->errs.n, 0);
+        assert_int_equal(l->errs.n_warnings, 5);
+        assert_string_equal(l->errs.warning[0],
+                            "/etc/fragd/fragd.conf:6: [daemon] interval is set again, first at line 2 of this file: "
+                            "the value here is used (set a key once in a file; a drop-in in fragd.conf.d/ "
+                            "overrides the main file)");
+        assert_non_null(strstr(l->errs.warning[1], "fragd.conf:12: [knob \"compaction_proactiveness\"] max is set "
+                                                   "again, first at line 8 of this file"));
+        assert_non_null(strstr(l->errs.warning[2], "fragd.conf:18: [cgroup \"system.slice/a.service\"] thp is set "
+                                                   "again, first at line 14 of this file"));
+        assert_non_null(strstr(l->errs.warning[3], "fragd.conf:20: [policy] order_large is set again, first at "
+                                                   "line 4"));
+        assert_non_null(strstr(l->errs.warning[4], "fragd.conf:22: [daemon] interval is set again, first at "
+                                                   "line 2"));
+        /* the later value, and its line */
+        assert_int_equal(l->cfg.daemon.interval_usec, 4 * USEC_PER_SEC);
+        assert_string_equal(SRC(l, "daemon", "interval", 0), "/etc/fragd/fragd.conf:22");
+        assert_int_equal(l->cfg.policy.lever[LEVER_COMPACTION_PROACTIVENESS].max, 70);
+        assert_int_equal(l->cfg.cgroups[0].thp, CGROUP_THP_ALWAYS);
+        free(l);
+
+        /* one file each: the drop-in overrides the main file, the later
+         * --set the earlier, without a warning */
+        tr_write(t, "etc/fragd/fragd.conf", "[daemon]\ninterval = 2s\n[policy]\norder_large = 5\n");
+        tr_write(t, "etc/fragd/fragd.conf.d/10-a.conf", "[policy]\norder_large = 6\n");
+        tr_write(t, "etc/fragd/fragd.conf.d/20-b.conf", "[policy]\norder_large = 7\n");
+        l = tl_load_root(t, NULL, set, ELEMENTSOF(set));
+        tl_dump_errors(l);
+        assert_int_equal(l->r, 0);
+        assert_int_equal(l->errs.n_warnings, 0);
+        assert_int_equal(l->cfg.daemon.interval_usec, 4 * USEC_PER_SEC);
+        assert_int_equal(l->cfg.policy.order_large, 7);
+        assert_string_equal(SRC(l, "policy", "order_large", 0), "/etc/fragd/fragd.conf.d/20-b.conf:2");
+        free(l);
+
+        /* a fleet file is checked on its own, matched or not; warnings stay
+         * beside the errors of a load that fails */
+        tr_write(t, "etc/fragd/fleet.d/any.conf", "[match]\ncloud = aws\n[daemon]\ndry_run = yes\ndry_run = no\n");
+        tr_write(t, "etc/fragd/fragd.conf.d/30-bad.conf", "[daemon]\nintervall = 1s\n");
+        l = tl_load_root(t, NULL, NULL, 0);
+        assert_int_equal(l->r, -EINVAL);
+        assert_int_equal(l->errs.n, 1);
+        assert_int_equal(l->errs.n_warnings, 1);
+        assert_non_null(strstr(l->errs.warning[0], "fleet.d/any.conf:5: [daemon] dry_run is set again, first at "
+                                                   "line 4 of this file: the value here is used (set a key once in "
+                                                   "a file)"));
+        free(l);
+        tr_free(t);
+}
+
 static void test_min_free_kbytes_units(void **state)
 {
         TestRoot *t = tr_new();
@@ -1159,6 +1238,7 @@ int main(void)
                 cmocka_unit_test(test_syntax_corners),
                 cmocka_unit_test(test_cross_key_errors_name_both_sources),
                 cmocka_unit_test(test_set_overrides),
+                cmocka_unit_test(test_key_twice_in_one_file),
                 cmocka_unit_test(test_min_free_kbytes_units),
                 cmocka_unit_test(test_config_file_option),
                 cmocka_unit_test(test_cgroups),
