@@ -352,18 +352,19 @@ int metrics_doc_render(FILE *f)
                 "watched cgroups) the 2-node test fixture `vm-6.1-x86_64-2node-compacted`\n"
                 "(4 populated zones, 11 orders, 5 migratetypes, no mTHP) exports **%d series**;\n"
                 "`tests/unit/test-exporter.c` counts them. A 2-node host with default settings\n"
-                "stays at or below **%d series**: with Z populated zones, O orders, T target\n"
+                "stays at or below **%d series** with 4 KiB pages, and at or below **%d** on\n"
+                "arm64 with 64 KiB pages: with Z populated zones, O orders, T target\n"
                 "orders (2), M migratetypes (at most 6), K knobs (6), A action counters (at most\n"
                 "%d), S THP sizes and P orders of page-cache folios (at most O), the count is\n"
                 "at most %d + 7K + A + Z(O + 2T + 5 + M) + 2(2T + 2) + 5S + P + 2,\n"
                 "which is %d for Z = 6, O = P = 14, M = 6, S = 9, A = %d (the test renders a\n"
                 "synthetic snapshot of that size and checks the count), or %d with the 12 THP\n"
-                "sizes of arm64 with 64 KiB pages. Each watched cgroup adds %d series; watched\n"
-                "cgroups are capped at %d.\n"
+                "sizes of arm64 with 64 KiB pages (rendered and counted too). Each watched\n"
+                "cgroup adds %d series; watched cgroups are capped at %d.\n"
                 "\n",
-                METRICS_SERIES_2NODE_FIXTURE, METRICS_SERIES_2NODE_BUDGET, SNAPSHOT_MAX_ACTIONS,
-                METRICS_SERIES_FIXED, METRICS_SERIES_2NODE_WORST, SNAPSHOT_MAX_ACTIONS,
-                METRICS_SERIES_2NODE_WORST + 5 * 3, METRICS_SERIES_PER_CGROUP,
+                METRICS_SERIES_2NODE_FIXTURE, METRICS_SERIES_2NODE_BUDGET, METRICS_SERIES_2NODE_BUDGET_64K,
+                SNAPSHOT_MAX_ACTIONS, METRICS_SERIES_FIXED, METRICS_SERIES_2NODE_WORST, SNAPSHOT_MAX_ACTIONS,
+                METRICS_SERIES_2NODE_WORST_64K, METRICS_SERIES_PER_CGROUP,
                 SNAPSHOT_MAX_CGROUPS);
         for (unsigned i = 0; i < _METRIC_MAX; i++) {
                 const MetricFamily *m = &metric_families[i];

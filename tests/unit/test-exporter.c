@@ -618,6 +618,25 @@ static void test_series_bound(void **state)
         assert_int_equal(count_series(t), METRICS_SERIES_2NODE_WORST);
         assert_true(METRICS_SERIES_2NODE_WORST <= METRICS_SERIES_2NODE_BUDGET);
 
+        /* arm64 with 64 KiB pages: 12 THP sizes (three more here) */
+        {
+                char *t64;
+
+                for (unsigned i = 0; i < 3; i++) {
+                        ThpSize *sz = &o->thp.sizes[o->thp.n_sizes++];
+
+                        *sz = o->thp.sizes[0];
+                        sz->size_kb = 4096u << i;
+                }
+                assert_int_equal(o->thp.n_sizes, 12);
+                t64 = render(&s);
+                check_structure(t64);
+                assert_int_equal(count_series(t64), METRICS_SERIES_2NODE_WORST_64K);
+                assert_true(METRICS_SERIES_2NODE_WORST_64K <= METRICS_SERIES_2NODE_BUDGET_64K);
+                free(t64);
+                o->thp.n_sizes = 9;
+        }
+
         /* each watched cgroup adds METRICS_SERIES_PER_CGROUP */
         {
                 CgroupView cg = { .name = "db.slice", .present = true, .have_psi = true, .have_thp = true,
