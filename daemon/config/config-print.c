@@ -13,24 +13,25 @@
 
 /* ---- output ---- */
 
+static void print_list(FILE *f, const char *prefix, const char (*msg)[CONFIG_ERROR_MAX], unsigned n,
+                       unsigned dropped, const char *what)
+{
+        for (unsigned i = 0; i < n; i++)
+                fprintf(f, "%s%s\n", prefix, msg[i]);
+        if (dropped)
+                fprintf(f, "%s... and %u more %s\n", prefix, dropped, what);
+}
+
 void config_errors_print(FILE *f, const ConfigErrors *errs)
 {
-        if (!errs)
-                return;
-        for (unsigned i = 0; i < errs->n; i++)
-                fprintf(f, "%s\n", errs->msg[i]);
-        if (errs->n_dropped)
-                fprintf(f, "... and %u more errors\n", errs->n_dropped);
+        if (errs)
+                print_list(f, "", errs->msg, errs->n, errs->n_dropped, "errors");
 }
 
 void config_warnings_print(FILE *f, const ConfigErrors *errs)
 {
-        if (!errs)
-                return;
-        for (unsigned i = 0; i < errs->n_warnings; i++)
-                fprintf(f, "warning: %s\n", errs->warning[i]);
-        if (errs->n_warnings_dropped)
-                fprintf(f, "warning: ... and %u more warnings\n", errs->n_warnings_dropped);
+        if (errs)
+                print_list(f, "warning: ", errs->warning, errs->n_warnings, errs->n_warnings_dropped, "warnings");
 }
 
 void config_warnings_log(const ConfigErrors *errs)

@@ -39,24 +39,6 @@ const char *config_slot_source(const ConfigSources *s, const ConfigKey *k, int s
         return config_source_format(s, s->slot[config_key_slot(k, sub)], buf, size);
 }
 
-static void errors_add(ConfigErrors *e, const char *msg)
-{
-        if (e->n >= CONFIG_MAX_ERRORS) {
-                e->n_dropped++;
-                return;
-        }
-        snprintf(e->msg[e->n++], CONFIG_ERROR_MAX, "%s", msg);
-}
-
-static void warnings_add(ConfigErrors *e, const char *msg)
-{
-        if (e->n_warnings >= CONFIG_MAX_WARNINGS) {
-                e->n_warnings_dropped++;
-                return;
-        }
-        snprintf(e->warning[e->n_warnings++], CONFIG_ERROR_MAX, "%s", msg);
-}
-
 /* "path:line: ", "command line: --set 'x': " */
 static void location(const Loader *l, ConfigSource src, const char *set_arg, char *buf, size_t size)
 {
@@ -70,36 +52,41 @@ static void location(const Loader *l, ConfigSource src, const char *set_arg, cha
                 buf[0] = '\0';
 }
 
-/* "path:line: message" into all */
-static void message_at(const Loader *l, ConfigSource src, const char *set_arg, char *all, size_t size,
-                       const char *fmt, va_list ap)
+/* "path:line: message" into the next error (or warning) of l->errs; one
+ * past the list's size is only counted */
+static void vrecord(Loader *l, bool warning, ConfigSource src, const char *set_arg, const char *fmt, va_list ap)
 {
-        size_t n;
+        ConfigErrors *e = l->errs;
+        unsigned *n = warning ? &e->n_warnings : &e->n;
+        char *msg;
+        size_t len;
 
-        location(l, src, set_arg, all, size);
-        n = strlen(all);
-        vsnprintf(all + n, size - n, fmt, ap);
+        if (!warning)
+                l->n_errors++;
+        if (*n >= (warning ? CONFIG_MAX_WARNINGS : CONFIG_MAX_ERRORS)) {
+                (*(warning ? &e->n_warnings_dropped : &e->n_dropped))++;
+                return;
+        }
+        msg = warning ? e->warning[(*n)++] : e->msg[(*n)++];
+        location(l, src, set_arg, msg, CONFIG_ERROR_MAX);
+        len = strlen(msg);
+        vsnprintf(msg + len, CONFIG_ERROR_MAX - len, fmt, ap);
 }
 
 void config_error_at(Loader *l, ConfigSource src, const char *set_arg, const char *fmt, ...)
 {
-        char all[CONFIG_ERROR_MAX];
         va_list ap;
 
         va_start(ap, fmt);
-        message_at(l, src, set_arg, all, sizeof(all), fmt, ap);
+        vrecord(l, false, src, set_arg, fmt, ap);
         va_end(ap);
-        errors_add(l->errs, all);
-        l->n_errors++;
 }
 
 void config_warning_at(Loader *l, ConfigSource src, const char *set_arg, const char *fmt, ...)
 {
-        char all[CONFIG_ERROR_MAX];
         va_list ap;
 
         va_start(ap, fmt);
-        message_at(l, src, set_arg, all, sizeof(all), fmt, ap);
+        vrecord(l, true, src, set_arg, fmt, ap);
         va_end(ap);
-        warnings_add(l->errs, all);
 }

@@ -467,6 +467,32 @@ static void test_key_twice_in_one_file(void **state)
                                                    "line 4 of this file: the value here is used (set a key once in "
                                                    "a file)"));
         free(l);
+
+        /* more than CONFIG_MAX_WARNINGS: counted, and said so when printed */
+        {
+                char text[1024] = "[daemon]\n", *out = NULL;
+                size_t outlen = 0;
+                FILE *f;
+
+                for (int i = 0; i < CONFIG_MAX_WARNINGS + 5; i++)
+                        strcat(text, "dry_run = no\n");
+                tr_write(t, "etc/fragd/fragd.conf", text);
+                tr_unlink(t, "etc/fragd/fragd.conf.d/30-bad.conf");
+                tr_unlink(t, "etc/fragd/fleet.d/any.conf");
+                l = tl_load_root(t, NULL, NULL, 0);
+                assert_int_equal(l->r, 0);
+                assert_int_equal(l->errs.n_warnings, CONFIG_MAX_WARNINGS);
+                assert_int_equal(l->errs.n_warnings_dropped, 4);
+                f = open_memstream(&out, &outlen);
+                assert_non_null(f);
+                config_warnings_print(f, &l->errs);
+                fclose(f);
+                assert_non_null(strstr(out, "warning: /etc/fragd/fragd.conf:3: [daemon] dry_run is set again, "
+                                            "first at line 2"));
+                assert_non_null(strstr(out, "\nwarning: ... and 4 more warnings\n"));
+                free(out);
+                free(l);
+        }
         tr_free(t);
 }
 
