@@ -54,7 +54,8 @@ static void location(const Loader *l, ConfigSource src, const char *set_arg, cha
 
 /* "path:line: message" into the next error (or warning) of l->errs; one
  * past the list's size is only counted */
-static void vrecord(Loader *l, bool warning, ConfigSource src, const char *set_arg, const char *fmt, va_list ap)
+_printf_(5, 0) static void vrecord(Loader *l, bool warning, ConfigSource src, const char *set_arg,
+                                    const char *fmt, va_list ap)
 {
         ConfigErrors *e = l->errs;
         unsigned *n = warning ? &e->n_warnings : &e->n;
