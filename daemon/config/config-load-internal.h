@@ -60,7 +60,7 @@ typedef struct Loader {
         char header[FRAGD_PATH_MAX + 32]; /* for messages: [knob "x"] */
         /* the keys the file being read has set so far (0: not yet; else
          * the line), by slot, and its cgroups in slot order: a key set twice
-         * in one file is an error (config-parse.c) */
+         * in one file is warned about (config-parse.c) */
         uint32_t seen_line[CONFIG_MAX_SLOTS];
         char seen_cgroup[FRAGD_MAX_CGROUPS][FRAGD_PATH_MAX];
         unsigned n_seen_cgroups;
