@@ -1,4 +1,4 @@
-# Benchmarks (not part of make check): see bench/README.md.
+# Benchmarks (not part of make check; the check of their tables is): see bench/README.md.
 $(BUILDDIR)/bench-observe: $(BUILDDIR)/bench/bench-observe.o $(BUILDDIR)/libfragd.a $(BUILDDIR)/libpolicy.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -21,3 +21,10 @@ bench-overhead: $(BUILDDIR)/fragd $(BUILDDIR)/bench-churn
 .PHONY: bench-effect
 bench-effect: $(BUILDDIR)/fragd
 	bench/effect.sh
+
+# bench/README.md's and README.md's tables are rendered from bench/results/
+# by bench/tables.py; make check-unit fails when the committed ones differ
+.PHONY: check-bench-tables
+check-unit: check-bench-tables
+check-bench-tables:
+	@python3 bench/tables.py --check

@@ -44,10 +44,42 @@
 #
 # Output: bench/out/effect-postgres-<time>/{summary.txt,results.tsv,*.log}
 #
-# Every shape's summary.txt is made by bench/summarize.py from results.tsv
-# (median [min-max] per group); run it on any results TSV by hand the same way.
+# Every results.tsv starts with "# key: value" lines: the command, the
+# commit, the machine, the date, and the table's group and columns. Copied
+# into bench/results/ it is a results file bench/tables.py renders
+# (bench/README.md). Every shape's summary.txt is made by bench/summarize.py
+# from results.tsv (median [min-max] per group); run it on any results TSV by
+# hand the same way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# the command as given: the settings that shape a run, then the script
+CMDLINE=
+for v in SHAPE RUNS SEED_FIRST KERNEL KERNELS POLICIES POLICIES_PHASED MODES VM_ARGS PG_ARGS JOBS REFERENCE \
+	PG_TIMEOUT PHASED_TIMEOUT; do
+	[ -z "${!v:-}" ] || CMDLINE="$CMDLINE$v=$(printf '%q' "${!v}") "
+done
+CMDLINE="${CMDLINE}bench/effect.sh"
+
+# results_header TSV TITLE GUEST GROUP COLUMNS: start TSV with the header
+# lines bench/tables.py needs (GROUP and COLUMNS as bench/summarize.py's
+# --group and --cols), then the caller appends the column line and rows
+results_header() {
+	local commit os
+	commit=$(git rev-parse --short HEAD 2>/dev/null || echo "not a git checkout")
+	git diff --quiet HEAD 2>/dev/null || commit="$commit with uncommitted changes"
+	os=$(. /etc/os-release 2>/dev/null && echo ", $PRETTY_NAME")
+	{
+		echo "# title: $2"
+		echo "# shape: ${SHAPE:-churn}"
+		echo "# command: $CMDLINE"
+		echo "# commit: $commit"
+		echo "# machine: host $(nproc) CPUs, $(awk '/^MemTotal:/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), Linux $(uname -r)$os; guest qemu ($([ -w /dev/kvm ] && echo KVM || echo TCG)), $3"
+		echo "# date: $(date -u +%Y-%m-%dT%H:%MZ)"
+		echo "# group: $4"
+		echo "# columns: $5"
+	} >"$1"
+}
 
 # plot_png PNG WIDTH,HEIGHT TITLE YLABEL PLOT...: one gnuplot PNG of the
 # PLOT specifications over seconds since the policy took over (YLABEL may
@@ -88,7 +120,10 @@ if [ "${SHAPE:-churn}" = postgres ]; then
 	make -s "BUILDDIR=$BUILDDIR" vm-pg-image FRAGD_VM_KERNELS="$KERNELS" >/dev/null
 	tsv=$out/results.tsv
 	cols="pg_compact pg_compact_usec wal_segments wal_zerofills compact_stall pgscan_kswapd compact_scanned pc_large_pct pc_bytes pc_orders tps"
-	printf 'kernel\tpolicy\tseed\t%s\n' "$(echo "$cols" | tr ' ' '\t')" >"$tsv"
+	shown="pg_compact:postgres direct compactions,pg_compact_usec:their delay us,wal_segments:WAL segments entered,wal_zerofills:WAL segments zero-filled,compact_stall:compact_stall,pgscan_kswapd:kswapd pages scanned,compact_scanned:compaction pages scanned,pc_large_pct:page cache at order>=6 %,zerofill_o6_pct:zero-fill at order 6 %,tps:TPS (noisy)"
+	results_header "$tsv" "postgres on XFS, pgbench -N, kernels$KERNELS${PG_ARGS:+, $PG_ARGS}" \
+		"2 vCPU, 2 GiB, kernels$KERNELS, PostgreSQL 15 on XFS" kernel,policy "$shown"
+	printf 'kernel\tpolicy\tseed\t%s\n' "$(echo "$cols" | tr ' ' '\t')" >>"$tsv"
 	field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" "$1" | tail -n 1; }
 	# one run; JOBS of them at a time (each guest takes 2 vCPUs and 2 GiB)
 	pg_run() {
@@ -126,10 +161,8 @@ if [ "${SHAPE:-churn}" = postgres ]; then
 			done
 		done
 	done
-	bench/summarize.py "$tsv" --group kernel,policy --decimals --postgres-targets \
-		--title "postgres on XFS, pgbench -N, up to $RUNS seeds each: median [min-max]" \
-		--cols "pg_compact:postgres direct compactions,pg_compact_usec:their delay us,wal_segments:WAL segments entered,wal_zerofills:WAL segments zero-filled,compact_stall:compact_stall,pgscan_kswapd:kswapd pages scanned,compact_scanned:compaction pages scanned,pc_large_pct:page cache at order>=6 %,tps:TPS (noisy)" \
-		>"$out/summary.txt"
+	bench/summarize.py "$tsv" --decimals --postgres-targets \
+		--title "postgres on XFS, pgbench -N, up to $RUNS seeds each: median [min-max]" >"$out/summary.txt"
 	cat "$out/summary.txt"
 	echo "effect: results in $out" >&2
 	exit 0
@@ -160,7 +193,9 @@ if [ "$SHAPE" = phased ]; then
 	POLICIES=${POLICIES_PHASED:-kernel static-max tuned fragd}
 	tsv=$out/results.tsv
 	cols="thp_pct huge requested huge_b1 huge_b2 scanned_b1 scanned_quiet scanned_b2 scanned_tail scanned held_max_mb held_avg_mb back_quiet_s back_tail_s compact_stall"
-	printf 'mode\tpolicy\trun' >"$tsv"
+	results_header "$tsv" "phased, kernel $KERNEL${VM_ARGS:+, $VM_ARGS}" "2 GiB, Debian kernel $KERNEL" mode:defrag,policy \
+		"thp_pct:huge pages %,scanned_b1:scanned burst 1,scanned_quiet:scanned quiet,scanned_b2:scanned burst 2,scanned_tail:scanned tail,scanned:scanned total,held_max_mb:held max MiB,held_avg_mb:held mean MiB,back_quiet_s:knobs back after burst 1 s,back_tail_s:knobs back after burst 2 s,compact_stall:compact_stall"
+	printf 'mode\tpolicy\trun' >>"$tsv"
 	for c in $cols; do printf '\t%s' "$c" >>"$tsv"; done
 	echo >>"$tsv"
 	for mode in $MODES; do
@@ -182,9 +217,8 @@ if [ "$SHAPE" = phased ]; then
 			done
 		done
 	done
-	bench/summarize.py "$tsv" --group mode:defrag,policy \
+	bench/summarize.py "$tsv" \
 		--title "kernel $KERNEL, phased shape, $RUNS runs each: median [min-max]; knobs back -1 = not within the phase" \
-		--cols "thp_pct:huge pages %,scanned_b1:scanned burst 1,scanned_quiet:scanned quiet,scanned_b2:scanned burst 2,scanned_tail:scanned tail,scanned:scanned total,held_max_mb:held max MiB,held_avg_mb:held mean MiB,back_quiet_s:knobs back after burst 1 s,back_tail_s:knobs back after burst 2 s,compact_stall:compact_stall" \
 		>"$out/summary.txt"
 	cat "$out/summary.txt"
 	if command -v gnuplot >/dev/null; then
@@ -213,7 +247,9 @@ if [ "$SHAPE" = phased ]; then
 fi
 
 tsv=$out/results.tsv
-printf 'mode\tpolicy\trun\tthp_pct\thuge\trequested\tcompact_stall\tscanned\tscan_per_huge\tpsi_some_ms\tfragd_cpu_ms\n' >"$tsv"
+results_header "$tsv" "churn, kernel $KERNEL${VM_ARGS:+, $VM_ARGS}" "2 GiB, Debian kernel $KERNEL" mode:defrag,policy \
+	"thp_pct:huge pages %,compact_stall:compact_stall,scanned:pages scanned,scan_per_huge:scanned per huge page,psi_some_ms:PSI some ms,fragd_cpu_ms:fragd CPU ms"
+printf 'mode\tpolicy\trun\tthp_pct\thuge\trequested\tcompact_stall\tscanned\tscan_per_huge\tpsi_some_ms\tfragd_cpu_ms\n' >>"$tsv"
 for mode in $MODES; do
 	for policy in $POLICIES; do
 		for i in $(seq 1 "$RUNS"); do
@@ -236,10 +272,7 @@ for mode in $MODES; do
 done
 
 # median [min-max] per mode and policy
-bench/summarize.py "$tsv" --group mode:defrag,policy \
-	--title "kernel $KERNEL, $RUNS runs each: median [min-max]" \
-	--cols "thp_pct:huge pages %,compact_stall:compact_stall,scanned:pages scanned,scan_per_huge:scanned/huge page,psi_some_ms:PSI some ms,fragd_cpu_ms:fragd CPU ms" \
-	>"$out/summary.txt"
+bench/summarize.py "$tsv" --title "kernel $KERNEL, $RUNS runs each: median [min-max]" >"$out/summary.txt"
 cat "$out/summary.txt"
 
 # plot: free memory in order>=9 blocks over time, first run of each policy

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """bench/summarize.py - the median [min-max] table of a bench/effect.sh run.
 
-    summarize.py TSV --group key[:label],... --cols key:label,... --title TEXT
+    summarize.py TSV [--group key[:label],...] [--cols key:label,...] [--title TEXT]
                  [--decimals] [--postgres-targets]
 
-TSV has a header line; rows are grouped by the --group columns, in the
+TSV may start with "# key: value" lines (bench/results/ and bench/effect.sh
+write them: command, commit, machine, and group and columns, which serve
+when --group and --cols are not given; see bench/tables.py); then a header
+line; rows are grouped by the --group columns, in the
 order they first appear; each --cols column becomes the median and, with
 more than one value, the range of that group's non-empty values ('' and
 '-' are no value). --decimals prints values under 10 with one decimal
@@ -125,18 +128,44 @@ def per_run_of(rows, kernel, col, label):
     return f"; per WAL segment {label} fragd {med('fragd')}, kernel {med('kernel')}"
 
 
+def read(path):
+    """The "# key: value" header lines of a results TSV as a dict, and its
+    rows."""
+    meta = {}
+    with open(path, newline="") as f:
+        lines = f.readlines()
+    while lines and lines[0].startswith("#"):
+        key, _, value = lines.pop(0)[1:].partition(":")
+        meta[key.strip()] = value.strip()
+    rows = list(csv.DictReader(lines, delimiter="\t"))
+    derive(rows)
+    return meta, rows
+
+
+def derive(rows):
+    """Add the derived column zerofill_o6_pct (zerofill_share(), one
+    decimal; empty without pc_orders) to each row."""
+    for r in rows:
+        v = zerofill_share(r)
+        r["zerofill_o6_pct"] = "" if v is None else f"{v:.1f}"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("tsv")
-    ap.add_argument("--group", required=True, help="comma-separated grouping columns, key[:label]")
-    ap.add_argument("--cols", required=True, help="comma-separated key:label pairs")
-    ap.add_argument("--title", required=True)
+    ap.add_argument("--group", help="comma-separated grouping columns, key[:label] (default: the file's '# group:')")
+    ap.add_argument("--cols", help="comma-separated key:label pairs (default: the file's '# columns:')")
+    ap.add_argument("--title", help="default: the file's '# title:'")
     ap.add_argument("--decimals", action="store_true")
     ap.add_argument("--postgres-targets", action="store_true")
     args = ap.parse_args()
 
-    with open(args.tsv, newline="") as f:
-        rows = list(csv.DictReader(f, delimiter="\t"))
+    meta, rows = read(args.tsv)
+    args.group = args.group or meta.get("group")
+    args.cols = args.cols or meta.get("columns")
+    args.title = args.title or meta.get("title") or args.tsv
+    if not args.group or not args.cols:
+        ap.error(f"{args.tsv}: no '# group:' or '# columns:' line: give --group and --cols")
     group = [(g.split(":", 1) + [g])[:2] for g in args.group.split(",")]
     cols = [c.split(":", 1) for c in args.cols.split(",")]
     for c in cols:
