@@ -43,8 +43,6 @@ PROOF = {
     "6.1": [
         ("churn-6.1", {"mode": "never"}, "thp_pct", "churn, defrag=never: huge pages %"),
         ("churn-6.1", {"mode": "never"}, "scan_per_huge", "churn, defrag=never: pages scanned per huge page"),
-        ("churn-6.1-static-levels", {}, "thp_pct", "churn, defrag=never, 6 seeds: huge pages %"),
-        ("churn-6.1-static-levels", {}, "scanned", "churn, defrag=never, 6 seeds: pages scanned"),
         ("churn-6.1", {"mode": "madvise"}, "compact_stall", "churn, defrag=madvise: direct compaction stalls"),
         ("churn-6.1", {"mode": "madvise"}, "scanned", "churn, defrag=madvise: pages scanned"),
         ("churn-6.1-12x128", {}, "scanned", "churn, 12 bursts of 128 MiB (100 % huge pages): pages scanned"),
