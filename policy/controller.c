@@ -117,7 +117,7 @@ static uint64_t high_pages_at(const Assessment *a, int64_t mf, int64_t wsf)
  * / 4 / managed x 10000 the factor changes nothing. In the postgres
  * scenario's 2 GiB guest (min_free_kbytes 67584) that is 86: fragd raised
  * 10 -> 21 -> 49 for free memory short of the page-cache reserve and kswapd
- * kept the same watermarks (session 11); with a hand-raised min_free_kbytes
+ * kept the same watermarks; with a hand-raised min_free_kbytes
  * of 1 GiB on a 64 GiB host it is 40. The high watermarks only grow with
  * the factor, so a bisection finds it. */
 static int64_t wsf_dead_until(const Assessment *a, int64_t mf, int64_t cur, int64_t max)
@@ -668,9 +668,9 @@ static void decide_proactiveness_raise(Ctx *c, Lever l)
  * aim while kicking, so only a fall of the aim leaves the lever above it;
  * kcompactd, kicked or not, works to the lever's threshold, and at a
  * burst's 60-70 it built 0.9-1.3 GiB of order-9 blocks for a 475 MiB
- * target once the consumer gave its memory back (bench/README.md, session
- * 7). Not while free memory is short or falling short (the mem want: the
- * burst is taking memory, the part's aim is not a settled one), not with
+ * target once the consumer gave its memory back (the phased and churn
+ * benches). Not while free memory is short or falling short (the mem
+ * want: the burst is taking memory, the part's aim is not a settled one), not with
  * stalls over their limit, and only for a value fragd set for the reserves
  * or fallbacks: one stalls raised past the aim decays as before, one found
  * or set by someone else is theirs. Never under the kernel's value. */
@@ -958,8 +958,8 @@ static bool free_falling(const Ctx *c, const PolicyNodeEval *ne)
  * answers a low that may pass: in the churn bench the fragmenter's wave
  * took free memory from 1.5 GiB to 590-606 MiB, the fragmentation want
  * raised proactiveness 35 -> 55 -> 75 -> 80, and free memory was back at
- * 0.95-1.7 GiB within seconds (session 9). A lowering to the aim that
- * undoes such a raise is not held by the reversal cooldown
+ * 0.95-1.7 GiB within seconds (the churn bench). A lowering to the aim
+ * that undoes such a raise is not held by the reversal cooldown
  * (lever_rules_apply()). */
 /* THP faults never compact directly: defrag never or defer (or no THP) */
 static bool faults_never_compact(const LeverInput *in)
@@ -1017,7 +1017,7 @@ static uint64_t pagecache_have_since(const Ctx *c, int hi, usec_t last)
  * held since the one-shot was taken, and the page cache's large folios
  * added since explain at least half of what was taken (the demand the
  * reserve is for, not a fill, which free_falling() holds anyway). The
- * postgres scenario, session 10 seed 2: a one-shot built 49 MiB 1 s
+ * postgres scenario: a one-shot built 49 MiB 1 s
  * before a WAL switch, the burst took the blocks to 12 MiB, the window
  * held the rebuild 9 s, and the next segment's first writes stalled 4
  * times. The rebuild after each burst is what the interval allows anyway
@@ -1049,8 +1049,8 @@ static bool pagecache_emptied(const Ctx *c, const PolicyNodeEval *ne, int hi, us
  * order>=N free of the history samples after it (the ring's oldest when
  * it does not reach back) minus what is free now is at least half the
  * target, or a sixteenth of it when what is left is under half the
- * target (it covers less than half the next burst: session 10 seed 1, 63
- * MiB built for a 74 MiB target, 34 MiB taken, pgbench's first WAL
+ * target (it covers less than half the next burst: in the postgres
+ * scenario 63 MiB built for a 74 MiB target, 34 MiB taken, pgbench's first WAL
  * segment met 26 MiB 2 min later). The cost rule: a whole-node compaction scans about the node's
  * movable memory once (162-270 k pages in the postgres scenario's 2 GiB
  * guest), so it comes at most once per half a reserve of demand or of
@@ -1084,9 +1084,10 @@ static bool pagecache_oneshot_due(const Ctx *c, const PolicyNodeEval *ne, int hi
  * reclaim, kswapd and reactive kcompactd; a costly-order page-cache
  * allocation that fails its fast path wakes kswapd at its order,
  * compacts, then does one round of direct reclaim and compacts again, at
- * any free memory (session 9: pgscan_direct rose with 250-345 MiB free
- * against a 99 MiB high watermark; session 10: PSI full 3.6 % after a WAL
- * burst with no stall, kswapd woken at order 6). Order-0 allocations
+ * any free memory (the postgres scenario: pgscan_direct rose with
+ * 250-345 MiB free against a 99 MiB high watermark, and PSI full was
+ * 3.6 % after a WAL burst with no stall, kswapd woken at order 6).
+ * Order-0 allocations
  * reclaim only under the min watermark and wake kswapd under low, and
  * kswapd is balanced for order 0 above high: above high all along,
  * whatever reclaim ran was for the high-order allocations, not thrash. */

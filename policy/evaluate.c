@@ -168,7 +168,7 @@ static unsigned score_for(uint64_t t, uint64_t free)
  * down, so the node's score can sit a point or more under what fragd works
  * out from the bytes. kcompactd compacts only while the score is over that
  * threshold, so such a level starts nothing: a raise to it (20 -> 22 at a
- * score of 87, bench/README.md session 14) and the kicks at it are
+ * score of 87 in the churn bench) and the kicks at it are
  * no-ops while the reserve is short. Then the aim is one point under the
  * kernel's score: the lowest level that starts a round, which ends at its
  * low threshold, ten points lower. Met (have >= t), or not the kernel's

@@ -140,7 +140,7 @@ int64_t lever_rules_apply(const PolicyConfig *cfg, Lever l, const LeverTrack *t,
                  * of free memory: the raise answered a transient low, and
                  * each tick held kcompactd works to its threshold with free
                  * memory back (0.6-1.2 GiB of order-9 blocks for 512 MiB
-                 * cycles in the churn bench, session 9) */
+                 * cycles in the churn bench) */
                 if (reversal && since < lc->reversal_cooldown_usec &&
                     !(flags & LEVER_MOVE_AIM && dir < 0 && t->last_dir > 0 && t->raised_in_dip)) {
                         hold = POLICY_HOLD_REVERSAL_COOLDOWN;

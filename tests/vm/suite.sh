@@ -241,7 +241,7 @@ compare() {
 # fragd at most 10 % of kernel defaults'. Asserted only with
 # FRAGD_VM_PG_ASSERT=1: kernel defaults now stall in the first WAL burst
 # when the run starts with few order>=6 blocks (106-133 direct compactions
-# in two of three session-6 runs), but how many blocks kcompactd's
+# in two of three runs), but how many blocks kcompactd's
 # proactive compaction has made again by then varies from run to run (13-91
 # MiB), and fragd does not keep its order-6 reserve through the preparation
 # (35-271 direct compactions in all five of its runs): no bar holds in every run

@@ -339,12 +339,11 @@ static void test_next_burst_served(void **state)
  * the lever stays there). From the first tick past the hold (305 s after
  * the burst) the reclaim levers' objective is met (100 MiB >= 40.96 x
  * 1.1): free memory is no longer short for what they serve, so after
- * decay_after (600 s), at 905 s, it goes home to 10 in one move (session
- * 8; until then half way first, 105, and home one dwell later: in the
- * phased bench watermark_scale_factor was the last knob home, 102 s after
- * the last burst against a bound of 90 s). Before session 5, "met" kept
- * the learned 512 MiB and the lever stayed at 200 as long as the need
- * lasted. */
+ * decay_after (600 s), at 905 s, it goes home to 10 in one move (half way
+ * first, 105, and home one dwell later, would make watermark_scale_factor
+ * the phased bench's last knob home, 102 s after the last burst against a
+ * bound of 90 s). Were "met" to keep the learned 512 MiB, the lever
+ * would stay at 200 as long as the need lasted. */
 static void test_reclaim_lever_home_between_bursts(void **state)
 {
         TWorld w;
@@ -383,12 +382,12 @@ static void test_reclaim_lever_home_between_bursts(void **state)
  * 80 (20 -> 40 -> 58 -> 76 -> 80, step 18 per 10 s dwell, err 8632), then
  * the reserve is there (600 MiB >= 512 x 1.1, 700 MiB in order>=4 blocks)
  * and every target is met. After decay_after (600 s) it goes straight to
- * the floor, 44 as above, in one move (session 7: before, half way first,
- * 80 -> 62 -> 44, a dwell at 62 where the churn kept kcompactd working to
- * its threshold), and stays there while the need lasts. Before session 6,
- * 80 -> 50 -> 20 and kcompactd stopped keeping the reserve the next burst
+ * the floor, 44 as above, in one move (not half way first, 80 -> 62 ->
+ * 44, a dwell at 62 where the churn keeps kcompactd working to its
+ * threshold), and stays there while the need lasts. Without a floor,
+ * 80 -> 50 -> 20, kcompactd would stop keeping the reserve the next burst
  * draws on (the phased bench's second burst: 29 at its second cycle, which
- * lost 75 of 256 huge pages with no compaction between the cycles).
+ * loses 75 of 256 huge pages with no compaction between the cycles).
  * Kicks off here (kick_interval 0) so that the burst's integral takes the
  * lever past the floor: with kicks it stops at the aim, which is the floor
  * (test-burst-aim.c). */
@@ -591,8 +590,8 @@ static void test_standing_exact_score(void **state)
 /* With every target met and a learned need, only proactiveness keeps the
  * floor: a watermark_scale_factor found at 60 goes home, not to 44, and in
  * one move (a reclaim lever decays only with free memory not short:
- * straight home; until session 8 half way, 60 - 25 = 35, then 10 a 30 s
- * dwell later). */
+ * straight home, not half way, 60 - 25 = 35, then 10 a 30 s dwell
+ * later). */
 static void test_floor_is_proactiveness_only(void **state)
 {
         TWorld w;

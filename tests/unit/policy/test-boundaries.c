@@ -503,7 +503,7 @@ static void test_decay_step_and_pace(void **state)
          *     then 40 -> 20 at met + 610 s: two decays.
          *   watermark_scale_factor 40, baseline 10: a reclaim lever is met
          *     only with free memory not short, so it goes home in one move
-         *     at met + 600 s (session 8; before, 40 - 20 = 20, step_down
+         *     at met + 600 s (not half way: 40 - 20 = 20, step_down
          *     20 over ceil(30/2) = 15, then 10 at met + 630 s). */
         static const int64_t p_to[] = { 40, 20 }, wsf_to[] = { 10 };
         static const usec_t p_at[] = { 600 * S, 610 * S }, wsf_at[] = { 600 * S };

@@ -278,11 +278,11 @@ static void test_no_kicks_the_strongest_want_raises(void **state)
  * First tick: watermark_scale_factor 10 -> 110 (step 100) and, the
  * faults having fallen back, proactiveness 20 -> 40 (step_up 20) for the
  * part. Then no fault for 60 s: no part offer, so
- * no raise and no kick (session 7: offered on every tick, the part raised
- * to 60-80 and kicked every 5 s; kcompactd worked to that threshold, ~150
+ * no raise and no kick (offered on every tick, the part would raise
+ * to 60-80 and kick every 5 s, kcompactd working to that threshold: ~150
  * k pages in the phased bench's second burst and most of the churn
- * shape's excess, and no measured burst lost huge pages without it).
- * Before session 6, no compaction at all: "compaction has no material". */
+ * shape's excess, with no burst losing huge pages without it).
+ * Without the part, no compaction at all: "compaction has no material". */
 static void test_free_short_offers_the_part_free_memory_holds(void **state)
 {
         TWorld w;
@@ -421,7 +421,7 @@ static void test_free_short_kicks_when_faults_fall_back(void **state)
 }
 
 /* THP faults falling back while the reserve is missed and kcompactd is
- * kicked: the fallback raise stops at the aim too (session 6's churn
+ * kicked: the fallback raise stops at the aim too (uncapped, the churn
  * bench: 39 -> 59 in its first cycle past an aim of 39, and kcompactd
  * worked to 59's threshold every 5 s). As the first case, aim 44; 50 %
  * of faults fall back against a 10 % limit: err = 3000 + 7000 x min(4000,
@@ -703,13 +703,13 @@ static void test_order_large_aim_is_its_own(void **state)
         free(s);
 }
 
-/* The aim follows free memory down as well as up (session 8): while
+/* The aim follows free memory down as well as up: while
  * kicking, a lever fragd raised to the aim is lowered to the aim the
  * targets have now as soon as it is above it (free memory grew, the score
  * needed fell), not after decay_after. In the phased and churn benches the
  * aim rose to 60-70 as the consumer's faults took free memory, and once
  * the consumer gave its memory back kcompactd built 0.9-1.3 GiB of
- * order-9 blocks at that threshold for a 475 MiB target (session 7).
+ * order-9 blocks at that threshold for a 475 MiB target.
  * Proactiveness by 20 per 30 s dwell, reversal cooldown 6 s (the phased
  * bench's). 1024 MiB free first, 100 MiB in order>=9 blocks: score target
  * 100 - ceil(100 x 512 / 1024) = 50, aim 60 (40 + min(10, 20) = 50 <= 50;

@@ -321,7 +321,7 @@ static void test_no_rollback_of_a_stall_raise_by_its_stalls(void **state)
         assert_no_rollback_for(s, &w, LEVER_COMPACTION_PROACTIVENESS, 1);
 
         /* the stalls gone: their pressure is still in avg10 for its 10 s
-         * (session 14: a rollback 1 s after the burst ended, on the
+         * (else a rollback 1 s after the burst ended, on the
          * burst's own full pressure) */
         w.stall_per_sec = 0;
         assert_no_rollback_for(s, &w, LEVER_COMPACTION_PROACTIVENESS, 9);

@@ -358,7 +358,7 @@ static void test_first_reserve_from_boot_saturates(void **state)
         assert_int_equal(r.need_bytes, 4096);
 }
 
-/* Issue 14 item 5, session 9: a host whose counters say it already missed
+/* The first reserve from boot history: a host whose counters say it already missed
  * (fallbacks since boot) gets the learned need a running fragd would hold
  * now, averaged over when in the uptime all of its demand could have been
  * one burst: S x (H + D/ln2 x (1 - 2^(-(U-H)/D))) / U. Worked by hand

@@ -565,7 +565,7 @@ static void test_pc_oneshot_blocks_taken(void **state)
 /* The reserve under half its target (what the next burst needs: the
  * burst the target was sized from) and blocks taken since the last
  * one-shot: due once a sixteenth of the target was taken, not half
- * (the postgres scenario, session 10 seed 1: a one-shot built 63 MiB of
+ * (the postgres scenario: a one-shot built 63 MiB of
  * order>=6 blocks for a 74 MiB target, something took 34 MiB of them,
  * under half the target: not due for 2 min, and pgbench's first WAL
  * segment met 26 MiB: 65 direct compactions). A sixteenth of 85899345 B
@@ -612,8 +612,8 @@ static void test_pc_oneshot_under_half_a_burst(void **state)
 }
 
 /* Within the 10 s rebuild window, a page-cache burst that emptied what the
- * last one-shot built ends the window (the postgres scenario, session 10
- * seed 2: a one-shot built 49 MiB 1 s before a WAL switch, the burst took
+ * last one-shot built ends the window (the postgres scenario: a
+ * one-shot built 49 MiB 1 s before a WAL switch, the burst took
  * the blocks to 12 MiB, the window held the rebuild 9 s, 4 stalls). The
  * one-shot 5 s ago; the blocks it built (PREV pages) 4 s ago; the page
  * cache's large folios (ADDED pages) 2 s ago; HAVE pages now. Free memory
@@ -781,8 +781,8 @@ static void test_pc_target_fits_free(void **state)
 }
 
 /* ---- what holds the page-cache one-shot back (PolicyNodeEval.pagecache_gate) ----
- * In the postgres scenario no one-shot came between the WAL bursts of
- * seeds 1-2 (session 8) and the log did not say why. The reserve short
+ * The log says which gate kept a one-shot from coming between the postgres
+ * scenario's WAL bursts. The reserve short
  * (order 6 at 3000 pages of 20971.5, free 100000 pages, above the 46316
  * it needs), each gate alone, in the order decide_oneshot() meets them:
  * pressure over the ceiling, PSI some over calm_psi_some (1.00 %), a burst
@@ -943,7 +943,7 @@ static void test_pc_gate_changes(void **state)
 }
 
 /* ---- pressure the reserve's own ------------------------------------------
- * Session 9 (stock 6.12, postgres seed 1): after each WAL burst the
+ * The postgres scenario on stock 6.12: after each WAL burst the
  * one-shot was held by psi_high (PSI full 5.4-6.0 % over its 2 % ceiling)
  * and then psi_calm (some 2.5-3.6 %), 11-16 s, though free memory stayed
  * at 250-345 MiB against a 99 MiB high watermark: the pressure was the

@@ -7,13 +7,13 @@
 # start-up: loading libraries, probing the kernel, the first full read of
 # every source, is reported but not judged): its CPU time must stay under
 # fvm.max_cpu_pct (default 5) percent of the idle time, generous because TCG
-# inflates CPU time several times and more on a loaded host (session 9's CI
-# saw start-up plus idle at 540 ms where a quiet host gives 310), and its
+# inflates CPU time several times and more on a loaded host (start-up plus
+# idle 540 ms in CI with two guests, where a quiet host gives 310), and its
 # wake-ups (voluntary context switches) under fvm.max_wakeups (default 4 per
 # 5 s interval for the tick, 4 more for the sentinel's /proc/vmstat reads
 # between two ticks at the shipped active_interval of 1 s, plus 4): a daemon
-# that polls or spins fails the second whatever the host's speed (session
-# 14's CI saw 13 against the old 12, sentinel reads beside the ticks).
+# that polls or spins fails the second whatever the host's speed (a
+# sentinel read beside a tick makes 13 against a bound of 12).
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . /vm/lib.sh
 

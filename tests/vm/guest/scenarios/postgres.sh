@@ -224,7 +224,7 @@ fi
 # the watermarks and what is free is scattered; but a preparation that takes
 # free memory below the low watermark wakes kswapd, whose reclaim (and the
 # kcompactd run after it) makes tens of MiB of large blocks again before the
-# run (session 5). So everything here stays above the high watermark:
+# run. So everything here stays above the high watermark:
 # the holder takes free memory page by page down to the high watermark + 8
 # MiB (its order-0 faults take the smallest blocks first) and gives back
 # single pages, never two buddies, until HOLD_FREE MiB are free (default:
@@ -348,7 +348,7 @@ prom_delay() { # prom_delay METRIC: the compact sample of postgres' cgroup in fr
 	{ sed -n "s|^$1{cgroup=\"$CGPATH\",kind=\"compact\"} \\([0-9.e+-]*\\)$|\\1|p" $PROM 2>/dev/null || true; } | tail -n 1
 }
 
-# --- kswapd's wake-ups by order over the run (issue 13, session 8: what
+# --- kswapd's wake-ups by order over the run (what
 # high-order wakeups cause against plain order-0 reclaim): hist triggers
 # keyed by order on vmscan:mm_vmscan_wakeup_kswapd (an allocation that
 # failed its fast path woke kswapd for its order) and mm_vmscan_kswapd_wake
