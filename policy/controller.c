@@ -1087,8 +1087,8 @@ static bool pagecache_oneshot_due(const Ctx *c, const PolicyNodeEval *ne, int hi
  * any free memory (the postgres scenario: pgscan_direct rose with
  * 250-345 MiB free against a 99 MiB high watermark, and PSI full was
  * 3.6 % after a WAL burst with no stall, kswapd woken at order 6).
- * Order-0 allocations
- * reclaim only under the min watermark and wake kswapd under low, and
+ * Order-0 allocations reclaim only under the min watermark and wake
+ * kswapd under low, and
  * kswapd is balanced for order 0 above high: above high all along,
  * whatever reclaim ran was for the high-order allocations, not thrash. */
 static bool pagecache_own_pressure(const Ctx *c, const PolicyNodeEval *ne, int hi)
