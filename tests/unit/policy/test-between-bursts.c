@@ -5,8 +5,8 @@
  * learned part of the THP target asks only for the proactiveness its score
  * needs. No raise past that by the integral, no kcompactd kick, no one-shot
  * compaction, no back-off episode; the configured reserve still gets all of
- * them; the next burst gets everything again. The phased bench (bench/README.md
- * "Phased shape") showed the cost of doing otherwise: 828 k pages scanned
+ * them; the next burst gets everything again. In the phased bench the cost
+ * of doing otherwise is 828 k pages scanned
  * in a quiet phase the tuned-style profile spent 0 in. Every expectation is
  * worked out by hand in the comment beside it. */
 

@@ -5,7 +5,7 @@
  * no further while the kicks run; the kicks make kcompactd work to that
  * threshold every kick_interval. Past the aim the integral made kcompactd
  * build 1.1-1.3 GiB of order-9 blocks for a 512 MiB cycle in the phased
- * bench (bench/README.md "Phased shape"). Without kicks the integral goes
+ * bench. Without kicks the integral goes
  * on as before. Every expectation is worked out by hand beside it. */
 
 #include <inttypes.h>
