@@ -28,7 +28,9 @@
 #          first tick, which also reads pagetypeinfo and every THP file, is
 #          first_tick_us), psi_events ("memory pressure event" lines)
 #   node_exporter: scrapes, scrape_us p50/p90/max (curl's time_total)
-# One summary line per measurement on stdout and in $OUT.
+# One summary line per measurement on stdout and in $OUT; the same as a
+# results file (bench/tables.py: the command, commit and machine in its
+# header lines) in ${OUT%.txt}.tsv, to copy to bench/results/overhead.tsv.
 #
 # Env: FRAGD, CHURN (bench-churn), DURATION, CHURN_DURATION, CHURN_SIZE_MIB,
 # OUT (default build/bench-overhead.txt), NODE_EXPORTER.
@@ -246,3 +248,40 @@ run_phase() { # run_phase PHASE SECONDS
 run_phase idle "$DURATION"
 [ "$CHURN_DURATION" != 0 ] && run_phase churn "$CHURN_DURATION"
 echo "overhead: summary in $OUT" >&2
+
+# the summary lines as a results file: a row per process and interval, the
+# host lines in the machine header
+commit=$(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo "not a git checkout")
+git -C "$(dirname "$0")" diff --quiet HEAD 2>/dev/null || commit="$commit with uncommitted changes"
+python3 - "$OUT" "${OUT%.txt}.tsv" "make bench-overhead DURATION=$DURATION CHURN_DURATION=$CHURN_DURATION" \
+	"$commit" "$(awk '/^MemTotal:/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)" \
+	"$(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")" "$(date -u +%Y-%m-%dT%H:%MZ)" <<'PY'
+import sys
+src, dst, command, commit, mem, os_name, date = sys.argv[1:]
+lines = [dict(kv.split("=", 1) for kv in l.split() if "=" in kv) for l in open(src) if l.strip()]
+rows = [l for l in lines if l.get("proc") != "host"]
+hosts = [l for l in lines if l.get("proc") == "host"]
+cols = ["phase", "proc", "interval_s", "window_s", "cpu_ms_exact", "cpu_ms_per_min", "cpu_pct", "wakeups_per_min",
+        "rss_peak_mib", "ticks", "close_ticks", "per_tick_us_p50", "per_tick_us_p90", "first_tick_us"]
+for r in rows:
+    r["rss_peak_mib"] = f"{int(r.get('rss_peak_kib', 0)) / 1024:.1f}"
+    r["per_tick_us_p50"] = r.get("tick_us_p50") or r.get("scrape_us_p50", "")
+    r["per_tick_us_p90"] = r.get("tick_us_p90") or r.get("scrape_us_p90", "")
+    r["ticks"] = r.get("ticks") or r.get("scrapes", "")
+h = hosts[0] if hosts else {}
+machine = (f"{h.get('ncpu', '?')} CPUs, {mem}, Linux {h.get('kernel', '?')}, {os_name}, textfile directory on "
+           f"{h.get('textfile_fs', '?')}; " + "; ".join(f"{x['phase']}: host {x.get('cpu_busy_pct', '?')} % busy, "
+                                                         f"load {x.get('loadavg', '?')}" for x in hosts))
+with open(dst, "w") as f:
+    for k, v in [("title", "fragd --dry-run beside node_exporter (buddyinfo, vmstat, zoneinfo, pressure collectors) on the bench host"),
+                 ("shape", "overhead"), ("kernel", "host"), ("command", command), ("commit", commit),
+                 ("machine", machine), ("date", date), ("group", "phase,proc:process,interval_s:every s"),
+                 ("columns", "cpu_ms_per_min:CPU ms per minute,rss_peak_mib:RSS peak MiB,wakeups_per_min:wakeups per minute,"
+                             "ticks:ticks or scrapes,close_ticks:close-watch ticks,per_tick_us_p50:per tick or scrape us p50,"
+                             "per_tick_us_p90:p90")]:
+        f.write(f"# {k}: {v}\n")
+    f.write("\t".join(cols) + "\n")
+    for r in rows:
+        f.write("\t".join(str(r.get(c, "")) for c in cols) + "\n")
+PY
+echo "overhead: results file in ${OUT%.txt}.tsv" >&2
