@@ -170,9 +170,14 @@ check-sanitize:
 
 # The whole suite: what the README's second command and CI run; each part's
 # wall time is printed as it passes (CI must stay under 35 min with the VM
-# cache warm, under 60 on a fresh machine).
+# cache warm, under 60 on a fresh machine). It first installs the test stack
+# (scripts/install-deps.sh --test: apt-get, through sudo when not root, and
+# only for what is missing; nothing when all is there).
+# INSTALL_DEPS=no skips that step (another distribution, packages by hand).
 TEST_PARTS := check-unit check-integration check-sanitize check-package check-vm
+INSTALL_DEPS ?= yes
 test:
+	@if [ "$(INSTALL_DEPS)" != no ]; then scripts/install-deps.sh --test || exit 1; fi
 	@t0=$$(date +%s); for part in $(TEST_PARTS); do t=$$(date +%s); \
 		$(MAKE) --no-print-directory $$part || exit 1; \
 		echo "make test: $$part passed in $$(($$(date +%s) - t)) s"; done; \
