@@ -33,7 +33,16 @@ DATADIR ?= $(PREFIX)/share
 SYSCONFDIR ?= /etc
 PKG_CONFIG ?= pkg-config
 DEPS := libsystemd libnl-3.0 libnl-genl-3.0 inih
-UNITDIR ?= $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
+# everything make install writes below PREFIX (default /usr/local, the
+# administrator's own tree, which neither dpkg nor the distribution's
+# packages touch); the unit included: systemd reads
+# /usr/local/lib/systemd/system too (systemd.unit(5)). PREFIX=/usr uses the
+# distribution's unit directory (pkg-config systemd). The configuration is
+# in /etc whatever the PREFIX, as systemd's and Debian's own local installs
+# do (install.mk).
+UNITDIR ?= $(if $(filter /usr,$(PREFIX)),$(or $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd \
+	2>/dev/null),/usr/lib/systemd/system),$(PREFIX)/lib/systemd/system)
+DOCDIR ?= $(DATADIR)/doc/fragd
 
 SANITIZE ?=
 BUILDDIR ?= $(if $(SANITIZE),build-san-$(notdir $(CC)),build)
