@@ -33,35 +33,27 @@ CATALOGDIR ?= $(PREFIX)/lib/systemd/catalog
 # /usr/share/doc/fragd, the Debian package's place; the catalog @DOCDIR@)
 RUNBOOK_SED := -e 's|file:///usr/share/doc/fragd/runbook\.md|file://$(DOCDIR)/runbook.md|g' -e 's|@DOCDIR@|$(DOCDIR)|g'
 
-# the files below name install paths: $(BUILDDIR)/install-paths changes when
-# a path does (as $(BUILDDIR)/version for the version), so a make install
-# with another PREFIX regenerates them
-INSTALL_PATHS := $(SBINDIR) $(SYSCONFDIR) $(DOCDIR)
-ifeq ($(filter clean,$(MAKECMDGOALS)),)
-$(shell mkdir -p $(BUILDDIR) && { [ "$$(cat $(BUILDDIR)/install-paths 2>/dev/null)" = "$(INSTALL_PATHS)" ] || \
-	echo "$(INSTALL_PATHS)" >$(BUILDDIR)/install-paths; })
-endif
-$(BUILDDIR)/install-paths:
+# The unit, the catalog and the monitoring files name install paths: they
+# are made for this install in a directory of their own per set of paths, so
+# a make install with another PREFIX (or two at once, as the integration
+# tests do) never takes the other's; each written whole (temp file, rename)
+GEN := $(BUILDDIR)/install/$(subst /,_,$(SBINDIR)+$(SYSCONFDIR)+$(DOCDIR))
+MONITORING := $(patsubst %,$(GEN)/%,$(wildcard monitoring/*))
+$(GEN)/fragd.catalog: systemd/fragd.catalog
 	@mkdir -p $(dir $@)
-	echo "$(INSTALL_PATHS)" >$@
+	sed $(RUNBOOK_SED) $< >$@.tmp.$$$$ && mv $@.tmp.$$$$ $@
+$(GEN)/monitoring/%: monitoring/%
+	@mkdir -p $(dir $@)
+	sed $(RUNBOOK_SED) $< >$@.tmp.$$$$ && mv $@.tmp.$$$$ $@
+$(GEN)/fragd.service: systemd/fragd.service.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< >$@.tmp.$$$$ && mv $@.tmp.$$$$ $@
 
-$(BUILDDIR)/fragd.catalog: systemd/fragd.catalog $(BUILDDIR)/install-paths
-	@mkdir -p $(dir $@)
-	sed $(RUNBOOK_SED) $< > $@
-MONITORING := $(patsubst %,$(BUILDDIR)/%,$(wildcard monitoring/*))
-$(BUILDDIR)/monitoring/%: monitoring/% $(BUILDDIR)/install-paths
-	@mkdir -p $(dir $@)
-	sed $(RUNBOOK_SED) $< > $@
-
-$(BUILDDIR)/fragd.service: systemd/fragd.service.in $(BUILDDIR)/install-paths
-	@mkdir -p $(dir $@)
-	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< > $@
-
-install: all $(BUILDDIR)/fragd.service $(BUILDDIR)/fragd.catalog $(MONITORING)
+install: all $(GEN)/fragd.service $(GEN)/fragd.catalog $(MONITORING)
 	$(INSTALL) -Dm755 $(BUILDDIR)/fragd $(DESTDIR)$(SBINDIR)/fragd
 	@for t in $(TOOLS); do case $$t in *fragd-thp-exec) \
 		$(INSTALL) -Dm755 $$t $(DESTDIR)$(BINDIR)/fragd-thp-exec;; esac; done
-	$(INSTALL) -Dm644 $(BUILDDIR)/fragd.service $(DESTDIR)$(UNITDIR)/fragd.service
+	$(INSTALL) -Dm644 $(GEN)/fragd.service $(DESTDIR)$(UNITDIR)/fragd.service
 	@if [ -f fragd.conf ] && [ ! -e $(DESTDIR)$(SYSCONFDIR)/fragd/fragd.conf ]; then \
 		$(INSTALL) -Dm644 fragd.conf $(DESTDIR)$(SYSCONFDIR)/fragd/fragd.conf; \
 	else echo "install: keeping existing $(DESTDIR)$(SYSCONFDIR)/fragd/fragd.conf"; fi
@@ -75,7 +67,7 @@ install: all $(BUILDDIR)/fragd.service $(BUILDDIR)/fragd.catalog $(MONITORING)
 	$(INSTALL) -Dm644 -t $(DESTDIR)$(DOCDIR) docs/runbook.md docs/metrics.md
 	$(INSTALL) -Dm644 completion/fragd.bash $(DESTDIR)$(BASHCOMPDIR)/fragd
 	ln -sf fragd $(DESTDIR)$(BASHCOMPDIR)/fragd-thp-exec
-	$(INSTALL) -Dm644 $(BUILDDIR)/fragd.catalog $(DESTDIR)$(CATALOGDIR)/fragd.catalog
+	$(INSTALL) -Dm644 $(GEN)/fragd.catalog $(DESTDIR)$(CATALOGDIR)/fragd.catalog
 	@if [ -z "$(DESTDIR)" ] && command -v journalctl >/dev/null; then \
 		journalctl --update-catalog || echo "install: journalctl --update-catalog failed"; \
 	else echo "install: run journalctl --update-catalog on the target for journalctl -x"; fi

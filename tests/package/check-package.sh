@@ -193,32 +193,13 @@ done
 
 # --- the alerts' runbook links ------------------------------------------------------------
 # every runbook_url of the packaged rules is a file:// URL of a plain file in
-# the package (not a .gz dh_compress made of it) and its #anchor the slug of
-# a heading there (GitHub's: lower case, punctuation dropped, spaces to -)
-rules=$tmp/root/usr/share/fragd/monitoring/fragd.rules.yml
-slugs() { # slugs MARKDOWN: one anchor per heading, fenced code skipped
-	awk '/^```/ { fence = !fence; next } !fence && /^#+ / {
-		h = tolower($0); sub(/^#+ +/, "", h); gsub(/[^a-z0-9 _-]/, "", h); gsub(/ /, "-", h); print h }' "$1"
-}
-n_alerts=$(grep -c '^ *- alert:' "$rules")
-urls=$(sed -n 's/^ *runbook_url: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$rules")
-n_urls=$(printf '%s\n' "$urls" | grep -c .)
-[ "$n_alerts" -gt 0 ] && [ "$n_urls" = "$n_alerts" ] && pass "$n_alerts alerts, a runbook_url each" \
-	|| bad "$n_alerts alerts and $n_urls runbook_url lines in $rules"
-ok=0
-for u in $urls; do
-	f=${u#file://}; f=${f%%#*}; anchor=${u#*#}
-	if [ "${u#file:///}" = "$u" ] || [ "$anchor" = "$u" ]; then
-		bad "runbook_url $u: not file:///PATH#ANCHOR"
-	elif [ ! -f "$tmp/root$f" ] || [ -L "$tmp/root$f" ]; then
-		bad "runbook_url $u: the package has no file $f ($(grep -F "$f" "$tmp/contents" | tr '\n' ' '))"
-	elif ! slugs "$tmp/root$f" | grep -qxF "$anchor"; then
-		bad "runbook_url $u: no heading of $f has the anchor #$anchor"
-	else
-		ok=$((ok + 1))
-	fi
-done
-[ "$ok" = "$n_urls" ] && pass "all $ok runbook_url values name a file of the package and one of its headings"
+# the package (not a .gz dh_compress made of it) and its #anchor the anchor
+# of a heading there
+if out=$(bash tests/lib/runbook-links.sh "$tmp/root/usr/share/fragd/monitoring/fragd.rules.yml" "$tmp/root" 2>&1); then
+	pass "runbook links: ${out//$tmp\/root/the unpacked package}"
+else
+	bad "runbook links:"; sed "s|$tmp/root|<package>|g; s/^/    /" <<<"$out"
+fi
 # the runbook's own link to metrics.md beside it
 grep -q '](metrics.md)' "$tmp/root/usr/share/doc/fragd/runbook.md" && {
 	[ -f "$tmp/root/usr/share/doc/fragd/metrics.md" ] && pass "runbook.md's link to metrics.md resolves" \
