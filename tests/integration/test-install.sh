@@ -44,8 +44,8 @@ if command -v systemd-analyze >/dev/null; then
 		|| bad "systemd-analyze unit-paths does not list /usr/local/lib/systemd/system"
 fi
 unit=$D/usr/local/lib/systemd/system/fragd.service
-grep -qx 'ExecStart=/usr/local/sbin/fragd' "$unit" && pass "the unit runs /usr/local/sbin/fragd" \
-	|| bad "the unit's ExecStart: $(grep '^ExecStart=' "$unit")"
+grep -qx 'ExecStart=/usr/local/sbin/fragd' "$unit" 2>/dev/null && pass "the unit runs /usr/local/sbin/fragd" \
+	|| bad "the unit's ExecStart: $(grep '^ExecStart=' "$unit" 2>&1)"
 
 # the alerts' links, the catalog's references: to the files installed here
 if out=$(bash "$FRAGD_SRCDIR/tests/lib/runbook-links.sh" "$D/usr/local/share/fragd/monitoring/fragd.rules.yml" "$D" 2>&1); then
