@@ -18,6 +18,7 @@
 #  - the contents: binaries, unit, man pages, conffiles, bash completion,
 #    fleet data, monitoring, docs; the unit is not enabled or started by the
 #    maintainer scripts, removal stops it, purge removes /var/lib/fragd;
+#  - the documents the unit's comments cite are in the tarball;
 #  - every alert's runbook_url names a file of the package (runbook.md, not
 #    compressed) and a heading in it;
 #  - the catalog's fields (tests/lint/check-catalog.sh --fields): Support:
@@ -171,6 +172,11 @@ grep -qxF '; fleet file: /usr/share/fragd/fleet/r7g.conf ([match] instance_type 
 	|| bad "the packaged fragd's fleet files: $(grep -E '^; fleet|rror' <<<"$cc")"
 grep -qF 'ExecStart=/usr/sbin/fragd' "$tmp/root/lib/systemd/system/fragd.service" \
 	&& pass "unit runs /usr/sbin/fragd" || bad "unit ExecStart: $(grep ExecStart "$tmp/root/lib/systemd/system/fragd.service")"
+# the documents the unit's comments cite (*.md) are in the release tarball
+cited=$(grep '^#' "$tmp/root/lib/systemd/system/fragd.service" | grep -oE '[A-Za-z0-9_./-]+\.md' | sort -u)
+missing_docs=$(for d in $cited; do grep -qxF "$prefix$d" <<<"$list" || echo "$d"; done)
+[ -z "$missing_docs" ] && pass "the unit's comments cite ${cited:+$(echo $cited), all in the tarball}${cited:-no document}" \
+	|| bad "the unit's comments cite documents the tarball lacks: $(echo $missing_docs)"
 # the maintainer scripts: install neither enables nor starts; an upgrade
 # restarts a running fragd only; removal stops it; purge removes the state
 post=$tmp/ctl/postinst
