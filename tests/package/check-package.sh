@@ -175,8 +175,11 @@ grep -qF 'ExecStart=/usr/sbin/fragd' "$tmp/root/lib/systemd/system/fragd.service
 # the documents the unit's comments cite (*.md) are in the release tarball
 cited=$(grep '^#' "$tmp/root/lib/systemd/system/fragd.service" | grep -oE '[A-Za-z0-9_./-]+\.md' | sort -u)
 missing_docs=$(for d in $cited; do grep -qxF "$prefix$d" <<<"$list" || echo "$d"; done)
-[ -z "$missing_docs" ] && pass "the unit's comments cite ${cited:+$(echo $cited), all in the tarball}${cited:-no document}" \
-	|| bad "the unit's comments cite documents the tarball lacks: $(echo $missing_docs)"
+if [ -n "$missing_docs" ]; then
+	bad "the unit's comments cite documents the tarball lacks: $(echo $missing_docs)"
+else
+	pass "the unit's comments cite ${cited:-no document}$([ -n "$cited" ] && echo ", in the tarball")"
+fi
 # the maintainer scripts: install neither enables nor starts; an upgrade
 # restarts a running fragd only; removal stops it; purge removes the state
 post=$tmp/ctl/postinst
