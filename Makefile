@@ -33,7 +33,16 @@ DATADIR ?= $(PREFIX)/share
 SYSCONFDIR ?= /etc
 PKG_CONFIG ?= pkg-config
 DEPS := libsystemd libnl-3.0 libnl-genl-3.0 inih
-UNITDIR ?= $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
+# everything make install writes below PREFIX (default /usr/local, the
+# administrator's own tree, which neither dpkg nor the distribution's
+# packages touch); the unit included: systemd reads
+# /usr/local/lib/systemd/system too (systemd.unit(5)). PREFIX=/usr uses the
+# distribution's unit directory (pkg-config systemd). The configuration is
+# in /etc whatever the PREFIX, as systemd's and Debian's own local installs
+# do (install.mk).
+UNITDIR ?= $(if $(filter /usr,$(PREFIX)),$(or $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd \
+	2>/dev/null),/usr/lib/systemd/system),$(PREFIX)/lib/systemd/system)
+DOCDIR ?= $(DATADIR)/doc/fragd
 
 SANITIZE ?=
 BUILDDIR ?= $(if $(SANITIZE),build-san-$(notdir $(CC)),build)
@@ -170,9 +179,14 @@ check-sanitize:
 
 # The whole suite: what the README's second command and CI run; each part's
 # wall time is printed as it passes (CI must stay under 35 min with the VM
-# cache warm, under 60 on a fresh machine).
+# cache warm, under 60 on a fresh machine). It first installs the test stack
+# (scripts/install-deps.sh --test: apt-get, through sudo when not root, and
+# only for what is missing; nothing when all is there).
+# INSTALL_DEPS=no skips that step (another distribution, packages by hand).
 TEST_PARTS := check-unit check-integration check-sanitize check-package check-vm
+INSTALL_DEPS ?= yes
 test:
+	@if [ "$(INSTALL_DEPS)" != no ]; then scripts/install-deps.sh --test || exit 1; fi
 	@t0=$$(date +%s); for part in $(TEST_PARTS); do t=$$(date +%s); \
 		$(MAKE) --no-print-directory $$part || exit 1; \
 		echo "make test: $$part passed in $$(($$(date +%s) - t)) s"; done; \

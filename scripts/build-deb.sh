@@ -11,7 +11,7 @@ mkdir -p "$2"
 out=$(realpath "$2")
 for tool in dpkg-buildpackage dh; do
 	command -v $tool >/dev/null || {
-		echo "build-deb: $tool is missing (scripts/install-deps.sh installs it)" >&2; exit 1; }
+		echo "build-deb: $tool is missing (scripts/install-deps.sh --test installs it)" >&2; exit 1; }
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -33,7 +33,7 @@ check-calls: $(DAEMON_OBJ) $(POLICY_OBJ)
 	@NM=$(NM) sh tests/lint/check-calls.sh $(POLICY_OBJ)
 
 # the man pages are lint-clean (mandoc -T lint: style messages included) and
-# carry a real date; SKIP without mandoc (CI installs it: scripts/install-deps.sh)
+# carry a real date; SKIP without mandoc (make test installs it: scripts/install-deps.sh --test)
 .PHONY: check-man
 check-unit: check-man
 check-man:

@@ -18,9 +18,18 @@
 #  - the contents: binaries, unit, man pages, conffiles, bash completion,
 #    fleet data, monitoring, docs; the unit is not enabled or started by the
 #    maintainer scripts, removal stops it, purge removes /var/lib/fragd;
+#  - the documents the unit's comments cite are in the tarball;
+#  - every alert's runbook_url names a file of the package (runbook.md, not
+#    compressed) and a heading in it;
+#  - the catalog's fields (tests/lint/check-catalog.sh --fields): Support:
+#    in every entry, no source-tree path, each reference a file of the package;
+#  - systemd-analyze verify of the unit on a minimal root: the package,
+#    systemd's units and the programs of the required packages and of the
+#    package's Depends, nothing else of the host (ExecReload's /bin/kill
+#    needs procps in Depends);
 #  - the source tree is unchanged (git status --porcelain before = after).
 # SKIPs (exit 0) only when dpkg-buildpackage, dh or lintian is missing
-# (scripts/install-deps.sh installs them). Writes below a temp dir and
+# (scripts/install-deps.sh --test installs them). Writes below a temp dir and
 # $DISTDIR (build/) only.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -32,7 +41,7 @@ bad() { echo "FAIL package: $*"; fail=1; }
 
 for tool in dpkg-buildpackage dh lintian git; do
 	if ! command -v $tool >/dev/null; then
-		echo "SKIP check-package: $tool not installed (scripts/install-deps.sh installs it)"
+		echo "SKIP check-package: $tool not installed (scripts/install-deps.sh --test installs it)"
 		exit 0
 	fi
 done
@@ -132,7 +141,7 @@ for f in /usr/sbin/fragd /usr/bin/fragd-thp-exec /lib/systemd/system/fragd.servi
 	/usr/share/bash-completion/completions/fragd "/usr/share/bash-completion/completions/fragd-thp-exec -> fragd" \
 	/usr/share/fragd/fleet/r7g.conf /usr/share/fragd/monitoring/fragd.rules.yml \
 	/usr/share/fragd/monitoring/grafana-dashboard.json /usr/share/doc/fragd/copyright \
-	/usr/share/doc/fragd/README.Debian /usr/share/doc/fragd/runbook.md \
+	/usr/share/doc/fragd/README.Debian /usr/share/doc/fragd/runbook.md /usr/share/doc/fragd/metrics.md \
 	/usr/lib/systemd/catalog/fragd.catalog; do
 	grep -qxF "$f" "$tmp/contents" || grep -qxF "$f.gz" "$tmp/contents" \
 		&& pass "contains $f" || bad "does not contain $f"
@@ -163,6 +172,14 @@ grep -qxF '; fleet file: /usr/share/fragd/fleet/r7g.conf ([match] instance_type 
 	|| bad "the packaged fragd's fleet files: $(grep -E '^; fleet|rror' <<<"$cc")"
 grep -qF 'ExecStart=/usr/sbin/fragd' "$tmp/root/lib/systemd/system/fragd.service" \
 	&& pass "unit runs /usr/sbin/fragd" || bad "unit ExecStart: $(grep ExecStart "$tmp/root/lib/systemd/system/fragd.service")"
+# the documents the unit's comments cite (*.md) are in the release tarball
+cited=$(grep '^#' "$tmp/root/lib/systemd/system/fragd.service" | grep -oE '[A-Za-z0-9_./-]+\.md' | sort -u)
+missing_docs=$(for d in $cited; do grep -qxF "$prefix$d" <<<"$list" || echo "$d"; done)
+if [ -n "$missing_docs" ]; then
+	bad "the unit's comments cite documents the tarball lacks: $(echo $missing_docs)"
+else
+	pass "the unit's comments cite ${cited:-no document}$([ -n "$cited" ] && echo ", in the tarball")"
+fi
 # the maintainer scripts: install neither enables nor starts; an upgrade
 # restarts a running fragd only; removal stops it; purge removes the state
 post=$tmp/ctl/postinst
@@ -182,6 +199,73 @@ grep -q 'rm -rf /var/lib/fragd' "$tmp/ctl/postrm" && grep -q 'deb-systemd-helper
 for s in postinst prerm postrm; do
 	sh -n "$tmp/ctl/$s" || bad "$s: sh -n"
 done
+
+# --- the alerts' runbook links ------------------------------------------------------------
+# every runbook_url of the packaged rules is a file:// URL of a plain file in
+# the package (not a .gz dh_compress made of it) and its #anchor the anchor
+# of a heading there
+if out=$(bash tests/lib/runbook-links.sh "$tmp/root/usr/share/fragd/monitoring/fragd.rules.yml" "$tmp/root" 2>&1); then
+	pass "runbook links: ${out//$tmp\/root/the unpacked package}"
+else
+	bad "runbook links:"; sed "s|$tmp/root|<package>|g; s/^/    /" <<<"$out"
+fi
+# the runbook's own link to metrics.md beside it
+grep -q '](metrics.md)' "$tmp/root/usr/share/doc/fragd/runbook.md" && {
+	[ -f "$tmp/root/usr/share/doc/fragd/metrics.md" ] && pass "runbook.md's link to metrics.md resolves" \
+		|| bad "runbook.md links to metrics.md, the package has $(grep -F metrics.md "$tmp/contents" | tr '\n' ' ')"
+}
+
+# --- the journal catalog ----------------------------------------------------------------------
+# every entry's fields (Support: included), no path into the source tree, no
+# @DOCDIR@ left, each Documentation:/Support: a man page or file of the package
+if out=$(sh tests/lint/check-catalog.sh --fields "$tmp/root/usr/lib/systemd/catalog/fragd.catalog" "$tmp/root" 2>&1); then
+	out=${out#PASS catalog: }; out=${out//$tmp\/root\/usr/\/usr}
+	pass "catalog: ${out//$tmp\/root/the unpacked package}"
+else
+	bad "the packaged catalog:"; sed 's/^/    /' <<<"$out"
+fi
+
+# --- the unit on a minimal root -----------------------------------------------------------
+# systemd-analyze verify on a root that holds the package, systemd's own units
+# and the programs of the packages every Debian system has (Priority:
+# required, Essential) and of those the package depends on: nothing else of
+# this host. A program the unit runs from another package (/bin/kill without
+# procps in Depends) is "not executable" there.
+if command -v systemd-analyze >/dev/null && command -v dpkg-query >/dev/null; then
+	mr=$tmp/minroot
+	mkdir -p "$mr"
+	cp -a "$tmp/root/." "$mr/"
+	copy_files() { # copy_files PKG FILTER: PKG's installed files matching FILTER, into $mr
+		dpkg -L "$1" 2>/dev/null | grep -E "$2" | while read -r f; do
+			[ -f "$f" ] || [ -L "$f" ] || continue
+			[ -e "$mr$f" ] || [ -L "$mr$f" ] || cp -a --parents "$f" "$mr/" 2>/dev/null
+		done
+	}
+	copy_files systemd '/lib/systemd/system/[^/]+$'
+	base=$(dpkg-query -W -f '${Package} ${Priority} ${Essential} ${db:Status-Status}\n' |
+		awk '$4 == "installed" && ($2 == "required" || $3 == "yes") { print $1 }')
+	# Depends: names without versions; of alternatives, the installed ones
+	deps=$(sed -n 's/^Depends: //p' "$tmp/ctl/control" | tr ',|' '\n\n' | sed 's/(.*//; s/[[:space:]]//g; s/:.*//' | grep .)
+	for p in $base $deps; do
+		copy_files "$p" '/s?bin/[^/]+$'
+	done
+	unit=/lib/systemd/system/fragd.service
+	vverify() { MANPATH=$mr/usr/share/man systemd-analyze verify --root="$mr" "$1" >"$tmp/verify.out" 2>&1; }
+	if vverify "$unit" && [ ! -s "$tmp/verify.out" ]; then
+		pass "systemd-analyze verify on a minimal root (the package, systemd's units, $(echo $base | wc -w) required packages, Depends: $(echo $deps)): clean"
+	else
+		bad "systemd-analyze verify on a minimal root: $(cat "$tmp/verify.out")"
+	fi
+	# control: a program of this host outside that set (lintian's, installed
+	# to run this check) is not in the root, and verify says so
+	sed 's|^ExecReload=.*|ExecReload=/usr/bin/lintian|' "$mr$unit" >"$mr/lib/systemd/system/fragd-control.service"
+	vverify /lib/systemd/system/fragd-control.service
+	grep -qF "/usr/bin/lintian is not executable" "$tmp/verify.out" \
+		&& pass "verify control: the minimal root lacks the host's /usr/bin/lintian and verify reports it" \
+		|| bad "verify control: /usr/bin/lintian not reported: $(cat "$tmp/verify.out")"
+else
+	echo "SKIP package: systemd-analyze verify on a minimal root (needs systemd-analyze and dpkg-query)"
+fi
 
 # --- the tree is as it was ---------------------------------------------------------------
 status_after=$(git status --porcelain)
