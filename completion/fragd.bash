@@ -125,7 +125,7 @@ _fragd()
 
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W '--config --set --root --page-size --dry-run --once
-			--format --interval --log-level --features --restore --check-config
+			--format --interval --verbose --log-level --features --restore --check-config
 			--quiet-if-clean --help --version' -- "$cur"))
 	else
 		COMPREPLY=($(compgen -W 'status pause resume thp-dropin' -- "$cur"))

@@ -45,6 +45,7 @@ static void help(void)
                "      --format FMT       report format: text (default), json, prom (--once);\n"
                "                         text (default), json (status)\n"
                "      --interval SEC     with --once: take two readings SEC apart to show rates\n"
+               "      --verbose          with --once: add free memory by order and watermarks per zone\n"
                "      --log-level LEVEL  debug, info, notice, warning, err\n"
                "      --features         print the optional parts this build and kernel support\n"
                "      --quiet-if-clean   with --restore: print nothing when nothing is left to restore\n"
@@ -71,6 +72,7 @@ enum {
         ARG_CHECK_CONFIG,
         ARG_SET,
         ARG_QUIET_IF_CLEAN,
+        ARG_VERBOSE,
 };
 
 static int parse_args(int argc, char **argv, FragdArgs *a)
@@ -84,6 +86,7 @@ static int parse_args(int argc, char **argv, FragdArgs *a)
                 { "once", no_argument, NULL, ARG_ONCE },
                 { "format", required_argument, NULL, ARG_FORMAT },
                 { "interval", required_argument, NULL, ARG_INTERVAL },
+                { "verbose", no_argument, NULL, ARG_VERBOSE },
                 { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
                 { "features", no_argument, NULL, ARG_FEATURES },
                 { "restore", no_argument, NULL, ARG_RESTORE },
@@ -154,6 +157,9 @@ static int parse_args(int argc, char **argv, FragdArgs *a)
                         a->interval_usec = (usec_t) (v * USEC_PER_SEC);
                         break;
                 }
+                case ARG_VERBOSE:
+                        a->verbose = true;
+                        break;
                 case ARG_LOG_LEVEL: {
                         int l = log_level_from_string(optarg);
                         if (l < 0) {
@@ -207,6 +213,10 @@ static int parse_args(int argc, char **argv, FragdArgs *a)
                         fprintf(stderr, "fragd: unexpected argument '%s'. Try 'fragd --help'.\n", argv[optind]);
                         return -EINVAL;
                 }
+        }
+        if (a->verbose && a->mode != MODE_ONCE) {
+                fprintf(stderr, "fragd: --verbose only makes sense with --once\n");
+                return -EINVAL;
         }
         if (a->interval_usec && a->mode != MODE_ONCE) {
                 fprintf(stderr, "fragd: --interval only makes sense with --once\n");

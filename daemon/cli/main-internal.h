@@ -42,6 +42,7 @@ typedef struct FragdArgs {
         bool dry_run;
         const char *format;
         usec_t interval_usec;
+        bool verbose;        /* --once: the per-zone tables too */
         int log_level;
         bool log_level_set;
         bool quiet_if_clean; /* --restore: say nothing when there is nothing to do */

@@ -163,13 +163,16 @@ static int workload_reports(const Workload *w, char **ret_text, char **ret_json)
 }
 
 /* On stderr: what observation_check() rejected or found incomplete, and
- * every source the decisions miss with what that disables. Returns the
- * missing sources. */
-static unsigned warn_degraded(const Observation *o, unsigned mask)
+ * every source the decisions miss with what that disables; not when the
+ * text report, which has them (DEGRADED, "Readings fragd does not trust"),
+ * goes out: each warning once. Returns the missing sources. */
+static unsigned warn_degraded(const Observation *o, unsigned mask, bool in_report)
 {
         unsigned missing = observation_missing(o, mask);
         char why[160];
 
+        if (in_report)
+                return missing;
         for (unsigned i = 0; i < o->n_problems; i++)
                 log_warning("%s", o->problems[i]);
         /* the page cache's absence is in the report (DEGRADED, and
@@ -191,6 +194,7 @@ typedef struct Once {
         CgroupWorkloadView *views;
         unsigned n_views;
         unsigned missing;
+        bool text; /* the text report: it says what is missing, stderr does not */
         LearnedLoad learned;
         BootFirst boot; /* the first reserve from the counters since boot, when no file applied */
         char machine_id[MACHINE_ID_LEN + 1];
@@ -211,7 +215,8 @@ static int once_observed(void *userdata, const Observation *cur, unsigned mask, 
 {
         Once *o = userdata;
 
-        o->missing = warn_degraded(cur, once_mask(cur, mask));
+        /* no report follows when the observation failed (no buddyinfo) */
+        o->missing = warn_degraded(cur, once_mask(cur, mask), o->text && r >= 0);
         return r;
 }
 
@@ -313,7 +318,7 @@ int run_once(const FragdArgs *a)
                 r = observation_read(root, OBS_PER_TICK | (cfg->daemon.pagecache_signal ? OBS_MASK(OBS_PAGECACHE) : 0),
                                      now_monotonic_usec(), prev);
                 if (r < 0) {
-                        (void) warn_degraded(prev, OBS_PER_TICK);
+                        (void) warn_degraded(prev, OBS_PER_TICK, false);
                         goto no_buddyinfo;
                 }
                 if (wl)
@@ -326,7 +331,7 @@ int run_once(const FragdArgs *a)
                         return EXIT_FAILURE;
         }
         policy_state_init(ps);
-        *once = (Once) { .root = root, .cfg = cfg, .wl = wl, .views = views };
+        *once = (Once) { .root = root, .cfg = cfg, .wl = wl, .views = views, .text = strcmp(a->format, "text") == 0 };
         pipe = (Pipeline) { .root = root, .policy = &cfg->policy, .prev = prev, .cur = cur, .a = as, .state = ps,
                             .d = d };
         hooks = (PipelineHooks) { .observed = once_observed, .levers = once_levers, .userdata = once };
@@ -386,6 +391,7 @@ int run_once(const FragdArgs *a)
         ri.learned_file = once->learned_file;
         ri.boot = &once->boot;
         ri.obs_mask = once_mask(cur, mask);
+        ri.verbose = a->verbose;
         if (wl) {
                 r = workload_reports(wl, &cg_text, &cg_json);
                 if (r < 0) {

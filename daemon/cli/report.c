@@ -171,19 +171,41 @@ static void text_zone(FILE *f, const ReportInput *in, const ZoneMeasures *z, uns
         }
 }
 
+/* A node's free memory in blocks >= order_thp and >= order_large (got) and
+ * the targets for them (want; 0 without in->policy). Returns false when the
+ * node is not measured (no target can be met or missed). */
+static bool node_targets(const ReportInput *in, const NodeMeasures *n, uint64_t got[2], uint64_t want[2],
+                         bool *ret_learned, bool *ret_pagecache)
+{
+        unsigned ot = order_thp(in), ol = order_large(in);
+
+        got[0] = ot < FRAGD_MAX_ORDERS ? pages_to_bytes(in, n->free_pages_ge[ot]) : 0;
+        got[1] = ol < FRAGD_MAX_ORDERS ? pages_to_bytes(in, n->free_pages_ge[ol]) : 0;
+        want[0] = want[1] = 0;
+        *ret_learned = *ret_pagecache = false;
+        if (!in->policy || !node_measured(in, n))
+                return false;
+        want[0] = thp_target(in, n, ret_learned);
+        want[1] = large_target(in, n, ret_pagecache);
+        return true;
+}
+
+static double share_pct(uint64_t part, uint64_t whole)
+{
+        return whole ? 100.0 * (double) part / (double) whole : 0.0;
+}
+
 static void text_node(FILE *f, const ReportInput *in, const NodeMeasures *n)
 {
         const Assessment *a = in->a;
         unsigned ot = order_thp(in), ol = order_large(in);
         char b1[32], b2[32], b3[32], b4[32];
-        uint64_t free_b = pages_to_bytes(in, n->free_pages);
-        uint64_t thp_b = ot < FRAGD_MAX_ORDERS ? pages_to_bytes(in, n->free_pages_ge[ot]) : 0;
-        uint64_t large_b = ol < FRAGD_MAX_ORDERS ? pages_to_bytes(in, n->free_pages_ge[ol]) : 0;
-
+        uint64_t free_b = pages_to_bytes(in, n->free_pages), got[2], want[2];
+        bool learned, pc;
+        bool measured = node_targets(in, n, got, want, &learned, &pc);
         char why[128];
-        bool measured = node_measured(in, n);
 
-        if (measured)
+        if (node_measured(in, n))
                 fprintf(f, "\nNode %d: %s free of %s, fragmentation score %u/100\n", n->node,
                         format_bytes(b1, sizeof(b1), free_b), format_bytes(b2, sizeof(b2), node_bytes(in, n)),
                         n->frag_score);
@@ -191,57 +213,50 @@ static void text_node(FILE *f, const ReportInput *in, const NodeMeasures *n)
                 fprintf(f, "\nNode %d: %s free, node size not measured (%s), fragmentation score %u/100\n",
                         n->node, format_bytes(b1, sizeof(b1), free_b), unmeasured_why(in, why, sizeof(why)),
                         n->frag_score);
-        for (unsigned z = n->zone_first; z < n->zone_first + n->n_zones; z++)
-                text_zone(f, in, &a->zones[z], a->n_orders);
 
-        fprintf(f, "  reading:\n");
-        fprintf(f, "    order-%u (THP): %s free in blocks >= order %u, %.0f%% of free memory usable",
-                ot, format_bytes(b1, sizeof(b1), thp_b), ot, free_b ? 100.0 * (double) thp_b / (double) free_b : 0.0);
+        fprintf(f, "  order-%u (THP): %s free in blocks >= order %u, %.0f%% of free memory usable",
+                ot, format_bytes(b1, sizeof(b1), got[0]), ot, share_pct(got[0], free_b));
         if (in->policy && !measured)
                 fprintf(f, "; target not measured: %s\n", unmeasured_why(in, why, sizeof(why)));
         else if (in->policy) {
-                bool learned;
-                uint64_t t = thp_target(in, n, &learned);
-
-                fprintf(f, "; target %s", format_bytes(b3, sizeof(b3), t));
+                fprintf(f, "; target %s", format_bytes(b3, sizeof(b3), want[0]));
                 if (learned)
                         fprintf(f, " (learned reserve; reserve_thp %s)",
                                 format_bytes(b4, sizeof(b4),
                                              report_reserve_bytes(&in->policy->reserve_thp, node_bytes(in, n))));
-                fprintf(f, ": %s\n", thp_b >= t ? "met" : "MISSED");
+                fprintf(f, ": %s\n", got[0] >= want[0] ? "met" : "MISSED");
         } else
                 fputc('\n', f);
-        fprintf(f, "    order-%u (large folios): %s free in blocks >= order %u, %.0f%% of free memory usable",
-                ol, format_bytes(b1, sizeof(b1), large_b), ol,
-                free_b ? 100.0 * (double) large_b / (double) free_b : 0.0);
+        fprintf(f, "  order-%u (large folios): %s free in blocks >= order %u, %.0f%% of free memory usable",
+                ol, format_bytes(b1, sizeof(b1), got[1]), ol, share_pct(got[1], free_b));
         if (in->policy && !measured)
                 fprintf(f, "; target not measured: %s\n", unmeasured_why(in, why, sizeof(why)));
-        else if (in->policy) {
-                bool pc;
-                uint64_t t = large_target(in, n, &pc);
-
-                fprintf(f, "; target %s%s: %s\n", format_bytes(b3, sizeof(b3), t),
-                        pc ? " (page-cache demand)" : "", large_b >= t ? "met" : "MISSED");
-        } else
+        else if (in->policy)
+                fprintf(f, "; target %s%s: %s\n", format_bytes(b3, sizeof(b3), want[1]),
+                        pc ? " (page-cache demand)" : "", got[1] >= want[1] ? "met" : "MISSED");
+        else
                 fputc('\n', f);
         if (a->proactiveness < 0)
-                fprintf(f, "    kernel proactive compaction: unknown (compaction_proactiveness not readable)\n");
+                fprintf(f, "  kernel proactive compaction: unknown (compaction_proactiveness not readable)\n");
         else if (a->proactiveness == 0)
-                fprintf(f, "    kernel proactive compaction: off (compaction_proactiveness=0)\n");
+                fprintf(f, "  kernel proactive compaction: off (compaction_proactiveness=0)\n");
         else if (n->frag_score > a->score_wmark_high)
-                fprintf(f, "    kernel proactive compaction would start: score %u > %u (proactiveness %d), "
+                fprintf(f, "  kernel proactive compaction would start: score %u > %u (proactiveness %d), "
                            "and run until below %u\n",
                         n->frag_score, a->score_wmark_high, a->proactiveness, a->score_wmark_low);
         else
-                fprintf(f, "    kernel proactive compaction would not start: score %u <= %u (proactiveness %d)\n",
+                fprintf(f, "  kernel proactive compaction would not start: score %u <= %u (proactiveness %d)\n",
                         n->frag_score, a->score_wmark_high, a->proactiveness);
         if (n->polluted_blocks_permille >= 0)
-                fprintf(f, "    pageblocks: %.1f%% of %" PRIu64 " blocks are not Movable (unmovable/reclaimable "
+                fprintf(f, "  pageblocks: %.1f%% of %" PRIu64 " blocks are not Movable (unmovable/reclaimable "
                            "pollution limits what compaction can recover)\n",
                         n->polluted_blocks_permille / 10.0, n->blocks_total);
-        fprintf(f, "    reclaimable (file LRU + slab): %s; watermark boost %s\n",
+        fprintf(f, "  reclaimable (file LRU + slab): %s; watermark boost %s\n",
                 format_bytes(b3, sizeof(b3), pages_to_bytes(in, n->reclaimable_pages)),
                 format_bytes(b4, sizeof(b4), pages_to_bytes(in, n->boost)));
+        if (in->verbose)
+                for (unsigned z = n->zone_first; z < n->zone_first + n->n_zones; z++)
+                        text_zone(f, in, &a->zones[z], a->n_orders);
 }
 
 static void text_rates(FILE *f, const Rates *r)
@@ -383,17 +398,130 @@ static void text_boot(FILE *f, const ReportInput *in)
         }
 }
 
+/* The node whose free memory is most in blocks below order_thp, among
+ * those with free memory; NULL when none has half or more of it there. */
+static const NodeMeasures *most_fragmented(const ReportInput *in)
+{
+        const NodeMeasures *worst = NULL;
+        double worst_pct = 50.0;
+
+        for (unsigned i = 0; i < in->a->n_nodes; i++) {
+                const NodeMeasures *n = &in->a->nodes[i];
+                uint64_t free_b = pages_to_bytes(in, n->free_pages), got[2], want[2];
+                bool l, pc;
+                double low;
+
+                (void) node_targets(in, n, got, want, &l, &pc);
+                low = 100.0 - share_pct(got[0], free_b);
+                if (free_b > 0 && low >= worst_pct) {
+                        worst = n;
+                        worst_pct = low;
+                }
+        }
+        return worst;
+}
+
+/* The first measured node that misses a target (*ret_which: 0 THP, 1 large
+ * folios), NULL when every measured node meets both. */
+static const NodeMeasures *first_missed(const ReportInput *in, unsigned *ret_which, uint64_t got[2],
+                                        uint64_t want[2])
+{
+        for (unsigned i = 0; i < in->a->n_nodes; i++) {
+                const NodeMeasures *n = &in->a->nodes[i];
+                bool l, pc;
+
+                if (!node_targets(in, n, got, want, &l, &pc))
+                        continue;
+                for (unsigned w = 0; w < 2; w++)
+                        if (got[w] < want[w]) {
+                                *ret_which = w;
+                                return n;
+                        }
+        }
+        return NULL;
+}
+
+/* The first lines: what fragd would change and why, or why nothing; on a
+ * fragmented host whose targets are met, why that is no contradiction.
+ * Then what makes the decisions degraded or a reading untrusted, once. */
+static void text_verdict(FILE *f, const ReportInput *in)
+{
+        unsigned missing = report_missing(in), ot = order_thp(in), ol = order_large(in), which = 0;
+        const Observation *o = in->cur;
+        const NodeMeasures *n;
+        uint64_t got[2], want[2];
+        char b1[32], b2[32], why[160];
+
+        if (!in->decisions_known)
+                fprintf(f, "Verdict: not decided (the policy did not run)\n");
+        else if (in->n_decisions > 0)
+                fprintf(f, "Verdict: fragd would make %u change%s:\n", in->n_decisions,
+                        in->n_decisions == 1 ? "" : "s");
+        else if (in->n_held > 0)
+                fprintf(f, "Verdict: no change: fragd would move %u knob%s, but holds:\n", in->n_held,
+                        in->n_held == 1 ? "" : "s");
+        else if (missing)
+                fprintf(f, "Verdict: nothing to change on what was measured, but some sources are missing "
+                           "(DEGRADED below)\n");
+        else if (in->preset && strcmp(in->preset, "observe") == 0)
+                fprintf(f, "Verdict: nothing to change: preset observe watches and never moves a knob\n");
+        else if ((n = first_missed(in, &which, got, want)))
+                fprintf(f, "Verdict: nothing to change on this one reading, though node %d misses its order-%u "
+                           "target (%s free in blocks >= order %u, target %s): no lever has a move left for it\n",
+                        n->node, which ? ol : ot, format_bytes(b1, sizeof(b1), got[which]), which ? ol : ot,
+                        format_bytes(b2, sizeof(b2), want[which]));
+        else if (in->policy) {
+                fprintf(f, "Verdict: nothing to change: the kernel keeps up, %s meets its targets "
+                           "(free memory in blocks >= order %u for THP, >= order %u for large folios)\n",
+                        in->a->n_nodes == 1 ? "the node" : "every node", ot, ol);
+                n = most_fragmented(in);
+                if (n) {
+                        uint64_t free_b = pages_to_bytes(in, n->free_pages);
+                        bool l, pc;
+
+                        (void) node_targets(in, n, got, want, &l, &pc);
+                        fprintf(f, "  Fragmented, yet met: node %d has %.0f%% of its free memory in blocks below "
+                                   "order %u (score %u/100), but its %s in blocks >= order %u still meet the %s "
+                                   "reserve; no target needs the rest in high orders%s\n",
+                                n->node, 100.0 - share_pct(got[0], free_b), ot, n->frag_score,
+                                format_bytes(b1, sizeof(b1), got[0]), ot, format_bytes(b2, sizeof(b2), want[0]),
+                                in->a->n_nodes > 1 ? " (every node likewise)" : "");
+                }
+        } else
+                fprintf(f, "Verdict: nothing to change\n");
+        for (unsigned i = 0; i < in->n_decisions; i++)
+                fprintf(f, "  %s [%s]\n", in->decisions[i].explanation, in->decisions[i].reason);
+        for (unsigned i = 0; i < in->n_held; i++)
+                fprintf(f, "  %s [held: %s]\n", in->held[i].explanation, in->held[i].reason);
+
+        if (missing)
+                fprintf(f, "DEGRADED: decisions are made without these sources:\n");
+        for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++)
+                if (missing & OBS_MASK(s))
+                        fprintf(f, "  %s: %s\n", obs_source_missing_why(o, (ObsSource) s, why, sizeof(why)),
+                                obs_source_impact((ObsSource) s));
+        if (o->n_problems)
+                fprintf(f, "Readings fragd does not trust:\n");
+        for (unsigned i = 0; i < o->n_problems; i++)
+                fprintf(f, "  %s\n", o->problems[i]);
+}
+
 int report_text(FILE *f, const ReportInput *in)
 {
         const Observation *o = in->cur;
         const Assessment *a = in->a;
+        unsigned missing = report_missing(in);
         char b1[32], t[64];
         time_t now = time(NULL);
         struct tm tm;
 
         strftime(t, sizeof(t), "%Y-%m-%d %H:%M:%S %Z", localtime_r(&now, &tm));
-        fprintf(f, "fragd %s: one-shot report for %s (%s)%s\n", in->version, in->root_path, t,
+        fprintf(f, "fragd %s: one-shot report for %s (%s)%s%s%s\n", in->version, in->root_path, t,
+                in->preset ? ", preset " : "", in->preset ? in->preset : "",
                 in->dry_run ? ", dry run: nothing was written" : "");
+        text_verdict(f, in);
+
+        fprintf(f, "\nEvidence:\n");
         if (in->instance)
                 fprintf(f, "instance: %s (from %s)%s%s%s%s\n", in->instance->name, in->instance->source,
                         in->instance->cloud ? ", cloud " : "", in->instance->cloud ? in->instance->cloud : "",
@@ -413,34 +541,19 @@ int report_text(FILE *f, const ReportInput *in)
                                         fprintf(f, " %ukB=%s", o->thp.sizes[i].size_kb, o->thp.sizes[i].enabled);
                 }
                 fputc('\n', f);
-        } else
+        } else if (!(missing & OBS_MASK(OBS_THP)))
                 fprintf(f, "THP: not available (%s)\n", strerror(-o->err[OBS_THP]));
         if (o->have & OBS_MASK(OBS_PSI_MEMORY))
                 fprintf(f, "PSI memory: some avg10 %.2f%% avg60 %.2f%%, full avg10 %.2f%% avg60 %.2f%%\n",
                         o->psi_memory.some.avg10_permyriad / 100.0, o->psi_memory.some.avg60_permyriad / 100.0,
                         o->psi_memory.full.avg10_permyriad / 100.0, o->psi_memory.full.avg60_permyriad / 100.0);
-        else
+        else if (!(missing & OBS_MASK(OBS_PSI_MEMORY)))
                 fprintf(f, "PSI memory: not available (%s; boot with psi=1)\n", strerror(-o->err[OBS_PSI_MEMORY]));
-
-        {
-                unsigned missing = report_missing(in);
-                char why[160];
-
-                if (missing)
-                        fprintf(f, "\nDEGRADED: decisions are made without these sources:\n");
-                for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++)
-                        if (missing & OBS_MASK(s))
-                                fprintf(f, "  %s: %s\n",
-                                        obs_source_missing_why(o, (ObsSource) s, why, sizeof(why)),
-                                        obs_source_impact((ObsSource) s));
-                if (o->n_problems)
-                        fprintf(f, "%sReadings fragd does not trust:\n", missing ? "" : "\n");
-                for (unsigned i = 0; i < o->n_problems; i++)
-                        fprintf(f, "  %s\n", o->problems[i]);
-        }
 
         for (unsigned i = 0; i < a->n_nodes; i++)
                 text_node(f, in, &a->nodes[i]);
+        if (!in->verbose && a->n_nodes > 0)
+                fprintf(f, "  (free memory by order in each zone, watermarks: fragd --once --verbose)\n");
         if (a->rates.valid)
                 text_rates(f, &a->rates);
         text_pagecache(f, in);
@@ -451,15 +564,18 @@ int report_text(FILE *f, const ReportInput *in)
                         knob_str(o, (VmKnob) k, b1, sizeof(b1)));
         fputc('\n', f);
 
+        /* the sources not read that are not under DEGRADED already */
         {
-                unsigned missing = 0;
+                unsigned other = 0;
 
                 fprintf(f, "\nSources:");
                 for (unsigned s = 0; s < _OBS_SOURCE_MAX; s++) {
                         if (o->err[s] == 0)
                                 continue;
-                        missing++;
-                        if (o->rejected & OBS_MASK(s))
+                        other++;
+                        if (missing & OBS_MASK(s))
+                                fprintf(f, "\n  %s: under DEGRADED above", obs_source_name(s));
+                        else if (o->rejected & OBS_MASK(s))
                                 fprintf(f, "\n  %s: rejected as implausible (see above)", obs_source_name(s));
                         else if (s == OBS_PAGETYPEINFO && o->err[s] == -EACCES)
                                 fprintf(f, "\n  %s: skipped: needs root (pageblock mix not shown)",
@@ -472,7 +588,7 @@ int report_text(FILE *f, const ReportInput *in)
                         else
                                 fprintf(f, "\n  %s: unavailable: %s", obs_source_name(s), strerror(-o->err[s]));
                 }
-                fprintf(f, missing ? "\n  (all other sources read)\n" : " all read\n");
+                fprintf(f, other ? "\n  (all other sources read)\n" : " all read\n");
         }
 
         if (in->cgroups_text) {
@@ -487,22 +603,6 @@ int report_text(FILE *f, const ReportInput *in)
 
         text_learned(f, in);
         text_boot(f, in);
-
-        if (in->decisions_known) {
-                fprintf(f, "\nDecisions%s%s:\n", in->preset ? " of preset " : "", in->preset ? in->preset : "");
-                if (in->n_decisions == 0 && report_missing(in))
-                        fprintf(f, "  none: nothing to change on what was measured (degraded: see above)\n");
-                else if (in->n_decisions == 0 && in->n_held > 0)
-                        fprintf(f, "  none made: held as below\n");
-                else if (in->n_decisions == 0)
-                        fprintf(f, "  none: targets are met, nothing to change\n");
-                for (unsigned i = 0; i < in->n_decisions; i++)
-                        fprintf(f, "  %s [%s]\n", in->decisions[i].explanation, in->decisions[i].reason);
-                for (unsigned i = 0; i < in->n_held; i++)
-                        fprintf(f, "  %s [held: %s]\n", in->held[i].explanation, in->held[i].reason);
-                if (in->dry_run && in->n_decisions)
-                        fprintf(f, "  (dry run: nothing was written)\n");
-        }
         return ferror(f) ? -EIO : 0;
 }
 

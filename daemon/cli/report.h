@@ -2,7 +2,9 @@
 #pragma once
 
 /* `fragd --once`: the one-shot report of a host, for a person (text) or for
- * tools (json). Rendering only: the caller observes, assesses and decides. */
+ * tools (json). Rendering only: the caller observes, assesses and decides.
+ * The text leads with the verdict (what fragd would change and why, or why
+ * nothing), then the evidence; the per-zone tables only with verbose. */
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -63,6 +65,8 @@ typedef struct ReportInput {
         /* the sources that were asked for (observation_missing()): those
          * not read make the report "degraded"; 0 means OBS_ALL */
         unsigned obs_mask;
+        /* text: the per-zone tables of free memory by order (--verbose) */
+        bool verbose;
 } ReportInput;
 
 int report_text(FILE *f, const ReportInput *in);

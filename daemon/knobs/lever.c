@@ -13,11 +13,30 @@
 #include "core/parse-util.h"
 #include "knobs/lever.h"
 
+LeverUnit lever_unit(Lever l)
+{
+        static const LeverUnit units[_LEVER_MAX] = {
+                [LEVER_MIN_FREE_KBYTES] = LEVER_UNIT_KIB,
+                [LEVER_WATERMARK_SCALE_FACTOR] = LEVER_UNIT_PERMYRIAD,
+                [LEVER_WATERMARK_BOOST_FACTOR] = LEVER_UNIT_PERMYRIAD,
+                [LEVER_THP_DEFRAG] = LEVER_UNIT_MODE,
+        };
+
+        return (unsigned) l < _LEVER_MAX ? units[l] : LEVER_UNIT_NUMBER;
+}
+
+const char *lever_mode_name(Lever l, int64_t v)
+{
+        if (l == LEVER_THP_DEFRAG && v >= 0 && v < _THP_DEFRAG_MAX)
+                return thp_defrag_name((ThpDefragMode) v);
+        return NULL;
+}
+
 void lever_value_format(Lever l, int64_t v, char *ret, size_t size)
 {
         const char *s;
 
-        if (l == LEVER_THP_DEFRAG && (s = thp_defrag_name((ThpDefragMode) v)))
+        if ((s = lever_mode_name(l, v)))
                 snprintf(ret, size, "%s", s);
         else
                 snprintf(ret, size, "%" PRId64, v);

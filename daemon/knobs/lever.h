@@ -24,6 +24,19 @@ void lever_value_format(Lever l, int64_t v, char *ret, size_t size);
  * neither. */
 int lever_value_parse(Lever l, const char *s, int64_t *ret);
 
+/* The unit of a lever's value as the kernel has it. A lever this table
+ * does not name is a number without unit. */
+typedef enum LeverUnit {
+        LEVER_UNIT_NUMBER,    /* compaction_proactiveness, extfrag_threshold */
+        LEVER_UNIT_KIB,       /* min_free_kbytes */
+        LEVER_UNIT_PERMYRIAD, /* watermark_scale_factor, watermark_boost_factor: 1/10000 */
+        LEVER_UNIT_MODE,      /* thp_defrag: the value indexes lever_mode_name() */
+} LeverUnit;
+LeverUnit lever_unit(Lever l);
+/* The name of mode v of a mode lever ("defer+madvise"), NULL for another
+ * lever or past its last mode. */
+const char *lever_mode_name(Lever l, int64_t v);
+
 /* The lever's value in an observation (the sysctls, or thp.defrag from the
  * THP settings): false when that source was not read or lacks it. */
 bool lever_from_observation(const Observation *o, Lever l, int64_t *ret);

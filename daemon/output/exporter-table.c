@@ -35,49 +35,94 @@ const MetricFamily metric_families[_METRIC_MAX] = {
                 S_HEALTH, "1" },
         [M_TICK_INTERVAL] = {
                 "fragd_tick_interval_seconds", METRIC_GAUGE, "seconds", NOLABELS,
-                "Time until the next timer tick: [daemon] interval, or active_interval while fragd watches "
-                "closely (THP faults, direct compaction or reclaim, or memory pressure within active_hold).",
-                S_HEALTH, "1" },
+                "Time until the next timer tick: [daemon] interval, or active_interval while fragd watches closely.",
+                S_HEALTH, "1",
+                .more = "fragd watches closely after THP faults, direct compaction or reclaim, or memory "
+                        "pressure, for active_hold." },
         [M_ERRORS] = {
                 "fragd_errors_total", METRIC_COUNTER, "", L("kind"),
-                "Errors since start by kind: source_read (a kernel file could not be read or parsed), "
-                "knob_write (a knob write or its read-back failed), export (fragd.prom could not be written).",
-                S_HEALTH, "3" },
+                "Errors since start by kind: source_read, knob_write, export.",
+                S_HEALTH, "3",
+                .more = "source_read: a kernel file could not be read or parsed; knob_write: a knob write or "
+                        "its read-back failed; export: fragd.prom could not be written." },
         [M_DRY_RUN] = {
                 "fragd_dry_run", METRIC_GAUGE, "", NOLABELS,
                 "1 when fragd decides and reports but writes no knob (--dry-run or preset observe).",
                 S_HEALTH, "1" },
         [M_PAUSED] = {
                 "fragd_paused", METRIC_GAUGE, "", NOLABELS,
-                "1 while fragd is paused (fragd pause): every knob handed back, fragd observes and decides but "
-                "does not act until fragd resume.",
-                S_HEALTH, "1" },
+                "1 while fragd is paused (fragd pause): knobs handed back, it observes and decides only.",
+                S_HEALTH, "1",
+                .more = "It acts again after fragd resume." },
         [M_SOURCE_UP] = {
                 "fragd_source_up", METRIC_GAUGE, "", L("source"),
-                "1 when the last read of a kernel source succeeded, 0 when it failed or its reading was "
-                "rejected as impossible (fragd then logs why, and decisions that need it are degraded); "
-                "absent for a source fragd has not tried to read.",
-                S_HEALTH, "one per kernel source fragd reads" },
+                "1 when the last read of a kernel source succeeded, 0 when it failed or was rejected as impossible.",
+                S_HEALTH, "one per kernel source fragd reads",
+                .more = "fragd logs why, and the decisions that need the source are degraded. Absent for a "
+                        "source fragd has not tried to read." },
 
         [M_KNOB_VALUE] = {
                 "fragd_knob_value", METRIC_GAUGE, "", L("knob"),
-                "Current value of a knob fragd steers, in the knob's own unit as in /proc/sys "
-                "(min_free_kbytes in KiB, *_factor in 1/10000; thp_defrag: 0 never, 1 defer, "
-                "2 defer+madvise, 3 madvise, 4 always).",
-                S_KNOBS, "steered knobs (6 by default)" },
-        [M_KNOB_ORIGINAL] = {
+                "Current value of a steered knob without unit, as in /proc/sys (compaction_proactiveness).",
+                S_KNOBS, "steered knobs without unit (2 by default)",
+                .more = "Each knob is in the family of its unit: fragd_knob_value (no unit), "
+                        "fragd_knob_bytes (min_free_kbytes, in bytes), fragd_knob_ratio (watermark_scale_factor, "
+                        "watermark_boost_factor: 1/10000 in /proc/sys) or fragd_knob_mode (thp_defrag). A knob fragd does not know "
+                        "the unit of is in fragd_knob_value." },
+        [M_KNOB_BYTES] = {
+                "fragd_knob_bytes", METRIC_GAUGE, "bytes", L("knob"),
+                "Current value of a steered knob in bytes (min_free_kbytes x 1024).",
+                S_KNOBS, "steered knobs in KiB (1 by default)" },
+        [M_KNOB_RATIO] = {
+                "fragd_knob_ratio", METRIC_GAUGE, "ratio", L("knob"),
+                "Current value of a steered knob as a ratio (watermark_scale/boost_factor: /proc/sys value / 10000).",
+                S_KNOBS, "steered knobs in 1/10000 (2 by default)" },
+        [M_KNOB_MODE] = {
+                "fragd_knob_mode", METRIC_GAUGE, "", L("knob", "mode"),
+                "Mode of a steered mode knob (thp_defrag): one series per mode, 1 for the one in force.",
+                S_KNOBS, "modes of steered mode knobs (5 by default)" },
+        [M_KNOB_ORIGINAL_VALUE] = {
                 "fragd_knob_original_value", METRIC_GAUGE, "", L("knob"),
-                "Value the knob had before fragd first changed it; restored on stop. "
-                "Absent until fragd has saved it.",
-                S_KNOBS, "steered knobs" },
-        [M_KNOB_MIN] = {
+                "Value (no unit) the knob had before fragd first changed it; restored on stop.",
+                S_KNOBS, "steered knobs without unit",
+                .more = "Absent until fragd has saved it; so are the other fragd_knob_original_* families." },
+        [M_KNOB_ORIGINAL_BYTES] = {
+                "fragd_knob_original_bytes", METRIC_GAUGE, "bytes", L("knob"),
+                "Value in bytes the knob had before fragd first changed it; restored on stop.",
+                S_KNOBS, "steered knobs in KiB" },
+        [M_KNOB_ORIGINAL_RATIO] = {
+                "fragd_knob_original_ratio", METRIC_GAUGE, "ratio", L("knob"),
+                "Value as a ratio the knob had before fragd first changed it; restored on stop.",
+                S_KNOBS, "steered knobs in 1/10000" },
+        [M_KNOB_ORIGINAL_MODE] = {
+                "fragd_knob_original_mode", METRIC_GAUGE, "", L("knob", "mode"),
+                "Mode the knob had before fragd first changed it (value 1); restored on stop.",
+                S_KNOBS, "steered mode knobs" },
+        [M_KNOB_MIN_VALUE] = {
                 "fragd_knob_min_value", METRIC_GAUGE, "", L("knob"),
-                "Lowest value fragd may write to the knob (configured bound).",
-                S_KNOBS, "steered knobs" },
-        [M_KNOB_MAX] = {
+                "Lowest value (no unit) fragd may write to the knob (configured bound).",
+                S_KNOBS, "steered knobs without unit",
+                .more = "A mode knob's bounds are not exported (fragd --check-config shows them)." },
+        [M_KNOB_MIN_BYTES] = {
+                "fragd_knob_min_bytes", METRIC_GAUGE, "bytes", L("knob"),
+                "Lowest value in bytes fragd may write to the knob (configured bound).",
+                S_KNOBS, "steered knobs in KiB" },
+        [M_KNOB_MIN_RATIO] = {
+                "fragd_knob_min_ratio", METRIC_GAUGE, "ratio", L("knob"),
+                "Lowest value as a ratio fragd may write to the knob (configured bound).",
+                S_KNOBS, "steered knobs in 1/10000" },
+        [M_KNOB_MAX_VALUE] = {
                 "fragd_knob_max_value", METRIC_GAUGE, "", L("knob"),
-                "Highest value fragd may write to the knob (configured bound).",
-                S_KNOBS, "steered knobs" },
+                "Highest value (no unit) fragd may write to the knob (configured bound).",
+                S_KNOBS, "steered knobs without unit" },
+        [M_KNOB_MAX_BYTES] = {
+                "fragd_knob_max_bytes", METRIC_GAUGE, "bytes", L("knob"),
+                "Highest value in bytes fragd may write to the knob (configured bound).",
+                S_KNOBS, "steered knobs in KiB" },
+        [M_KNOB_MAX_RATIO] = {
+                "fragd_knob_max_ratio", METRIC_GAUGE, "ratio", L("knob"),
+                "Highest value as a ratio fragd may write to the knob (configured bound).",
+                S_KNOBS, "steered knobs in 1/10000" },
         [M_KNOB_OWNED] = {
                 "fragd_knob_owned", METRIC_GAUGE, "", L("knob"),
                 "1 while fragd owns the knob: it changed the value and will restore the original.",
@@ -88,63 +133,64 @@ const MetricFamily metric_families[_METRIC_MAX] = {
                 S_KNOBS, "steered knobs" },
         [M_KNOB_HELD] = {
                 "fragd_knob_held", METRIC_GAUGE, "", L("knob", "hold"),
-                "1 while the policy wants to move the knob and something stops it; hold says what: psi "
-                "(memory pressure over the ceiling), safety (the envelope), at_bound (the configured min or "
-                "max), clamped (the kernel kept another value), unmeasured (a source is missing), "
-                "reversal_limit, nothing_to_reclaim (free memory short and too little for kswapd to reclaim). "
-                "Absent while nothing holds it and while paused; the pacing holds (dwell, reversal_cooldown) and "
-                "a back-off (its own event) are not shown.",
-                S_KNOBS, "held knobs, at most one per knob" },
+                "1 while the policy wants to move the knob and something stops it; hold says what.",
+                S_KNOBS, "held knobs, at most one per knob",
+                .more = "hold: psi (memory pressure over the ceiling), safety (the envelope), at_bound (the "
+                        "configured min or max), clamped (the kernel kept another value), unmeasured (a source "
+                        "is missing), reversal_limit, nothing_to_reclaim (free memory short and too little for "
+                        "kswapd to reclaim). Absent while nothing holds it and while paused; the pacing holds "
+                        "(dwell, reversal_cooldown) and a back-off (its own event) are not shown." },
         [M_ACTIONS] = {
                 "fragd_actions_total", METRIC_COUNTER, "", L("knob", "direction", "reason"),
-                "Actions fragd decided since start by knob, direction (up, down, oneshot) and reason code; "
-                "in dry-run mode they are decided and reported but not written.",
-                S_KNOBS, "(knob, direction, reason) seen so far, at most 64" },
+                "Actions fragd decided since start by knob, direction (up, down, oneshot) and reason code.",
+                S_KNOBS, "(knob, direction, reason) seen so far, at most 64",
+                .more = "In dry-run mode they are decided and reported but not written." },
 
         [M_ZONE_FREE] = {
                 "fragd_zone_free_bytes", METRIC_GAUGE, "bytes", L("node", "zone", "order"),
-                "Free memory in buddy blocks of exactly this order (/proc/buddyinfo count x 2^order pages). "
-                "Summed over order it is the zone's buddy free memory, per-CPU lists excluded.",
-                S_FREE, "populated zones x orders" },
+                "Free memory in buddy blocks of exactly this order (/proc/buddyinfo count x 2^order pages).",
+                S_FREE, "populated zones x orders",
+                .more = "Summed over order it is the zone's buddy free memory, per-CPU lists excluded." },
         [M_ZONE_MANAGED] = {
                 "fragd_zone_managed_bytes", METRIC_GAUGE, "bytes", L("node", "zone"),
                 "Memory managed by the buddy allocator in the zone (/proc/zoneinfo managed).",
                 S_FREE, "populated zones" },
         [M_NODE_HIGH_ORDER_FREE] = {
                 "fragd_node_high_order_free_bytes", METRIC_GAUGE, "bytes", L("node", "order"),
-                "Free memory on the node in buddy blocks of at least this order, at each configured "
-                "target order: what allocations of that order can be served from without compaction.",
-                S_FREE, "nodes x target orders" },
+                "Free memory on the node in buddy blocks of at least this order, at each target order.",
+                S_FREE, "nodes x target orders",
+                .more = "What allocations of that order can be served from without compaction." },
         [M_NODE_RESERVE_TARGET] = {
                 "fragd_node_reserve_target_bytes", METRIC_GAUGE, "bytes", L("node", "order"),
                 "The policy's reserve target: free memory wanted on the node in blocks of at least this order.",
                 S_FREE, "nodes x target orders" },
         [M_NODE_WATERMARK_HELD] = {
                 "fragd_watermark_held_bytes", METRIC_GAUGE, "bytes", L("node"),
-                "Memory the raised watermarks hold back on the node: its high watermark at the present "
-                "min_free_kbytes and watermark_scale_factor minus at the values found at start (kswapd keeps "
-                "this much more free; 0 when not raised). The cost of a reserve built by reclaim.",
-                S_FREE, "nodes" },
+                "Memory the raised watermarks hold back on the node (more that kswapd keeps free; 0: not raised).",
+                S_FREE, "nodes",
+                .more = "The node's high watermark at the present min_free_kbytes and watermark_scale_factor "
+                        "minus at the values found at start: the cost of a reserve built by reclaim." },
         [M_ZONE_UNUSABLE] = {
                 "fragd_zone_unusable_free_ratio", METRIC_GAUGE, "ratio", L("node", "zone", "order"),
-                "Share of the zone's free memory in blocks smaller than this order, at each target order "
-                "(the kernel's unusable free space index, debugfs extfrag/unusable_index).",
-                S_FREE, "populated zones x target orders" },
+                "Share of the zone's free memory in blocks smaller than this order, at each target order.",
+                S_FREE, "populated zones x target orders",
+                .more = "The kernel's unusable free space index (debugfs extfrag/unusable_index)." },
         [M_ZONE_FRAG_INDEX] = {
                 "fragd_zone_fragmentation_index_ratio", METRIC_GAUGE, "ratio", L("node", "zone", "order"),
-                "The kernel's fragmentation index at each target order (debugfs extfrag/extfrag_index): "
-                "near 0 an allocation of the order would fail for lack of memory, near 1 for fragmentation; "
-                "-1 when a free block of the order exists.",
-                S_FREE, "populated zones x target orders" },
+                "Kernel fragmentation index at a target order: near 0 short of memory, near 1 fragmented.",
+                S_FREE, "at most populated zones x target orders",
+                .more = "debugfs extfrag/extfrag_index: why an allocation of the order would fail, near 0 for "
+                        "lack of memory, near 1 for fragmentation. Absent while a free block of the order or "
+                        "larger exists (the kernel's -1: no allocation of it would fail)." },
         [M_NODE_SCORE] = {
                 "fragd_node_fragmentation_score_ratio", METRIC_GAUGE, "ratio", L("node"),
-                "The kernel's proactive-compaction fragmentation score of the node (fragmentation_score_node(), "
-                "0..100 scaled to 0..1): present-weighted share of free memory in blocks below the THP order.",
-                S_FREE, "nodes" },
+                "Kernel proactive-compaction fragmentation score of the node (0..100 scaled to 0..1).",
+                S_FREE, "nodes",
+                .more = "fragmentation_score_node(): the present-weighted share of free memory in blocks "
+                        "below the THP order." },
         [M_SCORE_THRESHOLD] = {
                 "fragd_fragmentation_score_threshold_ratio", METRIC_GAUGE, "ratio", L("threshold"),
-                "Score thresholds in force from vm.compaction_proactiveness: kcompactd starts proactive "
-                "compaction above high and stops below low.",
+                "Score thresholds from vm.compaction_proactiveness: kcompactd starts above high, stops below low.",
                 S_FREE, "2" },
         [M_ZONE_WATERMARK] = {
                 "fragd_zone_watermark_bytes", METRIC_GAUGE, "bytes", L("node", "zone", "level"),
@@ -152,19 +198,18 @@ const MetricFamily metric_families[_METRIC_MAX] = {
                 S_FREE, "populated zones x 3" },
         [M_ZONE_WATERMARK_BOOST] = {
                 "fragd_zone_watermark_boost_bytes", METRIC_GAUGE, "bytes", L("node", "zone"),
-                "Watermark boost the kernel currently adds to every watermark of the zone after fragmenting "
-                "fallbacks.",
+                "Boost the kernel adds to every watermark of the zone after fragmenting fallbacks.",
                 S_FREE, "populated zones" },
         [M_ZONE_PAGEBLOCKS] = {
                 "fragd_zone_pageblocks", METRIC_GAUGE, "", L("node", "zone", "migratetype"),
-                "Pageblocks by migratetype from the last /proc/pagetypeinfo read, which fragd makes rarely "
-                "(see fragd_pagetypeinfo_age_seconds).",
-                S_FREE, "populated zones x migratetypes (at most 6)" },
+                "Pageblocks by migratetype from the last /proc/pagetypeinfo read (fragd reads it rarely).",
+                S_FREE, "populated zones x migratetypes (at most 6)",
+                .more = "Its age: fragd_pagetypeinfo_age_seconds." },
         [M_NODE_NONMOVABLE_BLOCKS] = {
                 "fragd_node_nonmovable_pageblocks_ratio", METRIC_GAUGE, "ratio", L("node"),
-                "Share of the node's pageblocks that are not Movable (Unmovable, Reclaimable and others): "
-                "pageblock pollution, from the last /proc/pagetypeinfo read.",
-                S_FREE, "nodes" },
+                "Share of the node's pageblocks that are not Movable (pollution), from the last pagetypeinfo read.",
+                S_FREE, "nodes",
+                .more = "Unmovable, Reclaimable and the others: what compaction cannot empty." },
         [M_PAGETYPEINFO_AGE] = {
                 "fragd_pagetypeinfo_age_seconds", METRIC_GAUGE, "seconds", NOLABELS,
                 "Age of the /proc/pagetypeinfo reading behind the pageblock metrics at this tick.",
@@ -176,18 +221,18 @@ const MetricFamily metric_families[_METRIC_MAX] = {
                 S_COMPACT, "1" },
         [M_COMPACT_OUTCOMES] = {
                 "fragd_compaction_direct_outcomes_total", METRIC_COUNTER, "", L("result"),
-                "Direct compaction attempts that did (success) or did not (fail) produce a page "
-                "(vmstat compact_success, compact_fail).",
-                S_COMPACT, "2" },
+                "Direct compaction attempts that did (success) or did not (fail) produce a page (vmstat).",
+                S_COMPACT, "2",
+                .more = "vmstat compact_success, compact_fail." },
         [M_COMPACT_SCANNED] = {
                 "fragd_compaction_scanned_pages_total", METRIC_COUNTER, "", L("scanner"),
-                "Pages scanned by the compaction migrate and free scanners, all compaction: direct, kcompactd, "
-                "proactive and manual (vmstat compact_migrate_scanned, compact_free_scanned).",
-                S_COMPACT, "2" },
+                "Pages scanned by the compaction migrate and free scanners, all compaction (vmstat).",
+                S_COMPACT, "2",
+                .more = "Direct, kcompactd, proactive and manual: vmstat compact_migrate_scanned, "
+                        "compact_free_scanned." },
         [M_KCOMPACTD_SCANNED] = {
                 "fragd_kcompactd_scanned_pages_total", METRIC_COUNTER, "", L("scanner"),
-                "Pages scanned by kcompactd alone, reactive and proactive "
-                "(vmstat compact_daemon_migrate_scanned, compact_daemon_free_scanned).",
+                "Pages scanned by kcompactd alone, reactive and proactive (vmstat compact_daemon_*_scanned).",
                 S_COMPACT, "2" },
         [M_COMPACT_ISOLATED] = {
                 "fragd_compaction_isolated_pages_total", METRIC_COUNTER, "", NOLABELS,
@@ -199,11 +244,11 @@ const MetricFamily metric_families[_METRIC_MAX] = {
                 S_COMPACT, "1" },
         [M_COMPACT_EFFICIENCY] = {
                 "fragd_compaction_scanned_pages_per_block_gained", METRIC_GAUGE, "", NOLABELS,
-                "Compaction cost over the last tick: pages scanned by both scanners divided by the gain in "
-                "free blocks of the THP order (blocks of higher order count as 2^(order-THP order)), summed "
-                "over all zones; +Inf when pages were scanned but nothing was gained. Absent when nothing "
-                "was scanned.",
-                S_COMPACT, "0 or 1" },
+                "Compaction cost over the last tick: pages scanned per free THP-order block gained.",
+                S_COMPACT, "0 or 1",
+                .more = "Pages scanned by both scanners divided by the gain in free blocks of the THP order "
+                        "(blocks of higher order count as 2^(order-THP order)), summed over all zones; +Inf "
+                        "when pages were scanned but nothing was gained. Absent when nothing was scanned." },
         [M_RECLAIM_STALLS] = {
                 "fragd_reclaim_direct_stalls_total", METRIC_COUNTER, "", NOLABELS,
                 "Entries into global direct reclaim (sum of vmstat allocstall_*); memcg reclaim excluded.",
@@ -211,26 +256,26 @@ const MetricFamily metric_families[_METRIC_MAX] = {
 
         [M_THP_FAULT_ALLOC] = {
                 "fragd_thp_fault_alloc_total", METRIC_COUNTER, "", L("size"),
-                "Anonymous page faults served with a huge page of this size (mTHP stats anon_fault_alloc; "
-                "vmstat thp_fault_alloc for the PMD size on kernels without mTHP).",
-                S_THP, "THP sizes (1 before 6.8, 9 on x86-64 6.8+)" },
+                "Anonymous page faults served with a huge page of this size (mTHP anon_fault_alloc).",
+                S_THP, "THP sizes (1 before 6.8, 9 on x86-64 6.8+)",
+                .more = "vmstat thp_fault_alloc for the PMD size on kernels without mTHP." },
         [M_THP_FAULT_FALLBACK] = {
                 "fragd_thp_fault_fallback_total", METRIC_COUNTER, "", L("size"),
-                "Anonymous faults that wanted a huge page of this size and fell back to a smaller one "
-                "(anon_fault_fallback; vmstat thp_fault_fallback).",
-                S_THP, "THP sizes" },
+                "Anonymous faults that wanted a huge page of this size and fell back to a smaller one.",
+                S_THP, "THP sizes",
+                .more = "anon_fault_fallback; vmstat thp_fault_fallback." },
         [M_THP_FAULT_FALLBACK_CHARGE] = {
                 "fragd_thp_fault_fallback_charge_total", METRIC_COUNTER, "", L("size"),
-                "Of those fallbacks, the ones caused by a memcg charge failure rather than allocation "
-                "(anon_fault_fallback_charge; vmstat thp_fault_fallback_charge).",
-                S_THP, "THP sizes" },
+                "Of those fallbacks, the ones caused by a memcg charge failure rather than allocation.",
+                S_THP, "THP sizes",
+                .more = "anon_fault_fallback_charge; vmstat thp_fault_fallback_charge." },
         [M_THP_SHMEM_ALLOC] = {
                 "fragd_thp_shmem_alloc_total", METRIC_COUNTER, "", L("size"),
                 "shmem/tmpfs huge pages of this size allocated (mTHP stats shmem_alloc, 6.8+).",
                 S_THP, "mTHP sizes" },
         [M_THP_SHMEM_FALLBACK] = {
                 "fragd_thp_shmem_fallback_total", METRIC_COUNTER, "", L("size"),
-                "shmem/tmpfs huge page allocations of this size that fell back (mTHP stats shmem_fallback, 6.8+).",
+                "shmem/tmpfs huge page allocations of this size that fell back (mTHP shmem_fallback, 6.8+).",
                 S_THP, "mTHP sizes" },
         [M_THP_COLLAPSE_ALLOC] = {
                 "fragd_thp_collapse_alloc_total", METRIC_COUNTER, "", NOLABELS,
@@ -240,33 +285,37 @@ const MetricFamily metric_families[_METRIC_MAX] = {
                 "fragd_thp_collapse_alloc_failed_total", METRIC_COUNTER, "", NOLABELS,
                 "Huge page allocations for collapse that failed (vmstat thp_collapse_alloc_failed).",
                 S_THP, "1" },
+        [M_THP_ENABLED_MODE] = {
+                "fragd_thp_enabled_mode", METRIC_GAUGE, "", L("mode"),
+                "THP mode of transparent_hugepage/enabled: one series per mode, 1 for the one in force.",
+                S_THP, "3 (always, madvise, never)",
+                .more = "The defrag mode is fragd_knob_mode{knob=\"thp_defrag\"}." },
 
         [M_PAGECACHE_ADDED] = {
                 "fragd_pagecache_added_bytes_total", METRIC_COUNTER, "bytes", L("order"),
-                "Bytes added to the page cache in folios of each order since fragd set up its trace instance "
-                "(a hist trigger on filemap:mm_filemap_add_to_page_cache; [daemon] pagecache_signal); "
-                "starts again at 0 when fragd restarts.",
-                S_PAGECACHE, "one per order seen (0 to 9 on x86-64)" },
+                "Bytes added to the page cache in folios of each order since fragd set up its trace instance.",
+                S_PAGECACHE, "one per order seen (0 to 9 on x86-64)",
+                .more = "A hist trigger on filemap:mm_filemap_add_to_page_cache ([daemon] pagecache_signal); "
+                        "starts again at 0 when fragd restarts." },
         [M_PAGECACHE_ORDER] = {
                 "fragd_pagecache_order", METRIC_GAUGE, "", NOLABELS,
-                "The highest order the page cache uses with at least 10 % of its large-folio bytes: the order "
-                "fragd keeps free blocks for instead of order_large; absent while there is no such order.",
-                S_PAGECACHE, "0 or 1" },
+                "Highest order with 10 % of the page cache's large-folio bytes: fragd keeps free blocks for it.",
+                S_PAGECACHE, "0 or 1",
+                .more = "fragd keeps free blocks of this order instead of order_large; absent while there is "
+                        "no such order." },
         [M_PAGECACHE_SHARE] = {
                 "fragd_pagecache_order_share_ratio", METRIC_GAUGE, "ratio", L("order"),
-                "Of all bytes added to the page cache since fragd set up its trace instance, the share in "
-                "folios of fragd_pagecache_order or larger (a fallback to smaller folios lowers it).",
-                S_PAGECACHE, "0 or 1" },
+                "Share of the page cache bytes added in folios of fragd_pagecache_order or larger.",
+                S_PAGECACHE, "0 or 1",
+                .more = "Of all bytes added since fragd set up its trace instance; a fallback to smaller "
+                        "folios lowers it." },
 
-        [M_PSI_STALLED] = {
-                "fragd_memory_pressure_stalled_seconds_total", METRIC_COUNTER, "seconds", L("kind"),
-                "System memory pressure (/proc/pressure/memory total): some = time at least one task was "
-                "stalled on memory, full = time all non-idle tasks were.",
-                S_PSI, "2" },
         [M_PSI_AVG10] = {
                 "fragd_memory_pressure_avg10_ratio", METRIC_GAUGE, "ratio", L("kind"),
                 "System memory pressure averaged by the kernel over 10 s (avg10 / 100).",
-                S_PSI, "2" },
+                S_PSI, "2",
+                .more = "The stall time totals are node_exporter's node_pressure_memory_waiting_seconds_total "
+                        "(some) and node_pressure_memory_stalled_seconds_total (full)." },
 
         [M_CGROUP_PRESENT] = {
                 "fragd_cgroup_present", METRIC_GAUGE, "", L("cgroup"),
@@ -278,26 +327,25 @@ const MetricFamily metric_families[_METRIC_MAX] = {
                 S_CGROUP, "watched cgroups x 2" },
         [M_CGROUP_THP] = {
                 "fragd_cgroup_thp_bytes", METRIC_GAUGE, "bytes", L("cgroup", "kind"),
-                "Memory of the watched cgroup in transparent huge pages by kind: anon, file, shmem "
-                "(memory.stat anon_thp, file_thp, shmem_thp).",
+                "Memory of the watched cgroup in transparent huge pages by kind: anon, file, shmem (memory.stat).",
                 S_CGROUP, "watched cgroups x 3" },
         [M_CGROUP_DELAY] = {
                 "fragd_cgroup_delay_seconds_total", METRIC_COUNTER, "seconds", L("cgroup", "kind"),
-                "Time the watched cgroup's tasks spent in direct compaction, direct reclaim and thrashing "
-                "(taskstats delay accounting, kind = compact, reclaim, thrashing).",
-                S_CGROUP, "watched cgroups x 3" },
+                "Time the watched cgroup's tasks spent in direct compaction, direct reclaim and thrashing.",
+                S_CGROUP, "watched cgroups x 3",
+                .more = "taskstats delay accounting, kind = compact, reclaim, thrashing." },
         [M_CGROUP_DELAYS] = {
                 "fragd_cgroup_delays_total", METRIC_COUNTER, "", L("cgroup", "kind"),
-                "Number of those delays (taskstats delay counts, kind = compact, reclaim, thrashing). "
-                "compact counts every entry into direct compaction, attempts the kernel then skipped "
-                "(compaction deferred, or too little free memory) included: vmstat compact_stall leaves "
-                "those out, so this count can exceed it.",
-                S_CGROUP, "watched cgroups x 3" },
+                "Number of those delays (taskstats delay counts, kind = compact, reclaim, thrashing).",
+                S_CGROUP, "watched cgroups x 3",
+                .more = "compact counts every entry into direct compaction, attempts the kernel then skipped "
+                        "(compaction deferred, or too little free memory) included: vmstat compact_stall leaves "
+                        "those out, so this count can exceed it." },
         [M_CGROUP_THP_MECHANISM] = {
                 "fragd_cgroup_thp_mechanism", METRIC_GAUGE, "", L("cgroup", "mechanism"),
-                "THP mechanism in effect for the watched cgroup (value 1): none, madv_collapse, memory_thp "
-                "or prctl_launcher.",
-                S_CGROUP, "watched cgroups" },
+                "THP mechanism in effect for the watched cgroup (value 1).",
+                S_CGROUP, "watched cgroups",
+                .more = "mechanism: none, madv_collapse, memory_thp or prctl_launcher." },
 };
 
 const char *metric_type_name(MetricType t)
@@ -310,14 +358,14 @@ static void doc_family(FILE *f, const MetricFamily *m)
         fprintf(f, "| `%s` | %s | ", m->name, metric_type_name(m->type));
         for (unsigned i = 0; m->labels[i]; i++)
                 fprintf(f, "%s`%s`", i ? ", " : "", m->labels[i]);
-        fprintf(f, " | %s | %s |\n", m->series, m->help);
+        fprintf(f, " | %s | %s%s%s |\n", m->series, m->help, m->more ? " " : "", m->more ? m->more : "");
 }
 
 int metrics_doc_render(FILE *f)
 {
         const char *section = NULL;
 
-        fputs("<!-- Generated by tools/fragd-metrics-doc from daemon/output/exporter-table.c; do not edit.\n"
+        fprintf(f, "<!-- Generated by tools/fragd-metrics-doc from daemon/output/exporter-table.c; do not edit.\n"
               "     Regenerate: build/fragd-metrics-doc > docs/metrics.md -->\n"
               "# fragd metrics reference\n"
               "\n"
@@ -332,8 +380,11 @@ int metrics_doc_render(FILE *f)
               "`fragd --once --format prom` prints the same exposition to stdout.\n"
               "\n"
               "Conventions: every name starts with `fragd_`; values are in base units (bytes,\n"
-              "seconds, ratios 0..1) except knob values, which are in the knob's own unit;\n"
-              "counters end in `_total`; every family has HELP and TYPE; no sample carries a\n"
+              "seconds, ratios 0..1), a knob's value in the family of its unit (a number without\n"
+              "unit, bytes, a ratio, or a mode as a state set: one series per mode, 1 for the one in\n"
+              "force); counters end in `_total`; every family has HELP (at most %d characters;\n"
+              "the longer notes are only here) and TYPE; no value is a sentinel (a value that\n"
+              "does not exist is left out, never -1); no sample carries a\n"
               "timestamp (node_exporter's `node_textfile_mtime_seconds{file=\"" FRAGD_METRICS_FILE "\"}` tells\n"
               "when the file was last written). A family without data on this kernel or host is\n"
               "left out rather than exported as zero.\n"
@@ -341,12 +392,12 @@ int metrics_doc_render(FILE *f)
               "Labels take values from bounded sets only: `node` and `zone` from the kernel's\n"
               "topology, `order` from 0 to the kernel's largest order, `knob`, `reason`,\n"
               "`direction`, `kind`, `level`, `result`, `scanner`, `source`, `threshold` and\n"
-              "`mechanism` from fixed lists in fragd, `migratetype` from the kernel's list,\n"
+              "`mechanism` from fixed lists in fragd, `mode` and `migratetype` from the kernel's lists,\n"
               "`size` from the kernel's THP sizes, `cgroup` from the configured `[cgroup \"...\"]`\n"
               "sections only (never discovered).\n"
               "\n"
               "## Cardinality\n"
-              "\n", f);
+              "\n", METRIC_HELP_MAX);
         fprintf(f,
                 "With default settings (6 steered knobs, target orders 4 and the THP order, no\n"
                 "watched cgroups) the 2-node test fixture `vm-6.1-x86_64-2node-compacted`\n"
@@ -356,7 +407,8 @@ int metrics_doc_render(FILE *f)
                 "arm64 with 64 KiB pages: with Z populated zones, O orders, T target\n"
                 "orders (2), M migratetypes (at most 6), K knobs (6), A action counters (at most\n"
                 "%d), S THP sizes and P orders of page-cache folios (at most O), the count is\n"
-                "at most %d + 7K + A + Z(O + 2T + 5 + M) + 2(2T + 2) + 5S + P + 2,\n"
+                "at most %d + 7K + D + A + Z(O + 2T + 5 + M) + 2(2T + 2) + 5S + P + 2, D the modes\n"
+                "of the mode knobs less 3 each (2: thp_defrag has 5 modes and no bounds),\n"
                 "which is %d for Z = 6, O = P = 14, M = 6, S = 9, A = %d (the test renders a\n"
                 "synthetic snapshot of that size and checks the count), or %d with the 12 THP\n"
                 "sizes of arm64 with 64 KiB pages (rendered and counted too). Each watched\n"
@@ -387,8 +439,9 @@ int metrics_doc_render(FILE *f)
               "  longer window use `rate(fragd_compaction_scanned_pages_total[…])` against\n"
               "  `deriv()` of `fragd_node_high_order_free_bytes`.\n"
               "- **Fragmentation index** follows `__fragmentation_index()`: with F free pages,\n"
-              "  B free blocks and no block of the order free, 1 − (1 + F/2^o)/B; −1 when a\n"
-              "  block of the order is free; 0 when the zone has no free memory.\n"
+              "  B free blocks and no block of the order free, 1 − (1 + F/2^o)/B; 0 when the\n"
+              "  zone has no free memory. Where a block of the order or larger is free the\n"
+              "  kernel says −1 (no allocation of the order would fail): the series is absent.\n"
               "- **Unusable free index** follows `unusable_free_index()`: (F − S·2^o)/F, S the\n"
               "  number of free 2^o-page blocks; 1 when the zone has no free memory.\n"
               "\n"

@@ -317,20 +317,74 @@ static int action_cmp(const ActionCounter *a, const ActionCounter *b)
         return c;
 }
 
+/* A knob value's role: the family is M_KNOB_VALUE + 4 * role + unit. */
+enum {
+        KNOB_ROLE_CURRENT,
+        KNOB_ROLE_ORIGINAL,
+        KNOB_ROLE_MIN,
+        KNOB_ROLE_MAX,
+        _KNOB_ROLE_MAX,
+};
+
+_Static_assert(M_KNOB_ORIGINAL_VALUE == M_KNOB_VALUE + 4 && M_KNOB_MIN_VALUE == M_KNOB_VALUE + 8 &&
+                       M_KNOB_MAX_VALUE == M_KNOB_MIN_VALUE + 3 && M_KNOB_MODE == M_KNOB_VALUE + KNOB_UNIT_MODE &&
+                       M_KNOB_BYTES == M_KNOB_VALUE + KNOB_UNIT_KIB &&
+                       M_KNOB_RATIO == M_KNOB_VALUE + KNOB_UNIT_PERMYRIAD,
+               "the knob families are one per role and unit, in KnobUnit order");
+
+static unsigned knob_modes(const KnobView *k)
+{
+        unsigned n = 0;
+
+        while (n < SNAPSHOT_MAX_KNOB_MODES && k->modes[n])
+                n++;
+        return n;
+}
+
+/* The knob's value in a role, if it has one there, in its unit's family:
+ * KiB as bytes, 1/10000 as a ratio; a mode as a state set (current) or the
+ * one mode, 1 (original). A mode knob has no bound families. */
+static void knob_emit(Out *o, const KnobView *k, unsigned role)
+{
+        const int64_t v[_KNOB_ROLE_MAX] = { k->current, k->original, k->min, k->max };
+        KnobUnit u = (unsigned) k->unit < _KNOB_UNIT_MAX ? k->unit : KNOB_UNIT_NUMBER;
+        MetricId id;
+
+        if ((role == KNOB_ROLE_CURRENT && !k->has_current) || (role == KNOB_ROLE_ORIGINAL && !k->has_original))
+                return;
+        if (u == KNOB_UNIT_MODE) {
+                unsigned n = knob_modes(k);
+
+                if (role == KNOB_ROLE_CURRENT)
+                        for (unsigned m = 0; m < n; m++)
+                                emit(o, M_KNOB_MODE, u64v(v[role] == (int64_t) m), k->name, k->modes[m]);
+                else if (role == KNOB_ROLE_ORIGINAL && v[role] >= 0 && v[role] < (int64_t) n)
+                        emit(o, M_KNOB_ORIGINAL_MODE, u64v(1), k->name, k->modes[v[role]]);
+                return;
+        }
+        id = (MetricId) (M_KNOB_VALUE + (role == KNOB_ROLE_MAX ? M_KNOB_MAX_VALUE - M_KNOB_VALUE : 4 * role) + u);
+        if (u == KNOB_UNIT_KIB)
+                emit(o, id, i64v(v[role] * 1024), k->name);
+        else if (u == KNOB_UNIT_PERMYRIAD)
+                emit(o, id, doublev((double) v[role] / 10000.0), k->name);
+        else
+                emit(o, id, i64v(v[role]), k->name);
+}
+
 static void render_knobs(Out *o, const Snapshot *s)
 {
         unsigned idx[SNAPSHOT_MAX_ACTIONS];
 
-        for (unsigned i = 0; i < s->n_knobs; i++)
-                if (s->knobs[i].has_current)
-                        emit(o, M_KNOB_VALUE, i64v(s->knobs[i].current), s->knobs[i].name);
-        for (unsigned i = 0; i < s->n_knobs; i++)
-                if (s->knobs[i].has_original)
-                        emit(o, M_KNOB_ORIGINAL, i64v(s->knobs[i].original), s->knobs[i].name);
-        for (unsigned i = 0; i < s->n_knobs; i++)
-                emit(o, M_KNOB_MIN, i64v(s->knobs[i].min), s->knobs[i].name);
-        for (unsigned i = 0; i < s->n_knobs; i++)
-                emit(o, M_KNOB_MAX, i64v(s->knobs[i].max), s->knobs[i].name);
+        /* family by family: role, then unit, then the knobs in order */
+        for (unsigned role = 0; role < _KNOB_ROLE_MAX; role++)
+                for (unsigned u = 0; u < _KNOB_UNIT_MAX; u++)
+                        for (unsigned i = 0; i < s->n_knobs; i++) {
+                                KnobUnit ku = (unsigned) s->knobs[i].unit < _KNOB_UNIT_MAX ? s->knobs[i].unit
+                                                                                           : KNOB_UNIT_NUMBER;
+
+                                if (ku == u)
+                                        knob_emit(o, &s->knobs[i], role);
+                        }
         for (unsigned i = 0; i < s->n_knobs; i++)
                 emit(o, M_KNOB_OWNED, u64v(s->knobs[i].owned), s->knobs[i].name);
         for (unsigned i = 0; i < s->n_knobs; i++)
@@ -398,7 +452,10 @@ static void measure_emit(Out *o, const MeasureFamily *mf, const ZoneMeasures *zm
                 emit(o, mf->id, doublev(zm->unusable_permille[variant] / 1000.0), l[0], l[1], l[2]);
                 break;
         case MEASURE_ZONE_FRAG_INDEX:
-                emit(o, mf->id, doublev(zm->frag_index_permille[variant] / 1000.0), l[0], l[1], l[2]);
+                /* the kernel's -1 (a block of the order is free) is no
+                 * index: absent, not a sentinel */
+                if (zm->frag_index_permille[variant] != FRAG_INDEX_SUITABLE)
+                        emit(o, mf->id, doublev(zm->frag_index_permille[variant] / 1000.0), l[0], l[1], l[2]);
                 break;
         case MEASURE_NODE_SCORE:
                 emit(o, mf->id, doublev(nm->frag_score / 100.0), l[0], l[1], l[2]);
@@ -586,6 +643,25 @@ static void render_compaction(Out *o, const Snapshot *s)
                 emit(o, M_RECLAIM_STALLS, u64v(sum));
 }
 
+/* transparent_hugepage/enabled as a state set: the kernel's three modes,
+ * and the one in force if a kernel has another */
+static void render_thp_enabled(Out *o, const Observation *obs)
+{
+        static const char *const modes[] = { "always", "madvise", "never" };
+        bool known = false;
+
+        if (!(obs->have & OBS_MASK(OBS_THP)) || !obs->thp.enabled[0])
+                return;
+        for (unsigned m = 0; m < ELEMENTSOF(modes); m++) {
+                bool on = strcmp(obs->thp.enabled, modes[m]) == 0;
+
+                known = known || on;
+                emit(o, M_THP_ENABLED_MODE, u64v(on), modes[m]);
+        }
+        if (!known)
+                emit(o, M_THP_ENABLED_MODE, u64v(1), obs->thp.enabled);
+}
+
 static void render_thp(Out *o, const Snapshot *s)
 {
         static const struct {
@@ -628,6 +704,7 @@ static void render_thp(Out *o, const Snapshot *s)
                 emit(o, M_THP_COLLAPSE_ALLOC, u64v(v));
         if (vm_get(obs, "thp_collapse_alloc_failed", &v))
                 emit(o, M_THP_COLLAPSE_ALLOC_FAILED, u64v(v));
+        render_thp_enabled(o, obs);
 }
 
 static void render_psi(Out *o, const Snapshot *s)
@@ -636,10 +713,7 @@ static void render_psi(Out *o, const Snapshot *s)
 
         if (!(s->obs->have & OBS_MASK(OBS_PSI_MEMORY)))
                 return;
-        if (p->some.present)
-                emit(o, M_PSI_STALLED, doublev(usec_to_sec(p->some.total_usec)), "some");
-        if (p->full.present)
-                emit(o, M_PSI_STALLED, doublev(usec_to_sec(p->full.total_usec)), "full");
+        /* the totals are node_exporter's (node_pressure_memory_*): not again here */
         if (p->some.present)
                 emit(o, M_PSI_AVG10, doublev(p->some.avg10_permyriad / 10000.0), "some");
         if (p->full.present)

@@ -38,9 +38,23 @@
 
 /* ---- views the daemon fills ---------------------------------------------- */
 
+/* The unit of a knob's value as the kernel has it, which picks the families
+ * it is exported in: a number without unit (fragd_knob_value), KiB (in
+ * bytes: fragd_knob_bytes), 1/10000 (as a ratio: fragd_knob_ratio), or a
+ * mode, an index into KnobView.modes (a state set: fragd_knob_mode). */
+typedef enum KnobUnit {
+        KNOB_UNIT_NUMBER,
+        KNOB_UNIT_KIB,
+        KNOB_UNIT_PERMYRIAD,
+        KNOB_UNIT_MODE,
+        _KNOB_UNIT_MAX,
+} KnobUnit;
+
+#define SNAPSHOT_MAX_KNOB_MODES 8
+
 /* One knob fragd steers (a Lever, or any other knob the actuators own).
  * Values are in the knob's own unit, as read from and written to the kernel
- * (min_free_kbytes in KiB; thp_defrag as ThpDefragMode). */
+ * (min_free_kbytes in KiB; thp_defrag as the index of its mode). */
 typedef struct KnobView {
         const char *name;     /* "compaction_proactiveness": label knob="..." */
         bool has_current;     /* false when the last read failed */
@@ -52,6 +66,10 @@ typedef struct KnobView {
         bool disabled;        /* permanent error or yielded to another writer */
         const char *hold;     /* what stopped the policy's move this tick (a
                                * policy_hold_shown() hold's name), NULL: none */
+        KnobUnit unit;        /* KNOB_UNIT_NUMBER unless said */
+        /* KNOB_UNIT_MODE: every mode the knob can take, NULL-terminated, as
+         * the kernel spells them; a value is an index into it */
+        const char *modes[SNAPSHOT_MAX_KNOB_MODES + 1];
 } KnobView;
 
 typedef enum ActionDirection {
@@ -165,10 +183,24 @@ typedef enum MetricId {
         M_DRY_RUN,
         M_PAUSED,
         M_SOURCE_UP,
+        /* a knob's current, original, min and max value: one family per
+         * KnobUnit each, in KnobUnit order (M_KNOB_VALUE + 4 * role + unit);
+         * a mode knob has no min and max families (a state set has no line
+         * to draw a bound as: fragd --check-config shows them) */
         M_KNOB_VALUE,
-        M_KNOB_ORIGINAL,
-        M_KNOB_MIN,
-        M_KNOB_MAX,
+        M_KNOB_BYTES,
+        M_KNOB_RATIO,
+        M_KNOB_MODE,
+        M_KNOB_ORIGINAL_VALUE,
+        M_KNOB_ORIGINAL_BYTES,
+        M_KNOB_ORIGINAL_RATIO,
+        M_KNOB_ORIGINAL_MODE,
+        M_KNOB_MIN_VALUE,
+        M_KNOB_MIN_BYTES,
+        M_KNOB_MIN_RATIO,
+        M_KNOB_MAX_VALUE,
+        M_KNOB_MAX_BYTES,
+        M_KNOB_MAX_RATIO,
         M_KNOB_OWNED,
         M_KNOB_DISABLED,
         M_KNOB_HELD,
@@ -202,10 +234,10 @@ typedef enum MetricId {
         M_THP_SHMEM_FALLBACK,
         M_THP_COLLAPSE_ALLOC,
         M_THP_COLLAPSE_ALLOC_FAILED,
+        M_THP_ENABLED_MODE,
         M_PAGECACHE_ADDED,
         M_PAGECACHE_ORDER,
         M_PAGECACHE_SHARE,
-        M_PSI_STALLED,
         M_PSI_AVG10,
         M_CGROUP_PRESENT,
         M_CGROUP_PSI_STALLED,
@@ -221,33 +253,40 @@ typedef struct MetricFamily {
         MetricType type;
         const char *unit;                          /* "bytes", "seconds", "ratio", "" */
         const char *labels[METRIC_MAX_LABELS + 1]; /* NULL-terminated, in sample order */
-        const char *help;                          /* one line, no '|' */
+        const char *help;                          /* one line, no '|', at most METRIC_HELP_MAX */
         const char *section;                       /* heading in docs/metrics.md */
         const char *series;                        /* docs: how many series */
+        const char *more;                          /* docs/metrics.md only, after help; NULL: none */
 } MetricFamily;
 
 extern const MetricFamily metric_families[_METRIC_MAX];
+
+/* HELP fits a line of a terminal or a tooltip; what needs more is in
+ * docs/metrics.md (MetricFamily.more). test-exporter checks it. */
+#define METRIC_HELP_MAX 120
 
 const char *metric_type_name(MetricType t); /* "gauge", "counter" */
 
 /* With default settings (6 steered knobs, target orders 4 and the THP order,
  * no watched cgroups), the 2-node fixture vm-6.1-x86_64-2node-compacted
  * renders this many series; test-exporter checks it, docs/metrics.md states it. */
-#define METRICS_SERIES_2NODE_FIXTURE 189
+#define METRICS_SERIES_2NODE_FIXTURE 184
 /* The ceiling promised for a 2-node host with default settings: 4 KiB
  * pages (x86_64, most arm64), and arm64 with 64 KiB pages, whose 12 THP
  * sizes add 5 series each. */
 #define METRICS_SERIES_2NODE_BUDGET 400
 #define METRICS_SERIES_2NODE_BUDGET_64K 410
 /* Series that do not scale with zones, nodes, knobs, actions or THP sizes:
- * one fragd_source_up per source plus 28 others. */
-#define METRICS_SERIES_FIXED (28 + _OBS_SOURCE_MAX)
+ * one fragd_source_up per source plus 29 others (3 of them the THP enabled
+ * state set). */
+#define METRICS_SERIES_FIXED (29 + _OBS_SOURCE_MAX)
 /* The formula in docs/metrics.md for 6 zones, 14 orders, 6 migratetypes,
- * 9 THP sizes, 6 knobs, SNAPSHOT_MAX_ACTIONS actions and page-cache folios of
- * 14 orders (with the page-cache order and its share); the test renders it:
- * FIXED + 6*7 + 64 + 6*(14 + 4 + 5 + 6) + 2*(4 + 2) + 5*9 + (14 + 2) (7 per
- * knob: every one held). */
-#define METRICS_SERIES_2NODE_WORST (METRICS_SERIES_FIXED + 337 + 16)
+ * 9 THP sizes, 6 knobs (one of them thp_defrag, a mode knob of 5 modes: 9
+ * series instead of 7), SNAPSHOT_MAX_ACTIONS actions and page-cache folios
+ * of 14 orders (with the page-cache order and its share); the test renders
+ * it: FIXED + 6*7 + 2 + 64 + 6*(14 + 4 + 5 + 6) + 2*(4 + 2) + 5*9 + (14 + 2)
+ * (7 per knob: every one held). */
+#define METRICS_SERIES_2NODE_WORST (METRICS_SERIES_FIXED + 339 + 16)
 /* The same with the 12 THP sizes of arm64 with 64 KiB pages. */
 #define METRICS_SERIES_2NODE_WORST_64K (METRICS_SERIES_2NODE_WORST + 5 * 3)
 /* Series per watched cgroup (on top of the above). */

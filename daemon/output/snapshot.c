@@ -4,6 +4,25 @@
 #include "knobs/lever.h"
 #include "output/snapshot.h"
 
+/* The lever's unit picks its families (fragd_knob_value, _bytes, _ratio,
+ * _mode): a lever without an entry in lever_unit() is a number */
+static void knob_view_unit(KnobView *k, Lever l)
+{
+        static const KnobUnit units[] = {
+                [LEVER_UNIT_NUMBER] = KNOB_UNIT_NUMBER,
+                [LEVER_UNIT_KIB] = KNOB_UNIT_KIB,
+                [LEVER_UNIT_PERMYRIAD] = KNOB_UNIT_PERMYRIAD,
+                [LEVER_UNIT_MODE] = KNOB_UNIT_MODE,
+        };
+        LeverUnit u = lever_unit(l);
+
+        k->unit = (unsigned) u < ELEMENTSOF(units) ? units[u] : KNOB_UNIT_NUMBER;
+        if (k->unit != KNOB_UNIT_MODE)
+                return;
+        for (unsigned m = 0; m < SNAPSHOT_MAX_KNOB_MODES && lever_mode_name(l, m); m++)
+                k->modes[m] = lever_mode_name(l, m);
+}
+
 void snapshot_build(SnapshotBuilder *b, const FragdConfig *cfg, const Observation *o, const Observation *prev,
                     const Assessment *a, const Decision *d, const KnobRegistry *reg)
 {
@@ -38,6 +57,7 @@ void snapshot_build(SnapshotBuilder *b, const FragdConfig *cfg, const Observatio
                 }
                 if (h)
                         k->hold = policy_hold_name(h->hold);
+                knob_view_unit(k, (Lever) l);
                 if (!lc->enabled && !k->owned && !k->has_current)
                         continue;
                 b->s.n_knobs++;

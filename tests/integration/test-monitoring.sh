@@ -6,7 +6,8 @@
 # (docs/metrics.md, which test-exporter keeps equal to the table), with label
 # matchers naming only that family's labels (plus instance and job). The
 # dashboard may use only fragd's families and fragd's recording rules; the
-# rules may also use node_exporter's node_textfile_* series. The checker
+# rules may also use node_exporter's node_textfile_* and memory pressure
+# series. The checker
 # proves itself on a bad expression first.
 # SKIPs only when promtool is missing (Debian package prometheus).
 set -uo pipefail
@@ -44,7 +45,10 @@ if len(table) < 20:
 rules_text = open(rules_path).read()
 recorded = set(re.findall(r"^\s*- record:\s*(\S+)", rules_text, re.M))
 node_ok = {"node_textfile_mtime_seconds": {"file", "instance", "job"},
-           "node_textfile_scrape_error": {"instance", "job"}}
+           "node_textfile_scrape_error": {"instance", "job"},
+           # the memory pressure totals fragd does not repeat
+           "node_pressure_memory_waiting_seconds_total": {"instance", "job"},
+           "node_pressure_memory_stalled_seconds_total": {"instance", "job"}}
 
 KEYWORDS = {"and", "or", "unless", "bool", "offset", "by", "without", "on", "ignoring",
             "group_left", "group_right", "inf", "nan", "atan2",

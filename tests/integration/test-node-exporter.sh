@@ -39,11 +39,11 @@ mkdir -p "$tmp/root/textfile"
 ln -s root/textfile "$tmp/textfile"
 cp "$golden" "$tmp/textfile/fragd.prom"
 
-start() { # -> sets pid and port, returns 0 when /metrics answers
+start() { # start [EXTRA ARGS...] -> sets pid and port, returns 0 when /metrics answers
 	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	"$NE" --web.listen-address="127.0.0.1:$port" \
-		--collector.disable-defaults --collector.textfile \
-		--collector.textfile.directory="$tmp/textfile" >"$tmp/ne.log" 2>&1 &
+		--collector.textfile.directory="$tmp/textfile" "${@:---collector.disable-defaults}" \
+		--collector.textfile >"$tmp/ne.log" 2>&1 &
 	pid=$!
 	for _ in $(seq 100); do # 10 s
 		if curl -fsS --max-time 2 "http://127.0.0.1:$port/metrics" -o /dev/null 2>/dev/null; then
@@ -159,5 +159,33 @@ if [ -n "${FRAGD:-}" ] && [ -x "$FRAGD" ]; then
 		failed "daemon-written fragd.prom not served cleanly: $(grep -E 'textfile_scrape_error|fragd_build' "$tmp/scrape3" | head -3); $(tail -3 "$tmp/fragd.log")"
 	fi
 	kill -TERM "$fpid"; wait "$fpid" 2>/dev/null
+fi
+
+# fragd does not repeat what node_exporter's default collectors serve: the
+# exporter with its defaults on a fixture's /proc and /sys (the pressure
+# fixture) serves the memory pressure totals, node_pressure_memory_*, with
+# the fixture's values, and fragd's exposition of the same tree, served
+# beside them, has no family of its own for them (it keeps the avg10
+# node_exporter lacks, and the per-cgroup totals)
+if [ -n "${FRAGD:-}" ] && [ -x "$FRAGD" ]; then
+	pfix=$FRAGD_SRCDIR/tests/fixtures/vm-6.1-x86_64-1node-pressure
+	kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; pid=
+	"$FRAGD" --once --format prom --root "$pfix" --page-size 4096 >"$tmp/textfile/fragd.prom" 2>"$tmp/once.err"
+	ok=
+	for attempt in 1 2 3; do
+		if start --path.procfs="$pfix/proc" --path.sysfs="$pfix/sys"; then ok=1; break; fi
+		kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; pid=
+	done
+	if [ -z "$ok" ] || ! scrape "$tmp/scrape4"; then
+		failed "exporter with its default collectors did not come up: $(tail -5 "$tmp/ne.log")"
+	elif grep -qx 'node_pressure_memory_waiting_seconds_total 37.169358' "$tmp/scrape4" &&
+		grep -qx 'node_pressure_memory_stalled_seconds_total 29.331708' "$tmp/scrape4" &&
+		grep -qx 'node_textfile_scrape_error 0' "$tmp/scrape4" && grep -q '^fragd_build_info{' "$tmp/scrape4" &&
+		! grep -q '^fragd_memory_pressure_stalled_seconds_total' "$tmp/scrape4" &&
+		grep -q '^fragd_memory_pressure_avg10_ratio{kind="some"} 0.7002$' "$tmp/scrape4"; then
+		pass "memory pressure totals served once, by node_exporter (node_pressure_memory_*), fragd keeps avg10"
+	else
+		failed "memory pressure: $(grep -E '^(node_pressure_memory|fragd_memory_pressure|node_textfile_scrape_error)' "$tmp/scrape4")"
+	fi
 fi
 exit $fail

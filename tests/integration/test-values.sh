@@ -4,8 +4,8 @@
 #    zone or node (buddyinfo counts near 2^64, zoneinfo "managed
 #    99999999999", a zone on "Node 99999"), a truncated buddyinfo is named,
 #    --page-size 2^32+4096 is refused;
-#  - a missing zoneinfo makes --once say "degraded" on stderr and in the
-#    report (text and JSON), never "target 0 B: met", and exit 3; the daemon
+#  - a missing zoneinfo makes --once say "degraded" in the report (text
+#    and JSON) and, with --format json, on stderr (each warning once), never "target 0 B: met", and exit 3; the daemon
 #    logs it at warning once, and its return at info;
 #  - a learned file written from a counter that jumped is cut to the host's
 #    memory; a counter jump in the daemon is a reset, logged, not learned;
@@ -43,9 +43,13 @@ check "buddyinfo count near 2^64: no score printed" bash -c '! grep -q "fragment
 fresh_tree trunc "$FIX"
 head -2 "$FIX/proc/buddyinfo" >"$T/proc/buddyinfo"
 once trunc
-check "truncated buddyinfo: node 1 named on stderr" \
-	grep -q "'/proc/buddyinfo' has no row for node 1, which has memory" "$work/trunc.err"
-check "truncated buddyinfo: and in the report" grep -q "Readings fragd does not trust" "$work/trunc.out"
+# each warning once: in the text report, not again on stderr
+check "truncated buddyinfo: node 1 named once, in the report" \
+	test "$(cat "$work/trunc.out" "$work/trunc.err" | grep -c "'/proc/buddyinfo' has no row for node 1, which has memory")/$(grep -c "'/proc/buddyinfo' has no row for node 1" "$work/trunc.out")" = 1/1
+check "truncated buddyinfo: under its heading" grep -q "Readings fragd does not trust" "$work/trunc.out"
+once trunc-json --format json
+check "truncated buddyinfo: --format json names node 1 on stderr" \
+	grep -q "'/proc/buddyinfo' has no row for node 1, which has memory" "$work/trunc-json.err"
 
 fresh_tree managed "$FIX"
 python3 - "$T/proc/zoneinfo" <<'PY'
@@ -59,7 +63,7 @@ open(p, "w").write(s[:i] + z + s[j:])
 PY
 once managed
 check "zoneinfo managed 99999999999: the zone is named" \
-	grep -q "'/proc/zoneinfo': Node 0, zone DMA32 manages 99999999999 pages, more than MemTotal" "$work/managed.err"
+	grep -q "'/proc/zoneinfo': Node 0, zone DMA32 manages 99999999999 pages, more than MemTotal" "$work/managed.out"
 check "zoneinfo managed 99999999999: no TiB target" bash -c '! grep -q "TiB" "$1"' _ "$work/managed.out"
 check "zoneinfo managed 99999999999: target not measured, exit 3" \
 	bash -c 'grep -q "target not measured: zoneinfo rejected as implausible" "$1" && [ "$(cat "$2")" = 3 ]' _ \
@@ -69,7 +73,7 @@ fresh_tree node "$FIX"
 sed -i 's/^Node 1,/Node 99999,/' "$T/proc/zoneinfo"
 once node
 check "zoneinfo Node 99999: named, not dropped silently" \
-	grep -q "'/proc/zoneinfo': Node 99999, zone .*MAX_NUMNODES" "$work/node.err"
+	grep -q "'/proc/zoneinfo': Node 99999, zone .*MAX_NUMNODES" "$work/node.out"
 
 "$FRAGD" --once --root "$T" --page-size 4294971392 >/dev/null 2>"$work/ps.err"; echo $? >"$work/ps.rc"
 check "--page-size 2^32+4096: refused (exit 2), not truncated to 4096" \
@@ -85,7 +89,11 @@ rm "$T/proc/zoneinfo"
 once nozi
 once nozi-json --format json
 check "no zoneinfo: exit 3" rc_is nozi 3
-check "no zoneinfo: warning on stderr" grep -q "Decisions degraded: zoneinfo unreadable (No such file or directory)" "$work/nozi.err"
+check "no zoneinfo: warning on stderr with --format json" \
+	grep -q "Decisions degraded: zoneinfo unreadable (No such file or directory)" "$work/nozi-json.err"
+# each warning once: the text report has it under DEGRADED, stderr does not repeat it
+check "no zoneinfo: the text says what it disables once, stdout and stderr together" \
+	test "$(cat "$work/nozi.out" "$work/nozi.err" | grep -c "reserve targets, watermarks and node sizes not measured")" = 1
 check "no zoneinfo: never 'free of 0 B' nor 'target 0 B: met'" \
 	bash -c '! grep -Eq "free of 0 B|target 0 B|targets are met" "$1"' _ "$work/nozi.out"
 check "no zoneinfo: 'target not measured' and DEGRADED in the text" \

@@ -118,6 +118,20 @@ static void load_kv(const char *fx, const char *rel, KvList *ret)
 
 /* ---- snapshots ------------------------------------------------------------------ */
 
+/* The units of the six levers (lever_unit()), by position in Case.knobs
+ * and in test_series_bound() */
+static void knob_units(KnobView *k)
+{
+        static const char *const defrag[] = { "never", "defer", "defer+madvise", "madvise", "always" };
+
+        k[1].unit = KNOB_UNIT_PERMYRIAD;
+        k[2].unit = KNOB_UNIT_KIB;
+        k[3].unit = KNOB_UNIT_PERMYRIAD;
+        k[5].unit = KNOB_UNIT_MODE;
+        for (unsigned m = 0; m < ELEMENTSOF(defrag); m++)
+                k[5].modes[m] = defrag[m];
+}
+
 typedef struct Case {
         Observation *obs, *prev;
         Assessment *a;
@@ -156,6 +170,7 @@ static Case *case_new(const char *fx, const char *prev_fx)
         c->knobs[4] = (KnobView){ "extfrag_threshold", true, vm->value[VM_EXTFRAG_THRESHOLD], false, 0, 300, 500,
                                   false, false, NULL };
         c->knobs[5] = (KnobView){ "thp_defrag", true, 3 /* madvise */, false, 0, 1, 3, false, false, NULL };
+        knob_units(c->knobs);
         /* deliberately not in sorted order: the renderer sorts */
         c->actions[0] = (ActionCounter){ "watermark_scale_factor", ACTION_UP, "reserve_below_target", 3 };
         c->actions[1] = (ActionCounter){ "compact_node", ACTION_ONESHOT, "reserve_below_target", 1 };
@@ -386,8 +401,26 @@ static void test_golden_2node_fragmented(void **state)
          * blocks 30*16 + 42*32 + 31*64 + 18*128 + 11*256 + 3*512 + 20*1024 = 30944,
          * unusable = (464565 - 30944) * 1000 / 464565 = 933 permille */
         assert_true(has_line(t, "fragd_zone_unusable_free_ratio{node=\"0\",zone=\"DMA32\",order=\"4\"} 0.933"));
-        /* a free block of order >= 4 exists: the kernel's -1.000 */
-        assert_true(has_line(t, "fragd_zone_fragmentation_index_ratio{node=\"0\",zone=\"DMA32\",order=\"4\"} -1"));
+        /* a free block of order >= 4 exists: the kernel's -1.000, no
+         * index, so no series (never a -1 sentinel) */
+        assert_null(strstr(t, "fragd_zone_fragmentation_index_ratio{node=\"0\",zone=\"DMA32\",order=\"4\"}"));
+        assert_null(strstr(t, "} -1\n"));
+        /* knob values in base units: min_free_kbytes 90112 KiB in bytes,
+         * watermark_scale_factor 30 / 10000 as a ratio, thp_defrag a state set */
+        assert_true(has_line(t, "fragd_knob_bytes{knob=\"min_free_kbytes\"} 92274688"));
+        assert_true(has_line(t, "fragd_knob_ratio{knob=\"watermark_scale_factor\"} 0.003"));
+        assert_true(has_line(t, "fragd_knob_original_ratio{knob=\"watermark_scale_factor\"} 0.001"));
+        assert_true(has_line(t, "fragd_knob_min_bytes{knob=\"min_free_kbytes\"} 69206016"));
+        assert_true(has_line(t, "fragd_knob_max_ratio{knob=\"watermark_boost_factor\"} 1.5"));
+        assert_true(has_line(t, "fragd_knob_value{knob=\"compaction_proactiveness\"} 0"));
+        assert_true(has_line(t, "fragd_knob_mode{knob=\"thp_defrag\",mode=\"madvise\"} 1"));
+        assert_true(has_line(t, "fragd_knob_mode{knob=\"thp_defrag\",mode=\"always\"} 0"));
+        assert_null(strstr(t, "fragd_knob_value{knob=\"thp_defrag\"}"));
+        assert_null(strstr(t, "fragd_knob_value{knob=\"min_free_kbytes\"}"));
+        assert_null(strstr(t, "fragd_knob_min_value{knob=\"thp_defrag\"}"));
+        /* transparent_hugepage/enabled [always] madvise never */
+        assert_true(has_line(t, "fragd_thp_enabled_mode{mode=\"always\"} 1"));
+        assert_true(has_line(t, "fragd_thp_enabled_mode{mode=\"never\"} 0"));
         free(t);
         case_free(c);
 }
@@ -426,6 +459,7 @@ static void test_golden_1node_pressure(void **state)
 
         c->knobs[0] = (KnobView){ "compaction_proactiveness", true, 20, true, 20, 0, 60, false, false, "psi" };
         c->knobs[1] = (KnobView){ "min_free_kbytes", false, 0, true, 45056, 22528, 131072, true, true, NULL };
+        c->knobs[1].unit = KNOB_UNIT_KIB;
         c->cgroups[0] = (CgroupView){
                 .name = "db.slice", .present = true,
                 .have_psi = true, .psi_some_usec = db.some.total_usec, .psi_full_usec = db.full.total_usec,
@@ -468,7 +502,8 @@ static void test_golden_1node_pressure(void **state)
 
         /* /proc/pressure/memory: some total=37169358 us, full avg10=54.71;
          * batch.slice/memory.pressure some total=6850158 us */
-        assert_true(has_line(t, "fragd_memory_pressure_stalled_seconds_total{kind=\"some\"} 37.169358"));
+        /* the totals are node_exporter's node_pressure_memory_*: not here */
+        assert_null(strstr(t, "fragd_memory_pressure_stalled_seconds_total"));
         assert_true(has_line(t, "fragd_memory_pressure_avg10_ratio{kind=\"full\"} 0.5471"));
         assert_true(has_line(t, "fragd_cgroup_memory_pressure_stalled_seconds_total{cgroup=\"batch.slice\",kind=\"some\"} 6.850158"));
         assert_true(has_line(t, "fragd_cgroup_present{cgroup=\"system.slice/postgresql.service\"} 0"));
@@ -477,7 +512,8 @@ static void test_golden_1node_pressure(void **state)
         /* held: one series with the hold; none for a knob nothing holds */
         assert_true(has_line(t, "fragd_knob_held{knob=\"compaction_proactiveness\",hold=\"psi\"} 1"));
         assert_null(strstr(t, "fragd_knob_held{knob=\"min_free_kbytes\""));
-        assert_null(strstr(t, "fragd_knob_value{knob=\"min_free_kbytes\"}"));
+        assert_null(strstr(t, "fragd_knob_bytes{knob=\"min_free_kbytes\"}"));
+        assert_true(has_line(t, "fragd_knob_original_bytes{knob=\"min_free_kbytes\"} 46137344"));
         assert_true(has_line(t, "fragd_dry_run 1"));
         assert_true(has_line(t, "fragd_errors_total{kind=\"knob_write\"} 2"));
         assert_true(has_line(t, "fragd_source_up{source=\"pagetypeinfo\"} 0"));
@@ -544,7 +580,9 @@ static void test_series_bound(void **state)
                 memcpy(zz->zone, bz->zone, sizeof(zz->zone));
                 memcpy(pz->zone, bz->zone, sizeof(pz->zone));
                 bz->n_orders = 14;
-                for (unsigned k = 0; k < 14; k++)
+                /* no free block of the target orders or above: every
+                 * fragmentation index is defined (the kernel's -1 is absent) */
+                for (unsigned k = 0; k < 4; k++)
                         bz->nr_free[k] = 100 + k;
                 zz->have = ZONE_HAVE_MANAGED | ZONE_HAVE_BOOST;
                 zz->present = zz->managed = 1 << 20;
@@ -571,6 +609,7 @@ static void test_series_bound(void **state)
         }
         o->psi_memory.some.present = o->psi_memory.full.present = true;
         o->thp.hpage_pmd_size = 2 << 20;
+        snprintf(o->thp.enabled, sizeof(o->thp.enabled), "madvise");
         for (unsigned i = 0; i < 9; i++) {
                 static const char *const st[] = { "anon_fault_alloc", "anon_fault_fallback",
                                                   "anon_fault_fallback_charge", "shmem_alloc", "shmem_fallback" };
@@ -590,7 +629,7 @@ static void test_series_bound(void **state)
         prev->now_usec -= 10 * USEC_PER_SEC;
         for (unsigned i = 0; i < prev->vmstat.n; i++)
                 prev->vmstat.e[i].value -= 10;
-        prev->buddy.zones[0].nr_free[13]--;
+        prev->buddy.zones[0].nr_free[3]--;
 
         for (unsigned i = 0; i < 6; i++)
                 knobs[i] = (KnobView){ "", true, 1, true, 1, 0, 10, true, false, "nothing_to_reclaim" };
@@ -600,6 +639,7 @@ static void test_series_bound(void **state)
         knobs[3].name = "watermark_boost_factor";
         knobs[4].name = "extfrag_threshold";
         knobs[5].name = "thp_defrag";
+        knob_units(knobs);
         for (unsigned i = 0; i < SNAPSHOT_MAX_ACTIONS; i++) {
                 snprintf(reasons[i], sizeof(reasons[i]), "reason_%02u", i / 3);
                 actions[i] = (ActionCounter){ knobs[i % 6].name, (ActionDirection) (i % 3), reasons[i], i };
@@ -817,6 +857,10 @@ static void test_table_conventions(void **state)
                         assert_true(l > strlen(suffix) && strcmp(m->name + l - strlen(suffix), suffix) == 0);
                 }
                 assert_true(m->help && *m->help);
+                if (strlen(m->help) > METRIC_HELP_MAX)
+                        fail_msg("%s: HELP of %zu characters, more than %d: move the rest to .more", m->name,
+                                 strlen(m->help), METRIC_HELP_MAX);
+                assert_true(!m->more || (*m->more && !strchr(m->more, '\n') && !strchr(m->more, '|')));
                 assert_null(strchr(m->help, '\n'));
                 assert_null(strchr(m->help, '|'));
                 assert_true(m->section && *m->section);

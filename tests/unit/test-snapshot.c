@@ -10,6 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "knobs/lever.h"
+#include "output/exporter.h"
 #include "output/snapshot.h"
 
 typedef struct Case {
@@ -110,11 +112,64 @@ static void test_skipped_lever_leaves_nothing(void **state)
         free(c);
 }
 
+/* Every lever of the registry is exported in the family of its unit, as
+ * lever_unit() says, with no code of its own: its current value once, in
+ * fragd_knob_value (a number, also any lever lever_unit() does not name),
+ * fragd_knob_bytes (KiB), fragd_knob_ratio (1/10000) or as a state set in
+ * fragd_knob_mode, and in no other of those families */
+static void test_knob_units(void **state)
+{
+        static const char *const fams[] = { "fragd_knob_value", "fragd_knob_bytes", "fragd_knob_ratio",
+                                            "fragd_knob_mode" };
+        Case *c = case_new();
+        char *text = NULL;
+
+        (void) state;
+        c->d.levers[LEVER_THP_DEFRAG].current = THP_DEFRAG_MADVISE;
+        snapshot_build(&c->b, &c->cfg, &c->obs, NULL, &c->a, &c->d, NULL);
+        assert_int_equal(metrics_render_alloc(&c->b.s, &text, NULL), 0);
+        for (unsigned l = 0; l < _LEVER_MAX; l++) {
+                LeverUnit u = lever_unit((Lever) l);
+                unsigned want = u == LEVER_UNIT_KIB ? 1 : u == LEVER_UNIT_PERMYRIAD ? 2 : u == LEVER_UNIT_MODE ? 3 : 0;
+
+                for (unsigned f = 0; f < 4; f++) {
+                        char needle[160];
+                        unsigned n = 0;
+
+                        snprintf(needle, sizeof(needle), "\n%s{knob=\"%s\"%s", fams[f], lever_name((Lever) l),
+                                 f == 3 ? ",mode=" : "}");
+                        for (const char *p = text; (p = strstr(p, needle)); p++)
+                                n++;
+                        if (f != want)
+                                assert_int_equal(n, 0);
+                        else if (f == 3) {
+                                unsigned modes = 0;
+
+                                while (lever_mode_name((Lever) l, modes))
+                                        modes++;
+                                assert_true(modes > 1);
+                                assert_int_equal(n, modes);
+                        } else
+                                assert_int_equal(n, 1);
+                }
+        }
+        /* the values in base units */
+        assert_non_null(strstr(text, "\nfragd_knob_bytes{knob=\"min_free_kbytes\"} 12288\n"));
+        assert_non_null(strstr(text, "\nfragd_knob_ratio{knob=\"watermark_scale_factor\"} 0.0011\n"));
+        assert_non_null(strstr(text, "\nfragd_knob_mode{knob=\"thp_defrag\",mode=\"madvise\"} 1\n"));
+        assert_non_null(strstr(text, "\nfragd_knob_mode{knob=\"thp_defrag\",mode=\"never\"} 0\n"));
+        assert_non_null(strstr(text, "\nfragd_knob_value{knob=\"compaction_proactiveness\"} 10\n"));
+        assert_non_null(strstr(text, "\nfragd_knob_max_ratio{knob=\"watermark_boost_factor\"} 0.1\n"));
+        free(text);
+        free(c);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_knob_hold),
                 cmocka_unit_test(test_skipped_lever_leaves_nothing),
+                cmocka_unit_test(test_knob_units),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
