@@ -10,6 +10,7 @@
 #include "core/cleanup.h"
 #include "core/log.h"
 #include "core/text.h"
+#include "core/unit-name.h"
 #include "knobs/knob.h"
 #include "output/status.h"
 #include "service/control.h"
@@ -191,7 +192,9 @@ int run_thp_dropin(const FragdArgs *a)
         char u[4 * UNIT_NAME_LEN_MAX + 64], m[64], why[2048];
         int r;
 
-        if (text_escape(unit, strlen(unit), u, sizeof(u)) < 0)
+        if (unit_name_parse(unit, strlen(unit), NULL, NULL) >= 0)
+                snprintf(u, sizeof(u), "%s", unit); /* as systemd shows it: a '\\' is part of it */
+        else if (text_escape(unit, strlen(unit), u, sizeof(u)) < 0)
                 snprintf(u, sizeof(u), "(a name of %zu bytes)", strlen(unit));
         if (text_escape(mode, strlen(mode), m, sizeof(m)) < 0)
                 snprintf(m, sizeof(m), "(%zu bytes)", strlen(mode));
