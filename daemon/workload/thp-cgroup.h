@@ -275,7 +275,9 @@ int cgroup_unit_name(const char *cgroup_path, char *ret, size_t size);
 /* Pure. One ExecStart= command line from systemd's (path, argv,
  * ignore_failure): "-" prefix when failures are ignored, argv[0] replaced by
  * path, arguments quoted for unit files ('%' -> "%%", '$' -> "$$", quotes and
- * backslashes escaped inside "..."). -ENOBUFS when it does not fit. */
+ * backslashes escaped inside "...", a newline as \n and other control
+ * characters as \xNN, so no byte of an argument ends the line). -ENOBUFS
+ * when it does not fit. */
 int exec_command_render(const char *path, const char *const *argv, size_t argc, bool ignore_failure,
                         char *buf, size_t size);
 
