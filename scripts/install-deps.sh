@@ -14,7 +14,9 @@ $SUDO apt-get update -qq
 #        real node_exporter, qemu + busybox + debootstrap for the real-kernel
 #        suite (tests/vm), systemd-analyze, gnuplot for benchmark plots;
 #        bc bison flex libelf-dev build the suite's own 6.12 kernels
-#        (tests/vm/build-kernel.sh), xfsprogs puts mkfs.xfs in its guest
+#        (tests/vm/build-kernel.sh), xfsprogs puts mkfs.xfs in its guest;
+#        dbus-daemon runs the private bus of the fake systemd that
+#        tests/integration/test-thp-dropin.sh asks
 # package: debhelper, dpkg-dev, fakeroot and lintian build and check the .deb
 #        (make check-package), mandoc lints the man pages, bash-completion
 #        runs the completion test and says where completions go
@@ -25,6 +27,6 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	prometheus prometheus-node-exporter curl \
 	qemu-system-x86 busybox-static cpio debootstrap e2fsprogs kmod xz-utils zstd python3 file shellcheck \
 	bc bison flex libelf-dev xfsprogs \
-	systemd gnuplot-nox \
+	systemd dbus-daemon gnuplot-nox \
 	debhelper dpkg-dev fakeroot lintian mandoc bash-completion >/dev/null
 echo "install-deps: done"
