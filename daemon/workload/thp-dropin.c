@@ -246,8 +246,14 @@ int thp_dropin_umbrella_explain(const UnitName *u, const char *mode, const char 
                 return -ENOBUFS;
         buf[0] = '\0';
         out_printf(&o, "%s runs no workload (Type=%s, ExecStart=", u->name, service_type[0] ? service_type : "?");
-        for (size_t i = 0; i < n_paths; i++)
-                out_printf(&o, "%s%s", i ? ", " : "", paths[i]);
+        for (size_t i = 0; i < n_paths; i++) {
+                char e[4 * 256 + 1];
+
+                /* systemd's paths, for a terminal */
+                if (text_escape(paths[i], strlen(paths[i]), e, sizeof(e)) < 0)
+                        snprintf(e, sizeof(e), "(a path of %zu bytes)", strlen(paths[i]));
+                out_printf(&o, "%s%s", i ? ", " : "", e);
+        }
         out_printf(&o, "%s): a THP mode for it reaches no process that matters", n_paths ? "" : "none");
         if (unit_name_instance_glob(u->prefix, u->type, glob, sizeof(glob)) < 0)
                 return -ENOBUFS;

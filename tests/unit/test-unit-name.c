@@ -199,6 +199,12 @@ static void test_placeholder(void **state)
         assert_non_null(strstr(buf, "systemctl list-units 'postgresql@*.service'"));
         assert_non_null(strstr(buf, "'fragd thp-dropin postgresql@15-main.service madvise'"));
         assert_int_equal(thp_dropin_umbrella_explain(&u, "never", "oneshot", truth, 1, inst, 2, buf, 40), -ENOBUFS);
+        {
+                const char *odd[] = { "/opt/\x1b[31m/true" };
+
+                assert_true(thp_dropin_umbrella_explain(&u, "never", "oneshot", odd, 1, NULL, 0, buf, sizeof(buf)) > 0);
+                assert_non_null(strstr(buf, "ExecStart=/opt/\\x1b[31m/true)"));
+        }
 }
 
 /* the drop-in's comments: only a name systemd accepts; the hint quoted */
