@@ -129,6 +129,12 @@ $(BUILDDIR)/tests/test-%: $(BUILDDIR)/tests/unit/test-%.o $(BUILDDIR)/libfragd.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 
+# test helpers: programs the integration tests run beside fragd
+HELPERS := $(patsubst tests/helpers/%.c,$(BUILDDIR)/tests/%,$(sort $(wildcard tests/helpers/*.c)))
+$(BUILDDIR)/tests/%: $(BUILDDIR)/tests/helpers/%.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(BUILDDIR)/tests/replay-%: $(BUILDDIR)/tests/fuzz/fuzz-%.o $(BUILDDIR)/tests/fuzz/replay-main.o $(BUILDDIR)/libfragd.a $(BUILDDIR)/libpolicy.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -144,7 +150,7 @@ NPROC := $(shell nproc 2>/dev/null || echo 1)
 test-programs:
 	@$(MAKE) --no-print-directory $(if $(findstring --jobserver,$(MAKEFLAGS)),,-j$(NPROC)) test-programs-build
 
-test-programs-build: $(PURE_TESTS) $(UNIT_TESTS) $(FUZZ_REPLAY) $(BUILDDIR)/fragd $(TOOLS)
+test-programs-build: $(PURE_TESTS) $(UNIT_TESTS) $(FUZZ_REPLAY) $(HELPERS) $(BUILDDIR)/fragd $(TOOLS)
 
 # Unit tests, corpus replay, integration tests; then all of it again under
 # ASan+UBSan. Never writes the host's /proc or /sys.

@@ -18,9 +18,11 @@ BUILD="build-essential pkg-config libsystemd-dev libnl-3-dev libnl-genl-3-dev li
 # tests: cmocka, clang (libFuzzer, second sanitizer build), promtool and a
 #        real node_exporter, qemu + busybox + debootstrap for the real-kernel
 #        suite (tests/vm), systemd-analyze, gnuplot for benchmark plots;
-#        bc bison flex libelf-dev build the suite's own 6.12 kernels
+#        bc bison flex libelf-dev build the suite's own 7.3 kernel
 #        (tests/vm/build-kernel.sh), xfsprogs puts mkfs.xfs in its guest;
-#        git and ca-certificates fetch the kernel source
+#        git and ca-certificates fetch the kernel source;
+#        dbus-daemon runs the private bus of the fake systemd that
+#        tests/integration/test-thp-dropin.sh asks
 # package: debhelper, dpkg-dev, fakeroot and lintian build and check the .deb
 #        (make check-package), mandoc lints the man pages, bash-completion
 #        runs the completion test and says where completions go
@@ -29,7 +31,7 @@ TEST="git ca-certificates
 	prometheus prometheus-node-exporter curl
 	qemu-system-x86 busybox-static cpio debootstrap e2fsprogs kmod xz-utils zstd python3 file shellcheck
 	bc bison flex libelf-dev xfsprogs
-	systemd gnuplot-nox
+	systemd dbus-daemon gnuplot-nox
 	debhelper dpkg-dev fakeroot lintian mandoc bash-completion"
 
 want=$BUILD

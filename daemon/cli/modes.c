@@ -9,6 +9,8 @@
 #include "config/config.h"
 #include "core/cleanup.h"
 #include "core/log.h"
+#include "core/text.h"
+#include "core/unit-name.h"
 #include "knobs/knob.h"
 #include "output/status.h"
 #include "service/control.h"
@@ -185,34 +187,46 @@ int run_features(const FragdArgs *a)
 int run_thp_dropin(const FragdArgs *a)
 {
         const char *unit = a->dropin_unit, *mode = a->dropin_mode;
+        /* what the operator typed goes back to the terminal escaped: a unit
+         * name systemd refuses may hold anything */
+        char u[4 * UNIT_NAME_LEN_MAX + 64], m[64], why[2048];
         int r;
 
+        if (unit_name_parse(unit, strlen(unit), NULL, NULL) >= 0)
+                snprintf(u, sizeof(u), "%s", unit); /* as systemd shows it: a '\\' is part of it */
+        else if (text_escape(unit, strlen(unit), u, sizeof(u)) < 0)
+                snprintf(u, sizeof(u), "(a name of %zu bytes)", strlen(unit));
+        if (text_escape(mode, strlen(mode), m, sizeof(m)) < 0)
+                snprintf(m, sizeof(m), "(%zu bytes)", strlen(mode));
         if (strcmp(mode, "never") != 0 && strcmp(mode, "madvise") != 0) {
                 log_error("thp-dropin: MODE '%s' is not one of never, madvise (always and inherit need no "
-                          "drop-in: 'always' is [cgroup] thp=always with collapse=yes)", mode);
+                          "drop-in: 'always' is [cgroup] thp=always with collapse=yes)", m);
                 return EXIT_USAGE;
         }
-        if (!strchr(unit, '.')) {
-                log_error("thp-dropin: '%s' is not a unit name (postgresql.service)", unit);
+        r = thp_dropin_print(unit, mode, NULL, stdout, why, sizeof(why));
+        if (r == -EINVAL) {
+                log_error("thp-dropin: '%s' %s", u, why[0] ? why : "cannot take a drop-in");
                 return EXIT_USAGE;
         }
-        r = thp_dropin_print(unit, mode, NULL, stdout);
         if (r == -ENOTCONN) {
                 log_error("Cannot ask systemd for %s's ExecStart (no system bus): run on the host where the unit "
-                          "is installed", unit);
+                          "is installed", u);
                 return EXIT_PRECONDITION;
         }
         if (r == -ENODATA) {
-                log_error("systemd knows no ExecStart= for %s (not installed, or not a service): nothing to wrap",
-                          unit);
+                if (why[0])
+                        log_error("thp-dropin: %s: %s", u, why);
+                else
+                        log_error("systemd knows no ExecStart= for %s (not installed, or not a service): nothing "
+                                  "to wrap", u);
                 return EXIT_FAILURE;
         }
-        if (r == -EINVAL) {
-                log_error("thp-dropin: cannot make a drop-in for '%s' with mode %s", unit, mode);
-                return EXIT_USAGE;
+        if (r == -ENOEXEC) {
+                log_error("thp-dropin: %s", why);
+                return EXIT_FAILURE;
         }
         if (r < 0) {
-                log_error_errno(r, "Cannot make the drop-in for %s: %m", unit);
+                log_error_errno(r, "Cannot make the drop-in for %s: %m", u);
                 return EXIT_FAILURE;
         }
         return fflush(stdout) == 0 ? 0 : EXIT_FAILURE;

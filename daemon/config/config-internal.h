@@ -76,8 +76,11 @@ char *config_key_format(const ConfigKey *k, const FragdConfig *c, int sub, char 
 /* Validates a cgroup path (relative to the cgroup2 root; a leading '/' is
  * dropped) into ret. -EINVAL with a message. */
 int config_cgroup_path(const char *path, char *ret, size_t size, char *err, size_t errsize);
-/* Fleet [match] pattern: [A-Za-z0-9._-] plus glob characters. */
-bool config_match_pattern_valid(const char *p);
+/* Pure. Fleet [match] pattern: [A-Za-z0-9._-] plus glob characters * ? and
+ * [set] / [!set] of those characters. NULL when valid, else why (in buf, or
+ * a constant): a '[' never closed, a ']' or '!' outside a set, a backwards
+ * range: a glob that can never match an instance type or class name. */
+const char *config_match_pattern_check(const char *pattern, char *buf, size_t size);
 bool config_instance_name_valid(const char *p);
 
 /* ---- value parsers (config-values.c) --------------------------------------

@@ -448,14 +448,56 @@ bool config_instance_name_valid(const char *p)
         return true;
 }
 
-bool config_match_pattern_valid(const char *p)
+#define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
+
+const char *config_match_pattern_check(const char *pattern, char *buf, size_t size)
 {
-        if (!*p || strlen(p) >= CONFIG_INSTANCE_TYPE_MAX)
-                return false;
-        for (; *p; p++)
-                if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-*?[]!", *p))
-                        return false;
-        return true;
+        const char *p = pattern;
+
+        if (!*p)
+                return "empty";
+        if (strlen(p) >= CONFIG_INSTANCE_TYPE_MAX) {
+                snprintf(buf, size, "longer than %d characters", CONFIG_INSTANCE_TYPE_MAX - 1);
+                return buf;
+        }
+        for (; *p; p++) {
+                const char *set, *end;
+
+                if (*p == '*' || *p == '?' || strchr(NAME_CHARS, *p))
+                        continue;
+                if (*p == ']' || *p == '!') {
+                        /* literal there (fnmatch), and no name has one */
+                        snprintf(buf, size, "'%c' at position %zu is outside [...], where it matches no name", *p,
+                                 (size_t) (p - pattern) + 1);
+                        return buf;
+                }
+                if (*p != '[') {
+                        snprintf(buf, size, "letters, digits, '.', '-', '_' and glob characters * ? [ ] only");
+                        return buf;
+                }
+                /* [set], [!set]; a ']' first is a member */
+                set = p + 1 + (p[1] == '!');
+                end = strchr(*set == ']' ? set + 1 : set, ']');
+                if (!end) {
+                        snprintf(buf, size, "the '[' at position %zu is never closed by ']': it would match "
+                                 "only a literal '[', which no name has", (size_t) (p - pattern) + 1);
+                        return buf;
+                }
+                for (const char *c = *set == ']' ? set + 1 : set; c < end; c++) {
+                        if (!strchr(NAME_CHARS, *c)) {
+                                snprintf(buf, size, "'%c' inside [...] at position %zu matches no name", *c,
+                                         (size_t) (c - pattern) + 1);
+                                return buf;
+                        }
+                        if (c[1] == '-' && c + 2 < end && c[2] < c[0]) {
+                                snprintf(buf, size, "the range '%c-%c' in [...] is backwards: it matches nothing",
+                                         c[0], c[2]);
+                                return buf;
+                        }
+                }
+                p = end;
+        }
+        return NULL;
 }
 
 int config_cgroup_path(const char *path, char *ret, size_t size, char *err, size_t errsize)
@@ -600,11 +642,10 @@ int config_key_apply(const ConfigKey *k, FragdConfig *c, int sub, const char *va
         if (k->type == VT_LEVER_VALUE || k->type == VT_LEVER_STEP)
                 return apply_lever(k, c, sub, value, err, errsize);
         if (k->type == VT_MATCH) {
-                if (!config_match_pattern_valid(value))
-                        return value_error(-EBADMSG, "pattern", value,
-                                           "letters, digits, '.', '-', '_' and glob characters * ? [ ]", err,
-                                           errsize);
-                return 0;
+                char b[160];
+
+                why = config_match_pattern_check(value, b, sizeof(b));
+                return why ? value_error(-EBADMSG, "pattern", value, why, err, errsize) : 0;
         }
 
         p = dest(k, c, sub);

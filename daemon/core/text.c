@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/text.h"
@@ -129,6 +130,71 @@ size_t text_scrub(char *dst, size_t size, const char *s, size_t n, const char *k
         }
         dst[o] = '\0';
         return o;
+}
+
+/* appends n bytes to buf at *o when they fit with the NUL; else false */
+static bool put(char *buf, size_t size, size_t *o, const char *p, size_t n)
+{
+        if (*o + n >= size)
+                return false;
+        memcpy(buf + *o, p, n);
+        *o += n;
+        buf[*o] = '\0';
+        return true;
+}
+
+int text_escape(const char *s, size_t n, char *buf, size_t size)
+{
+        const char *end = s + n;
+        size_t o = 0;
+
+        if (size == 0)
+                return -ENOBUFS;
+        buf[0] = '\0';
+        for (const char *p = s; p < end;) {
+                size_t len = utf8_sequence_len(p, end);
+                unsigned char c = (unsigned char) *p;
+                char e[12];
+                bool ok;
+
+                if (c == '\\')
+                        ok = put(buf, size, &o, "\\\\", 2);
+                else if (c == '\n' || c == '\t' || c == '\r') {
+                        e[0] = '\\';
+                        e[1] = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
+                        ok = put(buf, size, &o, e, 2);
+                } else if (len == 0 || c < 0x20 || c == 0x7F) {
+                        snprintf(e, sizeof(e), "\\x%02x", c);
+                        ok = put(buf, size, &o, e, 4);
+                        len = 1;
+                } else if (is_c1((const unsigned char *) p, len)) {
+                        snprintf(e, sizeof(e), "\\x%02x\\x%02x", c, (unsigned char) p[1]);
+                        ok = put(buf, size, &o, e, 8);
+                } else
+                        ok = put(buf, size, &o, p, len);
+                if (!ok)
+                        return -ENOBUFS;
+                p += len ? len : 1;
+        }
+        return (int) o;
+}
+
+int text_shell_quote(const char *s, char *buf, size_t size)
+{
+        size_t o = 0;
+
+        if (size == 0)
+                return -ENOBUFS;
+        buf[0] = '\0';
+        if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@%+=:,./_-") ==
+                          strlen(s))
+                return put(buf, size, &o, s, strlen(s)) ? (int) o : -ENOBUFS;
+        if (!put(buf, size, &o, "'", 1))
+                return -ENOBUFS;
+        for (const char *p = s; *p; p++)
+                if (!(*p == '\'' ? put(buf, size, &o, "'\\''", 4) : put(buf, size, &o, p, 1)))
+                        return -ENOBUFS;
+        return put(buf, size, &o, "'", 1) ? (int) o : -ENOBUFS;
 }
 
 int text_dir_relative(const char *path, char *ret, size_t size, const char **ret_why)

@@ -32,6 +32,19 @@ bool text_printable(const char *s, const char **ret_why);
  * length written. */
 size_t text_scrub(char *dst, size_t size, const char *s, size_t n, const char *keep);
 
+/* Pure. n bytes of s (NULs included) for a message or a terminal, C-style:
+ * '\\' as "\\\\", newline, tab and carriage return as \n \t \r, other
+ * control characters (C0, DEL, C1) and bytes that are not UTF-8 as \xNN;
+ * printable UTF-8 as it is. Returns the length written into buf
+ * (NUL-terminated), or -ENOBUFS when it does not fit. */
+int text_escape(const char *s, size_t n, char *buf, size_t size);
+
+/* Pure. s as one POSIX shell word: as it is when it holds only
+ * [A-Za-z0-9@%+=:,./_-] (and is not empty), else in single quotes with each
+ * ' as '\''. Returns the length written into buf (NUL-terminated), or
+ * -ENOBUFS. */
+int text_shell_quote(const char *s, char *buf, size_t size);
+
 /* The longest directory path fragd keeps files in, in bytes. */
 #define TEXT_DIR_LEN_MAX 255
 

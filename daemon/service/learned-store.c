@@ -165,6 +165,8 @@ int learned_file_parse(const char *buf, size_t len, LearnedFile *ret, LearnedFil
                         r = span_to_u64(value, &version);
                         if (r < 0)
                                 return fail(ret_err, -EBADMSG, line_no, "version is not a decimal number");
+                        if (version != LEARNED_FILE_VERSION && ret_err)
+                                ret_err->newer = version > LEARNED_FILE_VERSION;
                         if (version != LEARNED_FILE_VERSION)
                                 return fail(ret_err, -EPROTONOSUPPORT, line_no,
                                             "version %" PRIu64 ", this fragd reads version %d", version,
@@ -411,6 +413,7 @@ LearnedLoadResult learned_store_load(const Root *root, const char *state_dir, co
                 l.result = LEARNED_LOAD_NONE;
         else if (r == -EPROTONOSUPPORT) {
                 l.result = LEARNED_LOAD_OTHER_VERSION;
+                l.newer = err.newer;
                 snprintf(l.why, sizeof(l.why), "%s", err.what);
         } else if (r < 0 && err.what[0]) {
                 l.result = LEARNED_LOAD_MALFORMED;
@@ -488,7 +491,7 @@ const char *learned_load_explain(const LearnedLoad *l, char *buf, size_t size)
 
         switch (l->result) {
         case LEARNED_LOAD_OTHER_VERSION:
-                snprintf(buf, size, "is in another format (%s)", l->why);
+                snprintf(buf, size, "is in %s format (%s)", l->newer ? "a newer" : "another", l->why);
                 break;
         case LEARNED_LOAD_MALFORMED:
                 if (l->line > 0)

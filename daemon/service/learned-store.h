@@ -46,6 +46,7 @@ typedef struct LearnedFile {
 typedef struct LearnedFileError {
         unsigned line; /* 1-based; 0 = the file as a whole (a key missing) */
         char what[112];
+        bool newer;    /* -EPROTONOSUPPORT: the version is newer than this fragd's */
 } LearnedFileError;
 
 /* Pure. 0 and *ret, or -EBADMSG (malformed line, unknown or repeated key,
@@ -96,7 +97,7 @@ typedef enum LearnedLoadResult {
         LEARNED_LOAD_NOT_KEPT,       /* state_dir is empty: nothing is kept, nothing read */
         LEARNED_LOAD_NONE,           /* no file */
         /* the file is ignored: */
-        LEARNED_LOAD_OTHER_VERSION,  /* another format version */
+        LEARNED_LOAD_OTHER_VERSION,  /* another format version; ->newer: a later fragd's */
         LEARNED_LOAD_MALFORMED,      /* ->line (0: the file as a whole), ->why */
         LEARNED_LOAD_TOO_LARGE,      /* larger than LEARNED_FILE_MAX */
         LEARNED_LOAD_UNREADABLE,     /* ->error */
@@ -112,6 +113,7 @@ typedef struct LearnedLoad {
         unsigned line;          /* MALFORMED: 1-based; 0 = the file as a whole */
         int error;              /* UNREADABLE: -errno */
         char why[192];          /* why it is ignored, without the file's name; "" when used or absent */
+        bool newer;             /* OTHER_VERSION: newer than this fragd reads (keep the file as it is) */
         LearnedFile file;       /* parsed: NOT_APPLICABLE and from LEARNING_OFF on */
         usec_t age_usec;        /* the burst's age by the wall clock, from NOT_APPLICABLE on */
         usec_t future_usec;     /* > 0: the burst was this far in the future (clock set back?), age 0 */

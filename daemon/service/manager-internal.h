@@ -113,6 +113,7 @@ struct Manager {
         usec_t learned_synced_usec, learned_synced_before_usec;
         usec_t learned_write_usec;   /* the last write or removal; 0 = none */
         bool learned_write_failing;
+        bool learned_file_kept;      /* a newer fragd's file: never written nor removed by this run */
         /* the learned burst the last learned_reserve event told, and when */
         uint64_t learned_event_bytes;
         usec_t learned_event_usec;

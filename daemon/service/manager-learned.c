@@ -124,6 +124,15 @@ void manager_learned_restore(Manager *m, usec_t now)
                 log_debug("No learned reserve from a previous run in '%s'", name);
                 goto boot;
         case LEARNED_LOAD_OTHER_VERSION:
+                if (l.newer) {
+                        /* a rollback: the newer fragd wants it back */
+                        m->learned_file_kept = true;
+                        log_notice("The learned reserve file '%s' %s: a newer fragd wrote it; leaving it as it "
+                                   "is (this run's learned reserve is not kept across restarts)",
+                                   name, why);
+                        goto boot;
+                }
+                /* fall through */
         case LEARNED_LOAD_NOT_APPLICABLE:
                 log_notice("The learned reserve file '%s' %s; ignoring it", name, why);
                 goto boot;
@@ -221,7 +230,7 @@ void manager_learned_sync(Manager *m, usec_t now, bool stopping)
                 return;
         if (!stopping)
                 learned_event(m, now);
-        if (m->dry_run || !m->cfg.daemon.state_dir[0])
+        if (m->dry_run || !m->cfg.daemon.state_dir[0] || m->learned_file_kept)
                 return;
         if (!stopping && s->learned_peak_bytes == m->learned_synced_bytes &&
             s->learned_peak_usec == m->learned_synced_usec &&

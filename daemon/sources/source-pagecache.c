@@ -282,7 +282,8 @@ int pagecache_trace_start(const Root *root, char *why, size_t why_size)
         dfd = root_openat(tfd, "instances", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, ROOT_BENEATH);
         if (dfd < 0 || mkdirat(dfd, PAGECACHE_INSTANCE, 0700) < 0) {
                 r = dfd < 0 ? dfd : -errno;
-                snprintf(why, why_size, "cannot make the trace instance '/sys/" INSTANCE_REL "': %s", strerror(-r));
+                snprintf(why, why_size, "cannot make the trace instance '/sys/" INSTANCE_REL "': %s%s", strerror(-r),
+                         r == -EROFS ? " (tracefs is mounted read-only)" : "");
                 return r;
         }
         ifd = root_openat(dfd, PAGECACHE_INSTANCE, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, ROOT_BENEATH);
@@ -312,6 +313,7 @@ undo:
 int pagecache_trace_stop(const Root *root)
 {
         _cleanup_close_ int tfd = -EBADF;
+        struct stat st;
 
         if (root->sys_fd < 0)
                 return -ENOENT;
@@ -319,6 +321,10 @@ int pagecache_trace_stop(const Root *root)
                           ROOT_BENEATH);
         if (tfd < 0)
                 return tfd;
+        /* none there: nothing to remove (rmdir on a read-only tracefs
+         * would say EROFS even for a name that does not exist) */
+        if (fstatat(tfd, PAGECACHE_INSTANCE, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return -errno;
         /* tracefs removes an instance with its events and triggers */
         if (unlinkat(tfd, PAGECACHE_INSTANCE, AT_REMOVEDIR) < 0)
                 return -errno;

@@ -35,6 +35,7 @@
 #include "config/config.h"
 #pragma GCC diagnostic pop
 #include "core/root.h"
+#include "core/unit-name.h"
 
 /* ---- smaps candidates (pure) ---------------------------------------------- */
 
@@ -266,15 +267,17 @@ bool thp_except_advised_supported(void);
 /* Fills env: systemd version, kernel support, CAP_SYS_NICE, launcher path. */
 void thp_env_detect(ThpEnv *env, const char *launcher_path);
 
-/* The unit of a cgroup path: "system.slice/postgresql.service" -> 
- * "postgresql.service"; -EINVAL when the last component is not a unit
- * (.service/.scope/.slice...) -- scopes cannot take drop-ins with ExecStart. */
+/* The unit of a cgroup path: "system.slice/postgresql@15-main.service" ->
+ * "postgresql@15-main.service"; -EINVAL when the last component is not a
+ * valid unit name (unit_name_parse). */
 int cgroup_unit_name(const char *cgroup_path, char *ret, size_t size);
 
 /* Pure. One ExecStart= command line from systemd's (path, argv,
  * ignore_failure): "-" prefix when failures are ignored, argv[0] replaced by
  * path, arguments quoted for unit files ('%' -> "%%", '$' -> "$$", quotes and
- * backslashes escaped inside "..."). -ENOBUFS when it does not fit. */
+ * backslashes escaped inside "...", a newline as \n and other control
+ * characters as \xNN, so no byte of an argument ends the line). -ENOBUFS
+ * when it does not fit. */
 int exec_command_render(const char *path, const char *const *argv, size_t argc, bool ignore_failure,
                         char *buf, size_t size);
 
@@ -291,10 +294,42 @@ int exec_command_render(const char *path, const char *const *argv, size_t argc, 
 int thp_dropin_render(const char *unit, CgroupThp thp, unsigned systemd_version, const char *launcher_path,
                       const char *const *exec_start, size_t n_exec_start, char *buf, size_t size,
                       ThpMechanism *ret_mech);
-/* `fragd thp-dropin <unit> <mode>`: detects the systemd version, fetches
- * ExecStart from systemd over D-Bus when the launcher form is needed, and
- * prints the drop-in to f. Returns 0 or -errno: -EINVAL for a mode other
- * than never|madvise or a unit name without a suffix, -ENOTCONN when the
- * launcher form is needed and there is no system bus to ask, -ENODATA when
- * systemd knows no ExecStart= for the unit; main() maps them to exit codes. */
-int thp_dropin_print(const char *unit, const char *mode, const char *launcher_path, FILE *f);
+/* The launcher's program name, as drop-ins run it. */
+#define THP_LAUNCHER_NAME "fragd-thp-exec"
+
+/* Pure. Takes fragd-thp-exec off the head of a command (path, argv[argc]
+ * as systemd shows it: argv[0] the launcher): what follows its "--" becomes
+ * the command, again while it starts with the launcher. Returns how many
+ * were taken off; a launcher with no command after "--" is left as it is.
+ * Run over a unit whose drop-in already wraps ExecStart=, a new drop-in
+ * then replaces the mode instead of wrapping the launcher again. */
+size_t thp_launcher_unwrap(const char **path, const char *const **argv, size_t *argc);
+
+/* Pure. Whether a service runs nothing a THP mode could matter for: every
+ * ExecStart= program is true or false (/bin/true, /usr/bin/true), or there
+ * is none and service_type (systemd's Type=) is "oneshot". Debian's
+ * postgresql.service is such an umbrella: Type=oneshot, ExecStart=/bin/true;
+ * the server runs in postgresql@15-main.service. */
+bool unit_exec_is_placeholder(const char *service_type, const char *const *paths, size_t n);
+
+/* Pure. Why a drop-in for the umbrella u is refused, and which units to
+ * name instead: its instances ('fragd thp-dropin UNIT MODE' each, UNIT
+ * shell-quoted) or, when none is known, the pattern <prefix>@*.<type>.
+ * Returns the length, or -ENOBUFS (the text cut short). */
+int thp_dropin_umbrella_explain(const UnitName *u, const char *mode, const char *service_type,
+                                const char *const *paths, size_t n_paths, const char *const *instances,
+                                size_t n_instances, char *buf, size_t size);
+
+/* `fragd thp-dropin <unit> <mode>`: checks the name (unit_name_parse; a
+ * .service), detects the systemd version, asks systemd over D-Bus for the
+ * unit's load state, Type= and ExecStart= (the launcher taken off, see
+ * thp_launcher_unwrap), refuses a unit that runs nothing, and prints the
+ * drop-in to f. Returns 0 or -errno, with why (always NUL-terminated) saying
+ * what was wrong when it can: -EINVAL for a mode other than never|madvise, a
+ * name systemd would not take, a unit that is not a service, a template
+ * where ExecStart= is needed; -ENOTCONN when ExecStart= is needed and there
+ * is no system bus to ask; -ENODATA when systemd has no such unit or no
+ * ExecStart= for it; -ENOEXEC for an umbrella (unit_exec_is_placeholder).
+ * main() maps them to exit codes. */
+int thp_dropin_print(const char *unit, const char *mode, const char *launcher_path, FILE *f, char *why,
+                     size_t why_size);

@@ -156,7 +156,7 @@ int workload_view(const Workload *w, unsigned i, CgroupWorkloadView *ret);
 void workload_global_view(const Workload *w, WorkloadGlobalView *ret);
 
 /* Human-readable per-cgroup report (for `fragd --once` and the VM scenario):
- * "system.slice/postgresql.service: 380 ms direct compaction (12), 20 ms
+ * "system.slice/system-postgresql.slice/postgresql@15-main.service: 380 ms direct compaction (12), 20 ms
  * direct reclaim (3), 0 ms thrashing in the last minute; ..." */
 int workload_report(const Workload *w, FILE *f);
 /* The same as JSON lines, one object per cgroup (for scripts). */

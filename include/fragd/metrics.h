@@ -90,7 +90,7 @@ typedef struct Rates {
  * it by name. */
 #define ASSESSMENT_MAX_WORKLOADS 16
 typedef struct WorkloadStall {
-        char name[64];                /* "system.slice/postgresql.service" */
+        char name[64];                /* "system.slice/system-postgresql.slice/postgresql@15-main.service" */
         uint64_t compact_usec;        /* direct compaction delay in the window */
         uint64_t reclaim_usec;        /* direct reclaim (freepages) delay */
         uint64_t compact_count;

@@ -4,7 +4,8 @@
 # signals, crashes and --restore, reloads with bad or moved configuration,
 # another writer, corrupt / oversized / foreign / malformed journals,
 # unwritable / immutable / replaced / deleted knob files, symlinks planted at
-# every file fragd writes, counters that jump. Oracle per scenario:
+# every file fragd writes, counters that jump, hostile unit names given to
+# fragd thp-dropin. Oracle per scenario:
 #   - every knob file ends at its original bytes, OR fragd exited non-zero
 #     with a message naming the knob and its original value;
 #   - victim files outside the tree keep their bytes and mode, and nothing
@@ -442,6 +443,28 @@ else
 	knobs_oracle 0
 	case_end
 fi; fi
+
+# ---- hostile unit names (issue 38 item 4) ----------------------------------------------
+# fragd thp-dropin with names built to write, run or print what they should
+# not: each refused (exit 2), nothing on stdout, the name escaped on one
+# stderr line, nothing written anywhere (no bus: DBUS_SYSTEM_BUS_ADDRESS
+# points nowhere, so a name that passed would end at exit 3)
+if want hostile-unit-name; then case_begin hostile-unit-name
+fresh hostile
+for name in $'x.service\n[Service]\nExecStartPre=/tmp/evil\n#' "../../..$OUT/planted.service" a/b.service \
+	'x.service;touch planted' '$(touch planted).service' $'\e]0;owned\a\e[2Jx.service' \
+	"$(printf 'a%.0s' $(seq 1 300)).service"; do
+	n=${#LOGS[@]}; LOGS+=("$T/dropin.$n.err")
+	DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/no-bus timeout -s KILL 10 "$FRAGD" thp-dropin "$name" never \
+		>"$T/dropin.$n.out" 2>"$T/dropin.$n.err"; rc=$?
+	[ $rc = 2 ] || cbad "$(printf %q "$name"): exit $rc, not 2"
+	[ ! -s "$T/dropin.$n.out" ] || cbad "$(printf %q "$name"): stdout $(head -c 80 "$T/dropin.$n.out")"
+	[ "$(wc -l <"$T/dropin.$n.err")" = 1 ] && ! grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$T/dropin.$n.err" \
+		|| cbad "$(printf %q "$name"): stderr not one escaped line: $(head -c 120 "$T/dropin.$n.err" | od -c | head -2)"
+done
+[ ! -e "$OUT/planted.service" ] && [ ! -e "$work/cwd/planted" ] || cbad "a hostile unit name made a file"
+knobs_oracle 0
+case_end; fi
 
 echo "faults: $n_pass passed, $n_fail failed, $n_skip skipped"
 [ ${#FAILED[@]} = 0 ] || echo "faults: failed: ${FAILED[*]} (rerun one: FAULTS_ONLY=ID FRAGD=... FRAGD_SRCDIR=... bash $0)"

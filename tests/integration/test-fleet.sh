@@ -5,6 +5,7 @@
 #    masking them, other names from both counting (--check-config --root);
 #  - the cloud from DMI (EC2, GCE, Azure, none) in --check-config and in
 #    --once text and JSON;
+#  - a [match] glob that can never match is refused with file and line;
 #  - --root sizes an arm64 tree as arm64 on any host, and says where the
 #    architecture came from.
 set -uo pipefail
@@ -56,6 +57,16 @@ if grep -qx "; fleet file: $vendor/r7g.conf (\[match\] instance_type = r7g.\*)" 
 else
 	bad "empty-file mask or vendor r7g.conf: $(grep -E 'fleet file' <<<"$out")"
 fi
+
+# a [match] glob that can never match is an error naming the file and line
+printf '[match]\ninstance_type = [\n[policy]\nreserve_thp = 3%%\n' >"$T/etc/fragd/fleet.d/broken.conf"
+out=$(cc); rc=$?
+if [ $rc != 0 ] && grep -q "/etc/fragd/fleet.d/broken.conf:2: .*invalid pattern '\[': the '\[' at position 1 is never closed" <<<"$out"; then
+	pass "instance_type = [ is refused: $(grep -o "broken.conf:2:.*" <<<"$out")"
+else
+	bad "instance_type = [ accepted (rc $rc): $(grep -i 'broken\|error' <<<"$out")"
+fi
+rm "$T/etc/fragd/fleet.d/broken.conf"
 
 # the cloud, from DMI
 for c in ec2-r7g:aws gce:gce azure:azure "none:none recognised"; do

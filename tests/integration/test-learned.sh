@@ -163,6 +163,20 @@ kill -9 "$pid"; wait "$pid" 2>/dev/null; pid=
 [ "$(key peak_bytes)" = $((16 * MIB)) ] && pass "kill -9 leaves the file written at the burst" || bad "after kill -9: $(cat "$F" 2>&1)"
 "$FRAGD" --restore --root "$T" >/dev/null 2>&1
 
+# 5b. a newer fragd's file (a rollback): kept as it is at stop, even after a burst, said once
+printf 'version=2\npage_size=4096\nhpage_order=9\npeak_bytes=1\nnew_key=x\n' >"$F"
+sum=$(md5sum <"$F")
+start log-newer
+running
+burst 8
+sleep 2
+stop >/dev/null || bad "newer file: stop failed"
+[ "$(md5sum <"$F" 2>/dev/null)" = "$sum" ] && pass "a newer version's file is left as it is at stop" \
+	|| bad "newer file changed or removed: $(cat "$F" 2>&1)"
+[ "$(grep -c "is in a newer format (version 2, this fragd reads version 1): a newer fragd wrote it; leaving it as it is" "$L")" = 1 ] \
+	&& pass "said once: $(grep -o "The learned reserve file.*newer.*" "$L")" || bad "newer file: $(grep -i learned "$L")"
+rm -f "$F"
+
 # 7. --dry-run reads the file but writes nothing; state_dir empty keeps nothing
 fresh dry
 write_file $((32 * MIB)) "$(now_usec)"

@@ -15,10 +15,10 @@ FIX=$FRAGD_SRCDIR/tests/fixtures
 
 fresh_tree cg "$FIX/vm-6.1-x86_64-2node-fragmented" "$FIX/synthetic-cgroup-v2"
 write_conf "enable_delayacct = yes" \
-	'[cgroup "system.slice/postgresql.service"]' "thp = always" "collapse = yes" "stall_budget = 200ms" \
+	'[cgroup "system.slice/system-postgresql.slice/postgresql@15-main.service"]' "thp = always" "collapse = yes" "stall_budget = 200ms" \
 	'[cgroup "system.slice/mysql.service"]'
 PROM=$T/prom/fragd.prom
-PG=system.slice/postgresql.service
+PG=system.slice/system-postgresql.slice/postgresql@15-main.service
 pressure_before=$(md5sum <"$T/sys/fs/cgroup/$PG/memory.pressure")
 
 series() { grep -qxF "$1" "$PROM" 2>/dev/null; }
@@ -99,9 +99,9 @@ if "$FRAGD" --once --format json --root "$T" --page-size 4096 >"$work/once.json"
 import json, sys
 j = json.load(open(sys.argv[1]))
 cg = {c["cgroup"]: c for c in j["cgroups"]}
-assert cg["system.slice/postgresql.service"]["present"] is True, cg
-assert cg["system.slice/postgresql.service"]["processes"] == 3, cg
-assert cg["system.slice/postgresql.service"]["anon_thp"] == 201326592, cg
+assert cg["system.slice/system-postgresql.slice/postgresql@15-main.service"]["present"] is True, cg
+assert cg["system.slice/system-postgresql.slice/postgresql@15-main.service"]["processes"] == 3, cg
+assert cg["system.slice/system-postgresql.slice/postgresql@15-main.service"]["anon_thp"] == 201326592, cg
 assert cg["system.slice/mysql.service"]["present"] is False, cg
 assert cg["batch.slice"]["present"] is True, cg
 assert all(c["attribution"] == "disabled" for c in cg.values()), cg
@@ -124,9 +124,9 @@ python3 -c 'import json,sys; sys.exit("cgroups" in json.loads(sys.stdin.read()))
 "$FRAGD" --features | grep -qx daemon && pass "--features lists daemon" || bad "--features: $("$FRAGD" --features)"
 
 # 9. thp-dropin: usage errors exit 2; otherwise a drop-in (0), no ExecStart (1) or no system bus (3)
-"$FRAGD" thp-dropin postgresql.service always >/dev/null 2>&1; rc=$?
+"$FRAGD" thp-dropin postgresql@15-main.service always >/dev/null 2>&1; rc=$?
 [ $rc = 2 ] && pass "thp-dropin with mode always: exit 2" || bad "thp-dropin always: exit $rc"
-"$FRAGD" thp-dropin postgresql.service >/dev/null 2>&1; rc=$?
+"$FRAGD" thp-dropin postgresql@15-main.service >/dev/null 2>&1; rc=$?
 [ $rc = 2 ] && pass "thp-dropin without a mode: exit 2" || bad "thp-dropin no mode: exit $rc"
 out=$("$FRAGD" thp-dropin fragd-test-nonexistent.service never 2>&1); rc=$?
 case $rc in

@@ -7,7 +7,8 @@ and configuration files of fixture trees, each run through
     fragd --once --root TREE --format json  (must be valid, strict JSON)
     fragd --check-config --root TREE
 
-under a timeout. The oracle per case (see check_case):
+under a timeout, and hostile unit names through `fragd thp-dropin NAME MODE`
+(no system bus: DBUS_SYSTEM_BUS_ADDRESS points nowhere). The oracle per case (see check_case):
   - no crash (signal), no sanitizer report, no timeout;
   - exit status in the documented set (0 1 2 3; fragd(8) EXIT STATUS);
   - JSON output (exit 0) parses as strict UTF-8 JSON (no NaN/Infinity);
@@ -18,6 +19,10 @@ under a timeout. The oracle per case (see check_case):
     was not read, and nodes/zones only disappear when fragd names the
     mutated file (stderr, or the report's sources) as bad.
   - a configuration that fragd refuses (exit 2) names the file.
+  - thp-dropin: a name systemd would refuse (modelled here from
+    systemd.unit(5)) exits 2 with one line on stderr and nothing on stdout;
+    a valid one is never refused as a name; stderr never carries a control
+    character (the name is escaped); stdout is a drop-in and nothing else.
 
 Every case id is stable for a given seed. Reproduce one case:
     tests/robust/robust.py --seed SEED --only CASE_ID --keep
@@ -335,7 +340,84 @@ def build_cases(seed):
     # the command line's page size
     for ps in ["4294967296", "4294971392", "0", "3", "-4096", "18446744073709551616", "4096x"]:
         cases.append(Case("frag:--page-size=%s" % ps, "frag", None, None, "args", args=["--page-size", ps]))
+    for i, name in enumerate(hostile_unit_names(seed)):
+        cases.append(Case("dropin:#%d" % i, None, None, None, "dropin", args=["thp-dropin", name, "never"]))
     return cases
+
+# ---- hostile unit names (fragd thp-dropin) --------------------------------------
+
+UNIT_TYPES = {b"service", b"socket", b"target", b"device", b"mount", b"automount", b"swap", b"timer", b"path",
+              b"slice", b"scope"}
+UNIT_CHARS = set(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ:-_.\\")
+
+def unit_name_valid(b):
+    """systemd.unit(5): [prefix][@instance].type, at most 255 bytes."""
+    if not b or len(b) > 255 or b"\0" in b or b"." not in b:
+        return False
+    dot = b.rfind(b".")
+    if b[dot + 1:] not in UNIT_TYPES:
+        return False
+    at = b.find(b"@", 0, dot)
+    prefix = b[:dot] if at < 0 else b[:at]
+    inst = b"" if at < 0 else b[at + 1:dot]
+    return (len(prefix) > 0 and prefix[:1] != b"." and all(c in UNIT_CHARS for c in prefix)
+            and all(c in UNIT_CHARS or c == 0x40 for c in inst))
+
+HOSTILE_UNITS = [
+    b"x.service\n[Service]\nExecStartPre=/tmp/evil\n#", b"../../../etc/passwd.service", b"a/b.service",
+    b"x.service;rm -rf /", b"$(reboot).service", b"`id`.service", b"x'.service", b'x".service',
+    b"\x1b]0;owned\x07\x1b[31mx.service", b"\x1b[2J.service", b"x\rservice.service", b"\x9b31m.service",
+    b"\xff\xfe.service", b"caf\xc3\xa9.service", b"a" * 248 + b".service", b"a" * 247 + b".service",
+    b"a" * 4096 + b".service", b".service", b"@.service", b"@x.service", b".hidden.service", b"x.",
+    b"x.Service", b"postgresql", b"-", b"x.service ", b" x.service", b"x\ty.service",
+    b"postgresql@.service", b"postgresql@15-main.service", b"a@b@c.service", b"dev-x\\x2dy.mount",
+    b"x.scope", b"x.slice", b"%n.service", b"x%%.service", b"x.service.d", b"x.service/../y.service",
+]
+
+def hostile_unit_names(seed):
+    """The fixed hostile names, then seeded mutations of a real one."""
+    names = list(HOSTILE_UNITS)
+    rng = random.Random("%d/thp-dropin" % seed)
+    base = b"postgresql@15-main.service"
+    pool = b"\n\r\t\x1b\x07\x7f/;$`'\" .@%*?[]\\\xc2\x9b\xff"
+    for _ in range(40):
+        b = bytearray(base)
+        for _ in range(rng.randint(1, 3)):
+            i = rng.randrange(len(b) + 1)
+            op = rng.randrange(3)
+            if op == 0:
+                b[i:i] = bytes([rng.choice(pool)])
+            elif op == 1 and i < len(b):
+                del b[i]
+            else:
+                b[i:i] = bytes([rng.randrange(1, 256)])
+        names.append(bytes(b))
+    return [n for n in names if b"\0" not in n]
+
+def check_dropin(case, res):
+    """The oracle of a thp-dropin case (see the module's docstring)."""
+    name = case.args[1]
+    rc, out, err, _ = res["dropin"]
+    why = []
+    lines = err.rstrip(b"\n").split(b"\n")
+    if any(re.search(rb"[\x00-\x1f\x7f]", l) for l in lines):
+        why.append("stderr carries a control character: %r" % err[:120])
+    if unit_name_valid(name):
+        # a template or another unit type is refused for what it is, not as a name
+        plain_service = name.endswith(b".service") and b"@." not in name
+        if rc == 2 and (plain_service or not re.search(rb"is a template|is a \.[a-z]+ unit", err)):
+            why.append("a valid name refused: %r" % err[:160])
+    else:
+        if rc != 2:
+            why.append("a name systemd refuses was not refused (exit %d)" % rc)
+        if out:
+            why.append("stdout for a refused name: %r" % out[:80])
+        if len(lines) != 1:
+            why.append("more than one line on stderr: %r" % err[:160])
+    for line in out.split(b"\n"):
+        if line and not line.startswith((b"#", b"[Service]", b"ExecStart=", b"MemoryTHP=")):
+            why.append("stdout line that is not the drop-in's: %r" % line[:80])
+    return why
 
 def case_rng(seed, cid):
     return random.Random("%d/%s" % (seed, cid))
@@ -545,6 +627,8 @@ def check_case(case, res, base_info):
             why.append("%s: exit %d not in %s" % (label, rc, sorted(EXIT_OK)))
     if why:
         return why
+    if case.kind == "dropin":
+        return check_dropin(case, res)
     rc_t, out_t, err_t, _ = res["text"]
     rc_j, out_j, err_j, _ = res["json"]
     rc_c, out_c, err_c, _ = res["check"]
@@ -631,7 +715,7 @@ def main():
     env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
     env.pop("JOURNAL_STREAM", None)
     bases, base_info = {}, {}
-    for name in sorted({c.base for c in cases}):
+    for name in sorted({c.base for c in cases if c.base}):
         tree = make_base(work, name)
         bases[name] = tree
         ps = BASES[name][1]
@@ -648,7 +732,14 @@ def main():
         base_info[name] = {"phys": meminfo_total(tree), "structure": structure(d), "page_size": ps,
                            "fingerprint": fingerprint(d)}
 
+    dropin_env = dict(env, DBUS_SYSTEM_BUS_ADDRESS="unix:path=" + os.path.join(work, "no-bus"))
+
     def one(i, case):
+        if case.kind == "dropin":
+            res = {"dropin": run([a.fragd.encode()] + [x if isinstance(x, bytes) else x.encode() for x in case.args],
+                                 a.timeout, dropin_env)}
+            case.detail = repr(case.args[1])[:60]
+            return case, res, check_case(case, res, None)
         tree = os.path.join(work, "t%04d" % i)
         clone_tree(bases[case.base], tree)
         # the config's absolute paths name the base tree: point them at this one

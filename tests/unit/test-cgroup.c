@@ -88,7 +88,7 @@ static void test_paths(void **state)
 {
         (void) state;
         assert_true(cgroup_relpath_valid(""));
-        assert_true(cgroup_relpath_valid("system.slice/postgresql.service"));
+        assert_true(cgroup_relpath_valid("system.slice/system-postgresql.slice/postgresql@15-main.service"));
         assert_false(cgroup_relpath_valid("/system.slice"));
         assert_false(cgroup_relpath_valid("a/../b"));
         assert_false(cgroup_relpath_valid("a//b"));
@@ -113,7 +113,7 @@ static void test_watch_fixture(void **state)
         r = fixture_root("synthetic-cgroup-v2");
         assert_int_equal(cgroup_root_open(r, &cr), 0);
         /* no trigger: fixture files must never be written */
-        cgroup_watch_init(&w, "system.slice/postgresql.service", NULL);
+        cgroup_watch_init(&w, "system.slice/system-postgresql.slice/postgresql@15-main.service", NULL);
         assert_int_equal(cgroup_watch_refresh(&w, &cr, kv), CGROUP_CHANGED_APPEARED);
         assert_int_equal(w.state, CGROUP_PRESENT);
         assert_int_equal(cgroup_watch_psi_fd(&w), -1);
@@ -293,10 +293,10 @@ static void test_membership(void **state)
 
         r = fixture_root("synthetic-cgroup-v2");
         assert_int_equal(proc_pid_cgroup_read(r, 4250, p, sizeof(p)), 0);
-        assert_string_equal(p, "system.slice/postgresql.service/walwriter.scope");
+        assert_string_equal(p, "system.slice/system-postgresql.slice/postgresql@15-main.service/walwriter.scope");
         assert_int_equal(proc_pid_cgroup_read(r, 99999, p, sizeof(p)), -ESRCH);
         assert_int_equal(cgroup_root_open(r, &cr), 0);
-        assert_int_equal(cgroup_scan_pids(&cr, "system.slice/postgresql.service", &all, &n), 0);
+        assert_int_equal(cgroup_scan_pids(&cr, "system.slice/system-postgresql.slice/postgresql@15-main.service", &all, &n), 0);
         assert_int_equal(n, 3); /* 4242, 4243 and the walwriter.scope child's 4250 */
         {
                 int sum = 0;

@@ -321,8 +321,8 @@ static void test_set_overrides(void **state)
                 "knob.min_free_kbytes.max=2%",
                 "knob.thp_defrag.min=defer",
                 "knob.thp_defrag.max=defer+madvise",
-                "cgroup.system.slice/postgresql.service.thp=always",
-                "cgroup./system.slice/postgresql.service.collapse=yes",
+                "cgroup.system.slice/system-postgresql.slice/postgresql@15-main.service.thp=always",
+                "cgroup./system.slice/system-postgresql.slice/postgresql@15-main.service.collapse=yes",
                 "policy.max_compact_stall_rate=30/min",
                 "daemon.textfile_dir=",
                 /* the section as a file writes it (a cgroup path with
@@ -357,7 +357,7 @@ static void test_set_overrides(void **state)
         assert_int_equal(l->cfg.n_cgroups, 2);
         assert_string_equal(l->cfg.cgroups[1].path, "system.slice/pg.v2.service");
         assert_int_equal(l->cfg.cgroups[1].thp, CGROUP_THP_NEVER);
-        assert_string_equal(l->cfg.cgroups[0].path, "system.slice/postgresql.service");
+        assert_string_equal(l->cfg.cgroups[0].path, "system.slice/system-postgresql.slice/postgresql@15-main.service");
         assert_int_equal(l->cfg.cgroups[0].thp, CGROUP_THP_ALWAYS);
         assert_true(l->cfg.cgroups[0].collapse);
         assert_true(l->cfg.cgroups[0].watch); /* default */
@@ -562,16 +562,16 @@ static void test_cgroups(void **state)
 
         (void) state;
         tr_write(t, "etc/fragd/fragd.conf",
-                 "[cgroup \"system.slice/postgresql.service\"]\n"
+                 "[cgroup \"system.slice/system-postgresql.slice/postgresql@15-main.service\"]\n"
                  "thp = always\ncollapse = yes\nstall_budget = 50ms\ncollapse_max_per_tick = 128MiB\n"
                  "[cgroup \"batch.slice\"]\n"
-                 "[cgroup \"/system.slice/postgresql.service\"]\n" /* the same one again */
+                 "[cgroup \"/system.slice/system-postgresql.slice/postgresql@15-main.service\"]\n" /* the same one again */
                  "watch = no\n");
         l = tl_load_root(t, NULL, NULL, 0);
         tl_dump_errors(l);
         assert_int_equal(l->r, 0);
         assert_int_equal(l->cfg.n_cgroups, 2);
-        assert_string_equal(l->cfg.cgroups[0].path, "system.slice/postgresql.service");
+        assert_string_equal(l->cfg.cgroups[0].path, "system.slice/system-postgresql.slice/postgresql@15-main.service");
         assert_int_equal(l->cfg.cgroups[0].thp, CGROUP_THP_ALWAYS);
         assert_false(l->cfg.cgroups[0].watch);
         assert_int_equal(l->cfg.cgroups[0].stall_budget_usec, 50 * USEC_PER_MSEC);

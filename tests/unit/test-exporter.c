@@ -480,7 +480,7 @@ static void test_golden_1node_pressure(void **state)
         c->cgroups[1] = (CgroupView){ .name = "batch.slice", .present = true, .have_psi = true,
                                       .psi_some_usec = batch.some.total_usec,
                                       .psi_full_usec = batch.full.total_usec, .mechanism = "prctl_launcher" };
-        c->cgroups[2] = (CgroupView){ .name = "system.slice/postgresql.service", .present = false };
+        c->cgroups[2] = (CgroupView){ .name = "system.slice/system-postgresql.slice/postgresql@15-main.service", .present = false };
         c->s = (Snapshot){
                 .obs = c->obs,
                 .assessment = c->a,
@@ -506,7 +506,7 @@ static void test_golden_1node_pressure(void **state)
         assert_null(strstr(t, "fragd_memory_pressure_stalled_seconds_total"));
         assert_true(has_line(t, "fragd_memory_pressure_avg10_ratio{kind=\"full\"} 0.5471"));
         assert_true(has_line(t, "fragd_cgroup_memory_pressure_stalled_seconds_total{cgroup=\"batch.slice\",kind=\"some\"} 6.850158"));
-        assert_true(has_line(t, "fragd_cgroup_present{cgroup=\"system.slice/postgresql.service\"} 0"));
+        assert_true(has_line(t, "fragd_cgroup_present{cgroup=\"system.slice/system-postgresql.slice/postgresql@15-main.service\"} 0"));
         assert_true(has_line(t, "fragd_cgroup_delay_seconds_total{cgroup=\"db.slice\",kind=\"compact\"} 1.5"));
         assert_true(has_line(t, "fragd_knob_disabled{knob=\"min_free_kbytes\"} 1"));
         /* held: one series with the hold; none for a knob nothing holds */

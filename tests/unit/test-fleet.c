@@ -270,6 +270,48 @@ static void test_fleet_errors(void **state)
         tr_free(t);
 }
 
+/* A [match] glob that can never match an instance type or class name is an
+ * error naming the file, the line and what is wrong. */
+static void test_fleet_pattern_never_matches(void **state)
+{
+        static const struct {
+                const char *pattern, *why;
+        } bad[] = {
+                { "[", "the '[' at position 1 is never closed by ']'" },
+                { "r7g.[48xlarge", "the '[' at position 5 is never closed" },
+                { "r7g.[]", "the '[' at position 5 is never closed" },
+                { "r7g]", "']' at position 4 is outside [...]" },
+                { "!r7g.*", "'!' at position 1 is outside [...]" },
+                { "r7g.[*]xlarge", "'*' inside [...] at position 6 matches no name" },
+                { "r[9-1]g.*", "the range '9-1' in [...] is backwards" },
+        };
+        static const char *const good[] = { "r7g.*", "r7g.[48]xlarge", "r7g.[!1]xlarge", "r[5-7]g.?xlarge",
+                                            "[]a]", "mem-*", "Standard_E8s_v5" };
+        InstanceProbe p = probe_make("Amazon EC2", "r7g.4xlarge", 128, 16, "arm64", 4096);
+        char buf[160], text[256];
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                TestRoot *t = tr_new();
+                TestLoad *l;
+                const char *why = config_match_pattern_check(bad[i].pattern, buf, sizeof(buf));
+
+                assert_non_null(why);
+                assert_non_null(strstr(why, bad[i].why));
+                snprintf(text, sizeof(text), "[match]\ninstance_type = %s\n", bad[i].pattern);
+                tr_write(t, "etc/fragd/fleet.d/x.conf", text);
+                l = tl_load_root(t, &p, NULL, 0);
+                assert_int_equal(l->r, -EINVAL);
+                snprintf(text, sizeof(text), "invalid pattern '%s'", bad[i].pattern);
+                assert_non_null(tl_error(l, "fleet.d/x.conf:2:", text));
+                assert_non_null(tl_error(l, "fleet.d/x.conf:2:", bad[i].why));
+                free(l);
+                tr_free(t);
+        }
+        for (size_t i = 0; i < ELEMENTSOF(good); i++)
+                assert_null(config_match_pattern_check(good[i], buf, sizeof(buf)));
+}
+
 /* The shipped fleet/ directory: loads cleanly, and picks what its README
  * promises. */
 static void test_shipped_fleet_dir(void **state)
@@ -491,6 +533,7 @@ int main(void)
                 cmocka_unit_test(test_match_score),
                 cmocka_unit_test(test_fleet_choice),
                 cmocka_unit_test(test_fleet_errors),
+                cmocka_unit_test(test_fleet_pattern_never_matches),
                 cmocka_unit_test(test_shipped_fleet_dir),
                 cmocka_unit_test(test_vendor_and_admin),
                 cmocka_unit_test(test_cloud_match),

@@ -453,8 +453,14 @@ static void test_load(void **state)
         assert_string_equal(learned_load_explain(&l, text, sizeof(text)), "is malformed: no page_size= line");
         put(t, "state/learned", "version=2\n");
         assert_int_equal(LOAD(NULL), LEARNED_LOAD_OTHER_VERSION);
+        assert_true(l.newer);
         assert_string_equal(learned_load_explain(&l, text, sizeof(text)),
-                            "is in another format (version 2, this fragd reads version 1)");
+                            "is in a newer format (version 2, this fragd reads version 1)");
+        put(t, "state/learned", "version=0\n");
+        assert_int_equal(LOAD(NULL), LEARNED_LOAD_OTHER_VERSION);
+        assert_false(l.newer);
+        assert_string_equal(learned_load_explain(&l, text, sizeof(text)),
+                            "is in another format (version 0, this fragd reads version 1)");
         big = malloc(LEARNED_FILE_MAX + 100);
         assert_non_null(big);
         memset(big, '#', LEARNED_FILE_MAX + 99);

@@ -14,7 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/cleanup.h"
@@ -322,6 +325,91 @@ static void test_start_degrades(void **state)
         rm_rf(dir);
 }
 
+static int write_file(const char *path, const char *text)
+{
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        ssize_t n;
+
+        if (fd < 0)
+                return -1;
+        n = write(fd, text, strlen(text));
+        close(fd);
+        return n == (ssize_t) strlen(text) ? 0 : -1;
+}
+
+/* In a child with its own mount namespace (a user namespace when not
+ * root): 0 when it could mount, -1 when the system does not allow it. */
+static int private_mounts(void)
+{
+        uid_t uid = getuid();
+        gid_t gid = getgid();
+        char map[64];
+
+        if (unshare(CLONE_NEWNS) < 0) {
+                if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+                        return -1;
+                (void) snprintf(map, sizeof(map), "0 %u 1", (unsigned) uid);
+                if (write_file("/proc/self/uid_map", map) < 0)
+                        return -1;
+                (void) write_file("/proc/self/setgroups", "deny");
+                (void) snprintf(map, sizeof(map), "0 %u 1", (unsigned) gid);
+                if (write_file("/proc/self/gid_map", map) < 0)
+                        return -1;
+        }
+        return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ? -1 : 0;
+}
+
+/* tracefs mounted read-only (a container, a hardened host) and no
+ * leftover instance: the reason is that the instance cannot be made, not
+ * that a leftover one cannot be removed. */
+static void test_start_readonly(void **state)
+{
+        char dir[] = "/tmp/fragd-test-pagecache-ro-XXXXXX", p[PATH_MAX];
+        _cleanup_free_ char *fmt = NULL;
+        size_t len;
+        pid_t pid;
+        int status;
+
+        (void) state;
+        assert_non_null(mkdtemp(dir));
+        mkpath(dir, "proc");
+        mkpath(dir, "sys/kernel/tracing/" EV);
+        mkpath(dir, "sys/kernel/tracing/instances");
+        fmt = corpus("vm-6.12-format", &len);
+        put(dir, "sys/kernel/tracing/" EV "/format", fmt);
+        (void) snprintf(p, sizeof(p), "%s/sys/kernel/tracing", dir);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                Root *root = NULL;
+                char why[512] = "";
+                int r;
+
+                if (private_mounts() < 0 || mount(p, p, NULL, MS_BIND, NULL) < 0 ||
+                    mount(NULL, p, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0)
+                        _exit(77);
+                if (root_open(dir, 4096, &root) < 0)
+                        _exit(1);
+                if (pagecache_trace_stop(root) != -ENOENT)
+                        _exit(2);
+                r = pagecache_trace_start(root, why, sizeof(why));
+                fprintf(stderr, "read-only tracefs: %d %s\n", r, why);
+                if (r != -EROFS)
+                        _exit(3);
+                if (strstr(why, "leftover") || !strstr(why, "cannot make the trace instance") ||
+                    !strstr(why, "read-only"))
+                        _exit(4);
+                root_free(root);
+                _exit(0);
+        }
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        rm_rf(dir);
+        if (WEXITSTATUS(status) == 77)
+                skip();
+        assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -333,6 +421,7 @@ int main(void)
                 cmocka_unit_test(test_format_cases),
                 cmocka_unit_test(test_read),
                 cmocka_unit_test(test_start_degrades),
+                cmocka_unit_test(test_start_readonly),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

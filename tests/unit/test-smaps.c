@@ -401,7 +401,7 @@ static void test_dropin(void **state)
         assert_int_equal(exec_command_render("/bin/x", argv, 5, false, line, 10), -ENOBUFS);
 
         cmds[1] = "/usr/bin/true";
-        assert_true(thp_dropin_render("postgresql.service", CGROUP_THP_NEVER, 252, "/usr/sbin/fragd-thp-exec",
+        assert_true(thp_dropin_render("postgresql@16-main.service", CGROUP_THP_NEVER, 252, "/usr/sbin/fragd-thp-exec",
                                       cmds, 2, buf, sizeof(buf), &m) > 0);
         assert_int_equal(m, THP_MECH_LAUNCHER);
         assert_non_null(strstr(buf, "[Service]\nExecStart=\nExecStart=-/usr/sbin/fragd-thp-exec --mode never -- "
@@ -410,7 +410,7 @@ static void test_dropin(void **state)
         assert_non_null(strstr(buf, "keep their\n# current THP mode until restarted"));
         assert_null(strstr(buf, "\nMemoryTHP="));
 
-        assert_true(thp_dropin_render("postgresql.service", CGROUP_THP_MADVISE, 260, "/x", NULL, 0, buf,
+        assert_true(thp_dropin_render("postgresql@16-main.service", CGROUP_THP_MADVISE, 260, "/x", NULL, 0, buf,
                                       sizeof(buf), &m) > 0);
         assert_int_equal(m, THP_MECH_SYSTEMD_MEMORYTHP);
         assert_non_null(strstr(buf, "[Service]\nMemoryTHP=madvise\n"));
@@ -424,8 +424,11 @@ static void test_dropin(void **state)
                          -EINVAL);
         assert_int_equal(thp_dropin_render("a.service", CGROUP_THP_NEVER, 260, "/x", NULL, 0, buf, 20, &m), -ENOBUFS);
 
-        assert_int_equal(cgroup_unit_name("system.slice/postgresql.service", line, sizeof(line)), 0);
-        assert_string_equal(line, "postgresql.service");
+        assert_int_equal(cgroup_unit_name("system.slice/system-postgresql.slice/postgresql@16-main.service", line,
+                                          sizeof(line)),
+                         0);
+        assert_string_equal(line, "postgresql@16-main.service");
+        assert_int_equal(cgroup_unit_name("system.slice/a.b.c", line, sizeof(line)), -EINVAL);
         assert_int_equal(cgroup_unit_name("db", line, sizeof(line)), -EINVAL);
         assert_int_equal(cgroup_unit_name("a.slice", line, 4), -ENAMETOOLONG);
 }

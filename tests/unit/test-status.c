@@ -144,7 +144,7 @@ static void test_cgroups(void **state)
 {
         Ctx *c = *state;
         const StatusCgroup cg[] = {
-                { "system.slice/postgresql.service", true, "collapse", "partial",
+                { "system.slice/system-postgresql.slice/postgresql@15-main.service", true, "collapse", "partial",
                   "last minute: 380 ms direct compaction (12), 20 ms direct reclaim (3), 0 ms thrashing" },
                 { "batch.slice", false, "none", "not-applicable", "absent" },
                 { "", true, "none", NULL, "stall\tattribution unavailable (delayacct-off)" },
@@ -153,13 +153,13 @@ static void test_cgroups(void **state)
 
         assert_int_equal(status_write(c->reg, NULL, 0, cg, ELEMENTSOF(cg)), 0);
         file = tt_read(&c->t, STATUS);
-        assert_non_null(strstr(file, "cgroup\tsystem.slice/postgresql.service\tpresent\tcollapse\tpartial\tlast "
+        assert_non_null(strstr(file, "cgroup\tsystem.slice/system-postgresql.slice/postgresql@15-main.service\tpresent\tcollapse\tpartial\tlast "
                                      "minute: 380 ms direct compaction (12)"));
         assert_non_null(strstr(file, "cgroup\tbatch.slice\tabsent\tnone\tnot-applicable\tabsent\n"));
         assert_non_null(strstr(file, "cgroup\t/\tpresent\tnone\t-\tstall attribution unavailable"));
         assert_int_equal(print(c), 0);
         assert_non_null(strstr(c->out, "Watched cgroups"));
-        assert_non_null(strstr(c->out, "  system.slice/postgresql.service: present, THP via collapse (partial)\n"
+        assert_non_null(strstr(c->out, "  system.slice/system-postgresql.slice/postgresql@15-main.service: present, THP via collapse (partial)\n"
                                        "    last minute: 380 ms direct compaction (12)"));
         assert_non_null(strstr(c->out, "  batch.slice: absent\n"));
         assert_non_null(strstr(c->out, "  /: present, THP via none (-)\n    stall attribution unavailable"));
@@ -320,7 +320,7 @@ static const char golden_in[] =
         "owned\tvm.compaction_proactiveness\t20\t60\t1796149000000000\n"
         "yielded\tvm.watermark_scale_factor\t10\t150\t1796149100000000\n"
         "disabled\tvm.extfrag_threshold\tEACCES\tPermission denied\n"
-        "cgroup\tsystem.slice/postgresql.service\tpresent\tcollapse\tin-effect\tlast minute: 0 ms\n"
+        "cgroup\tsystem.slice/system-postgresql.slice/postgresql@15-main.service\tpresent\tcollapse\tin-effect\tlast minute: 0 ms\n"
         "decision\t2026-12-01T19:00:00 raise compaction_proactiveness 20→60: reserve below target\n"
         "state paused\n"
         "instance\tr7g.4xlarge\tdmi\taws\t/usr/share/fragd/fleet.d/aws.conf\tdatabase\n"

@@ -47,7 +47,7 @@ static void test_stalls_fill(void **state)
         unsigned n;
 
         (void) state;
-        v[0] = view("system.slice/postgresql.service", 380, 200);
+        v[0] = view("system.slice/system-postgresql.slice/postgresql@15-main.service", 380, 200);
         v[1] = view("batch.slice", 0, 0);
         v[1].present = false;                       /* absent: left out */
         v[2] = view("system.slice/mysql.service", 5, 0);
@@ -59,7 +59,7 @@ static void test_stalls_fill(void **state)
         memset(out, 0xaa, sizeof(out));
         n = workload_stalls_fill(v, 5, out, ASSESSMENT_MAX_WORKLOADS);
         assert_int_equal(n, 2);
-        assert_string_equal(out[0].name, "system.slice/postgresql.service");
+        assert_string_equal(out[0].name, "system.slice/system-postgresql.slice/postgresql@15-main.service");
         assert_int_equal(out[0].compact_usec, 380 * USEC_PER_MSEC);
         assert_int_equal(out[0].reclaim_usec, 20 * USEC_PER_MSEC);
         assert_int_equal(out[0].compact_count, 12);
@@ -91,7 +91,7 @@ static void test_stalls_name_truncated(void **state)
 
 static void test_cgroup_view(void **state)
 {
-        CgroupWorkloadView v = view("system.slice/postgresql.service", 380, 0);
+        CgroupWorkloadView v = view("system.slice/system-postgresql.slice/postgresql@15-main.service", 380, 0);
         CgroupView c;
 
         (void) state;
@@ -102,7 +102,7 @@ static void test_cgroup_view(void **state)
         v.mem.anon_thp = 201326592;
         v.mem.shmem_thp = 4096;
         cgroup_view_fill(&v, &c);
-        assert_string_equal(c.name, "system.slice/postgresql.service");
+        assert_string_equal(c.name, "system.slice/system-postgresql.slice/postgresql@15-main.service");
         assert_true(c.present);
         assert_true(c.have_psi);
         assert_int_equal(c.psi_some_usec, 380000);

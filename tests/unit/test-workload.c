@@ -57,7 +57,7 @@ static FragdConfig *config(void)
         c->daemon.psi_trigger_threshold_usec = 0; /* never write fixture files */
         c->daemon.enable_delayacct = true;
         c->n_cgroups = 4;
-        c->cgroups[0] = (CgroupConfig) { .path = "system.slice/postgresql.service", .watch = true,
+        c->cgroups[0] = (CgroupConfig) { .path = "system.slice/system-postgresql.slice/postgresql@15-main.service", .watch = true,
                                          .thp = CGROUP_THP_NEVER, .stall_budget_usec = 100000 };
         c->cgroups[1] = (CgroupConfig) { .path = "batch.slice", .watch = true, .thp = CGROUP_THP_ALWAYS,
                                          .collapse = true, .collapse_cpu_budget_usec = 100000,

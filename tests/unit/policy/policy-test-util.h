@@ -6,6 +6,7 @@
  * tiny simulator that applies decisions the way the daemon would. Header
  * only: each test program links libpolicy.a and cmocka, nothing else. */
 
+#include <stdio.h>
 #include <string.h>
 
 #include "fragd/policy.h"
@@ -188,7 +189,7 @@ static inline WorkloadStall t_workload(const char *name, uint64_t compact_ms, ui
                             .compact_count = compact_ms / 20, .span_usec = 60 * USEC_PER_SEC,
                             .budget_usec = budget_ms * 1000 };
 
-        strncpy(w.name, name, sizeof(w.name) - 1);
+        snprintf(w.name, sizeof(w.name), "%s", name);
         w.over_budget = w.budget_usec > 0 && w.compact_usec + w.reclaim_usec > w.budget_usec;
         return w;
 }

@@ -286,7 +286,7 @@ static void test_workload_over_budget_raises(void **state)
         /* the global stall rate is fine (0/s); one workload is not */
         w.n_workloads = 2;
         w.workloads[0] = t_workload("system.slice/nginx.service", 20, 0, 100);
-        w.workloads[1] = t_workload("system.slice/postgresql.service", 380, 0, 100);
+        w.workloads[1] = t_workload("system.slice/system-postgresql.slice/postgresql@15-main.service", 380, 0, 100);
         d = t_sim_tick(s, &w, 5);
         explain_print(d);
         assert_true(d->eval.targets_missed);
@@ -297,11 +297,11 @@ static void test_workload_over_budget_raises(void **state)
         assert_int_equal(it->reason, POLICY_REASON_WORKLOAD_STALLS);
         assert_int_equal(it->from, 20);
         assert_int_equal(it->to, 40); /* 280 ms over a 100 ms budget: error saturated, a full step */
-        assert_string_equal(it->num.workload, "system.slice/postgresql.service");
+        assert_string_equal(it->num.workload, "system.slice/system-postgresql.slice/postgresql@15-main.service");
         assert_int_equal(it->num.workload_compact_usec, 380000);
         assert_int_equal(it->num.workload_budget_usec, 100000);
         decision_explain(it, buf, sizeof(buf));
-        assert_string_equal(buf, "raise compaction_proactiveness 20\u219240: system.slice/postgresql.service "
+        assert_string_equal(buf, "raise compaction_proactiveness 20\u219240: system.slice/system-postgresql.slice/postgresql@15-main.service "
                                  "spent 380 ms in direct compaction in the last minute (budget 100 ms)");
         assert_string_equal(policy_reason_name(it->reason), "workload_stalls");
         /* THP defrag one mode toward defer, for the same reason */
@@ -316,7 +316,7 @@ static void test_workload_over_budget_raises(void **state)
         /* a partial window and some reclaim are said as such; the worse of
          * the workload and the global rate is cited */
         t_sim_init(s);
-        w.workloads[1] = t_workload("system.slice/postgresql.service", 150, 30, 100);
+        w.workloads[1] = t_workload("system.slice/system-postgresql.slice/postgresql@15-main.service", 150, 30, 100);
         w.workloads[1].span_usec = 40 * S;
         w.stall_per_sec = 0.12; /* over 0.1/s, but by less */
         d = t_sim_tick(s, &w, 5);
@@ -325,7 +325,7 @@ static void test_workload_over_budget_raises(void **state)
         assert_int_equal(it->reason, POLICY_REASON_WORKLOAD_STALLS);
         decision_explain(it, buf, sizeof(buf));
         /* 80 ms over 100: error 3000 + 7000 x 0.8 = 8600, step ceil(20 x 0.86) */
-        assert_string_equal(buf, "raise compaction_proactiveness 20\u219238: system.slice/postgresql.service "
+        assert_string_equal(buf, "raise compaction_proactiveness 20\u219238: system.slice/system-postgresql.slice/postgresql@15-main.service "
                                  "spent 150 ms in direct compaction and 30 ms in direct reclaim in the last "
                                  "40 s (budget 100 ms)");
         free(s);
@@ -337,7 +337,7 @@ static void test_workload_under_budget_does_nothing(void **state)
         TWorld w = t_world_fine(2);
 
         w.n_workloads = 2;
-        w.workloads[0] = t_workload("system.slice/postgresql.service", 80, 5, 100); /* 85 %: met */
+        w.workloads[0] = t_workload("system.slice/system-postgresql.slice/postgresql@15-main.service", 80, 5, 100); /* 85 %: met */
         w.workloads[1] = t_workload("batch.slice", 900, 0, 0);                      /* no budget */
         for (unsigned i = 0; i < 200; i++) {
                 const Decision *d = t_sim_tick(s, &w, 5);
@@ -350,7 +350,7 @@ static void test_workload_under_budget_does_nothing(void **state)
 
         /* over budget, but mostly in direct reclaim: short of free memory,
          * which compaction does not fix, so no compaction lever moves */
-        w.workloads[0] = t_workload("system.slice/postgresql.service", 40, 300, 100);
+        w.workloads[0] = t_workload("system.slice/system-postgresql.slice/postgresql@15-main.service", 40, 300, 100);
         for (unsigned i = 0; i < 20; i++) {
                 const Decision *d = t_sim_tick(s, &w, 5);
 

@@ -83,7 +83,7 @@ static void test_workload_stall_is_activity(void **state)
 
         (void) state;
         w.n_workloads = 1;
-        w.workloads[0] = t_workload("system.slice/postgresql.service", 300, 0, 100);
+        w.workloads[0] = t_workload("system.slice/system-postgresql.slice/postgresql@15-main.service", 300, 0, 100);
         t_sim_tick(s, &w, 5);
         assert_true(policy_tick_active(&s->a, &s->d));
         assert_int_equal(s->state.last_activity_usec, s->now);
