@@ -316,20 +316,20 @@ ControlServer *control_server_free(ControlServer *s)
 
 /* ---- the client's side ----------------------------------------------------- */
 
-int control_request(const Root *root, const char *runtime_dir, const char *cmd, char *reply, size_t size)
+/* A connection to the socket behind <root>/<runtime_dir>/control, with
+ * the listener checked to be root or this user (control_request()'s
+ * returns). */
+static int control_connect(const Root *root, const char *runtime_dir, int *ret_fd)
 {
         _cleanup_close_ int dirfd = -1, fd = -1;
-        char rt[FRAGD_PATH_MAX], line[CONTROL_REPLY_MAX + 8];
+        char rt[FRAGD_PATH_MAX];
         struct timeval tv = { .tv_sec = 30 };
         struct sockaddr_un sa;
         struct stat st;
         struct ucred uc;
         socklen_t sl, ul = sizeof(uc);
-        size_t len = 0;
         int r;
 
-        if (size > 0)
-                reply[0] = '\0';
         r = knob_runtime_dir_relative(runtime_dir, rt, sizeof(rt));
         if (r < 0)
                 return r;
@@ -356,6 +356,32 @@ int control_request(const Root *root, const char *runtime_dir, const char *cmd, 
                 return -errno;
         if (uc.uid != 0 && uc.uid != geteuid())
                 return -EPERM; /* not a fragd this user may talk to */
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+int control_probe(const Root *root, const char *runtime_dir)
+{
+        _cleanup_close_ int fd = -1;
+        int r = control_connect(root, runtime_dir, &fd);
+
+        if (r == -ENOENT || r == -ECONNREFUSED)
+                return 0;
+        return r < 0 ? r : 1; /* closed without a request: the daemon drops it */
+}
+
+int control_request(const Root *root, const char *runtime_dir, const char *cmd, char *reply, size_t size)
+{
+        _cleanup_close_ int fd = -1;
+        char line[CONTROL_REPLY_MAX + 8];
+        size_t len = 0;
+        int r;
+
+        if (size > 0)
+                reply[0] = '\0';
+        r = control_connect(root, runtime_dir, &fd);
+        if (r < 0)
+                return r;
         snprintf(line, sizeof(line), "%s\n", cmd);
         /* a daemon that refuses this peer answers and closes at once: the
          * send may fail then, its answer is still there to read */
