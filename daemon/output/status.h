@@ -204,6 +204,8 @@ void status_json_render(const char *buf, size_t len, const char *state, bool pau
  * reload keeps the pause while it exists (runtime_dir is on tmpfs: a
  * reboot clears it). status_pause_write() with paused false removes it.
  * status_pause_read(): 1 paused, 0 not, -errno when it cannot be read (a
- * symlink: -ELOOP, and the daemon stays paused to be safe). */
+ * symlink: -ELOOP, and the daemon stays paused to be safe). Removing
+ * never follows a symlink: a link, FIFO or socket at the name is removed
+ * itself; a directory is not (-EISDIR from both, as from a write). */
 int status_pause_write(const Root *root, const char *runtime_dir, bool paused);
 int status_pause_read(const Root *root, const char *runtime_dir);
