@@ -77,7 +77,8 @@ typedef struct ControlConn {
 
 struct ControlServer {
         sd_event *event;
-        sd_event_source *listen_source;
+        sd_event_source *listen_source, *retry_source;
+        bool accept_failing; /* said once until an accept works */
         int fd, dirfd;
         char shown[FRAGD_PATH_MAX * 2]; /* the socket's path for messages */
         ControlHandler handler;
@@ -153,6 +154,15 @@ static int on_conn_io(sd_event_source *es, int fd, uint32_t revents, void *userd
         return 0;
 }
 
+static int on_accept_retry(sd_event_source *es, uint64_t usec, void *userdata)
+{
+        ControlServer *s = userdata;
+
+        s->retry_source = sd_event_source_disable_unref(s->retry_source);
+        (void) sd_event_source_set_enabled(s->listen_source, SD_EVENT_ON);
+        return 0;
+}
+
 static int on_accept(sd_event_source *es, int fd, uint32_t revents, void *userdata)
 {
         ControlServer *s = userdata;
@@ -164,8 +174,24 @@ static int on_accept(sd_event_source *es, int fd, uint32_t revents, void *userda
         int r;
 
         cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (cfd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)) {
+                /* the connection stays queued and the socket readable: stop
+                 * listening for a second instead of spinning on it */
+                if (!s->retry_source) {
+                        if (!s->accept_failing)
+                                log_warning_errno(errno, "Control socket '%s': cannot accept a connection (%m); "
+                                                  "trying again every second",
+                                                  s->shown);
+                        s->accept_failing = true;
+                        if (sd_event_add_time_relative(s->event, &s->retry_source, CLOCK_MONOTONIC, USEC_PER_SEC, 0,
+                                                       on_accept_retry, s) >= 0)
+                                (void) sd_event_source_set_enabled(es, SD_EVENT_OFF);
+                }
+                return 0;
+        }
         if (cfd < 0)
                 return 0; /* EAGAIN, or a peer that went away */
+        s->accept_failing = false;
         if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &uc, &ul) < 0 || ul != sizeof(uc)) {
                 log_warning_errno(errno, "Control socket '%s': cannot tell who connected (%m): refused", s->shown);
                 conn_reply(cfd, false, "cannot tell who you are");
@@ -299,6 +325,7 @@ ControlServer *control_server_free(ControlServer *s)
                 if (s->conns[i])
                         conn_free(s->conns[i]);
         sd_event_source_disable_unref(s->listen_source);
+        sd_event_source_disable_unref(s->retry_source);
         if (s->fd >= 0) {
                 /* only the socket this process made: the name still is a
                  * socket (a replaced file is left) */

@@ -466,6 +466,11 @@ else
 	grep -q "fragd is running (it answers on its control socket" <<<"$st_out" && grep -q "status' is missing" <<<"$st_out" \
 		|| cbad "status does not say fragd runs without its status file: $st_out"
 	grep -q "not running" <<<"$st_out" && cbad "status says not running: $st_out"
+	# the connection status made is one the daemon cannot accept: it waits, never spins on it
+	cpu() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat"; }
+	c0=$(cpu); sleep 3; c1=$(cpu)
+	[ $((c1 - c0)) -lt 60 ] || cbad "the daemon used $((c1 - c0)) clock ticks of CPU in 3 s after 'fragd status' (spinning on the control socket?)"
+	[ "$(grep -c "cannot accept a connection" "$L")" -le 1 ] || cbad "'cannot accept' logged more than once: $(grep -c "cannot accept a connection" "$L")"
 	w=$(grep -c "Cannot write the status file" "$L")
 	[ "$w" = 1 ] || cbad "the failed status write logged $w times in 3 ticks, not once (ulimit -n $found): $(grep -m1 "status file" "$L")"
 	stop_daemon; knobs_oracle $rc
