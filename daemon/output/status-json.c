@@ -129,13 +129,20 @@ static void on_knob(JsonWriter *w, char **f, size_t n, const char *writer)
 static void on_owned(JsonWriter *w, char **f, size_t n) { on_knob(w, f, n, "fragd"); }
 static void on_yielded(JsonWriter *w, char **f, size_t n) { on_knob(w, f, n, "other"); }
 
-static void on_disabled(JsonWriter *w, char **f, size_t n)
+/* An object of string fields, keys[i] from f[i] (null when missing). */
+static void string_fields(JsonWriter *w, char **f, size_t n, const char *const *keys, size_t n_keys)
 {
         json_obj_begin(w);
-        str_or_null(w, "name", f[0]);
-        str_or_null(w, "error", n > 1 ? f[1] : NULL);
-        str_or_null(w, "message", n > 2 ? f[2] : NULL);
+        for (size_t i = 0; i < n_keys; i++)
+                str_or_null(w, keys[i], i < n ? f[i] : NULL);
         json_obj_end(w);
+}
+
+static void on_disabled(JsonWriter *w, char **f, size_t n)
+{
+        static const char *const keys[] = { "name", "error", "message" };
+
+        string_fields(w, f, n, keys, ELEMENTSOF(keys));
 }
 
 static void on_reserve(JsonWriter *w, char **f, size_t n)
@@ -163,13 +170,9 @@ static void on_reserve(JsonWriter *w, char **f, size_t n)
 
 static void on_unrestored(JsonWriter *w, char **f, size_t n)
 {
-        json_obj_begin(w);
-        str_or_null(w, "name", f[0]);
-        str_or_null(w, "original", n > 1 ? f[1] : NULL);
-        str_or_null(w, "current", n > 2 ? f[2] : NULL);
-        str_or_null(w, "error", n > 3 ? f[3] : NULL);
-        str_or_null(w, "message", n > 4 ? f[4] : NULL);
-        json_obj_end(w);
+        static const char *const keys[] = { "name", "original", "current", "error", "message" };
+
+        string_fields(w, f, n, keys, ELEMENTSOF(keys));
 }
 
 static void on_change(JsonWriter *w, char **f, size_t n)
@@ -186,11 +189,9 @@ static void on_change(JsonWriter *w, char **f, size_t n)
 
 static void on_held(JsonWriter *w, char **f, size_t n)
 {
-        json_obj_begin(w);
-        str_or_null(w, "knob", f[0]);
-        str_or_null(w, "hold", n > 1 ? f[1] : NULL);
-        str_or_null(w, "explanation", n > 2 ? f[2] : NULL);
-        json_obj_end(w);
+        static const char *const keys[] = { "knob", "hold", "explanation" };
+
+        string_fields(w, f, n, keys, ELEMENTSOF(keys));
 }
 
 static void on_cgroup(JsonWriter *w, char **f, size_t n)
