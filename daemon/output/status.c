@@ -358,7 +358,7 @@ int status_unlisted(const Root *root, const char *runtime_dir, StatusProbe probe
         full = dfd >= 0 && fstatvfs(dfd, &sv) == 0 && (sv.f_bavail == 0 || (sv.f_files > 0 && sv.f_favail == 0));
         snprintf(ret, size, "fragd is running (it answers on its control socket '%s/%s/control'), "
                  "but its status file '%s/%s/status' %s: the daemon could not write it%s. Its log names the error "
-                 "(\"Cannot write the status file\"); 'fragd pause' and 'fragd resume' work.",
+                 "(\"Cannot write the status file\").",
                  prefix, rt, prefix, rt, what, full ? " (the file system holding it is full)" : "");
         return 1;
 }
@@ -443,8 +443,7 @@ int status_print(const Root *root, const char *runtime_dir, StatusProbe probe, F
         uint64_t pid = 0, starttime = 0, updated = 0;
         char ownership[16] = "?", ops[16] = "?", state[16] = "running";
         size_t len;
-        unsigned n_owned = 0, n_unrestored = 0, n_yielded = 0, n_disabled = 0, n_held = 0, n_cgroups = 0,
-                 n_decisions = 0;
+        unsigned n_owned = 0, n_yielded = 0, n_disabled = 0, n_held = 0, n_cgroups = 0, n_decisions = 0;
         int r;
 
         r = knob_runtime_dir_relative(runtime_dir, rt, sizeof(rt));
@@ -489,8 +488,6 @@ int status_print(const Root *root, const char *runtime_dir, StatusProbe probe, F
                         ;
                 else if (strncmp(p, "owned\t", 6) == 0)
                         n_owned++;
-                else if (strncmp(p, "unrestored\t", 11) == 0)
-                        n_unrestored++;
                 else if (strncmp(p, "yielded\t", 8) == 0)
                         n_yielded++;
                 else if (strncmp(p, "disabled\t", 9) == 0)
