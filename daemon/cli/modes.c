@@ -63,13 +63,15 @@ int run_status(const FragdArgs *a)
                 return EXIT_FAILURE;
         runtime_dir(root, a, rt, sizeof(rt));
         if (strcmp(a->format, "json") == 0)
-                r = status_print_json(root, rt, stdout);
+                r = status_print_json(root, rt, control_probe, stdout);
         else
-                r = status_print(root, rt, stdout);
+                r = status_print(root, rt, control_probe, stdout);
         if (r == -ENOENT || r == -ESRCH)
                 return EXIT_NOT_RUNNING;
         if (r == -EUCLEAN)
                 return EXIT_KNOBS_LEFT;
+        if (r == -ENODATA)
+                return EXIT_FAILURE; /* running, its status file not its own: said above */
         if (r < 0) {
                 log_error_errno(r, "Cannot read the status of fragd in '%s': %m", rt);
                 return EXIT_FAILURE;
@@ -82,6 +84,7 @@ int run_control(const FragdArgs *a)
         _cleanup_(root_freep) Root *root = NULL;
         const char *cmd = a->mode == MODE_PAUSE ? "pause" : "resume";
         char rt[FRAGD_PATH_MAX], rel[FRAGD_PATH_MAX], reply[CONTROL_REPLY_MAX], sock[FRAGD_PATH_MAX * 2];
+        pid_t pid;
         int r;
 
         if (args_root_open(a, &root) < 0)
@@ -99,6 +102,13 @@ int run_control(const FragdArgs *a)
                 return 0;
         case -ENOENT:
         case -ECONNREFUSED:
+                if (status_daemon_alive(root, rel, &pid) > 0) {
+                        log_error("fragd %s: fragd is running (pid %d), but its control socket '%s' %s: the daemon "
+                                  "could not create it (its log says why). Restart fragd to get 'fragd pause' and "
+                                  "'fragd resume' back",
+                                  cmd, (int) pid, sock, r == -ENOENT ? "is missing" : "refuses connections");
+                        return EXIT_FAILURE;
+                }
                 log_error("fragd %s: fragd is not running (nobody listens on '%s')", cmd, sock);
                 return EXIT_NOT_RUNNING;
         case -EACCES:

@@ -25,6 +25,7 @@ typedef struct KnobEntry {
         bool restore_done;
         int restore_outcome;                /* RestoreOutcome */
         char restore_live[KNOB_VALUE_MAX];  /* the value found (RESTORE_LEFT), or "" */
+        int restore_error;                  /* -errno of the last failed restore; 0 after a write */
         /* failure log rate limit */
         usec_t log_last_usec;
         int log_last_error;

@@ -79,7 +79,8 @@ bool pid_is_alive(pid_t pid, uint64_t starttime)
         uint64_t st;
         char state;
 
-        if (pid <= 0)
+        /* a start time of 0 is a record that lacks it: it matches nothing */
+        if (pid <= 0 || starttime == 0)
                 return false;
         if (kill(pid, 0) < 0 && errno != EPERM)
                 return false;
@@ -87,7 +88,7 @@ bool pid_is_alive(pid_t pid, uint64_t starttime)
                 return true; /* exists, but /proc says nothing more */
         if (state == 'Z' || state == 'X')
                 return false;
-        return starttime == 0 || st == starttime;
+        return st == starttime;
 }
 
 #define STATUS_MAGIC "fragd-status 1"

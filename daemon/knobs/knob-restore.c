@@ -182,6 +182,7 @@ int knob_restore_all(KnobRegistry *reg, unsigned *ret_n_failed)
                                      &oc, e->restore_live, sizeof(e->restore_live));
                 e->restore_done = true;
                 e->restore_outcome = oc;
+                e->restore_error = oc == RESTORE_FAILED ? (r < 0 ? r : -EIO) : 0;
                 if (oc == RESTORE_FAILED) {
                         n_failed++;
                         if (first_err == 0)

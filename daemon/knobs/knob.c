@@ -168,6 +168,7 @@ static int knob_write_verify(KnobRegistry *reg, KnobEntry *e, const char *live, 
                 return knob_fail(e, r, "write", now_usec);
         }
         e->n_writes++;
+        e->restore_error = 0;
         if (!was_owned)
                 log_info("Knob %s: taking ownership (original '%s')", e->k.name, e->original);
         log_debug("Knob %s: '%s' -> '%s'", e->k.name, live, value);
@@ -657,6 +658,7 @@ int knob_info(const KnobRegistry *reg, size_t i, KnobInfo *ret)
                 .yielded = e->yielded,
                 .disabled = e->disabled,
                 .disabled_error = e->disabled_error,
+                .restore_error = e->owned ? e->restore_error : 0,
                 .original = e->owned || e->yielded ? e->original : "",
                 .last_written = e->last_written,
                 .external = e->external,

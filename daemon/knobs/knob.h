@@ -258,6 +258,7 @@ typedef struct KnobInfo {
         bool yielded;             /* changed under fragd, left alone until restart */
         bool disabled;            /* a permanent error: not touched until restart */
         int disabled_error;       /* -errno */
+        int restore_error;        /* owned: -errno of the last restore (pause) that failed, else 0 */
         const char *original;     /* "" unless owned or yielded */
         const char *last_written; /* "" if never written */
         const char *external;     /* the other party's value when yielded */
@@ -373,7 +374,8 @@ bool knob_status_header_numbers(Span line, const char *key, uint64_t *ret_a, uin
 
 /* Field 22 of /proc/<pid>/stat of the host (0 when unreadable). */
 uint64_t pid_starttime(pid_t pid);
-/* The process is alive and, when starttime != 0, is the same process. */
+/* The process is alive and is the one that started at starttime; a
+ * starttime of 0 (a record without one) never matches. */
 bool pid_is_alive(pid_t pid, uint64_t starttime);
 /* pid runs this very program, or its name (/proc/<pid>/comm) starts with
  * "fragd"; true when that cannot be read: a live process fragd cannot see

@@ -129,13 +129,20 @@ static void on_knob(JsonWriter *w, char **f, size_t n, const char *writer)
 static void on_owned(JsonWriter *w, char **f, size_t n) { on_knob(w, f, n, "fragd"); }
 static void on_yielded(JsonWriter *w, char **f, size_t n) { on_knob(w, f, n, "other"); }
 
-static void on_disabled(JsonWriter *w, char **f, size_t n)
+/* An object of string fields, keys[i] from f[i] (null when missing). */
+static void string_fields(JsonWriter *w, char **f, size_t n, const char *const *keys, size_t n_keys)
 {
         json_obj_begin(w);
-        str_or_null(w, "name", f[0]);
-        str_or_null(w, "error", n > 1 ? f[1] : NULL);
-        str_or_null(w, "message", n > 2 ? f[2] : NULL);
+        for (size_t i = 0; i < n_keys; i++)
+                str_or_null(w, keys[i], i < n ? f[i] : NULL);
         json_obj_end(w);
+}
+
+static void on_disabled(JsonWriter *w, char **f, size_t n)
+{
+        static const char *const keys[] = { "name", "error", "message" };
+
+        string_fields(w, f, n, keys, ELEMENTSOF(keys));
 }
 
 static void on_reserve(JsonWriter *w, char **f, size_t n)
@@ -161,6 +168,13 @@ static void on_reserve(JsonWriter *w, char **f, size_t n)
         json_obj_end(w);
 }
 
+static void on_unrestored(JsonWriter *w, char **f, size_t n)
+{
+        static const char *const keys[] = { "name", "original", "current", "error", "message" };
+
+        string_fields(w, f, n, keys, ELEMENTSOF(keys));
+}
+
 static void on_change(JsonWriter *w, char **f, size_t n)
 {
         json_obj_begin(w);
@@ -175,11 +189,9 @@ static void on_change(JsonWriter *w, char **f, size_t n)
 
 static void on_held(JsonWriter *w, char **f, size_t n)
 {
-        json_obj_begin(w);
-        str_or_null(w, "knob", f[0]);
-        str_or_null(w, "hold", n > 1 ? f[1] : NULL);
-        str_or_null(w, "explanation", n > 2 ? f[2] : NULL);
-        json_obj_end(w);
+        static const char *const keys[] = { "knob", "hold", "explanation" };
+
+        string_fields(w, f, n, keys, ELEMENTSOF(keys));
 }
 
 static void on_cgroup(JsonWriter *w, char **f, size_t n)
@@ -220,7 +232,7 @@ static void array(JsonWriter *w, const char *key, const char *buf, size_t len, c
 }
 
 void status_json_render(const char *buf, size_t len, const char *state, bool pause_requested,
-                        const StatusLeftChanged *left, FILE *out)
+                        const StatusLeftChanged *left, const char *problem, FILE *out)
 {
         char v[128], copy[STATUS_LINE_MAX], *f[FIELDS_MAX];
         bool live = strcmp(state, "running") == 0 || strcmp(state, "paused") == 0;
@@ -240,6 +252,7 @@ void status_json_render(const char *buf, size_t len, const char *state, bool pau
         json_bool(&w, strcmp(state, "paused") == 0 || (!live && pause_requested));
         json_key(&w, "restore_needed");
         json_bool(&w, left && (left->j.n > 0 || left->unreadable || left->aside[0]));
+        str_or_null(&w, "status_problem", problem);
 
         json_key(&w, "daemon");
         json_obj_begin(&w);
@@ -284,6 +297,7 @@ void status_json_render(const char *buf, size_t len, const char *state, bool pau
         }
         json_arr_end(&w);
         array(&w, "disabled_knobs", live ? buf : NULL, len, "disabled", on_disabled);
+        array(&w, "restore_failed", live ? buf : NULL, len, "unrestored", on_unrestored);
 
         json_key(&w, "knobs_left");
         json_arr_begin(&w);
@@ -324,11 +338,12 @@ void status_json_render(const char *buf, size_t len, const char *state, bool pau
         json_end(&w);
 }
 
-int status_print_json(const Root *root, const char *runtime_dir, FILE *out)
+int status_print_json(const Root *root, const char *runtime_dir, StatusProbe probe, FILE *out)
 {
         _cleanup_free_ StatusLeftChanged *left = NULL;
         _cleanup_free_ char *buf = NULL;
-        char rt[FRAGD_PATH_MAX], path[FRAGD_PATH_MAX + 16], state[16] = "running";
+        char rt[FRAGD_PATH_MAX], path[FRAGD_PATH_MAX + 16], state[16] = "running", what[128];
+        char problem[3 * FRAGD_PATH_MAX + 512];
         uint64_t pid = 0, starttime = 0;
         bool pause_requested;
         size_t len = 0;
@@ -343,13 +358,27 @@ int status_print_json(const Root *root, const char *runtime_dir, FILE *out)
                 return r;
         if (r >= 0 && knob_status_owner(buf, len, &pid, &starttime) < 0)
                 return -EBADMSG;
-        pause_requested = status_pause_read(root, rt) != 0;
+        pause_requested = status_pause_read(root, runtime_dir) != 0;
         if (r >= 0 && pid > 0 && pid <= INT32_MAX && pid_is_alive((pid_t) pid, starttime)) {
                 if (header_value(buf, len, "state", state, sizeof(state)) && strcmp(state, "paused") != 0)
                         snprintf(state, sizeof(state), "running");
-                status_json_render(buf, len, state, pause_requested, NULL, out);
+                status_json_render(buf, len, state, pause_requested, NULL, NULL, out);
                 return 0;
         }
+        if (r < 0)
+                snprintf(what, sizeof(what), "is missing");
+        else if (starttime == 0)
+                snprintf(what, sizeof(what), "names pid %" PRIu64 " without a start time (it is incomplete)", pid);
+        else
+                snprintf(what, sizeof(what), "was left by pid %" PRIu64 ", which is gone", pid);
+        if (status_unlisted(root, runtime_dir, probe, what, problem, sizeof(problem)) > 0) {
+                /* running, but nothing from a status file that is not its own */
+                status_json_render(NULL, 0, pause_requested ? "paused" : "running", pause_requested, NULL, problem,
+                                   out);
+                return -ENODATA;
+        }
+        if (!problem[0] && r >= 0 && starttime == 0)
+                snprintf(problem, sizeof(problem), "the status file %s", what);
         left = malloc(sizeof(*left));
         if (!left)
                 return -ENOMEM;
@@ -357,7 +386,7 @@ int status_print_json(const Root *root, const char *runtime_dir, FILE *out)
         /* stopped: no status file and nothing left; crashed: the status
          * file of a process that is gone (it did not stop cleanly), or
          * knobs left changed */
-        status_json_render(buf, len, r >= 0 || rl < 0 ? "crashed" : "stopped", pause_requested, left, out);
+        status_json_render(buf, len, r >= 0 || rl < 0 ? "crashed" : "stopped", pause_requested, left, problem, out);
         if (rl < 0)
                 return rl;
         return r >= 0 ? -ESRCH : -ENOENT;

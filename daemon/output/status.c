@@ -2,10 +2,12 @@
 /* The state file for `fragd status`; format in daemon/output/status.h. */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -156,6 +158,9 @@ int status_write_data(const KnobRegistry *reg, const StatusData *d)
                 if (ki.owned)
                         fprintf(f, "owned\t%s\t%s\t%s\t%" PRIu64 "\n", ki.name, ki.original, ki.last_written,
                                 ki.first_touch_usec);
+                if (ki.owned && ki.restore_error)
+                        fprintf(f, "unrestored\t%s\t%s\t%s\t%s\t%s\n", ki.name, ki.original, ki.last_written,
+                                errno_name(ki.restore_error), strerror(abs(ki.restore_error)));
                 else if (ki.yielded)
                         fprintf(f, "yielded\t%s\t%s\t%s\t%" PRIu64 "\n", ki.name, ki.original, ki.external,
                                 ki.first_touch_usec);
@@ -325,6 +330,62 @@ static int print_left_changed(const Root *root, const char *rt, FILE *out)
         return ret;
 }
 
+int status_unlisted(const Root *root, const char *runtime_dir, StatusProbe probe, const char *what, char *ret,
+                    size_t size)
+{
+        const char *prefix = root->is_host ? "" : root->path;
+        _cleanup_close_ int dfd = -1;
+        char rt[FRAGD_PATH_MAX];
+        struct statvfs sv;
+        bool full;
+        int r;
+
+        if (size > 0)
+                ret[0] = '\0';
+        r = knob_runtime_dir_relative(runtime_dir, rt, sizeof(rt));
+        if (r < 0)
+                return r;
+        r = probe ? probe(root, runtime_dir) : 0;
+        if (r == 0)
+                return 0;
+        if (r < 0) {
+                snprintf(ret, size, "'%s/%s/control' is there, but whether a fragd listens on it "
+                         "cannot be checked (%s)%s",
+                         prefix, rt, strerror(-r), r == -EACCES || r == -EPERM ? ": run 'fragd status' as root" : "");
+                return r;
+        }
+        dfd = root_openat(root->root_fd, rt, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
+        full = dfd >= 0 && fstatvfs(dfd, &sv) == 0 && (sv.f_bavail == 0 || (sv.f_files > 0 && sv.f_favail == 0));
+        snprintf(ret, size, "fragd is running (it answers on its control socket '%s/%s/control'), "
+                 "but its status file '%s/%s/status' %s: the daemon could not write it%s. Its log names the error "
+                 "(\"Cannot write the status file\").",
+                 prefix, rt, prefix, rt, what, full ? " (the file system holding it is full)" : "");
+        return 1;
+}
+
+int status_daemon_alive(const Root *root, const char *rt, pid_t *ret_pid)
+{
+        _cleanup_free_ char *buf = NULL;
+        char path[FRAGD_PATH_MAX + 16];
+        uint64_t pid, starttime;
+        size_t len;
+        int r;
+
+        r = snprintf(path, sizeof(path), "%s/status", rt);
+        if (r < 0 || (size_t) r >= sizeof(path))
+                return -ENAMETOOLONG;
+        r = read_file_alloc_at_full(root->root_fd, path, ROOT_OWN_FILE, &buf, &len);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        if (knob_status_owner(buf, len, &pid, &starttime) < 0 || pid == 0 || pid > INT32_MAX ||
+            !pid_is_alive((pid_t) pid, starttime))
+                return 0;
+        *ret_pid = (pid_t) pid;
+        return 1;
+}
+
 static void fmt_time(uint64_t usec, char *buf, size_t size)
 {
         time_t t = (time_t) (usec / USEC_PER_SEC);
@@ -351,10 +412,34 @@ static size_t split_tabs(char *line, char **fields, size_t max)
         return n;
 }
 
-int status_print(const Root *root, const char *runtime_dir, FILE *out)
+/* Paused with knobs still owned: each with why its restore failed (the
+ * unrestored lines), then any owned knob without one (an older writer). */
+static void print_unrestored(const char *buf, FILE *out)
+{
+        for (int pass = 0; pass < 2; pass++)
+                for (const char *p = buf; p && *p;) {
+                        const char *nl = strchr(p, '\n'), *tag = pass == 0 ? "unrestored" : "owned";
+                        size_t l = (size_t) ((nl ? nl : p + strlen(p)) - p), taglen = strlen(tag), n;
+                        char copy[STATUS_LINE_MAX], *f[8], needle[KNOB_NAME_MAX + 16];
+
+                        if (l > taglen && strncmp(p, tag, taglen) == 0 && p[taglen] == '\t') {
+                                snprintf(copy, sizeof(copy), "%.*s", (int) (l - taglen - 1), p + taglen + 1);
+                                n = split_tabs(copy, f, ELEMENTSOF(f));
+                                snprintf(needle, sizeof(needle), "\nunrestored\t%s\t", f[0]);
+                                if (pass == 0 && n >= 5)
+                                        fprintf(out, "  %-36s still %s (original %s): %s (%s)\n", f[0], f[2], f[1],
+                                                f[4], f[3]);
+                                else if (pass == 1 && n >= 3 && !strstr(buf, needle))
+                                        fprintf(out, "  %-36s still %s (original %s)\n", f[0], f[2], f[1]);
+                        }
+                        p = nl ? nl + 1 : NULL;
+                }
+}
+
+int status_print(const Root *root, const char *runtime_dir, StatusProbe probe, FILE *out)
 {
         _cleanup_free_ char *buf = NULL;
-        char rt[FRAGD_PATH_MAX], path[FRAGD_PATH_MAX + 16], when[32];
+        char rt[FRAGD_PATH_MAX], path[FRAGD_PATH_MAX + 16], when[32], line[3 * FRAGD_PATH_MAX + 512];
         uint64_t pid = 0, starttime = 0, updated = 0;
         char ownership[16] = "?", ops[16] = "?", state[16] = "running";
         size_t len;
@@ -367,8 +452,14 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
         snprintf(path, sizeof(path), "%s/status", rt);
         r = read_file_alloc_at_full(root->root_fd, path, ROOT_OWN_FILE, &buf, &len);
         if (r == -ENOENT) {
+                if (status_unlisted(root, runtime_dir, probe, "is missing", line, sizeof(line)) > 0) {
+                        fprintf(out, "%s\n", line);
+                        return -ENODATA;
+                }
                 fprintf(out, "fragd is not running (no state in '%s%s%s').\n", root->path,
                         root->is_host ? "" : "/", path);
+                if (line[0])
+                        fprintf(out, "%s.\n", line);
                 r = print_left_changed(root, rt, out);
                 return r < 0 ? r : -ENOENT;
         }
@@ -413,16 +504,41 @@ int status_print(const Root *root, const char *runtime_dir, FILE *out)
         }
         fmt_time(updated, when, sizeof(when));
         if (pid == 0 || pid > INT32_MAX || !pid_is_alive((pid_t) pid, starttime)) {
-                fprintf(out, "fragd is not running (stale state left by pid %" PRIu64 ", last updated %s: it did not "
-                        "stop cleanly).\n",
-                        pid, when);
+                char what[128];
+
+                if (starttime == 0)
+                        snprintf(what, sizeof(what), "names pid %" PRIu64 " without a start time (it is incomplete)",
+                                 pid);
+                else
+                        snprintf(what, sizeof(what), "was left by pid %" PRIu64 ", which is gone", pid);
+                if (status_unlisted(root, runtime_dir, probe, what, line, sizeof(line)) > 0) {
+                        fprintf(out, "%s\n", line);
+                        return -ENODATA;
+                }
+                if (starttime == 0)
+                        fprintf(out, "fragd is not running: the status file '%s/%s' %s, so it cannot tell which "
+                                "process wrote it, and no fragd answers on its control socket.\n",
+                                root->path, path, what);
+                else
+                        fprintf(out, "fragd is not running (stale state left by pid %" PRIu64 ", last updated %s: it "
+                                "did not stop cleanly).\n",
+                                pid, when);
+                if (line[0])
+                        fprintf(out, "%s.\n", line);
                 r = print_left_changed(root, rt, out);
                 return r < 0 ? r : -ESRCH;
         }
         fprintf(out, "fragd is running (pid %" PRIu64 "), state updated %s.\n", pid, when);
-        if (strcmp(state, "paused") == 0)
+        if (strcmp(state, "paused") == 0 && n_owned == 0)
                 fprintf(out, "Paused: every knob fragd changed was handed back; fragd observes and decides but "
                         "does not act until 'fragd resume'.\n");
+        else if (strcmp(state, "paused") == 0) {
+                fprintf(out, "Paused, but %u knob(s) fragd changed could not be handed back and are still changed:\n",
+                        n_owned);
+                print_unrestored(buf, out);
+                fprintf(out, "They stay in the knob journal and are tried again on 'fragd resume', on stop and by "
+                        "'fragd --restore'. fragd observes and decides but does not act until 'fragd resume'.\n");
+        }
         fprintf(out, "Ownership: %s. Writes: %s.\n", ownership,
                 strcmp(ops, "dryrun") == 0 ? "dry run (nothing is written)" : ops);
         for (char *p = buf; p && *p;) {

@@ -10,6 +10,7 @@
  *   ownership respect|reassert
  *   ops real|dryrun|fake
  *   owned<TAB>knob<TAB>original<TAB>current<TAB>since_usec
+ *   unrestored<TAB>knob<TAB>original<TAB>current<TAB>ERRNO<TAB>message
  *   yielded<TAB>knob<TAB>original<TAB>other party's value<TAB>since_usec
  *   disabled<TAB>knob<TAB>ERRNO<TAB>message
  *   cgroup<TAB>path<TAB>present|absent<TAB>thp mechanism<TAB>thp effect<TAB>stall
@@ -22,6 +23,8 @@
  *   change<TAB>time<TAB>knob<TAB>from<TAB>to<TAB>reason<TAB>applied|paused|dry-run
  *
  * "current" of an owned knob is the value fragd last wrote and read back.
+ * An unrestored line follows the owned line of a knob whose last restore
+ * (on `fragd pause`) failed, with that error; a write clears it.
  * cgroup lines: one per watched cgroup, in configuration order; path "/" is
  * the root cgroup; mechanism and effect are thp_mechanism_name() and
  * thp_effect_name() ("collapse", "in-effect"); stall is the text of
@@ -142,9 +145,16 @@ int knob_status_remove(const KnobRegistry *reg);
  * still holds knobs it changed (listed with original, fragd's value and the
  * value now), cannot be fully read, or a journal moved aside
  * (saved.corrupt*) is waiting: it then says to run `fragd --restore`;
- * -EBADMSG when the status file cannot be read. run_status() maps -ENOENT
- * and -ESRCH to exit status 4, -EUCLEAN to 5. */
-int status_print(const Root *root, const char *runtime_dir, FILE *out);
+ * -EBADMSG when the status file cannot be read; -ENODATA when the status
+ * file is missing, stale or incomplete but a fragd answers on its control
+ * socket (status_unlisted()). Paused with knobs it could not hand back, it
+ * lists them first, each with the error of its restore. run_status() maps
+ * -ENOENT and -ESRCH to exit status 4, -EUCLEAN to 5, -ENODATA to 1. */
+/* Whether a fragd listens on the control socket of runtime_dir, asked
+ * when the status file shows none: 1 yes, 0 no, -errno when it cannot be
+ * told (control_probe(); NULL: never asked). */
+typedef int (*StatusProbe)(const Root *root, const char *runtime_dir);
+int status_print(const Root *root, const char *runtime_dir, StatusProbe probe, FILE *out);
 
 /* What a fragd that is not running left behind, from the knob journal
  * under runtime_dir rt (relative): its entries with the value each knob
@@ -162,22 +172,40 @@ typedef struct StatusLeftChanged {
 } StatusLeftChanged;
 int status_left_collect(const Root *root, const char *rt, StatusLeftChanged *ret);
 
+/* The status file under runtime_dir shows no running fragd: it is
+ * missing, or what describes it ("was left by pid 12, which is gone").
+ * Whether a fragd answers on the control socket anyway (probe):
+ * 1 yes, with the sentence for a person in ret (running, the status file
+ * is not its own, why it may be); 0 no (ret ""); -errno when that cannot be
+ * checked, with a sentence naming the socket and the error. */
+int status_unlisted(const Root *root, const char *runtime_dir, StatusProbe probe, const char *what, char *ret,
+                    size_t size);
+
+/* The pid of the fragd whose status file is under rt (relative), when that
+ * process lives (same start time): 1 and *ret_pid; 0 when the file is
+ * missing, not a status file, or its process gone; -errno when it cannot
+ * be read. */
+int status_daemon_alive(const Root *root, const char *rt, pid_t *ret_pid);
+
 /* The same as JSON (daemon/output/status-json.c; keys in docs/fragd.8, the
  * key set pinned by tests/golden/status-json-keys.txt). Same returns. */
-int status_print_json(const Root *root, const char *runtime_dir, FILE *out);
+int status_print_json(const Root *root, const char *runtime_dir, StatusProbe probe, FILE *out);
 
 /* The JSON of a status file's text, whose daemon is in state ("running",
  * "paused", "stopped", "crashed"): pure, for tests and the fuzzer. buf may
  * be NULL (no status file). left: the knobs a dead fragd left changed
- * (status_left_collect()) or NULL. */
+ * (status_left_collect()) or NULL. problem: what is wrong with the status
+ * file (status_unlisted()), or NULL. */
 void status_json_render(const char *buf, size_t len, const char *state, bool pause_requested,
-                        const StatusLeftChanged *left, FILE *out);
+                        const StatusLeftChanged *left, const char *problem, FILE *out);
 
 /* The pause flag file <root>/<runtime_dir>/paused (status.c): written by
  * the daemon on `fragd pause`, removed on `fragd resume`; a restart or a
  * reload keeps the pause while it exists (runtime_dir is on tmpfs: a
  * reboot clears it). status_pause_write() with paused false removes it.
  * status_pause_read(): 1 paused, 0 not, -errno when it cannot be read (a
- * symlink: -ELOOP, and the daemon stays paused to be safe). */
+ * symlink: -ELOOP, and the daemon stays paused to be safe). Removing
+ * never follows a symlink: a link, FIFO or socket at the name is removed
+ * itself; a directory is not (-EISDIR from both, as from a write). */
 int status_pause_write(const Root *root, const char *runtime_dir, bool paused);
 int status_pause_read(const Root *root, const char *runtime_dir);

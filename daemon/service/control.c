@@ -77,7 +77,8 @@ typedef struct ControlConn {
 
 struct ControlServer {
         sd_event *event;
-        sd_event_source *listen_source;
+        sd_event_source *listen_source, *retry_source;
+        bool accept_failing; /* said once until an accept works */
         int fd, dirfd;
         char shown[FRAGD_PATH_MAX * 2]; /* the socket's path for messages */
         ControlHandler handler;
@@ -153,6 +154,15 @@ static int on_conn_io(sd_event_source *es, int fd, uint32_t revents, void *userd
         return 0;
 }
 
+static int on_accept_retry(sd_event_source *es, uint64_t usec, void *userdata)
+{
+        ControlServer *s = userdata;
+
+        s->retry_source = sd_event_source_disable_unref(s->retry_source);
+        (void) sd_event_source_set_enabled(s->listen_source, SD_EVENT_ON);
+        return 0;
+}
+
 static int on_accept(sd_event_source *es, int fd, uint32_t revents, void *userdata)
 {
         ControlServer *s = userdata;
@@ -164,8 +174,24 @@ static int on_accept(sd_event_source *es, int fd, uint32_t revents, void *userda
         int r;
 
         cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (cfd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)) {
+                /* the connection stays queued and the socket readable: stop
+                 * listening for a second instead of spinning on it */
+                if (!s->retry_source) {
+                        if (!s->accept_failing)
+                                log_warning_errno(errno, "Control socket '%s': cannot accept a connection (%m); "
+                                                  "trying again every second",
+                                                  s->shown);
+                        s->accept_failing = true;
+                        if (sd_event_add_time_relative(s->event, &s->retry_source, CLOCK_MONOTONIC, USEC_PER_SEC, 0,
+                                                       on_accept_retry, s) >= 0)
+                                (void) sd_event_source_set_enabled(es, SD_EVENT_OFF);
+                }
+                return 0;
+        }
         if (cfd < 0)
                 return 0; /* EAGAIN, or a peer that went away */
+        s->accept_failing = false;
         if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &uc, &ul) < 0 || ul != sizeof(uc)) {
                 log_warning_errno(errno, "Control socket '%s': cannot tell who connected (%m): refused", s->shown);
                 conn_reply(cfd, false, "cannot tell who you are");
@@ -299,6 +325,7 @@ ControlServer *control_server_free(ControlServer *s)
                 if (s->conns[i])
                         conn_free(s->conns[i]);
         sd_event_source_disable_unref(s->listen_source);
+        sd_event_source_disable_unref(s->retry_source);
         if (s->fd >= 0) {
                 /* only the socket this process made: the name still is a
                  * socket (a replaced file is left) */
@@ -316,20 +343,20 @@ ControlServer *control_server_free(ControlServer *s)
 
 /* ---- the client's side ----------------------------------------------------- */
 
-int control_request(const Root *root, const char *runtime_dir, const char *cmd, char *reply, size_t size)
+/* A connection to the socket behind <root>/<runtime_dir>/control, with
+ * the listener checked to be root or this user (control_request()'s
+ * returns). */
+static int control_connect(const Root *root, const char *runtime_dir, int *ret_fd)
 {
         _cleanup_close_ int dirfd = -1, fd = -1;
-        char rt[FRAGD_PATH_MAX], line[CONTROL_REPLY_MAX + 8];
+        char rt[FRAGD_PATH_MAX];
         struct timeval tv = { .tv_sec = 30 };
         struct sockaddr_un sa;
         struct stat st;
         struct ucred uc;
         socklen_t sl, ul = sizeof(uc);
-        size_t len = 0;
         int r;
 
-        if (size > 0)
-                reply[0] = '\0';
         r = knob_runtime_dir_relative(runtime_dir, rt, sizeof(rt));
         if (r < 0)
                 return r;
@@ -356,6 +383,32 @@ int control_request(const Root *root, const char *runtime_dir, const char *cmd, 
                 return -errno;
         if (uc.uid != 0 && uc.uid != geteuid())
                 return -EPERM; /* not a fragd this user may talk to */
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+int control_probe(const Root *root, const char *runtime_dir)
+{
+        _cleanup_close_ int fd = -1;
+        int r = control_connect(root, runtime_dir, &fd);
+
+        if (r == -ENOENT || r == -ECONNREFUSED)
+                return 0;
+        return r < 0 ? r : 1; /* closed without a request: the daemon drops it */
+}
+
+int control_request(const Root *root, const char *runtime_dir, const char *cmd, char *reply, size_t size)
+{
+        _cleanup_close_ int fd = -1;
+        char line[CONTROL_REPLY_MAX + 8];
+        size_t len = 0;
+        int r;
+
+        if (size > 0)
+                reply[0] = '\0';
+        r = control_connect(root, runtime_dir, &fd);
+        if (r < 0)
+                return r;
         snprintf(line, sizeof(line), "%s\n", cmd);
         /* a daemon that refuses this peer answers and closes at once: the
          * send may fail then, its answer is still there to read */

@@ -63,3 +63,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(ControlServer *, control_server_free);
  * belongs to a user that is neither root nor this one; -EIO for "ERR" or a
  * reply that is not one. */
 int control_request(const Root *root, const char *runtime_dir, const char *cmd, char *reply, size_t size);
+/* Whether a process listens on <root>/<runtime_dir>/control, without a
+ * request: 1 yes, 0 no (nothing there, or a socket nobody listens on),
+ * control_request()'s -errno when it cannot tell (-EACCES: this user may
+ * not connect; -ENOTSOCK, -EPERM). */
+int control_probe(const Root *root, const char *runtime_dir);

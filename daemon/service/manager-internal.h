@@ -123,6 +123,7 @@ struct Manager {
         char recent[RECENT_MAX][RECENT_LEN];
         unsigned n_recent, recent_head;
         char last_action[RECENT_LEN];
+        int status_error; /* -errno of the last failed status file write, 0 when it worked */
         ChangeRecord changes[RECENT_MAX]; /* the same, as data */
         unsigned n_changes, changes_head;
 

@@ -81,31 +81,57 @@ void manager_paused_decisions(Manager *m)
         m->paused_compact_nodes = compact_nodes;
 }
 
-static void pause_flag(Manager *m, bool pause)
+/* Writes (pause) or removes the pause flag. On failure the sentence for
+ * the reply and the log in why: the path, the error, what it means for a
+ * restart and what to do. Removing never follows a symlink (unlinkat): a
+ * link, FIFO or socket at that name is removed; a directory is not fragd's
+ * to remove. */
+static int pause_flag(Manager *m, bool pause, char *why, size_t size)
 {
-        char rt[FRAGD_PATH_MAX + 2];
+        char rt[FRAGD_PATH_MAX + 2], path[2 * FRAGD_PATH_MAX + 16];
         int r = status_pause_write(m->root, manager_runtime_dir(m, rt, sizeof(rt)), pause);
+        const char *then = pause ? "a restart of fragd will not stay paused"
+                                 : "fragd stays paused, and a restart would pause again";
 
-        if (r < 0)
-                log_warning_errno(r, "Cannot %s the pause flag '%s/%s/paused' (%m): %s", pause ? "write" : "remove",
-                                  m->root->is_host ? "" : m->root->path, knob_registry_runtime_dir(m->knobs),
-                                  pause ? "a restart of fragd will not stay paused"
-                                        : "a restart of fragd would pause again; remove the file");
+        why[0] = '\0';
+        if (r >= 0)
+                return 0;
+        snprintf(path, sizeof(path), "%s/%s/paused", m->root->is_host ? "" : m->root->path,
+                 knob_registry_runtime_dir(m->knobs));
+        if (r == -EISDIR)
+                snprintf(why, size, "'%s' is a directory, not the pause flag fragd writes: %s. Remove it by hand, "
+                         "then run 'fragd %s' again",
+                         path, then, pause ? "pause" : "resume");
+        else
+                snprintf(why, size, "cannot %s the pause flag '%s' (%s): %s. %s, then run 'fragd %s' again",
+                         pause ? "write" : "remove", path, strerror(-r), then,
+                         pause ? "Make room in that directory" : "Remove it by hand", pause ? "pause" : "resume");
+        log_warning("%s", why);
+        return r;
 }
 
 int manager_pause_set(Manager *m, bool pause, char *reply, size_t size)
 {
         _cleanup_free_ char *summary = NULL;
+        char why[CONTROL_REPLY_MAX];
         unsigned failed = 0;
-        int r;
+        int r, rf;
 
         if (pause == m->paused) {
-                snprintf(reply, size, "fragd is already %s", pause ? "paused" : "acting (not paused)");
-                return 0;
+                /* the flag as it should be: a retry after it failed */
+                rf = pause_flag(m, pause, why, sizeof(why));
+                snprintf(reply, size, "fragd is already %s%s%s", pause ? "paused" : "acting (not paused)",
+                         rf < 0 ? ", but " : "", why);
+                return rf;
         }
         if (!pause) {
+                /* the flag first: fragd acts only when a restart would too */
+                rf = pause_flag(m, false, why, sizeof(why));
+                if (rf < 0) {
+                        snprintf(reply, size, "not resumed: %s", why);
+                        return rf;
+                }
                 m->paused = false;
-                pause_flag(m, false);
                 memset(m->paused_shown, 0, sizeof(m->paused_shown));
                 /* a hold still in force is said again once acting */
                 memset(&m->held_log, 0, sizeof(m->held_log));
@@ -117,7 +143,7 @@ int manager_pause_set(Manager *m, bool pause, char *reply, size_t size)
                 return 0;
         }
         m->paused = true;
-        pause_flag(m, true);
+        rf = pause_flag(m, true, why, sizeof(why));
         memset(&m->held_log, 0, sizeof(m->held_log)); /* nothing is held while nothing acts */
         r = knob_restore_all(m->knobs, &failed);
         /* the policy starts its levers afresh from the values now in force
@@ -130,15 +156,20 @@ int manager_pause_set(Manager *m, bool pause, char *reply, size_t size)
                 log_error_errno(r < 0 ? r : -EIO, "Paused, but %u knob(s) could not be restored (%m); they stay in "
                                 "%s/saved and are retried on resume, stop or 'fragd --restore'",
                                 failed, knob_registry_runtime_dir(m->knobs));
-                snprintf(reply, size, "paused, but %u knob(s) could not be restored (see the journal of fragd). %s",
-                         failed, summary ?: "");
-        } else
-                snprintf(reply, size, "paused: observing only until 'fragd resume'. %s",
-                         summary ?: "No knob was changed.");
+                snprintf(reply, size, "paused, but %u knob(s) could not be restored (see the journal of fragd). %s%s%s",
+                         failed, summary ?: "", rf < 0 ? " Also: " : "", why);
+                manager_recent_add(m, "paused, but not every knob could be handed back; observing only");
+                return r < 0 ? r : -EIO;
+        }
         log_notice("Paused by 'fragd pause': every knob handed back, observing only until 'fragd resume'. %s",
                    summary ?: "");
         manager_recent_add(m, "paused: every knob handed back, observing only");
-        return r < 0 || failed ? -EIO : 0;
+        if (rf < 0) {
+                snprintf(reply, size, "paused now, but %s. %s", why, summary ?: "No knob was changed.");
+                return rf;
+        }
+        snprintf(reply, size, "paused: observing only until 'fragd resume'. %s", summary ?: "No knob was changed.");
+        return 0;
 }
 
 void manager_pause_load(Manager *m)
@@ -154,6 +185,10 @@ void manager_pause_load(Manager *m)
                 log_notice("Paused ('%s/%s/paused' was left by 'fragd pause'): observing only, no knob is changed "
                            "until 'fragd resume'",
                            m->root->is_host ? "" : m->root->path, rt);
+        else if (r == -EISDIR)
+                log_warning("'%s/%s/paused' is a directory, not the pause flag fragd writes: staying paused to be "
+                            "safe. Remove it by hand, then run 'fragd resume'",
+                            m->root->is_host ? "" : m->root->path, rt);
         else
                 log_warning_errno(r, "'%s/%s/paused' cannot be read (%m): staying paused to be safe; 'fragd resume' "
                                   "removes it",

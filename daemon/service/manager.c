@@ -169,8 +169,15 @@ static void manager_status_write(Manager *m)
                         sd.n_info++;
                 r = status_write_data(m->knobs, &sd);
         }
-        if (r < 0)
-                log_debug_errno(r, "Cannot write the status file: %m");
+        /* said once per error, and when it works again: every tick retries */
+        if (r < 0 && r != m->status_error)
+                log_warning_errno(r, "Cannot write the status file '%s/%s/status' (%m): 'fragd status' does not show "
+                                  "this fragd until it can; tried again every tick",
+                                  m->root->is_host ? "" : m->root->path, knob_registry_runtime_dir(m->knobs));
+        else if (r >= 0 && m->status_error < 0)
+                log_notice("The status file '%s/%s/status' is written again", m->root->is_host ? "" : m->root->path,
+                           knob_registry_runtime_dir(m->knobs));
+        m->status_error = r < 0 ? r : 0;
 }
 
 static void notify_status(Manager *m)

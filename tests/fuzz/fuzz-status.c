@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         f = open_memstream(&out, &len);
         if (!f)
                 abort();
-        status_json_render(in, size, states[size % 4], size & 1, NULL, f);
+        status_json_render(in, size, states[size % 4], size & 1, NULL, size & 2 ? "a problem" : NULL, f);
         fclose(f);
         check_scrub(data, size, in);
         if (len < 3 || out[0] != '{' || strcmp(out + len - 2, "}\n") != 0)

@@ -5,7 +5,10 @@
 # another writer, corrupt / oversized / foreign / malformed journals,
 # unwritable / immutable / replaced / deleted knob files, symlinks planted at
 # every file fragd writes, counters that jump, hostile unit names given to
-# fragd thp-dropin. Oracle per scenario:
+# fragd thp-dropin; status, pause and resume when runtime_dir's files cannot
+# be written (too few descriptors, a locked or full directory, a directory
+# named 'paused', a status file without a start time, the control socket
+# removed, a knob that cannot be put back on pause). Oracle per scenario:
 #   - every knob file ends at its original bytes, OR fragd exited non-zero
 #     with a message naming the knob and its original value;
 #   - victim files outside the tree keep their bytes and mode, and nothing
@@ -423,6 +426,148 @@ stop_daemon
 grep -q '^<[0-9]>' "$L" && cbad "syslog prefixes in a redirected file (JOURNAL_STREAM not stderr's): $(grep -m1 '^<[0-9]>' "$L")"
 knobs_oracle $rc
 case_end; fi
+
+# ---- status, pause and resume when runtime_dir's files cannot be written ----------
+lock_dir() { if [ "$(id -u)" = 0 ]; then chattr +i "$1"; else chmod 0555 "$1"; fi; }
+unlock_dir() { if [ "$(id -u)" = 0 ]; then chattr -i "$1" 2>/dev/null; else chmod 0755 "$1"; fi; }
+status_text() { fragd_cmd "$1" status; st_rc=$rc; st_out=$(cat "$T/$1.out"); }
+
+# a status file naming a live process without its start time: incomplete, not "running"
+if want status-pid-without-starttime; then case_begin status-pid-without-starttime  # item 10
+fresh pid1; mkdir -p "$T/run/fragd"
+printf 'fragd-status 1\npid 1\nupdated 1796150000000000\nownership respect\nops real\n' >"$T/run/fragd/status"
+status_text st
+[ $st_rc = 4 ] || cbad "status exit $st_rc, not 4: $st_out"
+grep -q "fragd is running" <<<"$st_out" && cbad "a status file naming pid 1 alone reads as running: $st_out"
+grep -q "without a start time" <<<"$st_out" || cbad "does not say the status file is incomplete: $st_out"
+knobs_oracle 0
+case_end; fi
+
+# fewer descriptors than the status file needs (ulimit -n): the control
+# socket is there, the status file is not. The limit where that happens
+# depends on the build and the descriptors the shell passes on: the first
+# from 12 up where the daemon got through its first tick.
+if want status-unwritable-fds; then case_begin status-unwritable-fds  # item 6
+fresh fds; found=
+for n in 12 13 14 15 16 17 18; do
+	rm -rf "$T/run/fragd"; LOGS=(); L=$T/log.fds$n; LOGS+=("$L")
+	(ulimit -n "$n"; exec "$FRAGD" --root "$T" --page-size 4096) >"$L" 2>&1 & pid=$!
+	wait_for 5 test -S "$T/run/fragd/control"; sleep 2.5
+	# a daemon through its first tick ("running"), the status file not written
+	if [ -S "$T/run/fragd/control" ] && [ ! -e "$T/run/fragd/status" ] && grep -q " running: tick" "$L"; then
+		found=$n; break
+	fi
+	stop_daemon
+done
+if [ -z "$found" ]; then
+	case_skip "no descriptor limit from 12 to 18 leaves the control socket without the status file"
+else
+	status_text st
+	[ $st_rc = 1 ] || cbad "status exit $st_rc, not 1 (running, no status file): $st_out"
+	grep -q "fragd is running (it answers on its control socket" <<<"$st_out" && grep -q "status' is missing" <<<"$st_out" \
+		|| cbad "status does not say fragd runs without its status file: $st_out"
+	grep -q "not running" <<<"$st_out" && cbad "status says not running: $st_out"
+	# the connection status made is one the daemon cannot accept: it waits, never spins on it
+	cpu() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat"; }
+	c0=$(cpu); sleep 3; c1=$(cpu)
+	[ $((c1 - c0)) -lt 60 ] || cbad "the daemon used $((c1 - c0)) clock ticks of CPU in 3 s after 'fragd status' (spinning on the control socket?)"
+	[ "$(grep -c "cannot accept a connection" "$L")" -le 1 ] || cbad "'cannot accept' logged more than once: $(grep -c "cannot accept a connection" "$L")"
+	w=$(grep -c "Cannot write the status file" "$L")
+	[ "$w" = 1 ] || cbad "the failed status write logged $w times in 3 ticks, not once (ulimit -n $found): $(grep -m1 "status file" "$L")"
+	stop_daemon; knobs_oracle $rc
+	case_end
+fi; fi
+
+# the control socket removed under a running fragd: pause says it runs
+if want control-socket-removed; then case_begin control-socket-removed  # item 6
+fresh nosock; start; wait_for 10 test -s "$T/run/fragd/status" || cbad "no status file"
+rm -f "$T/run/fragd/control"
+fragd_cmd pause pause; out=$(cat "$T/pause.out")
+[ $rc = 1 ] || cbad "pause exit $rc, not 1: $out"
+grep -q "fragd is running (pid $pid), but its control socket .* is missing" <<<"$out" || cbad "pause does not say fragd runs without its socket: $out"
+stop_daemon; knobs_oracle $rc
+case_end; fi
+
+# a directory named 'paused': resume does not answer OK while it stays
+if want paused-is-directory; then case_begin paused-is-directory  # item 7
+fresh pdir; start; wait_for 10 raised || cbad "no raise"
+fragd_cmd pause1 pause; [ $rc = 0 ] || cbad "pause: exit $rc: $(cat "$T/pause1.out")"
+rm -f "$T/run/fragd/paused"; mkdir "$T/run/fragd/paused"
+fragd_cmd resume1 resume; out=$(cat "$T/resume1.out")
+[ $rc != 0 ] || cbad "resume answered OK with a directory at the pause flag: $out"
+grep -q "run/fragd/paused' is a directory" <<<"$out" || cbad "resume does not name the directory: $out"
+status_text st1; grep -q "^Paused" <<<"$st_out" || cbad "not paused after the refused resume: $st_out"
+stop_daemon; knobs_oracle $rc
+start; wait_for 10 grep -q "is a directory" "$L" || cbad "restart does not say 'paused' is a directory: $(tail -2 "$L")"
+rmdir "$T/run/fragd/paused"
+fragd_cmd resume2 resume; [ $rc = 0 ] || cbad "resume after rmdir: exit $rc: $(cat "$T/resume2.out")"
+wait_for 10 raised || cbad "no raise after resume"
+stop_daemon; knobs_oracle $rc
+case_end; fi
+
+# the pause flag cannot be written (runtime_dir locked): pause fails, says so
+if want pause-flag-unwritable; then case_begin pause-flag-unwritable  # item 8
+if [ "$(id -u)" = 0 ] && [ -z "$immutable_ok" ]; then case_skip "root and no chattr +i on this file system"
+else
+	fresh pflag; start --dry-run; wait_for 10 test -S "$T/run/fragd/control" || cbad "no control socket"
+	lock_dir "$T/run/fragd"
+	fragd_cmd pause1 pause; out=$(cat "$T/pause1.out")
+	[ $rc != 0 ] || cbad "pause exit 0 though the flag was not written: $out"
+	grep -q "cannot write the pause flag '$T/run/fragd/paused' (.*): a restart of fragd will not stay paused" <<<"$out" \
+		|| cbad "pause does not name the flag, the error and the consequence: $out"
+	fragd_cmd pause2 pause; [ $rc != 0 ] || cbad "a repeated pause answers OK without the flag: $(cat "$T/pause2.out")"
+	unlock_dir "$T/run/fragd"
+	fragd_cmd pause3 pause; [ $rc = 0 ] && [ -f "$T/run/fragd/paused" ] || cbad "pause after unlocking: exit $rc, flag $(ls "$T/run/fragd")"
+	stop_daemon; knobs_oracle $rc
+	case_end
+fi; fi
+
+# a knob that cannot be put back on pause: status lists it first, never "every knob handed back"
+if want pause-immutable-knob; then case_begin pause-immutable-knob  # item 9
+if [ "$(id -u)" = 0 ] && [ -z "$immutable_ok" ]; then case_skip "root and no chattr +i on this file system"
+else
+	fresh pimm; start; wait_for 10 raised || cbad "no raise"
+	lock_knob "$T/proc/sys/vm/$KNOB"
+	fragd_cmd pause pause; [ $rc != 0 ] || cbad "pause exit 0 with $KNOB not restored: $(cat "$T/pause.out")"
+	status_text st
+	grep -q "every knob fragd changed was handed back" <<<"$st_out" && cbad "status says every knob was handed back: $st_out"
+	first=$(sed -n 3p <<<"$st_out")
+	grep -q "vm.$KNOB *still $(kv) (original $(orig)): " <<<"$first" || cbad "the knob still changed is not listed first with its error: $st_out"
+	unlock_knob "$T/proc/sys/vm/$KNOB"
+	stop_daemon; knobs_oracle $rc
+	case_end
+fi; fi
+
+# runtime_dir on a full tmpfs (a private mount namespace): status says fragd
+# runs and why its status file is missing; pause fails naming the flag
+if want runtime-dir-full; then case_begin runtime-dir-full  # items 6, 8
+if [ "$(id -u)" != 0 ] || ! unshare -m --propagation private true 2>/dev/null; then
+	case_skip "needs root and unshare -m (a full tmpfs over the tree's run)"
+else
+	fresh full; L=$T/log.0; LOGS+=("$L" "$T/full.out")
+	unshare -m --propagation private bash -c '
+		T=$1 F=$2 L=$3
+		mkdir -p "$T/run"; mount -t tmpfs -o size=8k fragd-test "$T/run" || exit 1
+		mkdir -p "$T/run/fragd"; head -c 65536 /dev/zero >"$T/run/fill" 2>/dev/null
+		"$F" --root "$T" --page-size 4096 >"$L" 2>&1 & p=$!
+		for i in $(seq 50); do [ -S "$T/run/fragd/control" ] && break; sleep 0.1; done; sleep 2
+		"$F" status --root "$T"; echo "status-rc=$?"
+		"$F" pause --root "$T"; echo "pause-rc=$?"
+		rm -f "$T/run/fill"; sleep 1.5
+		"$F" status --root "$T" >/dev/null; echo "status2-rc=$?"
+		kill -TERM $p; wait $p; echo "daemon-rc=$?"' _ "$T" "$FRAGD" "$L" >"$T/full.out" 2>&1
+	out=$(cat "$T/full.out")
+	grep -q "status-rc=1" <<<"$out" && grep -q "fragd is running (it answers on its control socket" <<<"$out" \
+		&& grep -q "the file system holding it is full" <<<"$out" || cbad "status on a full runtime_dir: $out"
+	grep -q "pause-rc=0" <<<"$out" && cbad "pause answered OK on a full runtime_dir: $out"
+	grep -q "cannot write the pause flag .*No space left on device" <<<"$out" || cbad "pause does not say why: $out"
+	grep -q "status2-rc=0" <<<"$out" || cbad "status after freeing space: $out"
+	[ "$(grep -c "Cannot write the status file" "$L")" = 1 ] || cbad "the failed status write not logged once: $(grep -c "Cannot write the status file" "$L")"
+	grep -q "is written again" "$L" || cbad "the recovery not logged"
+	grep -q "daemon-rc=0" <<<"$out" || cbad "daemon exit: $out"
+	knobs_oracle 0
+	case_end
+fi; fi
 
 # the default textfile_dir is a host path: under --root it must not be used.
 # Only in a private mount namespace (root), over a tmpfs: never the host's.

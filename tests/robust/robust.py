@@ -7,8 +7,15 @@ and configuration files of fixture trees, each run through
     fragd --once --root TREE --format json  (must be valid, strict JSON)
     fragd --check-config --root TREE
 
-under a timeout, and hostile unit names through `fragd thp-dropin NAME MODE`
-(no system bus: DBUS_SYSTEM_BUS_ADDRESS points nowhere). The oracle per case (see check_case):
+under a timeout; hostile unit names through `fragd thp-dropin NAME MODE`
+(no system bus: DBUS_SYSTEM_BUS_ADDRESS points nowhere); and mutations of
+the files a daemon leaves in its runtime directory (the status file, the
+pause flag) of a tree where no fragd runs, each through
+
+    fragd status --root TREE                (text)
+    fragd status --root TREE --format json
+
+under a timeout. The oracle per case (see check_case):
   - no crash (signal), no sanitizer report, no timeout;
   - exit status in the documented set (0 1 2 3; fragd(8) EXIT STATUS);
   - JSON output (exit 0) parses as strict UTF-8 JSON (no NaN/Infinity);
@@ -18,11 +25,15 @@ under a timeout, and hostile unit names through `fragd thp-dropin NAME MODE`
     range), a target is never "met" when the memory it is measured against
     was not read, and nodes/zones only disappear when fragd names the
     mutated file (stderr, or the report's sources) as bad.
-  - a configuration that fragd refuses (exit 2) names the file.
+  - a configuration that fragd refuses (exit 2) names the file;
   - thp-dropin: a name systemd would refuse (modelled here from
     systemd.unit(5)) exits 2 with one line on stderr and nothing on stdout;
     a valid one is never refused as a name; stderr never carries a control
-    character (the name is escaped); stdout is a drop-in and nothing else.
+    character (the name is escaped); stdout is a drop-in and nothing else;
+  - status: never "running" (no fragd runs in the tree; a status file naming
+    a live pid without its start time is incomplete, not a fragd), exit 4
+    or 5 (not running), or 1 for a file it cannot read, with a message; its
+    JSON parses and its state is stopped or crashed.
 
 Every case id is stable for a given seed. Reproduce one case:
     tests/robust/robust.py --seed SEED --only CASE_ID --keep
@@ -65,7 +76,18 @@ BASES = {
     # frag with a running daemon's trace instance (its hist captured in a
     # 6.12 guest) and the event's format: the page-cache signal
     "pc": ("vm-6.1-x86_64-2node-fragmented", 4096, []),
+    # frag with what a killed fragd left in its runtime directory
+    "rt": ("vm-6.1-x86_64-2node-fragmented", 4096, []),
 }
+# the status file and pause flag a fragd killed with -9 leaves (its pid is
+# above any pid_max: never a live process)
+RT_STATUS = ("fragd-status 1\npid 4194304 12345\nupdated 1796150000000000\nownership respect\nops real\n"
+             "owned\tvm.compaction_proactiveness\t0\t20\t1796149000000000\n"
+             "unrestored\tvm.compaction_proactiveness\t0\t20\tEPERM\tOperation not permitted\n"
+             "decision\t2026-12-01T19:00:00 raise compaction_proactiveness 0->20\nstate paused\n"
+             "instance\tmem-4g\tsizing\t-\t-\tdatabase\ncadence\t1000000\t1000000\t1000000\t0\t0\t1\n"
+             "change\t1796150000000000\tcompaction_proactiveness\t0\t20\treserve_below_target\tapplied\n")
+RT_PAUSED = "fragd-paused 1\nsince 1796150000000000\n"
 TRACING = "sys/kernel/tracing/"
 PC_EVENT = "events/filemap/mm_filemap_add_to_page_cache/"
 PC_HIST = TRACING + "instances/fragd/" + PC_EVENT + "hist"
@@ -73,7 +95,8 @@ PC_FORMAT = TRACING + PC_EVENT + "format"
 
 # the content a symlink to outside the tree finds: another machine's file
 OUTSIDE = {"frag": "vm-6.1-x86_64-1node-pressure", "press": "vm-6.1-x86_64-2node-compacted",
-           "host": "vm-6.1-x86_64-2node-fragmented", "pc": "vm-6.1-x86_64-1node-pressure"}
+           "host": "vm-6.1-x86_64-2node-fragmented", "pc": "vm-6.1-x86_64-1node-pressure",
+           "rt": "vm-6.1-x86_64-1node-pressure"}
 # the page-cache files have no fixture tree: other valid content from the corpus
 OUTSIDE_PC = {"hist": "vm-6.12-order0-hist", "format": "format-no-order"}
 
@@ -101,6 +124,11 @@ def make_base(work, name):
         f.write(DROPIN)
     with open(os.path.join(tree, "etc/fragd/fleet.d/small.conf"), "w") as f:
         f.write(FLEET)
+    if name == "rt":
+        os.makedirs(os.path.join(tree, "run/fragd"))
+        for rel, text in (("run/fragd/status", RT_STATUS), ("run/fragd/paused", RT_PAUSED)):
+            with open(os.path.join(tree, rel), "w") as f:
+                f.write(text)
     if name == "pc":
         corpus = os.path.join(SRC, "tests", "corpus", "pagecache")
         for rel, src in ((PC_HIST, "vm-6.12-xfs-hist"), (PC_FORMAT, "vm-6.12-format")):
@@ -142,6 +170,7 @@ KERNEL_TARGETS = {
     ],
     "pc": [(PC_HIST, "pagecache"), (PC_FORMAT, "pagecache")],
 }
+RUNTIME_TARGETS = ["run/fragd/status", "run/fragd/paused"]
 CONFIG_TARGETS = ["etc/fragd/fragd.conf", "etc/fragd/fragd.conf.d/10-local.conf",
                   "etc/fragd/fleet.d/small.conf"]
 
@@ -297,6 +326,16 @@ def m_managed_huge(data, rng):
         return None
     return data[:m.start()] + b"managed  99999999999" + data[m.end():], "first zone"
 
+def m_pid(line):
+    def f(data, rng):
+        return re.sub(rb"(?m)^pid .*$", line, data, count=1), ""
+    return f
+
+# the status file's owner: a live pid (1) alone or with a start time that is
+# not its own, a pid too large, none
+STATUS_ONLY = [("pid1-no-starttime", m_pid(b"pid 1"), 1), ("pid1-starttime-0", m_pid(b"pid 1 0"), 1),
+               ("pid1-wrong-starttime", m_pid(b"pid 1 1"), 1), ("pid-2p31", m_pid(b"pid 2147483648 1"), 1),
+               ("pid-none", m_pid(b"#"), 1)]
 KERNEL_ONLY = [("node-99999", m_node99999, 1), ("managed-huge", m_managed_huge, 1)]
 CONFIG_ONLY = [("cgroup-nonutf8", m_conf_nonutf8_cgroup, 1), ("dup-section", m_conf_dup_section, 1),
                ("runtime-dir-root", m_conf_runtime_root, 1), ("key-2p64m1", m_conf_key_huge, 1),
@@ -307,9 +346,11 @@ KINDS = ["missing", "directory", "fifo", "symlink-dangling", "symlink-outside", 
 # ---- cases --------------------------------------------------------------------
 
 class Case:
-    def __init__(self, cid, base, path, source, kind, func=None, sub=0, args=None, is_config=False):
+    def __init__(self, cid, base, path, source, kind, func=None, sub=0, args=None, is_config=False,
+                 is_runtime=False):
         self.id, self.base, self.path, self.source, self.kind = cid, base, path, source, kind
         self.func, self.sub, self.args, self.is_config = func, sub, args or [], is_config
+        self.is_runtime = is_runtime
         self.detail = ""
 
 def build_cases(seed):
@@ -337,6 +378,15 @@ def build_cases(seed):
     for kind in ["directory", "fifo", "symlink-dangling", "symlink-loop"]:
         p = "etc/fragd/fragd.conf.d/20-new.conf"
         cases.append(Case("frag:%s:%s" % (p, kind), "frag", p, None, kind, is_config=True))
+    # what a killed fragd left in its runtime directory, for fragd status
+    for path in RUNTIME_TARGETS:
+        muts = MUTATIONS + STATUS_ONLY if path.endswith("status") else [("binary", m_binary, 1)]
+        for name, func, n in muts:
+            for k in range(n):
+                cid = "rt:%s:%s%s" % (path, name, "#%d" % k if n > 1 else "")
+                cases.append(Case(cid, "rt", path, None, "bytes", func, k, is_runtime=True))
+        for kind in KINDS:
+            cases.append(Case("rt:%s:%s" % (path, kind), "rt", path, None, kind, is_runtime=True))
     # the command line's page size
     for ps in ["4294967296", "4294971392", "0", "3", "-4096", "18446744073709551616", "4096x"]:
         cases.append(Case("frag:--page-size=%s" % ps, "frag", None, None, "args", args=["--page-size", ps]))
@@ -474,7 +524,13 @@ def apply_case(case, tree, victim_dir, seed):
         other = os.path.join(FIX, OUTSIDE[case.base], case.path) if not case.is_config else None
         if case.base == "pc":
             other = os.path.join(SRC, "tests", "corpus", "pagecache", OUTSIDE_PC[os.path.basename(case.path)])
-        if other and os.path.isfile(other):
+        if case.is_runtime:
+            # the status of a process that lives (pid 1, its start time): followed, it would read as running
+            with open("/proc/1/stat") as f:
+                st = f.read().rsplit(")", 1)[1].split()[19]
+            with open(v, "w") as f:
+                f.write(RT_STATUS.replace("pid 4194304 12345", "pid 1 %s" % st))
+        elif other and os.path.isfile(other):
             shutil.copyfile(other, v)
         elif case.is_config:
             with open(v, "w") as f:
@@ -612,10 +668,31 @@ def flagged(case, err_all, d):
 
 MET = re.compile(rb"target ([0-9.]+ ?[KMGTPE]?i?B): met")
 
+EXIT_STATUS_OK = {1, 4, 5}  # fragd status with no daemon: cannot read, not running, knobs left
+
+def check_status(res):
+    """fragd status of a tree where no fragd runs: never running."""
+    why = []
+    rc_t, out_t, err_t, _ = res["status"]
+    rc_j, out_j, err_j, _ = res["status-json"]
+    if b"fragd is running" in out_t:
+        why.append("status: says running: %s" % out_t.decode("utf-8", "replace").splitlines()[0][:120])
+    if rc_t == 1 and not (out_t + err_t).strip():
+        why.append("status: exit 1 without a message")
+    if rc_j in (4, 5):
+        try:
+            d = strict_json(out_j)
+            if d.get("state") not in ("stopped", "crashed"):
+                why.append("status json: state %s with no fragd running" % d.get("state"))
+        except (ValueError, UnicodeDecodeError) as e:
+            why.append("status json: invalid JSON (%s)" % str(e)[:80])
+    return why
+
 def check_case(case, res, base_info):
     """List of failure reasons for one case."""
     why = []
     for label, (rc, out, err, _) in res.items():
+        ok = EXIT_STATUS_OK if label.startswith("status") else EXIT_OK
         if rc == "timeout":
             why.append("%s: timeout" % label)
             continue
@@ -623,12 +700,14 @@ def check_case(case, res, base_info):
             why.append("%s: sanitizer: %s" % (label, SAN.search(err).group(0).decode()))
         if rc < 0:
             why.append("%s: killed by signal %d" % (label, -rc))
-        elif rc not in EXIT_OK:
-            why.append("%s: exit %d not in %s" % (label, rc, sorted(EXIT_OK)))
+        elif rc not in ok:
+            why.append("%s: exit %d not in %s" % (label, rc, sorted(ok)))
     if why:
         return why
     if case.kind == "dropin":
         return check_dropin(case, res)
+    if case.is_runtime:
+        return check_status(res)
     rc_t, out_t, err_t, _ = res["text"]
     rc_j, out_j, err_j, _ = res["json"]
     rc_c, out_c, err_c, _ = res["check"]
@@ -757,6 +836,15 @@ def main():
             return case, None, ["(mutation does not apply)"]
         ps = ["--page-size", str(BASES[case.base][1])] if case.kind != "args" else case.args
         common = ["--root", tree] + ps
+        if case.is_runtime:
+            res = {
+                "status": run([a.fragd, "status", "--root", tree], a.timeout, env),
+                "status-json": run([a.fragd, "status", "--root", tree, "--format", "json"], a.timeout, env),
+            }
+            why = check_case(case, res, base_info[case.base])
+            if not a.keep:
+                shutil.rmtree(tree, ignore_errors=True)
+            return case, res, why
         res = {
             "text": run([a.fragd, "--once"] + common, a.timeout, env),
             "json": run([a.fragd, "--once"] + common + ["--format", "json"], a.timeout, env),

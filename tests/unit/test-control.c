@@ -279,15 +279,22 @@ static void test_stale_and_live(void **state)
         char reply[CONTROL_REPLY_MAX];
         int fd;
 
+        /* nothing there: the probe says nobody listens */
+        assert_int_equal(control_probe(c->t.root, "/run/fragd"), 0);
         /* stale: a socket nobody listens on (a daemon killed with -9) */
         fd = socket(AF_UNIX, SOCK_STREAM, 0);
         assert_true(fd >= 0);
         bind_at(c, fd);
         close(fd);
         assert_int_equal(request(c, "pause", (uid_t) -1, reply, sizeof(reply)), -ECONNREFUSED);
+        assert_int_equal(control_probe(c->t.root, "/run/fragd"), 0);
         assert_int_equal(control_server_new(c->event, c->t.root, "/run/fragd", handler, c, &s), 0);
+        /* a listener: the probe sees it without sending a request */
+        assert_int_equal(control_probe(c->t.root, "/run/fragd"), 1);
+        assert_int_equal(c->n_pause, 0);
         assert_int_equal(request(c, "pause", (uid_t) -1, reply, sizeof(reply)), 0);
         s = control_server_free(s);
+        assert_int_equal(control_probe(c->t.root, "/run/fragd"), 0);
 
         /* live: another process listens there; left alone */
         fd = socket(AF_UNIX, SOCK_STREAM, 0);

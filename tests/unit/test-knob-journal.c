@@ -670,7 +670,8 @@ static void test_pid_alive(void **state)
         pid_t pid;
         int status;
 
-        assert_true(pid_is_alive(getpid(), 0));
+        assert_false(pid_is_alive(getpid(), 0)); /* no start time: never a match */
+        assert_false(pid_is_alive(1, 0));
         assert_true(pid_is_alive(getpid(), pid_starttime(getpid())));
         assert_true(pid_starttime(getpid()) > 0);
         assert_false(pid_is_alive(getpid(), pid_starttime(getpid()) + 1)); /* a reused pid */
@@ -679,7 +680,7 @@ static void test_pid_alive(void **state)
         if (pid == 0)
                 _exit(0);
         assert_int_equal(waitpid(pid, &status, 0), pid);
-        assert_false(pid_is_alive(pid, 0));
+        assert_false(pid_is_alive(pid, pid_starttime(getpid())));
 }
 
 int main(void)

@@ -4,6 +4,7 @@
  * THP file format, dry run. */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -381,7 +382,7 @@ static void test_restore_all(void **state)
 static void test_move_runtime_dir(void **state)
 {
         Ctx *c = *state;
-        char why[512] = "";
+        char why[512] = "", line[64];
         unsigned n = 99;
 
         /* nothing owned: switched, nothing to write */
@@ -417,9 +418,10 @@ static void test_move_runtime_dir(void **state)
         tt_write(&c->t, "run/aside/saved.corrupt-20260101T000000Z", "x\n");
         assert_int_equal(knob_registry_move(c->reg, "/run/aside", &n, why, sizeof(why)), -EEXIST);
         assert_non_null(strstr(why, "saved.corrupt-20260101T000000Z' holds a knob journal"));
-        /* the status of another running fragd (pid 1 lives; starttime 0 = unknown) */
+        /* the status of another running fragd (pid 1 lives, its start time) */
         tt_mkdir(&c->t, "run/other");
-        tt_write(&c->t, "run/other/status", "fragd-status 1\npid 1 0\n");
+        snprintf(line, sizeof(line), "fragd-status 1\npid 1 %" PRIu64 "\n", pid_starttime(1));
+        tt_write(&c->t, "run/other/status", line);
         assert_int_equal(knob_registry_move(c->reg, "/run/other", &n, why, sizeof(why)), -EBUSY);
         /* not a directory, or not one fragd can use */
         tt_write(&c->t, "run/file", "x");

@@ -17,6 +17,7 @@
 #include "knobs/knob.h"
 #include "core/root.h"
 #include "output/status.h"
+#include "service/control.h"
 
 #define STATUS "run/fragd/status"
 
@@ -63,7 +64,7 @@ static int print(Ctx *c)
         c->out = NULL;
         f = open_memstream(&c->out, &c->out_len);
         assert_non_null(f);
-        r = status_print(c->t.root, "/run/fragd", f);
+        r = status_print(c->t.root, "/run/fragd", control_probe, f);
         fclose(f);
         if (getenv("FRAGD_TEST_VERBOSE"))
                 fputs(c->out, stderr);
@@ -290,7 +291,7 @@ static int print_json(Ctx *c)
         c->out = NULL;
         f = open_memstream(&c->out, &c->out_len);
         assert_non_null(f);
-        r = status_print_json(c->t.root, "/run/fragd", f);
+        r = status_print_json(c->t.root, "/run/fragd", control_probe, f);
         fclose(f);
         if (getenv("FRAGD_TEST_VERBOSE"))
                 fputs(c->out, stderr);
@@ -304,7 +305,7 @@ static char *render(const char *buf, const char *state, bool pause_requested, co
         FILE *f = open_memstream(&out, &len);
 
         assert_non_null(f);
-        status_json_render(buf, buf ? strlen(buf) : 0, state, pause_requested, left, f);
+        status_json_render(buf, buf ? strlen(buf) : 0, state, pause_requested, left, NULL, f);
         fclose(f);
         return out;
 }
@@ -318,6 +319,7 @@ static const char golden_in[] =
         "ops real\n"
         "info\tInstance: r7g.4xlarge (from dmi), cloud aws, fleet file /usr/share/fragd/fleet.d/aws.conf\n"
         "owned\tvm.compaction_proactiveness\t20\t60\t1796149000000000\n"
+        "unrestored\tvm.compaction_proactiveness\t20\t60\tEROFS\tRead-only file system\n"
         "yielded\tvm.watermark_scale_factor\t10\t150\t1796149100000000\n"
         "disabled\tvm.extfrag_threshold\tEACCES\tPermission denied\n"
         "cgroup\tsystem.slice/system-postgresql.slice/postgresql@15-main.service\tpresent\tcollapse\tin-effect\tlast minute: 0 ms\n"
@@ -461,7 +463,7 @@ static void test_json_write_data(void **state)
         assert_non_null(strstr(c->out, "xxxend\"\n"));
         /* and the text says paused */
         assert_int_equal(print(c), 0);
-        assert_non_null(strstr(c->out, "Paused: every knob fragd changed was handed back"));
+        assert_non_null(strstr(c->out, "Paused, but 1 knob(s) fragd changed could not be handed back"));
         assert_non_null(strstr(c->out, "\nHeld (fragd wants to move these knobs; what stops it):\n"
                                        "  watermark_scale_factor [nothing_to_reclaim]: keep watermark_scale_factor "
                                        "at 10: node 0xxx"));
@@ -481,7 +483,7 @@ static void test_json_not_running(void **state)
         pid_t pid;
 
         assert_int_equal(print_json(c), -ENOENT);
-        assert_non_null(strstr(c->out, "\"state\": \"stopped\""));
+        assert_non_null(strstr(c->out, "\"state\": \"stopped\",\n  \"paused\": false"));
         assert_non_null(strstr(c->out, "\"restore_needed\": false"));
         assert_non_null(strstr(c->out, "\"pid\": null"));
 
@@ -530,6 +532,124 @@ static void test_pause_flag(void **state)
         /* resume removes the link itself, never its target */
         assert_int_equal(status_pause_write(c->t.root, "/run/fragd", false), 0);
         assert_false(tt_exists(&c->t, "run/fragd/paused"));
+        /* a FIFO: not read (never blocks), removed */
+        assert_int_equal(mkfifoat(c->t.root->root_fd, "run/fragd/paused", 0600), 0);
+        assert_true(status_pause_read(c->t.root, "/run/fragd") < 0);
+        assert_int_equal(status_pause_write(c->t.root, "/run/fragd", false), 0);
+        assert_false(tt_exists(&c->t, "run/fragd/paused"));
+        /* a directory is not fragd's to remove: neither written nor removed, said */
+        tt_mkdir(&c->t, "run/fragd/paused");
+        assert_int_equal(status_pause_read(c->t.root, "/run/fragd"), -EISDIR);
+        assert_int_equal(status_pause_write(c->t.root, "/run/fragd", false), -EISDIR);
+        assert_int_equal(status_pause_write(c->t.root, "/run/fragd", true), -EISDIR);
+        assert_true(tt_exists(&c->t, "run/fragd/paused"));
+}
+
+/* A status file naming a live process (pid 1) without its start time is
+ * incomplete: never "running". */
+static void test_pid_without_starttime(void **state)
+{
+        Ctx *c = *state;
+
+        tt_mkdir(&c->t, "run");
+        tt_mkdir(&c->t, "run/fragd");
+        tt_write(&c->t, STATUS, "fragd-status 1\npid 1\nupdated 1796150000000000\nownership respect\nops real\n");
+        assert_int_equal(print(c), -ESRCH);
+        assert_null(strstr(c->out, "fragd is running"));
+        assert_non_null(strstr(c->out, "names pid 1 without a start time (it is incomplete)"));
+        assert_int_equal(print_json(c), -ESRCH);
+        assert_non_null(strstr(c->out, "\"state\": \"crashed\""));
+        assert_non_null(strstr(c->out, "\"status_problem\": \"the status file names pid 1 without a start time"));
+        /* with one, but not pid 1's: gone */
+        tt_write(&c->t, STATUS, "fragd-status 1\npid 1 7\nupdated 1796150000000000\n");
+        assert_int_equal(print(c), -ESRCH);
+        assert_non_null(strstr(c->out, "stale state left by pid 1"));
+}
+
+/* Paused, and a knob could not be handed back: the report says so first,
+ * with the error, and never that every knob was handed back. */
+static void test_paused_unrestored(void **state)
+{
+        Ctx *c = *state;
+        StatusData d = { .have_state = true, .paused = true };
+        unsigned failed = 0;
+        KnobInfo ki;
+
+        assert_int_equal(knob_set(c->reg, "vm.compaction_proactiveness", "40", 1), 1);
+        assert_int_equal(knob_set(c->reg, "vm.watermark_scale_factor", "100", 1), 1);
+        assert_int_equal(knob_fake_fail_write(c->fake, "vm.compaction_proactiveness", EPERM, 1), 0);
+        assert_true(knob_restore_all(c->reg, &failed) < 0);
+        assert_int_equal(failed, 1);
+        assert_int_equal(knob_find_info(c->reg, "vm.compaction_proactiveness", &ki), 0);
+        assert_true(ki.owned);
+        assert_int_equal(ki.restore_error, -EPERM);
+        assert_int_equal(status_write_data(c->reg, &d), 0);
+        assert_non_null(strstr(tt_read(&c->t, STATUS),
+                               "unrestored\tvm.compaction_proactiveness\t0\t40\tEPERM\tOperation not permitted\n"));
+        assert_int_equal(print(c), 0);
+        assert_null(strstr(c->out, "every knob fragd changed was handed back"));
+        assert_non_null(strstr(c->out, "Paused, but 1 knob(s) fragd changed could not be handed back"));
+        assert_non_null(strstr(c->out, "vm.compaction_proactiveness          still 40 (original 0): Operation not "
+                                       "permitted (EPERM)"));
+        /* listed before everything else */
+        assert_true(strstr(c->out, "still 40") < strstr(c->out, "Ownership:"));
+        assert_null(strstr(c->out, "vm.watermark_scale_factor          still"));
+        assert_int_equal(print_json(c), 0);
+        assert_non_null(strstr(c->out, "\"restore_failed\": [\n    {\n      \"name\": \"vm.compaction_proactiveness\",\n"
+                                       "      \"original\": \"0\",\n      \"current\": \"40\",\n      \"error\": \"EPERM\""));
+
+        /* the next try works: handed back, and said so */
+        assert_int_equal(knob_restore_all(c->reg, &failed), 0);
+        assert_int_equal(failed, 0);
+        assert_int_equal(status_write_data(c->reg, &d), 0);
+        assert_null(strstr(tt_read(&c->t, STATUS), "unrestored"));
+        assert_int_equal(print(c), 0);
+        assert_non_null(strstr(c->out, "Paused: every knob fragd changed was handed back"));
+}
+
+static int no_handler(void *userdata, ControlCommand cmd, char *reply, size_t size)
+{
+        return -EIO;
+}
+
+/* A fragd that answers on its control socket but whose status file is
+ * missing or not its own (it could not write it): "running", never "not
+ * running"; without the listener, "not running" again. */
+static void test_running_without_status(void **state)
+{
+        Ctx *c = *state;
+        ControlServer *s = NULL;
+        sd_event *e = NULL;
+        int status;
+        pid_t pid;
+
+        assert_int_equal(sd_event_new(&e), 0);
+        assert_int_equal(control_server_new(e, c->t.root, "/run/fragd", no_handler, NULL, &s), 0);
+        assert_int_equal(print(c), -ENODATA);
+        assert_null(strstr(c->out, "not running"));
+        assert_non_null(strstr(c->out, "fragd is running (it answers on its control socket '"));
+        assert_non_null(strstr(c->out, "/run/fragd/status' is missing: the daemon could not write it"));
+        assert_int_equal(print_json(c), -ENODATA);
+        assert_non_null(strstr(c->out, "\"state\": \"running\""));
+        assert_non_null(strstr(c->out, "\"status_problem\": \"fragd is running"));
+
+        /* the status file a killed fragd left, not replaced */
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0)
+                _exit(knob_status_write(c->reg, NULL, 0) < 0);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_int_equal(print(c), -ENODATA);
+        assert_non_null(strstr(c->out, "was left by pid"));
+        assert_non_null(strstr(c->out, "which is gone: the daemon could not write it"));
+
+        s = control_server_free(s);
+        sd_event_unref(e);
+        assert_int_equal(print(c), -ESRCH);
+        assert_non_null(strstr(c->out, "fragd is not running (stale state"));
+        assert_int_equal(unlinkat(c->t.root->root_fd, STATUS, 0), 0);
+        assert_int_equal(print(c), -ENOENT);
+        assert_non_null(strstr(c->out, "fragd is not running (no state"));
 }
 
 int main(void)
@@ -549,6 +669,9 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_json_write_data, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_json_not_running, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_pause_flag, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_pid_without_starttime, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_paused_unrestored, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_running_without_status, setup, teardown),
         };
 
         log_set_max_level(getenv("FRAGD_TEST_VERBOSE") ? LOG_DEBUG : LOG_WARNING);
