@@ -1,11 +1,13 @@
 # tests/vm/vm.mk - fragd on real kernels under qemu (TCG). Included by the
 # top Makefile. See tests/vm/README.md.
 #
-#   make check-vm            the whole suite (kernels 6.1 and 6.12)
-#   make vm-kernels          fetch/unpack the kernels into the cache, and
-#                            build the NORETRY kernel and its baseline from
-#                            Debian's 6.12 source (once per machine:
-#                            build-kernel.sh; FRAGD_VM_NORETRY=0 skips them)
+#   make check-vm            the whole suite (kernels 6.1, 6.12 and 7.3)
+#   make vm-kernels          fetch/unpack Debian's kernels into the cache, and
+#                            build the harness's 7.3 from Debian's source, the
+#                            NORETRY change behind the boot switch
+#                            noretry_costly=1 (series 7.3-stock and
+#                            7.3-noretry; once per machine: build-kernel.sh;
+#                            FRAGD_VM_NORETRY=0 skips it)
 #   make vm-run SCENARIO=churn VM_ARGS='policy=tuned defrag=never' [VM_KERNEL=6.12]
 #               [VM_OPTS='-m 4G -L 1G -N 2']
 #   make vm-shell [VM_KERNEL=6.12]   interactive guest (poweroff -f to leave)
@@ -27,7 +29,7 @@ VM_OUT := $(BUILDDIR)/vm
 FRAGD_VM_KERNELS ?= 6.1 6.12
 # the noretry comparison's kernels, built from source (tests/vm/build-kernel.sh)
 FRAGD_VM_NORETRY ?= 1
-VM_NORETRY_KERNELS := $(if $(filter 1,$(FRAGD_VM_NORETRY)),6.12-stock 6.12-noretry)
+VM_NORETRY_KERNELS := $(if $(filter 1,$(FRAGD_VM_NORETRY)),7.3-stock 7.3-noretry)
 VM_KERNEL ?= 6.1
 VM_OPTS ?= # more run.sh options, e.g. VM_OPTS='-m 4G -L 1G -N 2'
 VM_WORKLOADS := $(VM_OUT)/fragmenter $(VM_OUT)/consumer
