@@ -108,7 +108,7 @@ if [ "${SHAPE:-churn}" = postgres ]; then
 	POLICIES=${POLICIES:-kernel tuned pro100 fragd fragd-thpoff}
 	if [ -z "${KERNELS:-}" ]; then
 		KERNELS=
-		for k in 6.12 6.12-noretry; do
+		for k in 7.3-stock 7.3-noretry; do
 			[ -f "$(kernel_dir "$k")/vmlinux" ] && KERNELS="$KERNELS $k"
 		done
 	fi

@@ -12,14 +12,22 @@ die() {
 	exit 1
 }
 
-# The series build-kernel.sh builds from Debian's 6.12 source instead of
-# fetching a package: the NORETRY kernel and its baseline (same source and
-# config, no patch). get-kernel.sh hands them over, so a series is a series
-# everywhere (FRAGD_VM_KERNELS, run.sh -k, VM_KERNEL=, kernel_dir).
-BUILT_KERNELS="6.12-stock 6.12-noretry"
+# The series build-kernel.sh builds from Debian's 7.3 source instead of
+# fetching a package: one vmlinux with the NORETRY change behind a boot
+# switch, booted plainly (7.3-stock) or with the switch on (7.3-noretry).
+# get-kernel.sh hands them over, so a series is a series everywhere
+# (FRAGD_VM_KERNELS, run.sh -k, VM_KERNEL=, kernel_dir).
+BUILT_KERNELS="7.3-stock 7.3-noretry"
 kernel_is_built() {
 	case " $BUILT_KERNELS " in *" $1 "*) return 0 ;; esac
 	return 1
+}
+
+# kernel_append SERIES: what the series adds to the kernel command line
+kernel_append() {
+	case $1 in
+	*-noretry) echo noretry_costly=1 ;;
+	esac
 }
 
 # kernel_pkg SERIES: resolve a series (6.1, 6.12) or an explicit package name

@@ -4,9 +4,9 @@
 #
 # SERIES is 6.1 (what linux-image-amd64 depends on), 6.12 (the
 # linux-image-6.12-amd64 meta package, bookworm's 6.12 LTS) or a full
-# linux-image-* package name; 6.12-noretry and 6.12-stock are built from
-# source by build-kernel.sh instead (the same layout, minutes on first
-# use, cached after).  For each one this leaves in
+# linux-image-* package name; 7.3-stock and 7.3-noretry are built from
+# Debian's 7.3 source by build-kernel.sh instead (one vmlinux, the same
+# layout, ~30 minutes on first use, cached after).  For each one this leaves in
 # $FRAGD_VM_CACHE/kernel/SERIES/ (a symlink to the versioned directory):
 #   vmlinux   the uncompressed ELF kernel; qemu boots it through its PVH
 #             entry point, which skips the in-guest decompression (~3.5 s

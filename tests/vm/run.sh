@@ -52,6 +52,8 @@ kdir=$(kernel_dir "$series")
 # 8254 timer ticks through the IO-APIC can time out, and it panics ("IO-APIC
 # + timer doesn't work"); the check proves nothing about a virtual machine
 append="console=ttyS0 panic=-1 psi=1 quiet loglevel=4 no_timer_check fvm.scenario=$scenario"
+extra=$(kernel_append "$series")
+[ -z "$extra" ] || append+=" $extra"
 for kv in "$@"; do
 	[[ $kv == *=* ]] || die "not KEY=VALUE: $kv"
 	append+=" fvm.$kv"

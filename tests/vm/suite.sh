@@ -13,8 +13,8 @@
 # FRAGD_VM_WORKLOAD=0 (skip the workload-awareness scenario, which runs on
 # every kernel by default), FRAGD_VM_PG_ASSERT=1 (assert the PostgreSQL
 # targets on stock 6.12, see postgres_compare), FRAGD_VM_NORETRY=0 (skip the
-# noretry comparison on the harness's own 6.12 builds, 6.12-stock and
-# 6.12-noretry).
+# noretry comparison on the harness's own 7.3 build, booted as 7.3-stock and
+# as 7.3-noretry).
 # Logs of failed runs stay in tests/vm/logs/; results go to $BUILDDIR/vm/results/.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
@@ -440,10 +440,10 @@ for k in $kernels; do
 			skip_run "$k/pagecache" "no $builddir/vm/initramfs-pagecache-$k.cpio.gz (needs mkfs.xfs on the host: apt-get install xfsprogs)"
 	fi
 	# PostgreSQL on XFS, pgbench simple-update on fragmented memory (issue 13):
-	# on 6.12 kernels, stock and patched (FRAGD_VM_KERNELS="6.12 6.12-noretry");
+	# on 6.12 and 7.3 kernels (FRAGD_VM_KERNELS="7.3-stock 7.3-noretry");
 	# the full policy matrix is in bench/effect.sh (SHAPE=postgres)
 	case $k in
-	6.12*)
+	6.12* | 7.3*)
 		if [ -f "$builddir/vm/rootfs-pg.img" ] && [ -f "$builddir/vm/initramfs-xfsroot-$k.cpio.gz" ]; then
 			# the fragd run proves the scenario (PGDATA on XFS, attribution,
 			# the shipped unit, every knob restored); the kernel-defaults run
@@ -468,31 +468,32 @@ for k in $kernels; do
 	fi
 	first=0
 done
-# The NORETRY kernel (issue 13): buffered writes to XFS on fragmented memory
-# (order-6 page-cache folios with __GFP_NORETRY) on Debian's 6.12 source
-# built without and with the patch, same config (build-kernel.sh). The stock
-# build must stall in direct compaction for them, the patched one must not
-# and must still wake kswapd. ~30 s each.
-if [ "${FRAGD_VM_NORETRY:-1}" = 1 ] && [[ -z $only || 6.12-stock/noretry =~ $only || 6.12-noretry/noretry =~ $only ]]; then
-	for k in 6.12-stock 6.12-noretry; do
+# The NORETRY switch: buffered writes to XFS on fragmented memory (order-6
+# page-cache folios with __GFP_NORETRY) on the harness's own build of
+# Debian's 7.3 source (build-kernel.sh), one vmlinux booted plainly
+# (7.3-stock) and with noretry_costly=1 (7.3-noretry). Stock must stall in
+# direct compaction for them, the switched one must not and must still wake
+# kswapd; the guest reads the switch back. ~30 s each.
+if [ "${FRAGD_VM_NORETRY:-1}" = 1 ] && [[ -z $only || 7.3-stock/noretry =~ $only || 7.3-noretry/noretry =~ $only ]]; then
+	for k in 7.3-stock 7.3-noretry; do
 		[ -f "$(kernel_dir "$k")/vmlinux" ] || die "kernel $k not built (make vm-kernels, or tests/vm/build-kernel.sh)"
 	done
-	run 6.12-stock/noretry noretry -k 6.12-stock "${small[@]}" -T 150 -- expect=stall
-	run 6.12-noretry/noretry noretry -k 6.12-noretry "${small[@]}" -T 150 -- expect=nostall
-	a=6.12-noretry/noretry b=6.12-stock/noretry
+	run 7.3-stock/noretry noretry -k 7.3-stock "${small[@]}" -T 150 -- expect=stall
+	run 7.3-noretry/noretry noretry -k 7.3-noretry "${small[@]}" -T 150 -- expect=nostall
+	a=7.3-noretry/noretry b=7.3-stock/noretry
 	collect "$a"
 	if [ "${status[$a]:-}" = pass ] && [ "${status[$b]:-}" = pass ]; then
 		detail() {
 			echo "compact_stall +$(field "$1" compact_stall), direct compaction at orders >= 4: $(field "$1" costly_compact), kswapd woken for them $(field "$1" kswapd_wake_costly)x, page cache at the written order $(field "$1" pc_want_pct)% ($(field "$1" pc_orders))"
 		}
 		if [ "$(field $a compact_stall)" -eq 0 ] && [ "$(field $b compact_stall)" -gt 0 ]; then
-			say PASS 6.12-noretry/compare-noretry "the patch is what removes the stalls: stock $(detail $b); noretry $(detail $a)"
+			say PASS 7.3-noretry/compare-noretry "the boot switch is what removes the stalls: stock $(detail $b); noretry $(detail $a)"
 		else
-			say FAIL 6.12-noretry/compare-noretry "stock $(detail $b); noretry $(detail $a); logs kept"
+			say FAIL 7.3-noretry/compare-noretry "stock $(detail $b); noretry $(detail $a); logs kept"
 			keep[$a]=1 keep[$b]=1
 		fi
 	else
-		say SKIP 6.12-noretry/compare-noretry "needs $a and $b to pass"
+		say SKIP 7.3-noretry/compare-noretry "needs $a and $b to pass"
 	fi
 fi
 # every guest has ended: their lines, then the comparisons and INFO lines

@@ -1,11 +1,13 @@
 # tests/vm/vm.mk - fragd on real kernels under qemu (TCG). Included by the
 # top Makefile. See tests/vm/README.md.
 #
-#   make check-vm            the whole suite (kernels 6.1 and 6.12)
-#   make vm-kernels          fetch/unpack the kernels into the cache, and
-#                            build the NORETRY kernel and its baseline from
-#                            Debian's 6.12 source (once per machine:
-#                            build-kernel.sh; FRAGD_VM_NORETRY=0 skips them)
+#   make check-vm            the whole suite (kernels 6.1, 6.12 and 7.3)
+#   make vm-kernels          fetch/unpack Debian's kernels into the cache, and
+#                            build the harness's 7.3 from Debian's source, the
+#                            NORETRY change behind the boot switch
+#                            noretry_costly=1 (series 7.3-stock and
+#                            7.3-noretry; once per machine: build-kernel.sh;
+#                            FRAGD_VM_NORETRY=0 skips it)
 #   make vm-run SCENARIO=churn VM_ARGS='policy=tuned defrag=never' [VM_KERNEL=6.12]
 #               [VM_OPTS='-m 4G -L 1G -N 2']
 #   make vm-shell [VM_KERNEL=6.12]   interactive guest (poweroff -f to leave)
@@ -27,11 +29,11 @@ VM_OUT := $(BUILDDIR)/vm
 FRAGD_VM_KERNELS ?= 6.1 6.12
 # the noretry comparison's kernels, built from source (tests/vm/build-kernel.sh)
 FRAGD_VM_NORETRY ?= 1
-VM_NORETRY_KERNELS := $(if $(filter 1,$(FRAGD_VM_NORETRY)),6.12-stock 6.12-noretry)
+VM_NORETRY_KERNELS := $(if $(filter 1,$(FRAGD_VM_NORETRY)),7.3-stock 7.3-noretry)
 VM_KERNEL ?= 6.1
 VM_OPTS ?= # more run.sh options, e.g. VM_OPTS='-m 4G -L 1G -N 2'
 VM_WORKLOADS := $(VM_OUT)/fragmenter $(VM_OUT)/consumer
-VM_PROGS := $(VM_WORKLOADS) $(VM_OUT)/fragd-stub
+VM_PROGS := $(VM_WORKLOADS) $(VM_OUT)/fragd-stub $(VM_OUT)/holder $(VM_OUT)/ager
 # the project's tools the workload scenario runs in the guest
 VM_TOOLS := $(BUILDDIR)/fragd-workload-probe $(BUILDDIR)/fragd-thp-exec
 # the host's programs the guest needs: mkfs.xfs for the noretry scenario
@@ -128,7 +130,7 @@ vm-package: vm-package-image $(VM_OUT)/initramfs-root-$(VM_KERNEL).cpio.gz
 # (rootfs/image-<base>-<hash>.img); a build copies it and writes fragd, the
 # tools and the scenarios in with debugfs (seconds, not a minute).
 VM_PG_PACKAGES := postgresql-15,xfsprogs,dbus
-VM_PG_BINS := $(VM_OUT)/fragmenter $(VM_OUT)/holder $(BUILDDIR)/fragd-thp-exec $(BUILDDIR)/fragd-workload-probe
+VM_PG_BINS := $(VM_OUT)/fragmenter $(VM_OUT)/holder $(VM_OUT)/ager $(BUILDDIR)/fragd-thp-exec $(BUILDDIR)/fragd-workload-probe
 $(VM_OUT)/rootfs-pg.img: $(VM_OUT)/guest/fragd $(VM_PG_BINS) $(VM_GUEST) $(VM_SYSD) $(VM_SRC)/mkrootfs.sh \
 		$(VM_SRC)/guest/pg-image.sh $(VM_FRAGD_CONF)
 	$(VM_SRC)/mkrootfs.sh -o $@ -f $(VM_OUT)/guest/fragd $(if $(VM_FRAGD_CONF),-C $(VM_FRAGD_CONF)) \

@@ -1,19 +1,22 @@
 # shellcheck shell=sh
 # noretry.sh - is the NORETRY change active in this kernel? Buffered writes
 # to XFS (large page-cache folios through iomap: a 256 KiB write asks for an
-# order-6 folio with __GFP_NORETRY) on fragmented memory. A stock 6.12
+# order-6 folio with __GFP_NORETRY) on fragmented memory. A stock kernel
 # compacts directly for them (compact_stall rises; compaction attempts at
-# costly orders); the patched kernel does not, falls back to smaller folios,
+# costly orders); with the change it does not, falls back to smaller folios,
 # and still wakes kswapd (and kcompactd after it) for the costly orders.
 #
-#   fvm.expect=stall|nostall   what to assert (default: nostall when uname -r
-#       names a noretry build, stall otherwise)
+#   fvm.expect=stall|nostall   what to assert (default: nostall when the
+#       harness's switch /sys/module/kernel/parameters/noretry_costly is on,
+#       or uname -r names a noretry build; stall otherwise). The switch
+#       read back is in the result (noretry_switch=Y|N|none), so a boot
+#       parameter that did not take is seen.
 #   fvm.mb        MiB written (default 512), fvm.bs_kb write size (256)
 #   fvm.reserve_mb, fvm.floor_mb, fvm.seed   fragmenter (see its --help)
 #   fvm.proactiveness (default 0), fvm.boost (watermark_boost_factor, 0)
 #
-# Needs XFS and zram built in (the harness's own builds, build-kernel.sh:
-# 6.12-stock, 6.12-noretry) and mkfs.xfs in the initramfs; skips otherwise.
+# Needs XFS and zram built in (the harness's own build, build-kernel.sh:
+# 7.3-stock, 7.3-noretry) and mkfs.xfs in the initramfs; skips otherwise.
 # The XFS lives on a zram disk: the written zeros cost it no memory.
 # Counted from tracefs hist triggers (kept in the kernel, read once):
 # direct compaction attempts (compaction:mm_compaction_try_to_compact_pages),
@@ -25,15 +28,17 @@
 MB=${FVM_MB:-512}
 BS_KB=${FVM_BS_KB:-256}
 EXPECT=${FVM_EXPECT:-}
+SWITCH=none
+[ -r /sys/module/kernel/parameters/noretry_costly ] && SWITCH=$(cat /sys/module/kernel/parameters/noretry_costly)
 if [ -z "$EXPECT" ]; then
-	case $(uname -r) in *noretry*) EXPECT=nostall ;; *) EXPECT=stall ;; esac
+	case $SWITCH:$(uname -r) in Y:* | *:*noretry*) EXPECT=nostall ;; *) EXPECT=stall ;; esac
 fi
 # the folio order a write of BS_KB asks for (4 KiB pages)
 WANT=0
 while [ $((4 << WANT)) -lt "$BS_KB" ]; do WANT=$((WANT + 1)); done
 TR=/sys/kernel/tracing
 
-grep -qw xfs /proc/filesystems || skip "no XFS built into $(uname -r) (the harness's own builds have it: make vm-kernels, -k 6.12-noretry or 6.12-stock)"
+grep -qw xfs /proc/filesystems || skip "no XFS built into $(uname -r) (the harness's own builds have it: make vm-kernels, -k 7.3-noretry or 7.3-stock)"
 [ -e /sys/block/zram0/disksize ] || skip "no zram in $(uname -r)"
 command -v mkfs.xfs >/dev/null || skip "no mkfs.xfs in the initramfs (install xfsprogs on the host, then make vm-initramfs)"
 [ -d $TR/events ] || mount -t tracefs tracefs $TR
@@ -125,6 +130,12 @@ expect() {
 expect "$size" -eq $((MB << 20)) "wrote $MB MiB" "file has $size bytes, not $((MB << 20))"
 expect "$pc_kb" -gt 0 "the file's folios were counted ($((pc_kb >> 10)) MiB)" \
 	"no mm_filemap_add_to_page_cache hits for the file (filter s_dev == $sdev && i_ino == $ino)"
+# on the harness's 7.3 build the boot switch must say what was asked for
+case $SWITCH:$EXPECT in
+none:*) ;;
+Y:nostall | N:stall) pass "the boot switch noretry_costly reads $SWITCH" ;;
+*) fail "the boot switch noretry_costly reads $SWITCH, but $EXPECT was asked for (did run.sh pass noretry_costly=1?)" ;;
+esac
 case $EXPECT in
 stall)
 	expect "$stall" -gt 0 "compact_stall rose by $stall (stock: costly __GFP_NORETRY folios compact directly)" \
@@ -142,5 +153,5 @@ nostall)
 	;;
 *) fail "fvm.expect=$EXPECT: not stall or nostall" ;;
 esac
-result "expect=$EXPECT mb=$MB bs_kb=$BS_KB compact_stall=$stall costly_compact=$costly kswapd_wake_costly=$ks_costly kcompactd_wake_costly=$kc_costly compact_daemon_wake=$((w1 - w0)) pageoutrun=$((p1 - p0)) pgscan_kswapd=$((k1 - k0)) migrate_scanned=$((m1 - m0)) pc_kb=$pc_kb pc_want_pct=$pc_want_pct pc_orders=$pc_orders"
+result "expect=$EXPECT noretry_switch=$SWITCH mb=$MB bs_kb=$BS_KB compact_stall=$stall costly_compact=$costly kswapd_wake_costly=$ks_costly kcompactd_wake_costly=$kc_costly compact_daemon_wake=$((w1 - w0)) pageoutrun=$((p1 - p0)) pgscan_kswapd=$((k1 - k0)) migrate_scanned=$((m1 - m0)) pc_kb=$pc_kb pc_want_pct=$pc_want_pct pc_orders=$pc_orders"
 finish

@@ -37,8 +37,16 @@
 #   fvm.free_mb=N       free memory left after the page-cache fill (default 560:
 #                       the holder gives back at most half of what it takes)
 #   fvm.fragment=0      no fragmenter (the unfragmented reference run)
-#   fvm.hold=pin|move|0 the last step of the fragmenting: take the free memory
-#                       left and hold it scattered (holder; pin: unmovable)
+#   fvm.hold=pin|move|age|0 the last step of the fragmenting: take the free
+#                       memory left and hold it scattered (holder; pin:
+#                       unmovable: a stress case, it defeats the kernel's
+#                       grouping by mobility on purpose), or age the host as
+#                       real ones age (age: the page-cache fill is read back
+#                       at random in 4 KiB pages, readahead off, so it sits
+#                       in order-0 folios; then, under the full cache,
+#                       fvm.age_inodes files (default 200000) and
+#                       fvm.age_pipes pipes of 64 KiB (default 4000) are
+#                       made and half of each freed: ager)
 #   fvm.hold_free=N     MiB left free by the holder (default high watermark + 200)
 #   fvm.fragd_start=early|late  fragd from before pgbench -i (default), or
 #                       from when the policies take over
@@ -66,6 +74,8 @@ FREE_MB=${FVM_FREE_MB:-560}
 SETTLE=${FVM_SETTLE:-30}
 FRAGMENT=${FVM_FRAGMENT:-1}
 HOLD=${FVM_HOLD:-pin}
+AGE_INODES=${FVM_AGE_INODES:-200000}
+AGE_PIPES=${FVM_AGE_PIPES:-4000}
 FRAGD_START=${FVM_FRAGD_START:-early}
 DATA=${FVM_DATA:-}
 UNIT=postgresql@15-main.service
@@ -77,13 +87,18 @@ PROM=/var/lib/prometheus/node-exporter/fragd.prom
 TRACE=/sys/kernel/tracing
 INST=$TRACE/instances/fragd-vm-pg
 
+case $HOLD in pin | move | age | 0) ;; *)
+	echo "unknown fvm.hold '$HOLD' (pin, move, age or 0)"
+	exit 2
+	;;
+esac
 case $POLICY in kernel | tuned | pro100 | oneshot | oracle | fragd | fragd-thpoff) ;; *)
 	echo "unknown policy '$POLICY'"
 	exit 2
 	;;
 esac
 log "kernel $(uname -r), systemd $(systemctl --version | head -n 1 | cut -d' ' -f2), $(grep MemTotal /proc/meminfo | tr -s ' ')"
-for b in pg_ctlcluster pgbench mkfs.xfs fragmenter fragd-workload-probe; do
+for b in pg_ctlcluster pgbench mkfs.xfs fragmenter fragd-workload-probe $([ "$HOLD" = age ] && echo ager); do
 	command -v "$b" >/dev/null 2>&1 || skip "no $b in the guest (an image made with mkrootfs.sh -e postgresql-15,xfsprogs,dbus: make vm-pg-image)"
 done
 if [ ! -b "${DATA:-/nonexistent}" ]; then skip "no data disk (run.sh -D SIZE gives fvm.data=): '$DATA'"; fi
@@ -203,7 +218,22 @@ find "$PGDATA/base" -type f -exec cat {} + >/dev/null 2>&1 || true
 log "PGDATA/base read back in $(awk -v a="$t" -v b="$(uptime_s)" 'BEGIN { print b - a }')s ($(du -sm "$PGDATA/base" | cut -f1) MiB)"
 fill=$(($(memfree) - FREE_MB))
 t=$(uptime_s)
-[ $fill -le 0 ] || { dd if=/dev/zero of=/var/tmp/fill bs=1M count=$fill status=none && sync; }
+if [ "$HOLD" = age ]; then
+	# the fill in order-0 folios (read back at random, no readahead), then
+	# the kernel's own allocations taken under the full cache, half freed
+	rm -f /tmp/ager.ready
+	ager --cache-file $MNT/fill --cache-mb "$((fill > 0 ? fill : 0))" --floor-mb "$FREE_MB" \
+		--inodes "$AGE_INODES" --dir $MNT/age --pipes "$AGE_PIPES" --seed "$SEED" \
+		--ready /tmp/ager.ready >/tmp/ager.out 2>&1 &
+	bg_started $!
+	i=0
+	while [ ! -e /tmp/ager.ready ] && [ $i -lt 6000 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -e /tmp/ager.ready ] || { cat /tmp/ager.out; fail "the ager did not get ready"; finish; }
+	log "aged: $(tr '\n' ' ' </tmp/ager.out)"
+	awk '/^Number of blocks type/ { on = 1; print "pageblocks: " $0; next } on && /^Node/ { print "pageblocks: " $0 } on && !/^Node/ && !/^Number/ { on = 0 }' /proc/pagetypeinfo 2>/dev/null || true
+elif [ $fill -gt 0 ]; then
+	dd if=/dev/zero of=/var/tmp/fill bs=1M count=$fill status=none && sync
+fi
 log "min_free_kbytes $(cat $V/min_free_kbytes); page cache filled with $fill MiB in $(awk -v a="$t" -v b="$(uptime_s)" 'BEGIN { print b - a }')s: free in order>=9 blocks $(free_order_mb 9) MiB; $(grep -E '^(MemFree|Cached|Dirty):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
 # The fill takes the smallest free blocks first, so what is still free now
 # is the large blocks the fragmenter's first pass left (kswapd kept the
@@ -237,7 +267,7 @@ fi
 # hold cannot be migrated (a pipe holds a reference, as I/O buffers, page
 # tables and slab do on a real host).
 wm_mb() { awk -v w="$1" '$1 == w && NF == 2 { s += $2 } END { printf "%d\n", s * 4 / 1024 }' /proc/zoneinfo; }
-if [ "$FRAGMENT" = 1 ] && [ "$HOLD" != 0 ]; then
+if [ "$FRAGMENT" = 1 ] && [ "$HOLD" != 0 ] && [ "$HOLD" != age ]; then
 	wmin=$(wm_mb min) wlow=$(wm_mb low) whigh=$(wm_mb high)
 	hold_free=${FVM_HOLD_FREE:-$((whigh + 200))}
 	pin=
