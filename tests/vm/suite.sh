@@ -4,7 +4,7 @@
 # PASS/FAIL/SKIP line per scenario and comparison and the closing line
 # "N passed, N failed, N skipped". Exit status 1 if anything failed.
 #
-# Environment: BUILDDIR (default build), FRAGD_VM_KERNELS (default "6.1 6.12"),
+# Environment: BUILDDIR (default build), FRAGD_VM_KERNELS (default "6.1 6.12 7.3-stock"),
 # FRAGD_VM_ONLY (a regex: run only the matching run names, e.g. '6.1/churn'),
 # FRAGD_VM_KEEP_LOGS=1 (keep the logs of passing runs too), FRAGD_VM_ALL=1
 # (also the runs kept to the first kernel for time: tuned, the compact
@@ -22,7 +22,7 @@ set -euo pipefail
 
 builddir=$(cd "${BUILDDIR:-$VM_DIR/../../build}" && pwd)
 export BUILDDIR=$builddir
-kernels=${FRAGD_VM_KERNELS:-6.1 6.12}
+kernels=${FRAGD_VM_KERNELS:-6.1 6.12 7.3-stock}
 only=${FRAGD_VM_ONLY:-}
 fragd=${FRAGD:-$builddir/fragd}
 results=$builddir/vm/results

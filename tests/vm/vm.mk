@@ -26,7 +26,7 @@
 
 VM_SRC := tests/vm
 VM_OUT := $(BUILDDIR)/vm
-FRAGD_VM_KERNELS ?= 6.1 6.12
+FRAGD_VM_KERNELS ?= 6.1 6.12 7.3-stock
 # the noretry comparison's kernels, built from source (tests/vm/build-kernel.sh)
 FRAGD_VM_NORETRY ?= 1
 VM_NORETRY_KERNELS := $(if $(filter 1,$(FRAGD_VM_NORETRY)),7.3-stock 7.3-noretry)
