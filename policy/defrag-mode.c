@@ -170,14 +170,11 @@ static bool pollution_grows(const DefragModeTrack *t, usec_t now, DefragModeNumb
         return grows;
 }
 
-void policy_defrag_mode_want(const PolicyConfig *cfg, const DefragModeTrack *t, const Assessment *a,
-                             const PolicyEval *e, const LeverInput *in, bool psi_high, usec_t now,
-                             DefragModeWant *ret)
+void policy_defrag_mode_want(const DefragModeTrack *t, const PolicyEval *e, const LeverInput *in, bool psi_high,
+                             usec_t now, DefragModeWant *ret)
 {
         PolicyNumbers num = { .node = -1 };
 
-        (void) cfg;
-        (void) a;
         *ret = (DefragModeWant) { .to = in->current, .wanted = in->current, .num = num };
         if (!in->available)
                 return;

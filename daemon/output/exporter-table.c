@@ -64,7 +64,7 @@ const MetricFamily metric_families[_METRIC_MAX] = {
                 "Current value of a knob fragd steers, in the knob's own unit as in /proc/sys "
                 "(min_free_kbytes in KiB, *_factor in 1/10000; thp_defrag: 0 never, 1 defer, "
                 "2 defer+madvise, 3 madvise, 4 always).",
-                S_KNOBS, "steered knobs (6 by default)" },
+                S_KNOBS, "steered knobs (7 by default)" },
         [M_KNOB_ORIGINAL] = {
                 "fragd_knob_original_value", METRIC_GAUGE, "", L("knob"),
                 "Value the knob had before fragd first changed it; restored on stop. "

@@ -799,6 +799,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
                 if (m->cfg.daemon.dry_run != was_dry)
                         log_warning("[daemon] dry_run changed: it takes effect at the next start");
                 pagecache_reload(m);
+                (void) levers_check_kernel(m->knobs, &m->cfg.policy); /* a lever enabled now */
                 if (manager_workload_config_changed(old, &m->cfg)) {
                         /* the stall history of the watched cgroups starts again */
                         manager_workload_stop(&m->wl);

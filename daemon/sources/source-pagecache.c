@@ -454,16 +454,24 @@ static int pagecache_why_absent(const Root *root)
         return -ENOENT;
 }
 
+/* The hist file of an event (rel: "events/<system>/<event>") in the instance */
+static int instance_hist_read(const Root *root, const char *rel, char **ret, size_t *ret_len)
+{
+        char path[sizeof(INSTANCE_REL) + 96];
+
+        if (root->sys_fd < 0)
+                return -EOPNOTSUPP;
+        snprintf(path, sizeof(path), INSTANCE_REL "/%s/hist", rel);
+        return read_file_alloc_at_max(root->sys_fd, path, ROOT_BENEATH, HIST_MAX, ret, ret_len);
+}
+
 int pagecache_read(const Root *root, PageCacheHist *ret)
 {
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
         int r;
 
-        if (root->sys_fd < 0)
-                return -EOPNOTSUPP;
-        r = read_file_alloc_at_max(root->sys_fd, INSTANCE_REL "/" EVENT_REL "/hist", ROOT_BENEATH, HIST_MAX, &buf,
-                                   &len);
+        r = instance_hist_read(root, EVENT_REL, &buf, &len);
         if (r == -ENOENT)
                 return pagecache_why_absent(root);
         if (r < 0)
@@ -514,10 +522,7 @@ int extfrag_read(const Root *root, ExtfragHist *ret)
         size_t len = 0;
         int r;
 
-        if (root->sys_fd < 0)
-                return -EOPNOTSUPP;
-        r = read_file_alloc_at_max(root->sys_fd, INSTANCE_REL "/" EXTFRAG_REL "/hist", ROOT_BENEATH, HIST_MAX, &buf,
-                                   &len);
+        r = instance_hist_read(root, EXTFRAG_REL, &buf, &len);
         if (r < 0)
                 return r;
         return extfrag_hist_parse(buf, len, ret);

@@ -789,9 +789,8 @@ typedef struct DefragModeWant {
  * with large-folio demand, not while held off, under the PSI ceiling
  * (psi_high) or after an outside value; off when the cost check fails
  * (policy_defrag_mode_cost()). */
-void policy_defrag_mode_want(const PolicyConfig *cfg, const DefragModeTrack *t, const Assessment *a,
-                             const PolicyEval *e, const LeverInput *in, bool psi_high, usec_t now,
-                             DefragModeWant *ret);
+void policy_defrag_mode_want(const DefragModeTrack *t, const PolicyEval *e, const LeverInput *in, bool psi_high,
+                             usec_t now, DefragModeWant *ret);
 /* The cost check: stalls (allocstall + compact_stall per second) and
  * kswapd scanning (pgscan_kswapd pages per second) each rise by
  *   rise = (after - before) / max(before, floor)   when after > before + floor, else 0

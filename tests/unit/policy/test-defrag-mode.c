@@ -42,6 +42,16 @@ static TWorld world(void)
         return w;
 }
 
+/* the first defrag_mode item within n one-minute ticks, NULL if none */
+static const DecisionItem *first_item(TSim *s, const TWorld *w, unsigned minutes)
+{
+        const DecisionItem *it = NULL;
+
+        for (unsigned m = 0; m < minutes && !it; m++)
+                it = t_find(t_sim_tick(s, w, 60), DECISION_LEVER, DM);
+        return it;
+}
+
 /* a pagetypeinfo reading every 10 minutes, non-movable blocks growing by
  * per_reading each time; n minutes. Returns the last decision's item for
  * defrag_mode, NULL if none came. */
@@ -133,8 +143,7 @@ static void test_on_by_extfrag(void **state)
         for (unsigned m = 0; m < 30; m++)
                 assert_null(t_find(t_sim_tick(s, &w, 60), DECISION_LEVER, DM));
         w.polluting = 12; /* 0.2/s: the window's mean reaches 0.1/s after 3 minutes */
-        for (unsigned m = 0; m < 10 && !it; m++)
-                it = t_find(t_sim_tick(s, &w, 60), DECISION_LEVER, DM);
+        it = first_item(s, &w, 10);
         assert_non_null(it);
         assert_int_equal(it->reason, POLICY_REASON_PAGEBLOCK_POLLUTION);
         assert_true(it->num.dm.extfrag);
@@ -269,9 +278,7 @@ static void test_backoff_and_hold(void **state)
         /* with it on: stalls 0.1 -> 1.0/s, pollution 1 -> 0.8/s */
         w.allocstall_per_sec = 1.0;
         w.polluting = 48;
-        it = NULL;
-        for (m = 0; m < 30 && !it; m++)
-                it = t_find(t_sim_tick(s, &w, 60), DECISION_LEVER, DM);
+        it = first_item(s, &w, 30);
         assert_non_null(it);
         off_at = s->now;
         /* not before the settle minute and a whole window */
@@ -309,17 +316,13 @@ static void test_backoff_and_hold(void **state)
         assert_int_equal(h->hold, POLICY_HOLD_BACKOFF);
         (void) decision_explain_held(h, text, sizeof(text));
         assert_non_null(strstr(text, "held off"));
-        it = NULL;
-        for (m = 0; m < 5 && !it; m++)
-                it = t_find(t_sim_tick(s, &w, 60), DECISION_LEVER, DM);
+        it = first_item(s, &w, 5);
         assert_non_null(it);
         assert_int_equal(it->to, 1);
         /* costs again: the second back-off holds twice as long */
         w.allocstall_per_sec = 1.0;
         w.polluting = 48;
-        it = NULL;
-        for (m = 0; m < 30 && !it; m++)
-                it = t_find(t_sim_tick(s, &w, 60), DECISION_LEVER, DM);
+        it = first_item(s, &w, 30);
         assert_non_null(it);
         assert_int_equal(it->to, 0);
         assert_int_equal(it->num.dm.hold_usec, 2 * POLICY_DM_HOLD_USEC);
@@ -341,8 +344,7 @@ static void test_stays_on_when_it_pays(void **state)
         w.polluting = 60;
         w.allocstall_per_sec = 0.2;
         w.kswapd_scan_per_sec = 1000;
-        for (m = 0; m < 20 && !it; m++)
-                it = t_find(t_sim_tick(s, &w, 60), DECISION_LEVER, DM);
+        it = first_item(s, &w, 20);
         assert_non_null(it);
         w.polluting = 15;
         w.allocstall_per_sec = 0.3;    /* +50 % */
