@@ -141,6 +141,51 @@ static void test_levers_fresh(void **state)
         tt_teardown(&t);
 }
 
+/* defrag_mode enabled on a kernel without the file: disabled in the
+ * registry (what fragd_knob_disabled exports), said once, and no longer
+ * offered to the policy; with the file, or not enabled: left alone */
+static void test_check_kernel(void **state)
+{
+        _cleanup_free_ PolicyConfig *p = calloc(1, sizeof(*p));
+        KnobRegistry *reg = NULL;
+        TestTree t;
+        LeverBaseline b = {};
+        LeverInput in[_LEVER_MAX];
+        KnobInfo info;
+
+        (void) state;
+        assert_non_null(p);
+        tt_setup(&t);
+        assert_int_equal(knob_registry_new(t.root, "/run/fragd", NULL, NULL, OWNERSHIP_RESPECT, &reg), 0);
+        /* not enabled: not looked at */
+        assert_int_equal(levers_check_kernel(reg, p), 0);
+        assert_int_equal(knob_find_info(reg, "vm.defrag_mode", &info), -ENOENT);
+        p->lever[LEVER_DEFRAG_MODE] = (LeverConfig) { .enabled = true, .min = 0, .max = 1 };
+        tt_write(&t, "proc/sys/vm/defrag_mode", "0\n");
+        assert_int_equal(levers_check_kernel(reg, p), 0);
+        assert_false(knob_is_disabled(reg, "vm.defrag_mode"));
+        levers_from_knobs(reg, p, &b, NULL, in);
+        assert_true(in[LEVER_DEFRAG_MODE].available);
+        assert_int_equal(in[LEVER_DEFRAG_MODE].current, 0);
+        knob_registry_free(reg);
+        tt_teardown(&t);
+
+        tt_setup(&t);
+        assert_int_equal(knob_registry_new(t.root, "/run/fragd", NULL, NULL, OWNERSHIP_RESPECT, &reg), 0);
+        assert_int_equal(levers_check_kernel(reg, p), 1);
+        assert_true(knob_is_disabled(reg, "vm.defrag_mode"));
+        assert_int_equal(knob_find_info(reg, "vm.defrag_mode", &info), 0);
+        assert_int_equal(info.disabled_error, -ENOENT);
+        assert_false(info.owned);
+        /* once: a second check (a reload) says nothing more */
+        assert_int_equal(levers_check_kernel(reg, p), 0);
+        b = (LeverBaseline) {};
+        levers_from_knobs(reg, p, &b, NULL, in);
+        assert_false(in[LEVER_DEFRAG_MODE].available);
+        knob_registry_free(reg);
+        tt_teardown(&t);
+}
+
 typedef struct Seen {
         unsigned n;
         LeverAction action;
@@ -585,6 +630,7 @@ int main(void)
                 cmocka_unit_test(test_levers_fresh),
                 cmocka_unit_test(test_apply),
                 cmocka_unit_test(test_apply_events),
+                cmocka_unit_test(test_check_kernel),
                 cmocka_unit_test(test_holds_said),
                 cmocka_unit_test(test_holds_journal),
                 cmocka_unit_test(test_holds_taking_turns),
