@@ -273,9 +273,14 @@ void policy_defrag_mode_update(DefragModeTrack *t, const Assessment *a, const De
                         it = &d->items[i];
         if (!it) {
                 /* a value fragd did not write: found on at start, or
-                 * changed since (the operator's: left alone for the run) */
-                if ((t->have_value && in->current != t->last_value) || (!t->have_value && in->current != 0)) {
+                 * changed since to another than the kernel's own (the
+                 * operator's: left alone for the run). Back at the
+                 * kernel's own value is fragd's knob handed back (pause,
+                 * restore): off, and fragd's to decide again. */
+                if (!t->have_value && in->current != 0)
                         t->outside = true;
+                if (t->have_value && in->current != t->last_value) {
+                        t->outside = t->outside || in->current != in->baseline;
                         t->on = false;
                 }
                 t->have_value = true;

@@ -168,6 +168,41 @@ static void test_outside_value_respected(void **state)
         free(s);
 }
 
+/* fragd's value handed back (fragd pause restores the kernel's 0): not an
+ * outside value, fragd decides again; someone setting 1 while it is off
+ * is one */
+static void test_handed_back(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = world();
+        const DecisionItem *it = NULL;
+
+        (void) state;
+        /* 150 -> 200 at the second reading: on at the tick after it */
+        for (unsigned m = 0; m < 15 && !it; m++)
+                it = run_growth(s, &w, 1, m % 10 == 0 ? 50 : 0);
+        assert_non_null(it);
+        assert_int_equal(s->in[DM].current, 1);
+        /* handed back within the dwell: nothing decided, not outside */
+        s->in[DM].current = 0;
+        assert_null(t_find(t_sim_tick(s, &w, 60), DECISION_LEVER, DM));
+        assert_false(s->state.dm.outside);
+        assert_false(s->state.dm.on);
+        /* the blocks still grow: on again once the dwell is over */
+        it = first_item(s, &w, 12);
+        assert_non_null(it);
+        assert_int_equal(it->to, 1);
+        free(s);
+
+        s = sim_new();
+        w = world();
+        (void) t_sim_tick(s, &w, 60);
+        s->in[DM].current = 1; /* the operator */
+        (void) t_sim_tick(s, &w, 60);
+        assert_true(s->state.dm.outside);
+        free(s);
+}
+
 /* memory pressure over the ceiling holds it; max = 0 forbids it */
 static void test_held(void **state)
 {
@@ -379,6 +414,7 @@ int main(void)
                 cmocka_unit_test(test_no_demand_no_move),
                 cmocka_unit_test(test_on_by_extfrag),
                 cmocka_unit_test(test_outside_value_respected),
+                cmocka_unit_test(test_handed_back),
                 cmocka_unit_test(test_held),
                 cmocka_unit_test(test_cost_formula),
                 cmocka_unit_test(test_backoff_and_hold),
