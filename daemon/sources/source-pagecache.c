@@ -348,6 +348,28 @@ static int tracing_open(const Root *root, int *ret_fd, char *why, size_t why_siz
         return 0;
 }
 
+/* tracefs below the root (tracing_open()) and the global event's format
+ * file (rel: "events/<system>/<event>", event: "system:event" for why) */
+static int event_format_read(const Root *root, const char *rel, const char *event, int *ret_tfd, char **ret_fmt,
+                             size_t *ret_len, char *why, size_t why_size)
+{
+        _cleanup_close_ int tfd = -EBADF;
+        char path[sizeof(INSTANCE_REL) + 96];
+        int r;
+
+        r = tracing_open(root, &tfd, why, why_size);
+        if (r < 0)
+                return r;
+        snprintf(path, sizeof(path), "%s/format", rel);
+        r = read_file_alloc_at_full(tfd, path, ROOT_BENEATH, ret_fmt, ret_len);
+        if (r < 0) {
+                snprintf(why, why_size, "no event %s ('/sys/" TRACING_DIR "/%s': %s)", event, path, strerror(-r));
+                return r;
+        }
+        *ret_tfd = TAKE_FD(tfd);
+        return 0;
+}
+
 int pagecache_trace_start(const Root *root, char *why, size_t why_size)
 {
         _cleanup_close_ int tfd = -EBADF, dfd = -EBADF, ifd = -EBADF;
@@ -355,17 +377,12 @@ int pagecache_trace_start(const Root *root, char *why, size_t why_size)
         size_t fmt_len = 0;
         int r;
 
-        r = tracing_open(root, &tfd, why, why_size);
-        if (r < 0)
-                return r;
         /* the global event's format: the order field came with large
          * folios in the page cache (5.18/6.0); without it, no signal */
-        r = read_file_alloc_at_full(tfd, EVENT_REL "/format", ROOT_BENEATH, &fmt, &fmt_len);
-        if (r < 0) {
-                snprintf(why, why_size, "no event filemap:mm_filemap_add_to_page_cache ('/sys/" TRACING_DIR
-                         "/" EVENT_REL "/format': %s)", strerror(-r));
+        r = event_format_read(root, EVENT_REL, "filemap:mm_filemap_add_to_page_cache", &tfd, &fmt, &fmt_len, why,
+                              why_size);
+        if (r < 0)
                 return r;
-        }
         r = pagecache_format_has_order(fmt, fmt_len);
         if (r < 0) {
                 snprintf(why, why_size,
@@ -486,15 +503,10 @@ int extfrag_trace_start(const Root *root, char *why, size_t why_size)
         size_t fmt_len = 0;
         int r;
 
-        r = tracing_open(root, &tfd, why, why_size);
+        r = event_format_read(root, EXTFRAG_REL, "kmem:mm_page_alloc_extfrag", &tfd, &fmt, &fmt_len, why,
+                              why_size);
         if (r < 0)
                 return r;
-        r = read_file_alloc_at_full(tfd, EXTFRAG_REL "/format", ROOT_BENEATH, &fmt, &fmt_len);
-        if (r < 0) {
-                snprintf(why, why_size, "no event kmem:mm_page_alloc_extfrag ('/sys/" TRACING_DIR "/" EXTFRAG_REL
-                         "/format': %s)", strerror(-r));
-                return r;
-        }
         r = extfrag_format_has_fields(fmt, fmt_len);
         if (r < 0) {
                 snprintf(why, why_size,
