@@ -199,13 +199,14 @@ static unsigned apply_kick(const LeverApply *ap, Decision *d, unsigned i, const 
         return 0;
 }
 
-/* The event a knob change is: a rollback or back-off by its reason, else by
- * its direction. */
+/* The event a knob change is: a rollback or back-off by its reason
+ * (defrag_mode turned off for its cost is a back-off), else by its
+ * direction. */
 static LogEvent lever_event(const DecisionItem *it)
 {
         if (it->reason == POLICY_REASON_PSI_ROLLBACK)
                 return LOG_EVENT_ROLLBACK;
-        if (it->reason == POLICY_REASON_BACKOFF_INEFFECTIVE)
+        if (it->reason == POLICY_REASON_BACKOFF_INEFFECTIVE || it->reason == POLICY_REASON_DEFRAG_MODE_COST)
                 return LOG_EVENT_BACKOFF;
         return it->to > it->from ? LOG_EVENT_KNOB_RAISED : LOG_EVENT_KNOB_LOWERED;
 }

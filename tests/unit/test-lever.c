@@ -291,13 +291,16 @@ static void test_apply_events(void **state)
         assert_int_equal(compact_worker_new(reg, &w), 0);
         p->lever[LEVER_COMPACTION_PROACTIVENESS] = (LeverConfig) { .enabled = true, .min = 0, .max = 100 };
         p->lever[LEVER_WATERMARK_SCALE_FACTOR] = (LeverConfig) { .enabled = true, .min = 10, .max = 1000 };
+        p->lever[LEVER_DEFRAG_MODE] = (LeverConfig) { .enabled = true, .min = 0, .max = 1 };
+        tt_write(&t, "proc/sys/vm/defrag_mode", "1\n");
         ap = (LeverApply) { .knobs = reg, .worker = w, .policy = p };
         log_set_max_level(LOG_INFO);
 
-        /* raise, then lower, a back-off, a rollback, a node compaction and a
-         * back-off that found nothing to lower */
+        /* raise, then lower, a back-off, a rollback, a node compaction, a
+         * back-off that found nothing to lower and defrag_mode turned off
+         * for its cost (a back-off too) */
         d->apply = true;
-        d->n_items = 5;
+        d->n_items = 6;
         d->items[0] = (DecisionItem) { .kind = DECISION_LEVER, .lever = LEVER_COMPACTION_PROACTIVENESS, .node = -1,
                                        .from = 0, .to = 40, .reason = POLICY_REASON_RESERVE_BELOW_TARGET };
         d->items[1] = (DecisionItem) { .kind = DECISION_LEVER, .lever = LEVER_WATERMARK_SCALE_FACTOR, .node = -1,
@@ -308,6 +311,8 @@ static void test_apply_events(void **state)
                                        .from = 40, .to = 35, .reason = POLICY_REASON_BACKOFF_INEFFECTIVE };
         d->items[4] = (DecisionItem) { .kind = DECISION_COMPACT_NODE, .node = 1,
                                        .reason = POLICY_REASON_ONESHOT_COMPACT };
+        d->items[5] = (DecisionItem) { .kind = DECISION_LEVER, .lever = LEVER_DEFRAG_MODE, .node = -1,
+                                       .from = 1, .to = 0, .reason = POLICY_REASON_DEFRAG_MODE_COST };
         d->n_held = 1;
         d->held[0] = (PolicyHeldItem) { .lever = LEVER_WATERMARK_SCALE_FACTOR, .current = 150, .wanted = 151,
                                         .allowed = 150, .reason = POLICY_REASON_BACKOFF_INEFFECTIVE,
@@ -315,7 +320,14 @@ static void test_apply_events(void **state)
         capture_start(&cap);
         assert_int_equal(lever_apply(&ap, d, 1), 0);
         capture_stop();
-        assert_int_equal(cap.n, 6);
+        assert_int_equal(cap.n, 7);
+
+        i = capture_find(&cap, ID_BACKOFF, "vm.defrag_mode");
+        assert_true(i >= 0);
+        assert_string_equal(capture_get(&cap, i, "FRAGD_FROM"), "1");
+        assert_string_equal(capture_get(&cap, i, "FRAGD_TO"), "0");
+        assert_string_equal(capture_get(&cap, i, "FRAGD_REASON"), "defrag_mode_cost");
+        assert_int_equal(capture_find(&cap, ID_KNOB_LOWERED, "vm.defrag_mode"), -1);
 
         i = capture_find(&cap, ID_KNOB_RAISED, "vm.compaction_proactiveness");
         assert_true(i >= 0);
