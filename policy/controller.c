@@ -856,6 +856,20 @@ static void decide_thp_defrag(Ctx *c)
                 try_decay(c, l);
 }
 
+/* vm.defrag_mode: its own want (policy/defrag-mode.c) through the
+ * movement rules */
+static void decide_defrag_mode(Ctx *c)
+{
+        Lever l = LEVER_DEFRAG_MODE;
+        DefragModeWant w;
+
+        policy_defrag_mode_want(&c->s->dm, &c->d->eval, &c->in[l], c->psi_high, c->now, &w);
+        if (w.hold != POLICY_HOLD_NONE)
+                add_held(c, l, w.wanted, c->in[l].current, w.reason, w.hold, &w.num);
+        else if (w.to != c->in[l].current)
+                propose(c, l, w.to, w.reason, w.flags, &w.num);
+}
+
 static void oneshot_item(Ctx *c, const PolicyNodeEval *ne, unsigned k, uint64_t t, uint32_t below)
 {
         PolicyNumbers num = policy_numbers_blank(ne->node);
@@ -1426,6 +1440,9 @@ int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assess
                         break;
                 case LEVER_THP_DEFRAG:
                         decide_thp_defrag(&c);
+                        break;
+                case LEVER_DEFRAG_MODE:
+                        decide_defrag_mode(&c);
                         break;
                 case LEVER_EXTFRAG_THRESHOLD:
                 default:

@@ -26,6 +26,8 @@ static const char *const reason_names[_POLICY_REASON_MAX] = {
         [POLICY_REASON_RESERVE_LEARNED] = "reserve_learned",
         [POLICY_REASON_KCOMPACTD_KICK] = "kcompactd_kick",
         [POLICY_REASON_AIM_FELL] = "aim_fell",
+        [POLICY_REASON_PAGEBLOCK_POLLUTION] = "pageblock_pollution",
+        [POLICY_REASON_DEFRAG_MODE_COST] = "defrag_mode_cost",
 };
 
 static const char *const hold_names[_POLICY_HOLD_MAX] = {
@@ -308,6 +310,49 @@ static void standing_clause(Out *o, const PolicyNumbers *n)
 }
 
 /* "node 1 has 48 MiB ..." and the rest of the sentence after the colon */
+/* pageblock_pollution: what grew, and the demand it protects */
+static void defrag_mode_pollution(Out *o, const DefragModeNumbers *dm)
+{
+        const char *sep = "";
+
+        if (dm->blocks_span_usec > 0 && dm->blocks_to > dm->blocks_from) {
+                out(o, "non-movable pageblocks grew from %llu to %llu of %llu in %s", (unsigned long long) dm->blocks_from,
+                    (unsigned long long) dm->blocks_to, (unsigned long long) dm->blocks_total,
+                    dur_str(dm->blocks_span_usec).s);
+                sep = ", ";
+        }
+        if (dm->extfrag)
+                out(o, "%s%s polluting fallbacks (non-movable allocations taking movable blocks) over the last %s", sep,
+                    rate_str(dm->polluting_milli).s, dur_str(dm->window_usec).s);
+        out(o, "; large-folio demand %s: the allocator is to reclaim and compact before it falls back",
+            bytes_str(dm->demand_bytes).s);
+        if (dm->hold_usec > 0)
+                out(o, "; held off %s more after it cost more than it saved", dur_str(dm->hold_usec).s);
+}
+
+/* defrag_mode_cost: the two windows side by side */
+static void defrag_mode_cost(Out *o, const DefragModeNumbers *dm)
+{
+        out(o, "over %s with it on, stalls (direct reclaim + compaction) went %s -> %s and kswapd scanning %llu -> "
+               "%llu pages/s against the %s before it; ",
+            dur_str(dm->window_usec).s, rate_str(dm->stall_before_milli).s, rate_str(dm->stall_after_milli).s,
+            (unsigned long long) (dm->kswapd_before_milli / 1000), (unsigned long long) (dm->kswapd_after_milli / 1000),
+            dur_str(dm->window_usec).s);
+        if (dm->pollution_before_milli == 0 && dm->pollution_after_milli == 0)
+                out(o, "no pollution measured to fall");
+        else if (dm->by_blocks)
+                out(o, "non-movable blocks added per hour went %llu.%02llu -> %llu.%02llu",
+                    (unsigned long long) (dm->pollution_before_milli / 1000),
+                    (unsigned long long) (dm->pollution_before_milli % 1000 / 10),
+                    (unsigned long long) (dm->pollution_after_milli / 1000),
+                    (unsigned long long) (dm->pollution_after_milli % 1000 / 10));
+        else
+                out(o, "polluting fallbacks went %s -> %s", rate_str(dm->pollution_before_milli).s,
+                    rate_str(dm->pollution_after_milli).s);
+        out(o, ": cost up %s, pollution down %s; off, and held off for %s", pct_str(dm->cost_rise_permyriad).s,
+            pct_str(dm->pollution_fall_permyriad).s, dur_str(dm->hold_usec).s);
+}
+
 static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumbers *n)
 {
         switch (r) {
@@ -419,6 +464,12 @@ static void numbers_sentence(Out *o, Lever l, PolicyReason r, const PolicyNumber
         case POLICY_REASON_AIM_FELL:
                 out(o, "node %d has %s free now: the %s order>=%u target needs a kernel score of %u or less, which a lower proactiveness keeps (free memory grew); lowered to it without waiting for decay_after, kcompactd works to the lever's threshold",
                     n->node, bytes_str(n->free_bytes).s, bytes_str(n->target_bytes).s, n->order, n->score_target);
+                break;
+        case POLICY_REASON_PAGEBLOCK_POLLUTION:
+                defrag_mode_pollution(o, &n->dm);
+                break;
+        case POLICY_REASON_DEFRAG_MODE_COST:
+                defrag_mode_cost(o, &n->dm);
                 break;
         case POLICY_REASON_ONESHOT_COMPACT:
                 if (n->limit_permyriad >= 10000 && n->own_pressure)

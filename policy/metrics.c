@@ -157,7 +157,7 @@ static void node_pagetype(const Observation *o, NodeMeasures *n)
 {
         const PageTypeInfo *p = &o->pagetype;
         int movable;
-        uint64_t total = 0, movable_blocks = 0;
+        uint64_t total = 0, movable_blocks = 0, nonmovable = 0;
         bool any = false;
 
         if (!(o->have & OBS_MASK(OBS_PAGETYPEINFO)) && o->pagetype_usec == 0)
@@ -176,11 +176,14 @@ static void node_pagetype(const Observation *o, NodeMeasures *n)
                         total += z->blocks[t];
                         if ((int) t == movable)
                                 movable_blocks += z->blocks[t];
+                        if (strcmp(p->types[t], "Unmovable") == 0 || strcmp(p->types[t], "Reclaimable") == 0)
+                                nonmovable += z->blocks[t];
                 }
         }
         if (!any || total == 0)
                 return;
         n->blocks_total = total;
+        n->nonmovable_blocks = nonmovable;
         n->polluted_blocks_permille = (int32_t) ((total - movable_blocks) * 1000 / total);
 }
 
@@ -325,6 +328,30 @@ static void pagecache_measures(const Observation *cur, const Observation *prev, 
         m->delta_valid = true;
 }
 
+/* The non-movable blocks summed over the nodes (node_pagetype() first),
+ * and the polluting fallbacks since prev's reading of the extfrag hist. */
+static void pollution_measures(const Observation *cur, const Observation *prev, Assessment *a)
+{
+        PollutionMeasures *m = &a->pollution;
+
+        for (unsigned i = 0; i < a->n_nodes; i++) {
+                m->nonmovable_blocks += a->nodes[i].nonmovable_blocks;
+                m->blocks_total += a->nodes[i].blocks_total;
+        }
+        if (m->blocks_total > 0)
+                m->blocks_usec = cur->pagetype_usec;
+        if (!(cur->have & OBS_MASK(OBS_PAGECACHE)) || !cur->extfrag.valid || !prev ||
+            !(prev->have & OBS_MASK(OBS_PAGECACHE)) || !prev->extfrag.valid || prev->now_usec >= cur->now_usec)
+                return;
+        /* a count that went back: the instance made anew, no delta this once */
+        if (cur->extfrag.polluting < prev->extfrag.polluting || cur->extfrag.fallbacks < prev->extfrag.fallbacks)
+                return;
+        m->extfrag_valid = true;
+        m->extfrag_interval_sec = (double) (cur->now_usec - prev->now_usec) / (double) USEC_PER_SEC;
+        m->extfrag_polluting = cur->extfrag.polluting - prev->extfrag.polluting;
+        m->extfrag_fallbacks = cur->extfrag.fallbacks - prev->extfrag.fallbacks;
+}
+
 int assess(const Observation *cur, const Observation *prev, Assessment *ret)
 {
         Assessment *a = ret;
@@ -456,6 +483,7 @@ int assess(const Observation *cur, const Observation *prev, Assessment *ret)
         }
 
         pagecache_measures(cur, prev, &a->pagecache);
+        pollution_measures(cur, prev, a);
         if (prev)
                 rates(cur, prev, &a->rates);
         else

@@ -14,6 +14,7 @@ static const char *const lever_names[_LEVER_MAX] = {
         [LEVER_WATERMARK_BOOST_FACTOR] = "watermark_boost_factor",
         [LEVER_EXTFRAG_THRESHOLD] = "extfrag_threshold",
         [LEVER_THP_DEFRAG] = "thp_defrag",
+        [LEVER_DEFRAG_MODE] = "defrag_mode",
 };
 
 static const char *const preset_names[_PRESET_MAX] = {

@@ -34,6 +34,21 @@
 /* A lever fragd leaves at the kernel default: bounds pinned to it. */
 #define LEVER_OFF(v) { .enabled = false, .min = (v), .max = (v) }
 
+/* vm.defrag_mode (6.15+, docs/policy.md "defrag_mode"): on where pageblock
+ * pollution grows on a host with large-folio demand, off again when it
+ * costs more than it saves. On for database and thp-max: a database host
+ * runs for months and a block a fallback polluted stays polluted, so the
+ * huge pages it wants later are lost for good, while the back-off bounds
+ * what the extra reclaim and compaction may cost. Binary: the step is the
+ * whole range; a move no sooner than 10 min after the last, and a turn
+ * back against it no sooner than an hour (the back-off holds it off far
+ * longer: policy/defrag-mode.c). Kernel default 0. */
+#define DEFRAG_MODE_LEVER                                                                  \
+        [LEVER_DEFRAG_MODE] = {                                                            \
+                .enabled = true, .min = 0, .max = 1, .step_up = 1, .step_down = 1,        \
+                .dwell_usec = MINUTES(10), .reversal_cooldown_usec = MINUTES(60),         \
+        }
+
 static const PolicyConfig presets[_PRESET_MAX] = {
         /* database (default): keep large folios and THP available without
          * stalls, at moderate compaction cost. */
@@ -89,6 +104,7 @@ static const PolicyConfig presets[_PRESET_MAX] = {
                         [LEVER_EXTFRAG_THRESHOLD] = LEVER_OFF(500),
                         /* kernel default madvise: left alone */
                         [LEVER_THP_DEFRAG] = LEVER_OFF(THP_DEFRAG_MADVISE),
+                        DEFRAG_MODE_LEVER,
                 },
                 .min_free_max_permyriad = 100,
                 /* learned reserve: a host that has shown a THP burst keeps
@@ -150,6 +166,9 @@ static const PolicyConfig presets[_PRESET_MAX] = {
                         [LEVER_WATERMARK_BOOST_FACTOR] = LEVER_OFF(15000),
                         [LEVER_EXTFRAG_THRESHOLD] = LEVER_OFF(500),
                         [LEVER_THP_DEFRAG] = LEVER_OFF(THP_DEFRAG_MADVISE),
+                        /* more reclaim and compaction for cleaner
+                         * pageblocks: not the cheapest */
+                        [LEVER_DEFRAG_MODE] = LEVER_OFF(0),
                 },
                 .min_free_max_permyriad = 100,
                 /* off: no compaction work ahead of demand; the values
@@ -217,6 +236,7 @@ static const PolicyConfig presets[_PRESET_MAX] = {
                                 .min = THP_DEFRAG_DEFER_MADVISE, .max = THP_DEFRAG_DEFER_MADVISE,
                                 .dwell_usec = MINUTES(10), .reversal_cooldown_usec = MINUTES(10),
                         },
+                        DEFRAG_MODE_LEVER,
                 },
                 .min_free_max_permyriad = 200,
                 /* remember bursts twice as long, allow a larger share */

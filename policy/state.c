@@ -240,6 +240,7 @@ void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d,
                 dt_sec = (double) (now - s->last_update_usec) / (double) USEC_PER_SEC;
 
         history_push(&s->hist, a, e, now);
+        policy_defrag_mode_update(&s->dm, a, d, now);
         /* history_push() keeps the nodes in the eval's order */
         for (unsigned i = 0; i < e->n_nodes && i < FRAGD_MAX_NODES; i++)
                 s->pagecache_gate[i] = e->nodes[i].pagecache_gate;

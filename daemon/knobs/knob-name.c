@@ -121,6 +121,7 @@ const char *knob_lever_name(Lever l)
                 [LEVER_WATERMARK_BOOST_FACTOR] = "vm.watermark_boost_factor",
                 [LEVER_EXTFRAG_THRESHOLD] = "vm.extfrag_threshold",
                 [LEVER_THP_DEFRAG] = "thp.defrag",
+                [LEVER_DEFRAG_MODE] = "vm.defrag_mode",
         };
         if ((unsigned) l >= _LEVER_MAX)
                 return NULL;

@@ -381,6 +381,19 @@ int knob_note_result(KnobRegistry *reg, const char *name, int r, usec_t now_usec
         return knob_fail(e, r, "write", now_usec);
 }
 
+int knob_disable(KnobRegistry *reg, const char *name, int err)
+{
+        KnobEntry *e;
+        int r;
+
+        r = knob_lookup(reg, name, &e);
+        if (r < 0)
+                return r;
+        e->disabled = true;
+        e->disabled_error = -abs(err);
+        return 0;
+}
+
 /* ---- lifecycle ---------------------------------------------------------- */
 
 int knob_registry_new(const Root *root, const char *runtime_dir, const KnobOps *ops, void *ops_data,

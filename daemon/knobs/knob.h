@@ -237,6 +237,11 @@ int knob_check_external(KnobRegistry *reg, usec_t now_usec);
  * knob's error accounting: permanent errors disable it. Returns r. */
 int knob_note_result(KnobRegistry *reg, const char *name, int r, usec_t now_usec);
 
+/* Marks a knob disabled until restart (err: why, -errno) without a write
+ * and without a log line: for a knob the caller found missing and said so
+ * itself. Exported as fragd_knob_disabled like any disabled knob. */
+int knob_disable(KnobRegistry *reg, const char *name, int err);
+
 /* Puts every owned knob back (order and rules at the top of this file), then
  * removes the journal, or rewrites it with what could not be restored.
  * Returns 0, or the -errno of the first failure; ret_n_failed optional. */

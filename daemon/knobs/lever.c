@@ -71,6 +71,7 @@ bool lever_from_observation(const Observation *o, Lever l, int64_t *ret)
                 [LEVER_MIN_FREE_KBYTES] = VM_MIN_FREE_KBYTES,
                 [LEVER_WATERMARK_BOOST_FACTOR] = VM_WATERMARK_BOOST_FACTOR,
                 [LEVER_EXTFRAG_THRESHOLD] = VM_EXTFRAG_THRESHOLD,
+                [LEVER_DEFRAG_MODE] = VM_DEFRAG_MODE,
         };
         int r;
 
@@ -165,6 +166,24 @@ void levers_from_knobs(KnobRegistry *reg, const PolicyConfig *p, LeverBaseline *
         }
 }
 
+unsigned levers_check_kernel(KnobRegistry *reg, const PolicyConfig *p)
+{
+        const char *name = knob_lever_name(LEVER_DEFRAG_MODE);
+        char buf[KNOB_VALUE_MAX];
+        int r;
+
+        if (!p->lever[LEVER_DEFRAG_MODE].enabled || knob_is_disabled(reg, name))
+                return 0;
+        r = knob_get(reg, name, buf, sizeof(buf));
+        if (r != -ENOENT)
+                return 0;
+        (void) knob_disable(reg, name, r);
+        log_notice("Lever defrag_mode off: this kernel has no /proc/sys/vm/defrag_mode (it came with Linux 6.15); "
+                   "pageblock pollution is watched, not acted on ([knob \"defrag_mode\"] enabled = false says this "
+                   "is intended)");
+        return 1;
+}
+
 static void applied(const LeverApply *ap, const DecisionItem *it, const char *knob, LeverAction action,
                     const char *text)
 {
@@ -199,13 +218,14 @@ static unsigned apply_kick(const LeverApply *ap, Decision *d, unsigned i, const 
         return 0;
 }
 
-/* The event a knob change is: a rollback or back-off by its reason, else by
- * its direction. */
+/* The event a knob change is: a rollback or back-off by its reason
+ * (defrag_mode turned off for its cost is a back-off), else by its
+ * direction. */
 static LogEvent lever_event(const DecisionItem *it)
 {
         if (it->reason == POLICY_REASON_PSI_ROLLBACK)
                 return LOG_EVENT_ROLLBACK;
-        if (it->reason == POLICY_REASON_BACKOFF_INEFFECTIVE)
+        if (it->reason == POLICY_REASON_BACKOFF_INEFFECTIVE || it->reason == POLICY_REASON_DEFRAG_MODE_COST)
                 return LOG_EVENT_BACKOFF;
         return it->to > it->from ? LOG_EVENT_KNOB_RAISED : LOG_EVENT_KNOB_LOWERED;
 }

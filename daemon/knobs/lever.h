@@ -66,6 +66,12 @@ typedef struct LeverBaseline {
 void levers_from_knobs(KnobRegistry *reg, const PolicyConfig *p, LeverBaseline *b, const Observation *fresh,
                        LeverInput in[_LEVER_MAX]);
 
+/* At start: a lever the configuration enables whose knob only newer
+ * kernels have (vm.defrag_mode, 6.15+) and that this kernel lacks is
+ * disabled in the registry (fragd_knob_disabled 1) with one log line
+ * saying so. Returns how many. */
+unsigned levers_check_kernel(KnobRegistry *reg, const PolicyConfig *p);
+
 typedef enum LeverAction {
         LEVER_ACTION_UP,
         LEVER_ACTION_DOWN,

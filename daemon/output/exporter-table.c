@@ -63,8 +63,8 @@ const MetricFamily metric_families[_METRIC_MAX] = {
 
         [M_KNOB_VALUE] = {
                 "fragd_knob_value", METRIC_GAUGE, "", L("knob"),
-                "Current value of a steered knob without unit, as in /proc/sys (compaction_proactiveness).",
-                S_KNOBS, "steered knobs without unit (2 by default)",
+                "Current value of a steered knob without unit, as in /proc/sys (compaction_proactiveness, defrag_mode).",
+                S_KNOBS, "steered knobs without unit (3 by default, with defrag_mode where the kernel has it)",
                 .more = "Each knob is in the family of its unit: fragd_knob_value (no unit), "
                         "fragd_knob_bytes (min_free_kbytes, in bytes), fragd_knob_ratio (watermark_scale_factor, "
                         "watermark_boost_factor: 1/10000 in /proc/sys) or fragd_knob_mode (thp_defrag). A knob fragd does not know "
@@ -405,7 +405,8 @@ int metrics_doc_render(FILE *f)
                 "`tests/unit/test-exporter.c` counts them. A 2-node host with default settings\n"
                 "stays at or below **%d series** with 4 KiB pages, and at or below **%d** on\n"
                 "arm64 with 64 KiB pages: with Z populated zones, O orders, T target\n"
-                "orders (2), M migratetypes (at most 6), K knobs (6), A action counters (at most\n"
+                "orders (2), M migratetypes (at most 6), K knobs (7 with vm.defrag_mode, 6 on\n"
+                "kernels before 6.15), A action counters (at most\n"
                 "%d), S THP sizes and P orders of page-cache folios (at most O), the count is\n"
                 "at most %d + 7K + D + A + Z(O + 2T + 5 + M) + 2(2T + 2) + 5S + P + 2, D the modes\n"
                 "of the mode knobs less 3 each (2: thp_defrag has 5 modes and no bounds),\n"

@@ -806,6 +806,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
                 if (m->cfg.daemon.dry_run != was_dry)
                         log_warning("[daemon] dry_run changed: it takes effect at the next start");
                 pagecache_reload(m);
+                (void) levers_check_kernel(m->knobs, &m->cfg.policy); /* a lever enabled now */
                 if (manager_workload_config_changed(old, &m->cfg)) {
                         /* the stall history of the watched cgroups starts again */
                         manager_workload_stop(&m->wl);
@@ -855,6 +856,13 @@ static void pagecache_setup(Manager *m)
         m->pagecache_up = true;
         log_info("Counting page-cache folios by order in '/sys/kernel/tracing/instances/" PAGECACHE_INSTANCE
                  "' (removed at stop)");
+        /* the polluting fallbacks ride in the same instance */
+        r = extfrag_trace_start(m->root, why, sizeof(why));
+        if (r < 0)
+                log_notice("Polluting fallbacks not counted: %s. defrag_mode is decided from pagetypeinfo's "
+                           "non-movable pageblocks alone", why);
+        else
+                log_info("Counting pageblock-polluting fallbacks (kmem:mm_page_alloc_extfrag) in the same instance");
 }
 
 static void pagecache_teardown(Manager *m)
@@ -973,6 +981,7 @@ int manager_new(const ManagerArgs *args, Manager **ret, ManagerFailure *ret_why)
         /* after the registry: no other fragd runs, so an instance left
          * behind is a crashed one's (source-pagecache.c removes it) */
         pagecache_setup(m);
+        (void) levers_check_kernel(m->knobs, &m->cfg.policy);
         r = compact_worker_new(m->knobs, &m->worker);
         if (r < 0)
                 return log_error_errno(r, "Cannot start the compaction worker: %m");

@@ -63,8 +63,15 @@ static int obs_source_read(const Root *root, ObsSource s, Observation *o)
                 return vm_sysctls_read(root, &o->vm);
         case OBS_NODES:
                 return nodes_read(root, &o->nodes);
-        case OBS_PAGECACHE:
-                return pagecache_read(root, &o->pagecache);
+        case OBS_PAGECACHE: {
+                int r = pagecache_read(root, &o->pagecache);
+
+                /* the fallbacks ride along: no trigger (the daemon could
+                 * not set it) leaves them not valid, the source still up */
+                if (r >= 0 && extfrag_read(root, &o->extfrag) < 0)
+                        o->extfrag = (ExtfragHist) {};
+                return r;
+        }
         case _OBS_SOURCE_MAX:
                 break;
         }
@@ -427,6 +434,7 @@ void observation_keep_counters(Observation *dst, const Observation *src)
         dst->psi_memory = src->psi_memory;
         dst->thp = src->thp;
         dst->pagecache = src->pagecache;
+        dst->extfrag = src->extfrag;
         /* the exporter's blocks gained (compaction efficiency) */
         dst->buddy = src->buddy;
 }

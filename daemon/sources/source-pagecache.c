@@ -10,6 +10,7 @@
  * "hist" file. The instance is made at start (a leftover one, from a fragd
  * that crashed, is removed first) and removed at stop. */
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -27,7 +28,9 @@
 #define TRACING_DIR "kernel/tracing"
 #define EVENT_REL "events/filemap/mm_filemap_add_to_page_cache"
 #define INSTANCE_REL TRACING_DIR "/instances/" PAGECACHE_INSTANCE
+#define EXTFRAG_REL "events/kmem/mm_page_alloc_extfrag"
 #define HIST_MAX (64 * 1024)
+#define HIST_KEYS_MAX 2
 
 static bool line_is_blank(Span line)
 {
@@ -35,21 +38,34 @@ static bool line_is_blank(Span line)
         return line.len == 0;
 }
 
-/* "{ order: N }" at the front of *line: the key of one row. */
-static int hist_key(Span *line, uint64_t *ret_order)
+/* "{ k1: N, k2: M }" at the front of *line: the key of one row, its
+ * fields named keys[0..n) in that order (the kernel prints them so,
+ * separated by ", "). */
+static int hist_key(Span *line, const char *const *keys, unsigned n, uint64_t *ret)
 {
         Span tok;
         int r;
 
         if (!span_next_token(line, &tok) || !span_eq(tok, "{"))
                 return -EBADMSG;
-        if (!span_next_token(line, &tok) || !span_eq(tok, "order:"))
-                return -EBADMSG;
-        if (!span_next_token(line, &tok))
-                return -EBADMSG;
-        r = span_to_u64(tok, ret_order);
-        if (r < 0)
-                return r;
+        for (unsigned i = 0; i < n; i++) {
+                char name[FRAGD_KV_NAME_MAX];
+
+                snprintf(name, sizeof(name), "%s:", keys[i]);
+                if (!span_next_token(line, &tok) || !span_eq(tok, name))
+                        return -EBADMSG;
+                if (!span_next_token(line, &tok))
+                        return -EBADMSG;
+                /* "12," between two fields */
+                if (i + 1 < n) {
+                        if (tok.len < 2 || tok.p[tok.len - 1] != ',')
+                                return -EBADMSG;
+                        tok.len--;
+                }
+                r = span_to_u64(tok, &ret[i]);
+                if (r < 0)
+                        return r;
+        }
         if (!span_next_token(line, &tok) || !span_eq(tok, "}"))
                 return -EBADMSG;
         return 0;
@@ -83,7 +99,7 @@ static int hist_hitcount(Span *line, uint64_t *ret)
 }
 
 /* "    Hits: N" and its siblings under "Totals:". */
-static int hist_total(Span line, PageCacheHist *h, unsigned *seen, uint64_t *entries)
+static int hist_total(Span line, uint64_t *hits, uint64_t *dropped, unsigned *seen, uint64_t *entries)
 {
         static const char *const keys[] = { "Hits:", "Entries:", "Dropped:" };
         Span name, val, extra;
@@ -102,30 +118,36 @@ static int hist_total(Span line, PageCacheHist *h, unsigned *seen, uint64_t *ent
                         return -EBADMSG;
                 *seen |= 1u << i;
                 if (i == 0)
-                        h->hits = v;
+                        *hits = v;
                 else if (i == 1)
                         *entries = v;
                 else
-                        h->dropped = v;
+                        *dropped = v;
                 return 0;
         }
         return 0; /* a total a later kernel adds */
 }
 
-int pagecache_hist_parse(const char *buf, size_t len, PageCacheHist *ret)
+/* The rows of a hist table keyed by keys[0..n_keys), each handed to row()
+ * with its key fields and hitcount, then the totals: the checks every hist
+ * file gets (see pagecache_hist_parse() in sources.h). row() returns 0 or
+ * -errno, which ends the parse. */
+static int hist_table_parse(const char *buf, size_t len, const char *const *keys, unsigned n_keys,
+                            int (*row)(void *userdata, const uint64_t *key, uint64_t hits), void *userdata,
+                            uint64_t *ret_hits, uint64_t *ret_dropped)
 {
-        PageCacheHist h = {};
-        bool in_totals = false, seen_row[FRAGD_MAX_ORDERS] = {};
+        bool in_totals = false;
         unsigned seen_totals = 0, rows = 0;
-        uint64_t entries = 0, sum = 0;
+        uint64_t entries = 0, sum = 0, hits = 0, dropped = 0;
         Cursor c;
         Span line;
 
+        assert(n_keys <= HIST_KEYS_MAX);
         if (cursor_open(&c, buf, len) < 0)
                 return -EINVAL;
         while (cursor_next_line(&c, &line)) {
                 Span t = line;
-                uint64_t order, n;
+                uint64_t key[HIST_KEYS_MAX], n;
                 int r;
 
                 if (line_is_blank(line))
@@ -134,7 +156,7 @@ int pagecache_hist_parse(const char *buf, size_t len, PageCacheHist *ret)
                 if (t.p[0] == '#')
                         continue;
                 if (in_totals) {
-                        r = hist_total(t, &h, &seen_totals, &entries);
+                        r = hist_total(t, &hits, &dropped, &seen_totals, &entries);
                         if (r < 0)
                                 return r;
                         continue;
@@ -143,22 +165,17 @@ int pagecache_hist_parse(const char *buf, size_t len, PageCacheHist *ret)
                         in_totals = true;
                         continue;
                 }
-                r = hist_key(&t, &order);
+                r = hist_key(&t, keys, n_keys, key);
                 if (r < 0)
                         return r;
-                if (order >= FRAGD_MAX_ORDERS)
-                        return -ERANGE;
-                if (seen_row[order])
-                        return -EBADMSG;
                 r = hist_hitcount(&t, &n);
                 if (r < 0)
                         return r == -ENODATA ? -EBADMSG : r;
-                seen_row[order] = true;
-                h.folios[order] = n;
-                if (order + 1 > h.n_orders)
-                        h.n_orders = (unsigned) order + 1;
                 if (n > UINT64_MAX - sum)
                         return -ERANGE;
+                r = row(userdata, key, n);
+                if (r < 0)
+                        return r;
                 sum += n;
                 rows++;
         }
@@ -169,13 +186,88 @@ int pagecache_hist_parse(const char *buf, size_t len, PageCacheHist *ret)
          * dropped are the rows' sum, and Entries the number of rows */
         if ((seen_totals & 2u) && entries != rows)
                 return -EBADMSG;
-        if (sum > h.hits)
+        if (sum > hits)
                 return -EBADMSG;
-        *ret = h;
+        *ret_hits = hits;
+        *ret_dropped = dropped;
         return 0;
 }
 
-int pagecache_format_has_order(const char *buf, size_t len)
+typedef struct PageCacheRows {
+        PageCacheHist h;
+        bool seen[FRAGD_MAX_ORDERS];
+} PageCacheRows;
+
+static int pagecache_row(void *userdata, const uint64_t *key, uint64_t n)
+{
+        PageCacheRows *p = userdata;
+
+        if (key[0] >= FRAGD_MAX_ORDERS)
+                return -ERANGE;
+        if (p->seen[key[0]])
+                return -EBADMSG;
+        p->seen[key[0]] = true;
+        p->h.folios[key[0]] = n;
+        if (key[0] + 1 > p->h.n_orders)
+                p->h.n_orders = (unsigned) key[0] + 1;
+        return 0;
+}
+
+int pagecache_hist_parse(const char *buf, size_t len, PageCacheHist *ret)
+{
+        static const char *const keys[] = { "order" };
+        PageCacheRows p = {};
+        int r;
+
+        r = hist_table_parse(buf, len, keys, ELEMENTSOF(keys), pagecache_row, &p, &p.h.hits, &p.h.dropped);
+        if (r < 0)
+                return r;
+        *ret = p.h;
+        return 0;
+}
+
+/* the kernel's MIGRATE_* numbers (include/linux/mmzone.h), stable since
+ * 2.6.24: the hist prints the migratetypes as numbers */
+#define MIGRATE_UNMOVABLE 0
+#define MIGRATE_MOVABLE 1
+#define MIGRATE_RECLAIMABLE 2
+
+typedef struct ExtfragRows {
+        ExtfragHist h;
+        bool seen[FRAGD_MAX_MIGRATETYPES][FRAGD_MAX_MIGRATETYPES];
+} ExtfragRows;
+
+static int extfrag_row(void *userdata, const uint64_t *key, uint64_t n)
+{
+        ExtfragRows *e = userdata;
+
+        if (key[0] >= FRAGD_MAX_MIGRATETYPES || key[1] >= FRAGD_MAX_MIGRATETYPES)
+                return -ERANGE;
+        if (e->seen[key[0]][key[1]])
+                return -EBADMSG;
+        e->seen[key[0]][key[1]] = true;
+        e->h.fallbacks += n; /* no overflow: hist_table_parse() checked the rows' sum */
+        if ((key[0] == MIGRATE_UNMOVABLE || key[0] == MIGRATE_RECLAIMABLE) && key[1] == MIGRATE_MOVABLE)
+                e->h.polluting += n;
+        return 0;
+}
+
+int extfrag_hist_parse(const char *buf, size_t len, ExtfragHist *ret)
+{
+        static const char *const keys[] = { "alloc_migratetype", "fallback_migratetype" };
+        ExtfragRows e = {};
+        uint64_t hits;
+        int r;
+
+        r = hist_table_parse(buf, len, keys, ELEMENTSOF(keys), extfrag_row, &e, &hits, &e.h.dropped);
+        if (r < 0)
+                return r;
+        e.h.valid = true;
+        *ret = e.h;
+        return 0;
+}
+
+static int format_has_field(const char *buf, size_t len, const char *name)
 {
         bool have_format = false;
         Cursor c;
@@ -210,10 +302,25 @@ int pagecache_format_has_order(const char *buf, size_t len)
                         return -EBADMSG;
                 if (span_startswith(last, "field:"))
                         last = (Span) { last.p + 6, last.len - 6 };
-                if (span_eq(last, "order"))
+                if (span_eq(last, name))
                         return have_format ? 0 : -EBADMSG;
         }
         return have_format ? -ENODATA : -EBADMSG;
+}
+
+int pagecache_format_has_order(const char *buf, size_t len)
+{
+        return format_has_field(buf, len, "order");
+}
+
+int extfrag_format_has_fields(const char *buf, size_t len)
+{
+        int r;
+
+        r = format_has_field(buf, len, "alloc_migratetype");
+        if (r < 0)
+                return r;
+        return format_has_field(buf, len, "fallback_migratetype");
 }
 
 static int tracing_open(const Root *root, int *ret_fd, char *why, size_t why_size)
@@ -241,6 +348,28 @@ static int tracing_open(const Root *root, int *ret_fd, char *why, size_t why_siz
         return 0;
 }
 
+/* tracefs below the root (tracing_open()) and the global event's format
+ * file (rel: "events/<system>/<event>", event: "system:event" for why) */
+static int event_format_read(const Root *root, const char *rel, const char *event, int *ret_tfd, char **ret_fmt,
+                             size_t *ret_len, char *why, size_t why_size)
+{
+        _cleanup_close_ int tfd = -EBADF;
+        char path[sizeof(INSTANCE_REL) + 96];
+        int r;
+
+        r = tracing_open(root, &tfd, why, why_size);
+        if (r < 0)
+                return r;
+        snprintf(path, sizeof(path), "%s/format", rel);
+        r = read_file_alloc_at_full(tfd, path, ROOT_BENEATH, ret_fmt, ret_len);
+        if (r < 0) {
+                snprintf(why, why_size, "no event %s ('/sys/" TRACING_DIR "/%s': %s)", event, path, strerror(-r));
+                return r;
+        }
+        *ret_tfd = TAKE_FD(tfd);
+        return 0;
+}
+
 int pagecache_trace_start(const Root *root, char *why, size_t why_size)
 {
         _cleanup_close_ int tfd = -EBADF, dfd = -EBADF, ifd = -EBADF;
@@ -248,17 +377,12 @@ int pagecache_trace_start(const Root *root, char *why, size_t why_size)
         size_t fmt_len = 0;
         int r;
 
-        r = tracing_open(root, &tfd, why, why_size);
-        if (r < 0)
-                return r;
         /* the global event's format: the order field came with large
          * folios in the page cache (5.18/6.0); without it, no signal */
-        r = read_file_alloc_at_full(tfd, EVENT_REL "/format", ROOT_BENEATH, &fmt, &fmt_len);
-        if (r < 0) {
-                snprintf(why, why_size, "no event filemap:mm_filemap_add_to_page_cache ('/sys/" TRACING_DIR
-                         "/" EVENT_REL "/format': %s)", strerror(-r));
+        r = event_format_read(root, EVENT_REL, "filemap:mm_filemap_add_to_page_cache", &tfd, &fmt, &fmt_len, why,
+                              why_size);
+        if (r < 0)
                 return r;
-        }
         r = pagecache_format_has_order(fmt, fmt_len);
         if (r < 0) {
                 snprintf(why, why_size,
@@ -353,19 +477,71 @@ static int pagecache_why_absent(const Root *root)
         return -ENOENT;
 }
 
+/* The hist file of an event (rel: "events/<system>/<event>") in the instance */
+static int instance_hist_read(const Root *root, const char *rel, char **ret, size_t *ret_len)
+{
+        char path[sizeof(INSTANCE_REL) + 96];
+
+        if (root->sys_fd < 0)
+                return -EOPNOTSUPP;
+        snprintf(path, sizeof(path), INSTANCE_REL "/%s/hist", rel);
+        return read_file_alloc_at_max(root->sys_fd, path, ROOT_BENEATH, HIST_MAX, ret, ret_len);
+}
+
 int pagecache_read(const Root *root, PageCacheHist *ret)
 {
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
         int r;
 
-        if (root->sys_fd < 0)
-                return -EOPNOTSUPP;
-        r = read_file_alloc_at_max(root->sys_fd, INSTANCE_REL "/" EVENT_REL "/hist", ROOT_BENEATH, HIST_MAX, &buf,
-                                   &len);
+        r = instance_hist_read(root, EVENT_REL, &buf, &len);
         if (r == -ENOENT)
                 return pagecache_why_absent(root);
         if (r < 0)
                 return r;
         return pagecache_hist_parse(buf, len, ret);
+}
+
+int extfrag_trace_start(const Root *root, char *why, size_t why_size)
+{
+        _cleanup_close_ int tfd = -EBADF, ifd = -EBADF;
+        _cleanup_free_ char *fmt = NULL;
+        size_t fmt_len = 0;
+        int r;
+
+        r = event_format_read(root, EXTFRAG_REL, "kmem:mm_page_alloc_extfrag", &tfd, &fmt, &fmt_len, why,
+                              why_size);
+        if (r < 0)
+                return r;
+        r = extfrag_format_has_fields(fmt, fmt_len);
+        if (r < 0) {
+                snprintf(why, why_size,
+                         "the event kmem:mm_page_alloc_extfrag has no alloc_migratetype and fallback_migratetype "
+                         "fields on this kernel ('/sys/" TRACING_DIR "/" EXTFRAG_REL "/format')");
+                return r == -ENODATA ? -EOPNOTSUPP : r;
+        }
+        ifd = root_openat(tfd, "instances/" PAGECACHE_INSTANCE, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, ROOT_BENEATH);
+        if (ifd < 0) {
+                snprintf(why, why_size, "no trace instance '/sys/" INSTANCE_REL "' (%s)", strerror(-ifd));
+                return ifd;
+        }
+        r = write_file_at(ifd, EXTFRAG_REL "/trigger", EXTFRAG_TRIGGER);
+        if (r < 0) {
+                snprintf(why, why_size, "cannot write '%s' to '/sys/" INSTANCE_REL "/" EXTFRAG_REL "/trigger': %s",
+                         EXTFRAG_TRIGGER, strerror(-r));
+                return r;
+        }
+        return 0;
+}
+
+int extfrag_read(const Root *root, ExtfragHist *ret)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        int r;
+
+        r = instance_hist_read(root, EXTFRAG_REL, &buf, &len);
+        if (r < 0)
+                return r;
+        return extfrag_hist_parse(buf, len, ret);
 }

@@ -202,3 +202,25 @@ int pagecache_trace_stop(const Root *root);
  * is not mounted, -EOPNOTSUPP when there is no tracefs, no such event or
  * no order field. */
 int pagecache_read(const Root *root, PageCacheHist *ret);
+
+/* Pageblock-polluting fallbacks, counted in the same instance (docs/policy.md
+ * "defrag_mode"): a hist trigger on kmem:mm_page_alloc_extfrag keyed by the
+ * two migratetypes. Every allocation that falls back into another
+ * migratetype's free list is one hit; those of an Unmovable or Reclaimable
+ * allocation taking from a Movable block (the blocks huge pages are made
+ * of) are the polluting ones. */
+#define EXTFRAG_TRIGGER "hist:keys=alloc_migratetype,fallback_migratetype:vals=hitcount"
+/* The hist: rows "{ alloc_migratetype: A, fallback_migratetype: F }
+ * hitcount: N" and the totals, checked as pagecache_hist_parse() checks its
+ * own; a migratetype of FRAGD_MAX_MIGRATETYPES or more: -ERANGE, a pair
+ * twice: -EBADMSG. ret->valid is set. */
+int extfrag_hist_parse(const char *buf, size_t len, ExtfragHist *ret);
+/* The event's format file: 0 when it has both migratetype fields, else as
+ * pagecache_format_has_order(). */
+int extfrag_format_has_fields(const char *buf, size_t len);
+/* Writes the trigger into the instance pagecache_trace_start() made (it
+ * goes with the instance at stop). why as there. */
+int extfrag_trace_start(const Root *root, char *why, size_t why_size);
+/* Reads and parses the instance's extfrag hist; -ENODATA when no trigger
+ * is set (the hist file is then empty). */
+int extfrag_read(const Root *root, ExtfragHist *ret);

@@ -43,6 +43,9 @@ typedef struct NodeMeasures {
          * Movable (Unmovable + Reclaimable + others), permille; -1 unknown */
         int32_t polluted_blocks_permille;
         uint64_t blocks_total;
+        /* Unmovable + Reclaimable pageblocks (pagetypeinfo's "Number of
+         * blocks type" rows, by name), valid with blocks_total > 0 */
+        uint64_t nonmovable_blocks;
         /* huge pages mapped on the node (zoneinfo per-node stats: anon +
          * shmem + file THPs, in PMD THPs) and, with a previous reading that
          * had them too, how many more than then (0 when fewer): which node
@@ -109,6 +112,19 @@ typedef struct PageCacheMeasures {
         uint64_t bytes_delta[FRAGD_MAX_ORDERS]; /* added between them */
 } PageCacheMeasures;
 
+/* Pageblock pollution (docs/policy.md "defrag_mode"): the non-movable
+ * pageblocks of the last pagetypeinfo reading, and the polluting
+ * fallbacks counted in fragd's trace instance between two readings. */
+typedef struct PollutionMeasures {
+        usec_t blocks_usec;         /* when the pagetypeinfo behind them was read; 0 = none */
+        uint64_t nonmovable_blocks; /* Unmovable + Reclaimable pageblocks, every node */
+        uint64_t blocks_total;      /* every pageblock but Isolate and CMA */
+        bool extfrag_valid;         /* both readings had the hist, no count went back */
+        double extfrag_interval_sec;
+        uint64_t extfrag_polluting; /* polluting fallbacks between the readings */
+        uint64_t extfrag_fallbacks; /* every fallback between them */
+} PollutionMeasures;
+
 typedef struct Assessment {
         usec_t now_usec;
         unsigned page_size;
@@ -118,6 +134,7 @@ typedef struct Assessment {
         int proactiveness;        /* -1 unknown */
         unsigned score_wmark_low, score_wmark_high; /* kernel proactive thresholds */
         PageCacheMeasures pagecache;
+        PollutionMeasures pollution;
         unsigned n_zones;
         ZoneMeasures zones[FRAGD_MAX_ZONES];
         unsigned n_nodes;

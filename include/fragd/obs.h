@@ -232,6 +232,18 @@ typedef struct PageCacheHist {
         uint64_t dropped;                  /* Totals: Dropped (entries the map had no room for) */
 } PageCacheHist;
 
+/* ---- pageblock-polluting fallbacks ---------------------------------------
+ * The aggregated histogram of kmem:mm_page_alloc_extfrag keyed by
+ * alloc_migratetype and fallback_migratetype, in the same instance
+ * (daemon/sources/source-pagecache.c): counts since the trigger was set. */
+
+typedef struct ExtfragHist {
+        bool valid;         /* read and parsed with the page-cache hist */
+        uint64_t fallbacks; /* every fallback into another migratetype's free list */
+        uint64_t polluting; /* an Unmovable or Reclaimable allocation took from a Movable block */
+        uint64_t dropped;   /* Totals: Dropped */
+} ExtfragHist;
+
 /* ---- one observation ---------------------------------------------------- */
 
 typedef enum ObsSource {
@@ -295,6 +307,7 @@ typedef struct Observation {
         VmSysctls vm;
         NodeTopo nodes;
         PageCacheHist pagecache;
+        ExtfragHist extfrag; /* read with OBS_PAGECACHE when the daemon set its trigger */
 } Observation;
 
 /* The host's memory in bytes: MemTotal (meminfo), else the zones' managed

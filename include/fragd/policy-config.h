@@ -19,6 +19,7 @@ typedef enum Lever {
         LEVER_WATERMARK_BOOST_FACTOR,   /* vm.watermark_boost_factor 0.. (1/10000) */
         LEVER_EXTFRAG_THRESHOLD,        /* vm.extfrag_threshold 0..1000 */
         LEVER_THP_DEFRAG,               /* transparent_hugepage/defrag */
+        LEVER_DEFRAG_MODE,              /* vm.defrag_mode 0..1 (6.15+; policy/defrag-mode.c) */
         _LEVER_MAX,
 } Lever;
 

@@ -54,6 +54,9 @@ typedef enum PolicyReason {
         POLICY_REASON_RESERVE_LEARNED,      /* "reserve_learned": below the target learned from THP bursts */
         POLICY_REASON_KCOMPACTD_KICK,       /* "kcompactd_kick": rewrite proactiveness to wake kcompactd */
         POLICY_REASON_AIM_FELL,             /* "aim_fell": lowered to the aim the reserves have now (free memory grew) */
+        POLICY_REASON_PAGEBLOCK_POLLUTION,  /* "pageblock_pollution": defrag_mode on (non-movable blocks grow,
+                                             * or polluting fallbacks, with large-folio demand) */
+        POLICY_REASON_DEFRAG_MODE_COST,     /* "defrag_mode_cost": defrag_mode off, it cost more than it saved */
         _POLICY_REASON_MAX,
 } PolicyReason;
 
@@ -104,6 +107,31 @@ typedef enum PolicyObjective {
 
 /* The numbers behind a reason. Which fields mean something depends on the
  * reason; decision_explain() knows. */
+/* The numbers behind the defrag_mode reasons (policy/defrag-mode.c;
+ * docs/policy.md "defrag_mode"). Rates are x1000 per second. */
+typedef struct DefragModeNumbers {
+        /* pageblock_pollution: non-movable blocks from..to over span
+         * (pagetypeinfo readings; span 0: not measured), of total */
+        uint64_t blocks_from, blocks_to, blocks_total;
+        usec_t blocks_span_usec;
+        /* polluting fallbacks per second over the window (extfrag hist);
+         * extfrag false: not counted */
+        bool extfrag;
+        uint64_t polluting_milli;
+        uint64_t demand_bytes;       /* the large-folio demand it answers */
+        /* defrag_mode_cost: the window before it was turned on against the
+         * last window with it on */
+        usec_t window_usec;
+        uint64_t stall_before_milli, stall_after_milli;   /* allocstall + compact_stall per second */
+        uint64_t kswapd_before_milli, kswapd_after_milli; /* pgscan_kswapd pages per second */
+        /* pollution: polluting fallbacks per second, or (by_blocks)
+         * non-movable blocks added per hour */
+        bool by_blocks;
+        uint64_t pollution_before_milli, pollution_after_milli;
+        uint32_t cost_rise_permyriad, pollution_fall_permyriad;
+        usec_t hold_usec;            /* held off this long after the back-off */
+} DefragModeNumbers;
+
 typedef struct PolicyNumbers {
         int node;                    /* -1 = global */
         unsigned order;              /* reserve order */
@@ -157,6 +185,7 @@ typedef struct PolicyNumbers {
          * free memory above the high watermark: docs/policy.md "Page-cache
          * reserve at its own order") */
         bool own_pressure;
+        DefragModeNumbers dm;          /* pageblock_pollution, defrag_mode_cost */
 } PolicyNumbers;
 
 typedef enum DecisionKind {
@@ -377,6 +406,50 @@ typedef struct PolicyHistory {
         uint64_t pagecache_bytes[POLICY_HISTORY_MAX]; /* page-cache demand of each tick (global) */
 } PolicyHistory;
 
+/* defrag_mode (policy/defrag-mode.c): one minute of counts */
+#define POLICY_DM_BUCKET_USEC (60 * USEC_PER_SEC)
+#define POLICY_DM_BUCKETS 32
+#define POLICY_DM_SAMPLES 16
+typedef struct DefragModeBucket {
+        usec_t start_usec;          /* a multiple of POLICY_DM_BUCKET_USEC; 0 = empty */
+        double span_sec;            /* time the rates covered */
+        double stalls, kswapd_pages; /* allocstall + compact_stall; pgscan_kswapd */
+        double extfrag_sec;         /* time the polluting fallbacks were counted */
+        uint64_t polluting;
+} DefragModeBucket;
+
+/* Sums over a window of buckets: what the cost check compares. */
+typedef struct DefragModeWindow {
+        double span_sec, stalls, kswapd_pages, extfrag_sec;
+        uint64_t polluting;
+        /* non-movable blocks added per hour over the window; valid with
+         * blocks_span_usec > 0 */
+        double blocks_per_hour;
+        usec_t blocks_span_usec;
+} DefragModeWindow;
+
+typedef struct DefragModeTrack {
+        /* non-movable blocks, one sample per pagetypeinfo reading (ring) */
+        unsigned blk_head, blk_n;
+        usec_t blk_usec[POLICY_DM_SAMPLES];
+        uint64_t blk_nonmovable[POLICY_DM_SAMPLES];
+        uint64_t blk_total;
+        DefragModeBucket bucket[POLICY_DM_BUCKETS];
+        /* the knob held a value fragd did not write: the operator's, left
+         * alone for the run (fragd never turns it on then) */
+        bool outside;
+        bool have_value;
+        int64_t last_value;
+        /* fragd turned it on at on_usec; before: the window up to then */
+        bool on;
+        usec_t on_usec;
+        DefragModeWindow before;
+        /* turned off for costing more than it saved: off until hold_until,
+         * backoffs in a row lengthen the hold */
+        usec_t hold_until_usec;
+        unsigned backoffs;
+} DefragModeTrack;
+
 typedef struct PolicyState {
         usec_t last_update_usec;    /* 0 = never updated */
         bool met;
@@ -420,6 +493,7 @@ typedef struct PolicyState {
         usec_t last_kick_usec;
         /* the last tick with high-order activity (policy_tick_active()) */
         usec_t last_activity_usec;
+        DefragModeTrack dm;
 } PolicyState;
 
 /* ---- the API -------------------------------------------------------------- */
@@ -681,5 +755,58 @@ uint64_t policy_pagecache_target(const PolicyConfig *cfg, uint64_t need_bytes, u
  * objective in num.objective): reserve_below_target, reserve_trend,
  * compact_stalls, thp_fallback or workload_stalls; none for other items. */
 PolicyReason policy_kick_cause(const DecisionItem *it);
+/* ---- defrag_mode (policy/defrag-mode.c; docs/policy.md "defrag_mode") ---- */
+
+/* Starting values, not yet measured against the benchmark: */
+#define POLICY_DM_WINDOW_USEC (10 * USEC_PER_MINUTE)    /* the cost window, before and after */
+#define POLICY_DM_SETTLE_USEC (1 * USEC_PER_MINUTE)     /* after turning on, not counted */
+#define POLICY_DM_BLOCK_WINDOW_USEC (60 * USEC_PER_MINUTE) /* non-movable block growth looked at */
+#define POLICY_DM_GROWTH_MIN_BLOCKS 4                   /* growth that counts: at least this many */
+#define POLICY_DM_GROWTH_MIN_PERMYRIAD 50               /* and 0.5 % of all blocks */
+#define POLICY_DM_POLLUTING_MIN_MILLI 100               /* polluting fallbacks: 0.1/s over the window */
+#define POLICY_DM_EXTFRAG_COVER_PERMYRIAD 5000          /* counted over half the window at least */
+#define POLICY_DM_STALL_FLOOR_MILLI 50                  /* stall rates under 0.05/s count as 0.05/s */
+#define POLICY_DM_KSWAPD_FLOOR_MILLI (256 * 1000)       /* kswapd under 256 pages/s counts as 256 */
+#define POLICY_DM_HOLD_USEC (360 * USEC_PER_MINUTE)        /* off after a back-off, doubled per repeat */
+#define POLICY_DM_HOLD_SHIFT_MAX 3                      /* 48 h at most */
+
+/* What decide wants of defrag_mode this tick: to = the value (== current:
+ * nothing), reason and numbers; hold != NONE: it wanted `wanted` and the
+ * policy itself holds it (back-off, psi). flags: LEVER_MOVE_* for the
+ * movement rules. */
+typedef struct DefragModeWant {
+        int64_t to;
+        int64_t wanted;
+        PolicyReason reason;
+        PolicyHold hold;
+        unsigned flags;
+        PolicyNumbers num;
+} DefragModeWant;
+
+/* The want (pure): on when non-movable blocks grew by at least
+ * POLICY_DM_GROWTH_MIN_* within POLICY_DM_BLOCK_WINDOW_USEC, or polluting
+ * fallbacks came at POLICY_DM_POLLUTING_MIN_MILLI over the last window,
+ * with large-folio demand, not while held off, under the PSI ceiling
+ * (psi_high) or after an outside value; off when the cost check fails
+ * (policy_defrag_mode_cost()). */
+void policy_defrag_mode_want(const DefragModeTrack *t, const PolicyEval *e, const LeverInput *in, bool psi_high,
+                             usec_t now, DefragModeWant *ret);
+/* The cost check: stalls (allocstall + compact_stall per second) and
+ * kswapd scanning (pgscan_kswapd pages per second) each rise by
+ *   rise = (after - before) / max(before, floor)   when after > before + floor, else 0
+ * and the pollution falls by
+ *   fall = (before - after) / before                (0 when before is 0 or after is more);
+ * true (back off) when max(stall rise, kswapd rise) > fall. The numbers go
+ * to num (its dm part). */
+bool policy_defrag_mode_cost(const DefragModeWindow *before, const DefragModeWindow *after, DefragModeNumbers *num);
+/* Sums the buckets of t that start in [from, to) and the block growth
+ * between the samples in it. */
+void policy_defrag_mode_window(const DefragModeTrack *t, usec_t from, usec_t to, DefragModeWindow *ret);
+/* Records this tick (policy_state_update() calls it): counts into the
+ * minute's bucket, a new pagetypeinfo sample, an outside value, and the
+ * defrag_mode item applied (on: the window before kept; off by the cost
+ * check: the hold). */
+void policy_defrag_mode_update(DefragModeTrack *t, const Assessment *a, const Decision *d, usec_t now);
+
 /* SizeSpec to bytes for a node of node_bytes. */
 uint64_t policy_size_bytes(const SizeSpec *s, uint64_t node_bytes);

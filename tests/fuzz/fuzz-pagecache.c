@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* libFuzzer target for pagecache_hist_parse() and pagecache_format_has_order()
- * (fragd's trace instance: the hist file and the event's format file);
- * corpus in tests/corpus/pagecache/. */
+/* libFuzzer target for pagecache_hist_parse(), pagecache_format_has_order(),
+ * extfrag_hist_parse() and extfrag_format_has_fields() (fragd's trace
+ * instance: the hist files and the events' format files); corpus in
+ * tests/corpus/pagecache/. */
 
 #include <errno.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         static PageCacheHist h;
+        static ExtfragHist e;
         uint64_t sum = 0;
         int r;
 
@@ -32,6 +34,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         abort();
         }
         r = pagecache_format_has_order((const char *) data, size);
+        if (r != 0 && r != -ENODATA && r != -EBADMSG)
+                abort();
+        /* the polluting fallbacks are some of the fallbacks */
+        if (extfrag_hist_parse((const char *) data, size, &e) == 0 && (!e.valid || e.polluting > e.fallbacks))
+                abort();
+        r = extfrag_format_has_fields((const char *) data, size);
         if (r != 0 && r != -ENODATA && r != -EBADMSG)
                 abort();
         return 0;

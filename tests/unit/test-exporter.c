@@ -160,16 +160,16 @@ static Case *case_new(const char *fx, const char *prev_fx)
         vm = &c->obs->vm;
 
         c->knobs[0] = (KnobView){ "compaction_proactiveness", true, vm->value[VM_COMPACTION_PROACTIVENESS],
-                                  false, 0, 0, 60, false, false, NULL };
+                                  false, 0, 0, 60, false, false, NULL, KNOB_UNIT_NUMBER, { NULL } };
         c->knobs[1] = (KnobView){ "watermark_scale_factor", true, 30, true, vm->value[VM_WATERMARK_SCALE_FACTOR],
                                   10, 200, true, false, NULL };
         c->knobs[2] = (KnobView){ "min_free_kbytes", true, vm->value[VM_MIN_FREE_KBYTES], false, 0, 67584, 262144,
-                                  false, false, NULL };
+                                  false, false, NULL, KNOB_UNIT_NUMBER, { NULL } };
         c->knobs[3] = (KnobView){ "watermark_boost_factor", true, vm->value[VM_WATERMARK_BOOST_FACTOR], false, 0,
-                                  0, 15000, false, false, NULL };
+                                  0, 15000, false, false, NULL, KNOB_UNIT_NUMBER, { NULL } };
         c->knobs[4] = (KnobView){ "extfrag_threshold", true, vm->value[VM_EXTFRAG_THRESHOLD], false, 0, 300, 500,
-                                  false, false, NULL };
-        c->knobs[5] = (KnobView){ "thp_defrag", true, 3 /* madvise */, false, 0, 1, 3, false, false, NULL };
+                                  false, false, NULL, KNOB_UNIT_NUMBER, { NULL } };
+        c->knobs[5] = (KnobView){ "thp_defrag", true, 3 /* madvise */, false, 0, 1, 3, false, false, NULL, KNOB_UNIT_NUMBER, { NULL } };
         knob_units(c->knobs);
         /* deliberately not in sorted order: the renderer sorts */
         c->actions[0] = (ActionCounter){ "watermark_scale_factor", ACTION_UP, "reserve_below_target", 3 };
@@ -457,8 +457,8 @@ static void test_golden_1node_pressure(void **state)
         assert_true(load_psi(fx, "sys/fs/cgroup/batch.slice/memory.pressure", &batch));
         load_kv(fx, "sys/fs/cgroup/db.slice/memory.stat", st);
 
-        c->knobs[0] = (KnobView){ "compaction_proactiveness", true, 20, true, 20, 0, 60, false, false, "psi" };
-        c->knobs[1] = (KnobView){ "min_free_kbytes", false, 0, true, 45056, 22528, 131072, true, true, NULL };
+        c->knobs[0] = (KnobView){ "compaction_proactiveness", true, 20, true, 20, 0, 60, false, false, "psi", KNOB_UNIT_NUMBER, { NULL } };
+        c->knobs[1] = (KnobView){ "min_free_kbytes", false, 0, true, 45056, 22528, 131072, true, true, NULL, KNOB_UNIT_NUMBER, { NULL } };
         c->knobs[1].unit = KNOB_UNIT_KIB;
         c->cgroups[0] = (CgroupView){
                 .name = "db.slice", .present = true,
@@ -552,7 +552,7 @@ static void test_series_bound(void **state)
 {
         Observation *o = calloc(1, sizeof(*o));
         Assessment *a = calloc(1, sizeof(*a));
-        KnobView knobs[6];
+        KnobView knobs[7];
         ActionCounter actions[SNAPSHOT_MAX_ACTIONS];
         char reasons[SNAPSHOT_MAX_ACTIONS][32];
         static const char *const types[] = { "Unmovable", "Movable", "Reclaimable", "HighAtomic", "CMA", "Isolate" };
@@ -631,14 +631,15 @@ static void test_series_bound(void **state)
                 prev->vmstat.e[i].value -= 10;
         prev->buddy.zones[0].nr_free[3]--;
 
-        for (unsigned i = 0; i < 6; i++)
-                knobs[i] = (KnobView){ "", true, 1, true, 1, 0, 10, true, false, "nothing_to_reclaim" };
+        for (unsigned i = 0; i < 7; i++)
+                knobs[i] = (KnobView){ "", true, 1, true, 1, 0, 10, true, false, "nothing_to_reclaim", KNOB_UNIT_NUMBER, { NULL } };
         knobs[0].name = "compaction_proactiveness";
         knobs[1].name = "watermark_scale_factor";
         knobs[2].name = "min_free_kbytes";
         knobs[3].name = "watermark_boost_factor";
         knobs[4].name = "extfrag_threshold";
         knobs[5].name = "thp_defrag";
+        knobs[6].name = "defrag_mode"; /* a kernel with vm.defrag_mode (6.15+) */
         knob_units(knobs);
         for (unsigned i = 0; i < SNAPSHOT_MAX_ACTIONS; i++) {
                 snprintf(reasons[i], sizeof(reasons[i]), "reason_%02u", i / 3);
@@ -650,7 +651,7 @@ static void test_series_bound(void **state)
         }
         s = (Snapshot){ .obs = o, .assessment = a, .prev_obs = prev, .n_target_orders = 2,
                         .target_orders = { 4, 9 }, .n_targets = 4, .targets = targets,
-                        .n_knobs = 6, .knobs = knobs, .n_actions = SNAPSHOT_MAX_ACTIONS, .actions = actions,
+                        .n_knobs = 7, .knobs = knobs, .n_actions = SNAPSHOT_MAX_ACTIONS, .actions = actions,
                         .health = { .last_tick_realtime_usec = 1, .tick_duration_usec = 1 },
                         .pagecache_order = 6, .pagecache_share_permyriad = 5000 };
         t = render(&s);

@@ -141,6 +141,51 @@ static void test_levers_fresh(void **state)
         tt_teardown(&t);
 }
 
+/* defrag_mode enabled on a kernel without the file: disabled in the
+ * registry (what fragd_knob_disabled exports), said once, and no longer
+ * offered to the policy; with the file, or not enabled: left alone */
+static void test_check_kernel(void **state)
+{
+        _cleanup_free_ PolicyConfig *p = calloc(1, sizeof(*p));
+        KnobRegistry *reg = NULL;
+        TestTree t;
+        LeverBaseline b = {};
+        LeverInput in[_LEVER_MAX];
+        KnobInfo info;
+
+        (void) state;
+        assert_non_null(p);
+        tt_setup(&t);
+        assert_int_equal(knob_registry_new(t.root, "/run/fragd", NULL, NULL, OWNERSHIP_RESPECT, &reg), 0);
+        /* not enabled: not looked at */
+        assert_int_equal(levers_check_kernel(reg, p), 0);
+        assert_int_equal(knob_find_info(reg, "vm.defrag_mode", &info), -ENOENT);
+        p->lever[LEVER_DEFRAG_MODE] = (LeverConfig) { .enabled = true, .min = 0, .max = 1 };
+        tt_write(&t, "proc/sys/vm/defrag_mode", "0\n");
+        assert_int_equal(levers_check_kernel(reg, p), 0);
+        assert_false(knob_is_disabled(reg, "vm.defrag_mode"));
+        levers_from_knobs(reg, p, &b, NULL, in);
+        assert_true(in[LEVER_DEFRAG_MODE].available);
+        assert_int_equal(in[LEVER_DEFRAG_MODE].current, 0);
+        knob_registry_free(reg);
+        tt_teardown(&t);
+
+        tt_setup(&t);
+        assert_int_equal(knob_registry_new(t.root, "/run/fragd", NULL, NULL, OWNERSHIP_RESPECT, &reg), 0);
+        assert_int_equal(levers_check_kernel(reg, p), 1);
+        assert_true(knob_is_disabled(reg, "vm.defrag_mode"));
+        assert_int_equal(knob_find_info(reg, "vm.defrag_mode", &info), 0);
+        assert_int_equal(info.disabled_error, -ENOENT);
+        assert_false(info.owned);
+        /* once: a second check (a reload) says nothing more */
+        assert_int_equal(levers_check_kernel(reg, p), 0);
+        b = (LeverBaseline) {};
+        levers_from_knobs(reg, p, &b, NULL, in);
+        assert_false(in[LEVER_DEFRAG_MODE].available);
+        knob_registry_free(reg);
+        tt_teardown(&t);
+}
+
 typedef struct Seen {
         unsigned n;
         LeverAction action;
@@ -246,13 +291,16 @@ static void test_apply_events(void **state)
         assert_int_equal(compact_worker_new(reg, &w), 0);
         p->lever[LEVER_COMPACTION_PROACTIVENESS] = (LeverConfig) { .enabled = true, .min = 0, .max = 100 };
         p->lever[LEVER_WATERMARK_SCALE_FACTOR] = (LeverConfig) { .enabled = true, .min = 10, .max = 1000 };
+        p->lever[LEVER_DEFRAG_MODE] = (LeverConfig) { .enabled = true, .min = 0, .max = 1 };
+        tt_write(&t, "proc/sys/vm/defrag_mode", "1\n");
         ap = (LeverApply) { .knobs = reg, .worker = w, .policy = p };
         log_set_max_level(LOG_INFO);
 
-        /* raise, then lower, a back-off, a rollback, a node compaction and a
-         * back-off that found nothing to lower */
+        /* raise, then lower, a back-off, a rollback, a node compaction, a
+         * back-off that found nothing to lower and defrag_mode turned off
+         * for its cost (a back-off too) */
         d->apply = true;
-        d->n_items = 5;
+        d->n_items = 6;
         d->items[0] = (DecisionItem) { .kind = DECISION_LEVER, .lever = LEVER_COMPACTION_PROACTIVENESS, .node = -1,
                                        .from = 0, .to = 40, .reason = POLICY_REASON_RESERVE_BELOW_TARGET };
         d->items[1] = (DecisionItem) { .kind = DECISION_LEVER, .lever = LEVER_WATERMARK_SCALE_FACTOR, .node = -1,
@@ -263,6 +311,8 @@ static void test_apply_events(void **state)
                                        .from = 40, .to = 35, .reason = POLICY_REASON_BACKOFF_INEFFECTIVE };
         d->items[4] = (DecisionItem) { .kind = DECISION_COMPACT_NODE, .node = 1,
                                        .reason = POLICY_REASON_ONESHOT_COMPACT };
+        d->items[5] = (DecisionItem) { .kind = DECISION_LEVER, .lever = LEVER_DEFRAG_MODE, .node = -1,
+                                       .from = 1, .to = 0, .reason = POLICY_REASON_DEFRAG_MODE_COST };
         d->n_held = 1;
         d->held[0] = (PolicyHeldItem) { .lever = LEVER_WATERMARK_SCALE_FACTOR, .current = 150, .wanted = 151,
                                         .allowed = 150, .reason = POLICY_REASON_BACKOFF_INEFFECTIVE,
@@ -270,7 +320,14 @@ static void test_apply_events(void **state)
         capture_start(&cap);
         assert_int_equal(lever_apply(&ap, d, 1), 0);
         capture_stop();
-        assert_int_equal(cap.n, 6);
+        assert_int_equal(cap.n, 7);
+
+        i = capture_find(&cap, ID_BACKOFF, "vm.defrag_mode");
+        assert_true(i >= 0);
+        assert_string_equal(capture_get(&cap, i, "FRAGD_FROM"), "1");
+        assert_string_equal(capture_get(&cap, i, "FRAGD_TO"), "0");
+        assert_string_equal(capture_get(&cap, i, "FRAGD_REASON"), "defrag_mode_cost");
+        assert_int_equal(capture_find(&cap, ID_KNOB_LOWERED, "vm.defrag_mode"), -1);
 
         i = capture_find(&cap, ID_KNOB_RAISED, "vm.compaction_proactiveness");
         assert_true(i >= 0);
@@ -585,6 +642,7 @@ int main(void)
                 cmocka_unit_test(test_levers_fresh),
                 cmocka_unit_test(test_apply),
                 cmocka_unit_test(test_apply_events),
+                cmocka_unit_test(test_check_kernel),
                 cmocka_unit_test(test_holds_said),
                 cmocka_unit_test(test_holds_journal),
                 cmocka_unit_test(test_holds_taking_turns),

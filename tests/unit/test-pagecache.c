@@ -170,6 +170,82 @@ static void test_format_cases(void **state)
                               format_cases[i].rc);
 }
 
+/* ---- polluting fallbacks (kmem:mm_page_alloc_extfrag) --------------------- */
+
+/* the hist the trigger EXTFRAG_TRIGGER prints, written from the kernel's
+ * own print code (kernel/trace/trace_events_hist.c hist_trigger_print_key():
+ * "{ ", "name: %10llu" joined by ", ", " }") and kmem.h's fields: no
+ * capture, no guest here has a 6.15+ kernel. Migratetypes: 0 Unmovable,
+ * 1 Movable, 2 Reclaimable. */
+static void test_extfrag_parse(void **state)
+{
+        _cleanup_free_ char *buf = NULL;
+        ExtfragHist e;
+        size_t len;
+
+        (void) state;
+        buf = corpus("synthetic-extfrag-hist", &len);
+        assert_int_equal(extfrag_hist_parse(buf, len, &e), 0);
+        assert_true(e.valid);
+        assert_int_equal(e.fallbacks, 127);
+        /* 0 -> 1 (12) and 2 -> 1 (5); 1 -> 0, 1 -> 2 and 0 -> 2 are not */
+        assert_int_equal(e.polluting, 17);
+        assert_int_equal(e.dropped, 0);
+}
+
+static const HistCase extfrag_cases[] = {
+        { "one polluting row", "{ alloc_migratetype: 0, fallback_migratetype: 1 } hitcount: 3\nTotals:\n Hits: 3\n", 0 },
+        { "keys swapped", "{ fallback_migratetype: 1, alloc_migratetype: 0 } hitcount: 3\nTotals:\n Hits: 3\n",
+          -EBADMSG },
+        { "no comma", "{ alloc_migratetype: 0 fallback_migratetype: 1 } hitcount: 3\nTotals:\n Hits: 3\n", -EBADMSG },
+        { "one key only", "{ alloc_migratetype: 0 } hitcount: 3\nTotals:\n Hits: 3\n", -EBADMSG },
+        { "the page-cache table", "{ order: 0 } hitcount: 3\nTotals:\n Hits: 3\n", -EBADMSG },
+        { "pair twice",
+          "{ alloc_migratetype: 0, fallback_migratetype: 1 } hitcount: 3\n"
+          "{ alloc_migratetype: 0, fallback_migratetype: 1 } hitcount: 1\nTotals:\n Hits: 4\n",
+          -EBADMSG },
+        { "migratetype too large", "{ alloc_migratetype: 12, fallback_migratetype: 1 } hitcount: 3\nTotals:\n Hits: 3\n",
+          -ERANGE },
+        { "negative", "{ alloc_migratetype: -1, fallback_migratetype: 1 } hitcount: 3\nTotals:\n Hits: 3\n", -EBADMSG },
+        { "rows over hits", "{ alloc_migratetype: 0, fallback_migratetype: 1 } hitcount: 3\nTotals:\n Hits: 2\n",
+          -EBADMSG },
+        { "cut short", "{ alloc_migratetype: 0, fallback_migratetype: 1 } hitcount: 3\n", -ENODATA },
+        { "no trigger: empty", "", -ENODATA },
+        { "empty table", "Totals:\n    Hits: 0\n    Entries: 0\n    Dropped: 0\n", 0 },
+};
+
+static void test_extfrag_cases(void **state)
+{
+        ExtfragHist e;
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(extfrag_cases); i++)
+                assert_row_rc(extfrag_cases[i].name,
+                              extfrag_hist_parse(extfrag_cases[i].input, strlen(extfrag_cases[i].input), &e),
+                              extfrag_cases[i].rc);
+        assert_int_equal(extfrag_hist_parse(extfrag_cases[0].input, strlen(extfrag_cases[0].input), &e), 0);
+        assert_int_equal(e.polluting, 3);
+        assert_int_equal(e.fallbacks, 3);
+}
+
+static void test_extfrag_format(void **state)
+{
+        _cleanup_free_ char *buf = NULL, *pc = NULL;
+        size_t len;
+
+        (void) state;
+        buf = corpus("synthetic-extfrag-format", &len);
+        assert_int_equal(extfrag_format_has_fields(buf, len), 0);
+        /* the page-cache event has neither field */
+        pc = corpus("vm-6.12-format", &len);
+        assert_int_equal(extfrag_format_has_fields(pc, len), -ENODATA);
+        {
+                const char *only_alloc = "format:\n\tfield:int alloc_migratetype;\toffset:8;\n";
+
+                assert_int_equal(extfrag_format_has_fields(only_alloc, strlen(only_alloc)), -ENODATA);
+        }
+}
+
 /* ---- the instance under a Root ------------------------------------------- */
 
 static void mkpath(const char *dir, const char *rel)
@@ -247,6 +323,61 @@ static void test_read(void **state)
         /* stop removes the instance (here an empty directory stands for it) */
         rm_rf(dir);
         root = root_free(root);
+}
+
+#define XEV "events/kmem/mm_page_alloc_extfrag"
+
+/* the trigger goes into the instance, the hist is read from it */
+static void test_extfrag_start_read(void **state)
+{
+        char dir[] = "/tmp/fragd-test-extfrag-XXXXXX", why[512] = "", p[PATH_MAX * 2];
+        _cleanup_free_ char *fmt = NULL, *hist = NULL, *trig = NULL;
+        Root *root = NULL;
+        ExtfragHist e;
+        size_t len;
+
+        (void) state;
+        assert_non_null(mkdtemp(dir));
+        mkpath(dir, "proc");
+        mkpath(dir, "sys/kernel/tracing/instances");
+        assert_int_equal(root_open(dir, 4096, &root), 0);
+        /* no such event */
+        assert_int_equal(extfrag_trace_start(root, why, sizeof(why)), -ENOENT);
+        assert_non_null(strstr(why, "no event kmem:mm_page_alloc_extfrag"));
+        /* an event without the fields */
+        mkpath(dir, "sys/kernel/tracing/" XEV);
+        fmt = corpus("vm-6.12-format", &len);
+        put(dir, "sys/kernel/tracing/" XEV "/format", fmt);
+        free(fmt);
+        assert_int_equal(extfrag_trace_start(root, why, sizeof(why)), -EOPNOTSUPP);
+        assert_non_null(strstr(why, "no alloc_migratetype"));
+        /* the fields, no instance */
+        fmt = corpus("synthetic-extfrag-format", &len);
+        put(dir, "sys/kernel/tracing/" XEV "/format", fmt);
+        assert_int_equal(extfrag_trace_start(root, why, sizeof(why)), -ENOENT);
+        assert_non_null(strstr(why, "no trace instance"));
+        /* the instance: the trigger written there */
+        mkpath(dir, INST "/" XEV);
+        put(dir, INST "/" XEV "/trigger", "");
+        assert_int_equal(extfrag_trace_start(root, why, sizeof(why)), 0);
+        (void) snprintf(p, sizeof(p), "%s/" INST, dir);
+        {
+                int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+                assert_true(fd >= 0);
+                assert_true(read_file_alloc_at(fd, XEV "/trigger", &trig, &len) >= 0);
+                (void) close(fd);
+        }
+        assert_string_equal(trig, EXTFRAG_TRIGGER);
+        /* no hist yet: the file is empty */
+        put(dir, INST "/" XEV "/hist", "");
+        assert_int_equal(extfrag_read(root, &e), -ENODATA);
+        hist = corpus("synthetic-extfrag-hist", &len);
+        put(dir, INST "/" XEV "/hist", hist);
+        assert_int_equal(extfrag_read(root, &e), 0);
+        assert_int_equal(e.polluting, 17);
+        root = root_free(root);
+        rm_rf(dir);
 }
 
 static void test_start_degrades(void **state)
@@ -419,7 +550,11 @@ int main(void)
                 cmocka_unit_test(test_hist_cases),
                 cmocka_unit_test(test_hist_extra_vals),
                 cmocka_unit_test(test_format_cases),
+                cmocka_unit_test(test_extfrag_parse),
+                cmocka_unit_test(test_extfrag_cases),
+                cmocka_unit_test(test_extfrag_format),
                 cmocka_unit_test(test_read),
+                cmocka_unit_test(test_extfrag_start_read),
                 cmocka_unit_test(test_start_degrades),
                 cmocka_unit_test(test_start_readonly),
         };

@@ -19,7 +19,9 @@
 #include <unistd.h>
 
 #include "parser-test-util.h"
+#include "fragd/metrics.h"
 #include "fragd/obs.h"
+#include "sources/observe.h"
 #include "sources/sources.h"
 
 /* ---- real captures ------------------------------------------------------ */
@@ -144,6 +146,51 @@ static void test_fixture_second_node(void **state)
         assert_string_equal(p->zones[2].zone, "DMA32");
         free(p);
         free(buf);
+}
+
+/* The non-movable pageblocks defrag_mode is decided from (assess():
+ * Unmovable + Reclaimable of every zone, by name; the total leaves
+ * Isolate and CMA out), summed by hand from the "Number of blocks type"
+ * rows: host-6.18 DMA 1+0, DMA32 2+0, Normal 58+84 = 145 of
+ * 8 + 1528 + 2752 = 4288; the 2-node guest node 0 DMA 1+0, DMA32 45+2 =
+ * 48 of 1024, node 1 DMA32 2+0, Normal 29+6 = 37 of 1024. */
+static void test_fixture_nonmovable_blocks(void **state)
+{
+        static const struct {
+                const char *dir;
+                unsigned n_nodes;
+                uint64_t nonmovable[2], total[2], sum, sum_total;
+        } cases[] = {
+                { "host-6.18-x86_64", 1, { 145 }, { 4288 }, 145, 4288 },
+                { "vm-6.1-x86_64-2node-fragmented", 2, { 48, 37 }, { 1024, 1024 }, 85, 2048 },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                Root *root = fixture_root(cases[i].dir);
+                Observation *o = calloc(1, sizeof(*o));
+                Assessment *a = calloc(1, sizeof(*a));
+                unsigned mask = OBS_MASK(OBS_BUDDYINFO) | OBS_MASK(OBS_ZONEINFO) | OBS_MASK(OBS_PAGETYPEINFO);
+
+                assert_non_null(o);
+                assert_non_null(a);
+                assert_int_equal(observation_read(root, mask, 5 * USEC_PER_SEC, o), 0);
+                assert_true(o->have & OBS_MASK(OBS_PAGETYPEINFO));
+                assert_int_equal(assess(o, NULL, a), 0);
+                assert_int_equal(a->n_nodes, cases[i].n_nodes);
+                for (unsigned n = 0; n < cases[i].n_nodes; n++) {
+                        assert_int_equal(a->nodes[n].nonmovable_blocks, cases[i].nonmovable[n]);
+                        assert_int_equal(a->nodes[n].blocks_total, cases[i].total[n]);
+                }
+                assert_int_equal(a->pollution.nonmovable_blocks, cases[i].sum);
+                assert_int_equal(a->pollution.blocks_total, cases[i].sum_total);
+                assert_int_equal(a->pollution.blocks_usec, 5 * USEC_PER_SEC);
+                /* no trace instance in a capture: no fallbacks counted */
+                assert_false(a->pollution.extfrag_valid);
+                free(a);
+                free(o);
+                root = root_free(root);
+        }
 }
 
 /* ---- table -------------------------------------------------------------- */
@@ -508,6 +555,7 @@ int main(void)
         static const struct CMUnitTest other_tests[] = {
                 cmocka_unit_test(test_fixtures_listed),
                 cmocka_unit_test(test_fixture_second_node),
+                cmocka_unit_test(test_fixture_nonmovable_blocks),
                 cmocka_unit_test(test_capacity),
                 cmocka_unit_test(test_capped_bits),
                 cmocka_unit_test(test_ret_unchanged_on_error),

@@ -90,6 +90,14 @@ typedef struct TWorld {
         unsigned n_workloads; /* copied into the Assessment as the daemon fills it */
         WorkloadStall workloads[4];
         unsigned unmeasured; /* Assessment.unmeasured: OBS_MASK bits of missing sources */
+        double interval_sec; /* Rates.interval_sec; 0 = 5 */
+        double allocstall_per_sec; /* Rates.allocstall */
+        /* Assessment.pollution: a pagetypeinfo reading at blocks_usec (0 =
+         * none), polluting fallbacks in this tick's interval when extfrag */
+        usec_t blocks_usec;
+        uint64_t nonmovable_blocks, blocks_total;
+        bool extfrag;
+        uint64_t polluting;
 } TWorld;
 
 /* A node in good shape: 2 GiB free, most of it in large blocks. */
@@ -167,7 +175,14 @@ static inline void t_assess(const TWorld *w, usec_t now, Assessment *a)
         a->psi_some_avg10_permyriad = w->psi_some;
         a->psi_full_avg10_permyriad = w->psi_full;
         a->rates.valid = w->rates_valid;
-        a->rates.interval_sec = 5;
+        a->rates.interval_sec = w->interval_sec > 0 ? w->interval_sec : 5;
+        a->rates.allocstall = w->allocstall_per_sec;
+        a->pollution.blocks_usec = w->blocks_usec;
+        a->pollution.nonmovable_blocks = w->nonmovable_blocks;
+        a->pollution.blocks_total = w->blocks_total;
+        a->pollution.extfrag_valid = w->extfrag;
+        a->pollution.extfrag_interval_sec = w->extfrag ? a->rates.interval_sec : 0;
+        a->pollution.extfrag_polluting = w->polluting;
         a->rates.compact_stall = w->stall_per_sec;
         a->rates.pgscan_kswapd = w->kswapd_scan_per_sec;
         a->rates.thp_fallback_ratio = w->fallback_ratio;

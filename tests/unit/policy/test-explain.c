@@ -572,6 +572,12 @@ static void extreme_numbers(PolicyNumbers *n, bool realistic)
                 .learned_need_bytes = b, .learned_share_permyriad = 9999, .learned_share_measured = true,
                 .config_target_bytes = b, .learned_age_usec = t, .learned_hold_usec = t,
                 .learned_from_boot = true,
+                .dm = { .blocks_from = 1, .blocks_to = b, .blocks_total = b, .blocks_span_usec = t,
+                        .extfrag = true, .polluting_milli = b, .demand_bytes = b, .window_usec = t,
+                        .stall_before_milli = b, .stall_after_milli = b, .kswapd_before_milli = b,
+                        .kswapd_after_milli = b, .by_blocks = realistic, .pollution_before_milli = b,
+                        .pollution_after_milli = b, .cost_rise_permyriad = pm, .pollution_fall_permyriad = pm,
+                        .hold_usec = t },
         };
         memset(n->workload, 'w', sizeof(n->workload) - 1);
 }
@@ -584,6 +590,38 @@ static void check_whole(int n, const char *buf, int *longest)
         assert_int_equal(strlen(buf), (size_t) n);
         if (n > *longest)
                 *longest = n;
+}
+
+/* defrag_mode's two reasons in words: what grew, the demand, the windows */
+static void test_defrag_mode_sentences(void **state)
+{
+        DecisionItem it = { .kind = DECISION_LEVER, .lever = LEVER_DEFRAG_MODE, .from = 0, .to = 1,
+                            .reason = POLICY_REASON_PAGEBLOCK_POLLUTION, .num = { .node = -1 } };
+        char buf[DECISION_TEXT_MAX];
+
+        (void) state;
+        it.num.dm = (DefragModeNumbers) { .blocks_from = 120, .blocks_to = 160, .blocks_total = 4288,
+                                          .blocks_span_usec = 40 * 60 * S, .extfrag = true,
+                                          .polluting_milli = 1250, .window_usec = 600 * S,
+                                          .demand_bytes = 512 * MIB };
+        (void) decision_explain(&it, buf, sizeof(buf));
+        assert_string_equal(buf, "raise defrag_mode 0\u21921: non-movable pageblocks grew from 120 to 160 of 4288 "
+                                 "in 40 min, 1.25/s polluting fallbacks (non-movable allocations taking movable "
+                                 "blocks) over the last 10 min; large-folio demand 512 MiB: the allocator is to "
+                                 "reclaim and compact before it falls back");
+        it = (DecisionItem) { .kind = DECISION_LEVER, .lever = LEVER_DEFRAG_MODE, .from = 1, .to = 0,
+                              .reason = POLICY_REASON_DEFRAG_MODE_COST, .num = { .node = -1 } };
+        it.num.dm = (DefragModeNumbers) { .window_usec = 600 * S, .stall_before_milli = 100,
+                                          .stall_after_milli = 1000, .kswapd_before_milli = 2000000,
+                                          .kswapd_after_milli = 2500000, .by_blocks = true,
+                                          .pollution_before_milli = 30000, .pollution_after_milli = 24000,
+                                          .cost_rise_permyriad = 90000, .pollution_fall_permyriad = 2000,
+                                          .hold_usec = 6 * 3600 * S };
+        (void) decision_explain(&it, buf, sizeof(buf));
+        assert_string_equal(buf, "lower defrag_mode 1\u21920: over 10 min with it on, stalls (direct reclaim + "
+                                 "compaction) went 0.10/s -> 1.00/s and kswapd scanning 2000 -> 2500 pages/s "
+                                 "against the 10 min before it; non-movable blocks added per hour went 30.00 -> "
+                                 "24.00: cost up 900.00%, pollution down 20.00%; off, and held off for 6 h");
 }
 
 static void test_explain_longest(void **state)
@@ -635,6 +673,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_reserve_sentences),
+                cmocka_unit_test(test_defrag_mode_sentences),
                 cmocka_unit_test(test_learned_sentences),
                 cmocka_unit_test(test_rate_sentences),
                 cmocka_unit_test(test_workload_sentences),

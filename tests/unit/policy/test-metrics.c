@@ -729,6 +729,51 @@ static void test_node_thp_missing(void **state)
         free(a);
 }
 
+/* Polluting fallbacks between two readings of the extfrag hist: the
+ * difference and the interval; none when either reading lacks the hist or
+ * a count went back (the trace instance made anew) */
+static void test_pollution_extfrag(void **state)
+{
+        (void) state;
+        Observation *p = obs_new(), *c = obs_new();
+        Assessment *a = malloc(sizeof(*a));
+        uint64_t f[11] = { 1 };
+
+        assert_non_null(a);
+        add_zone(p, 0, "Normal", f, 11, 100, 1, 2, 3, 0);
+        add_zone(c, 0, "Normal", f, 11, 100, 1, 2, 3, 0);
+        p->now_usec = 10 * USEC_PER_SEC;
+        c->now_usec = 15 * USEC_PER_SEC;
+        p->have |= OBS_MASK(OBS_PAGECACHE);
+        c->have |= OBS_MASK(OBS_PAGECACHE);
+        p->extfrag = (ExtfragHist) { .valid = true, .fallbacks = 100, .polluting = 10 };
+        c->extfrag = (ExtfragHist) { .valid = true, .fallbacks = 160, .polluting = 17 };
+        assert_int_equal(assess(c, p, a), 0);
+        assert_true(a->pollution.extfrag_valid);
+        assert_int_equal(a->pollution.extfrag_polluting, 7);
+        assert_int_equal(a->pollution.extfrag_fallbacks, 60);
+        assert_true(a->pollution.extfrag_interval_sec > 4.99 && a->pollution.extfrag_interval_sec < 5.01);
+        /* no pagetypeinfo read: no block counts */
+        assert_int_equal(a->pollution.blocks_usec, 0);
+        assert_int_equal(a->pollution.blocks_total, 0);
+        /* a count went back */
+        c->extfrag.polluting = 9;
+        assert_int_equal(assess(c, p, a), 0);
+        assert_false(a->pollution.extfrag_valid);
+        /* the previous reading had no hist */
+        c->extfrag.polluting = 17;
+        p->extfrag.valid = false;
+        assert_int_equal(assess(c, p, a), 0);
+        assert_false(a->pollution.extfrag_valid);
+        /* no previous reading */
+        p->extfrag.valid = true;
+        assert_int_equal(assess(c, NULL, a), 0);
+        assert_false(a->pollution.extfrag_valid);
+        free(p);
+        free(c);
+        free(a);
+}
+
 /* Rate limits by the host's memory: none when the memory is unknown; a
  * 4 KiB mTHP size takes 1 page per fault; a fallback ratio under 1/s */
 static void test_rates_mem_limit(void **state)
@@ -932,6 +977,7 @@ int main(void)
                 cmocka_unit_test(test_measure_edges),
                 cmocka_unit_test(test_node_thp_missing),
                 cmocka_unit_test(test_rates_mem_limit),
+                cmocka_unit_test(test_pollution_extfrag),
                 cmocka_unit_test(test_node_score_bounds),
         };
         return cmocka_run_group_tests_name("metrics", tests, NULL, NULL);

@@ -21,6 +21,7 @@ static const struct {
         [LEVER_WATERMARK_BOOST_FACTOR] = { 0, INT32_MAX },
         [LEVER_EXTFRAG_THRESHOLD] = { 0, 1000 },
         [LEVER_THP_DEFRAG] = { 0, _THP_DEFRAG_MAX - 1 },
+        [LEVER_DEFRAG_MODE] = { 0, 1 },
 };
 
 static void test_names_roundtrip(void **state)
