@@ -162,14 +162,15 @@ static Case *case_new(const char *fx, const char *prev_fx)
         c->knobs[0] = (KnobView){ "compaction_proactiveness", true, vm->value[VM_COMPACTION_PROACTIVENESS],
                                   false, 0, 0, 60, false, false, NULL, KNOB_UNIT_NUMBER, { NULL } };
         c->knobs[1] = (KnobView){ "watermark_scale_factor", true, 30, true, vm->value[VM_WATERMARK_SCALE_FACTOR],
-                                  10, 200, true, false, NULL };
+                                  10, 200, true, false, NULL, KNOB_UNIT_NUMBER, { NULL } };
         c->knobs[2] = (KnobView){ "min_free_kbytes", true, vm->value[VM_MIN_FREE_KBYTES], false, 0, 67584, 262144,
                                   false, false, NULL, KNOB_UNIT_NUMBER, { NULL } };
         c->knobs[3] = (KnobView){ "watermark_boost_factor", true, vm->value[VM_WATERMARK_BOOST_FACTOR], false, 0,
                                   0, 15000, false, false, NULL, KNOB_UNIT_NUMBER, { NULL } };
         c->knobs[4] = (KnobView){ "extfrag_threshold", true, vm->value[VM_EXTFRAG_THRESHOLD], false, 0, 300, 500,
                                   false, false, NULL, KNOB_UNIT_NUMBER, { NULL } };
-        c->knobs[5] = (KnobView){ "thp_defrag", true, 3 /* madvise */, false, 0, 1, 3, false, false, NULL, KNOB_UNIT_NUMBER, { NULL } };
+        c->knobs[5] = (KnobView){ "thp_defrag", true, 3 /* madvise */, false, 0, 1, 3, false, false, NULL,
+                                  KNOB_UNIT_NUMBER, { NULL } };
         knob_units(c->knobs);
         /* deliberately not in sorted order: the renderer sorts */
         c->actions[0] = (ActionCounter){ "watermark_scale_factor", ACTION_UP, "reserve_below_target", 3 };
