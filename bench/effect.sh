@@ -105,7 +105,7 @@ if [ "${SHAPE:-churn}" = postgres ]; then
 	SEED_FIRST=${SEED_FIRST:-1}
 	case $SEED_FIRST in '' | *[!0-9]* | 0) echo "effect: SEED_FIRST must be a positive integer: '$SEED_FIRST'" >&2; exit 2 ;; esac
 	seeds=$(seq "$SEED_FIRST" $((SEED_FIRST + RUNS - 1)))
-	POLICIES=${POLICIES:-kernel tuned pro100 fragd fragd-thpoff}
+	POLICIES=${POLICIES:-kernel defrag1 tuned pro100 fragd fragd-thpoff}
 	if [ -z "${KERNELS:-}" ]; then
 		KERNELS=
 		for k in 7.3-stock 7.3-noretry; do

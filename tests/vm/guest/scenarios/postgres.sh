@@ -10,8 +10,9 @@
 # compaction (stock 6.12) or falls back to small folios (the NORETRY kernel),
 # and the failed attempt wakes kswapd at order 6.
 #
-#   fvm.policy=kernel|tuned|pro100|oneshot|oracle|fragd|fragd-thpoff
-#       kernel: defaults; tuned: compaction_proactiveness=60 and
+#   fvm.policy=kernel|defrag1|tuned|pro100|oneshot|oracle|fragd|fragd-thpoff
+#       kernel: defaults; defrag1: vm.defrag_mode=1 (6.15+; skips without
+#       it), the kernel's own answer to pageblock pollution; tuned: compaction_proactiveness=60 and
 #       watermark_scale_factor=200 (as churn); pro100:
 #       compaction_proactiveness=100; oneshot (test-only, issue 13: which
 #       lever makes order>=6 blocks on this memory): kernel defaults, and
@@ -92,7 +93,7 @@ case $HOLD in pin | move | age | 0) ;; *)
 	exit 2
 	;;
 esac
-case $POLICY in kernel | tuned | pro100 | oneshot | oracle | fragd | fragd-thpoff) ;; *)
+case $POLICY in kernel | defrag1 | tuned | pro100 | oneshot | oracle | fragd | fragd-thpoff) ;; *)
 	echo "unknown policy '$POLICY'"
 	exit 2
 	;;
@@ -104,6 +105,7 @@ done
 if [ ! -b "${DATA:-/nonexistent}" ]; then skip "no data disk (run.sh -D SIZE gives fvm.data=): '$DATA'"; fi
 grep -qw xfs /proc/filesystems || modprobe xfs 2>/dev/null || skip "kernel $(uname -r) has no XFS (built in, or its module in the boot stage: make vm-pg-image)"
 case $POLICY in fragd*) fragd_require ;; esac
+[ "$POLICY" != defrag1 ] || [ -e $V/defrag_mode ] || skip "kernel $(uname -r) has no vm.defrag_mode (6.15+)"
 
 # --- delay accounting before any postgres process starts
 [ -e /proc/sys/kernel/task_delayacct ] && echo 1 >/proc/sys/kernel/task_delayacct
@@ -335,6 +337,7 @@ tuned)
 	knob_set vm/watermark_scale_factor 200
 	;;
 pro100) knob_set vm/compaction_proactiveness 100 ;;
+defrag1) knob_set vm/defrag_mode 1 ;;
 oneshot | oracle) compact_all "one-shot compaction" ;;
 fragd*) [ "$FRAGD_START" = early ] || fragd_enable ;;
 esac
