@@ -26,6 +26,7 @@ static const char *const reason_names[_POLICY_REASON_MAX] = {
         [POLICY_REASON_RESERVE_LEARNED] = "reserve_learned",
         [POLICY_REASON_KCOMPACTD_KICK] = "kcompactd_kick",
         [POLICY_REASON_AIM_FELL] = "aim_fell",
+        [POLICY_REASON_KERNEL_KEEPS_UP] = "kernel_keeps_up",
 };
 
 static const char *const hold_names[_POLICY_HOLD_MAX] = {
@@ -40,6 +41,7 @@ static const char *const hold_names[_POLICY_HOLD_MAX] = {
         [POLICY_HOLD_CLAMPED] = "clamped",
         [POLICY_HOLD_UNMEASURED] = "unmeasured",
         [POLICY_HOLD_NOTHING_TO_RECLAIM] = "nothing_to_reclaim",
+        [POLICY_HOLD_WATERMARK_CAP] = "watermark_cap",
 };
 
 static const char *const hold_words[_POLICY_HOLD_MAX] = {
@@ -54,6 +56,8 @@ static const char *const hold_words[_POLICY_HOLD_MAX] = {
         [POLICY_HOLD_CLAMPED] = "the kernel or someone else kept a lower value",
         [POLICY_HOLD_UNMEASURED] = "its measure is missing",
         [POLICY_HOLD_NOTHING_TO_RECLAIM] = "kswapd has too little to reclaim to supply it",
+        [POLICY_HOLD_WATERMARK_CAP] = "raised watermarks would hold back more than 1 % of the node's memory "
+                                      "while free memory itself is not short",
 };
 
 /* A lever's name (names.c), "?" for none. */
@@ -92,6 +96,7 @@ bool policy_hold_shown(PolicyHold h)
         case POLICY_HOLD_CLAMPED:
         case POLICY_HOLD_UNMEASURED:
         case POLICY_HOLD_NOTHING_TO_RECLAIM:
+        case POLICY_HOLD_WATERMARK_CAP:
                 return true;
         default:
                 return false;
@@ -541,10 +546,41 @@ int decision_explain_held(const PolicyHeldItem *h, char *buf, size_t size)
                     bytes_str(n->avail_bytes).s);
                 return finish(&o);
         }
+        if (h->hold == POLICY_HOLD_WATERMARK_CAP) {
+                out(&o, "%s %s at %s (wanted %s for %s): the watermark cap binds: more would hold back over %s "
+                        "(1 %% of node %d's memory) above the kernel's own high watermark while free memory is "
+                        "above it; ",
+                    h->allowed > h->current ? "raise" : "keep", lever_label(h->lever),
+                    value_str(h->lever, h->allowed > h->current ? h->allowed : h->current).s,
+                    value_str(h->lever, h->wanted).s, policy_reason_name(h->reason),
+                    bytes_str(h->num.headroom_bytes).s, h->num.node);
+                numbers_sentence(&o, h->lever, h->reason, &h->num);
+                return finish(&o);
+        }
         out(&o, "keep %s at %s (wanted %s for %s): %s; ", lever_label(h->lever), value_str(h->lever, h->current).s,
             value_str(h->lever, h->wanted).s, policy_reason_name(h->reason),
             (unsigned) h->hold < _POLICY_HOLD_MAX ? hold_words[h->hold] : "?");
         numbers_sentence(&o, h->lever, h->reason, &h->num);
+        return finish(&o);
+}
+
+int decision_explain_keeps_up(const PolicyEval *e, char *buf, size_t size)
+{
+        Out o = { .buf = buf, .size = size };
+        bool pc = e->pagecache_order_demand_bytes > 0;
+
+        if (size > 0)
+                buf[0] = '\0';
+        if (!e->keeps_up)
+                return finish(&o);
+        out(&o, "the kernel keeps up: no fallback, no stall at order %u (", e->keeps_up_order);
+        if (pc)
+                out(&o, "the page cache added %s at order>=%u", bytes_str(e->pagecache_order_demand_bytes).s,
+                    e->pagecache_order);
+        if (e->demand_bytes > 0)
+                out(&o, "%sTHP faults took %s, all served without direct compaction", pc ? "; " : "",
+                    bytes_str(e->demand_bytes).s);
+        out(&o, "); nothing changed");
         return finish(&o);
 }
 
