@@ -490,7 +490,12 @@ int report_text(FILE *f, const ReportInput *in)
 
         if (in->decisions_known) {
                 fprintf(f, "\nDecisions%s%s:\n", in->preset ? " of preset " : "", in->preset ? in->preset : "");
-                if (in->n_decisions == 0 && report_missing(in))
+                char keeps[DECISION_TEXT_MAX];
+
+                if (in->n_decisions == 0 && in->eval && in->eval->keeps_up &&
+                    decision_explain_keeps_up(in->eval, keeps, sizeof(keeps)) > 0)
+                        fprintf(f, "  none: %s [%s]\n", keeps, policy_reason_name(POLICY_REASON_KERNEL_KEEPS_UP));
+                else if (in->n_decisions == 0 && report_missing(in))
                         fprintf(f, "  none: nothing to change on what was measured (degraded: see above)\n");
                 else if (in->n_decisions == 0 && in->n_held > 0)
                         fprintf(f, "  none made: held as below\n");
@@ -915,6 +920,15 @@ int report_json(FILE *f, const ReportInput *in)
                         json_obj_end(&w);
                 }
                 json_arr_end(&w);
+        } else
+                json_null(&w);
+        /* the kernel keeps up (PolicyEval.keeps_up): the sentence, null otherwise */
+        json_key(&w, "kernel_keeps_up");
+        if (in->decisions_known && in->eval && in->eval->keeps_up) {
+                char keeps[DECISION_TEXT_MAX];
+
+                (void) decision_explain_keeps_up(in->eval, keeps, sizeof(keeps));
+                json_str(&w, keeps);
         } else
                 json_null(&w);
         json_key(&w, "held");
