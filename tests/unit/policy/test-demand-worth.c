@@ -21,6 +21,15 @@
 #define MIB (UINT64_C(1) << 20)
 #define PAGES_MIB 256u
 
+/* t_config() with demand learning on (factor 1, cap 25 %) */
+static void cfg_learning(PolicyConfig *c)
+{
+        t_config(c);
+        c->demand_learning = true;
+        c->demand_factor = 1.0;
+        c->demand_cap = (SizeSpec){ .permyriad = 2500 };
+}
+
 static TSim *sim_database(void)
 {
         TSim *s = sim_new();
@@ -171,10 +180,7 @@ static void test_fallback_needs_no_block_above(void **state)
         static PolicyEval e;
 
         (void) state;
-        t_config(&c);
-        c.demand_learning = true;
-        c.demand_factor = 1.0;
-        c.demand_cap = (SizeSpec){ .permyriad = 2500 };
+        cfg_learning(&c);
         policy_state_init(&st);
         t_assess(&(TWorld){ .n_nodes = 2, .node = { t_node_fine(), t_node_fine() } }, 1000 * USEC_PER_SEC, &a);
         memset(&a.pagecache, 0, sizeof(a.pagecache));
@@ -230,10 +236,7 @@ static void test_stalls_attributed_and_sized(void **state)
                      .stall_per_sec = 2 };
 
         (void) state;
-        t_config(&c);
-        c.demand_learning = true;
-        c.demand_factor = 1.0;
-        c.demand_cap = (SizeSpec){ .permyriad = 2500 };
+        cfg_learning(&c);
         policy_state_init(&st);
         w.node[0].ge_thp_pages = 5119; /* 20 MiB less a page at orders >= 5 */
         t_assess(&w, 1000 * USEC_PER_SEC, &a);
