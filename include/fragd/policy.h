@@ -663,12 +663,13 @@ typedef struct BootHistory {
         usec_t uptime_usec;     /* the time they were counted in */
 } BootHistory;
 
-/* S = thp_faults x hpage_bytes (all THP demand since boot: no burst was
- * larger), U = uptime, H = demand_hold, D = demand_decay:
- *   no fallback:  seed = S x min(1, H / U)                    the demand per hold
- *   fallbacks:    seed = S                                    U <= H
- *                 seed = S x (H + D/ln2 x (1 - 2^(-(U-H)/D))) / U   U > H
- * the second is the learned need a running fragd would hold now, averaged
+/* F = thp_fallbacks x hpage_bytes (the unmet THP demand since boot: no
+ * unmet burst was larger; served faults teach nothing), U = uptime, H =
+ * demand_hold, D = demand_decay:
+ *   no fallback:  none (EMPTY)
+ *   fallbacks:    seed = F                                    U <= H
+ *                 seed = F x (H + D/ln2 x (1 - 2^(-(U-H)/D))) / U   U > H
+ * the learned need a running fragd would hold now, averaged
  * over when in the uptime the whole count could have been one burst (held
  * H, then halved every D). Taken as a burst seen now: kept for demand_hold,
  * then decayed like any learned burst, renewed by a real one; capped at
