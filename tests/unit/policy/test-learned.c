@@ -162,7 +162,7 @@ static void test_burst_with_fallbacks(void **state)
         assert_near(it->num.learned_need_bytes, 512 * MIB);
         assert_int_equal(it->num.have_bytes, (uint64_t) HAVE_THP_PAGES * T_PAGE);
         decision_explain(it, buf, sizeof(buf));
-        assert_non_null(strstr(buf, "node 0 has 300 MiB free in order>=9 blocks; recent THP bursts asked for "
+        assert_non_null(strstr(buf, "node 0 has 300 MiB free in order>=9 blocks; recent THP bursts fell back or stalled for "
                                     "512 MiB (learned reserve, seen "));
         assert_non_null(strstr(buf, "held 30 min)"));
         /* still the target half an hour later (the hold) */
@@ -291,7 +291,7 @@ static void test_cap_respected(void **state)
 
                 assert_non_null(it);
                 decision_explain(it, buf, sizeof(buf));
-                assert_non_null(strstr(buf, "asked for 1024 MiB (learned reserve, held 30 min), capped at 409 MiB"));
+                assert_non_null(strstr(buf, "fell back or stalled for 1024 MiB (learned reserve, held 30 min), capped at 409 MiB"));
         }
         free(s);
 }
@@ -485,13 +485,13 @@ static void test_explain_learned(void **state)
 
         decision_explain(&it, buf, sizeof(buf));
         assert_string_equal(buf, "raise compaction_proactiveness 20\u219240: node 0 has 304 MiB free in order>=9 "
-                                 "blocks; recent THP bursts asked for 512 MiB (learned reserve, held 30 min)");
+                                 "blocks; recent THP bursts fell back or stalled for 512 MiB (learned reserve, held 30 min)");
         it.num.learned_age_usec = 2400 * S;
         it.num.learned_need_bytes = 362 * MIB;
         it.num.target_bytes = 362 * MIB;
         decision_explain(&it, buf, sizeof(buf));
         assert_string_equal(buf, "raise compaction_proactiveness 20\u219240: node 0 has 304 MiB free in order>=9 "
-                                 "blocks; recent THP bursts asked for 362 MiB (learned reserve, seen 40 min ago, "
+                                 "blocks; recent THP bursts fell back or stalled for 362 MiB (learned reserve, seen 40 min ago, "
                                  "decaying)");
         assert_string_equal(policy_reason_name(POLICY_REASON_RESERVE_LEARNED), "reserve_learned");
         assert_int_equal(POLICY_REASON_RESERVE_LEARNED, 13); /* appended: older numbers kept */
