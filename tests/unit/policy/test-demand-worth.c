@@ -284,6 +284,64 @@ static void test_stalls_attributed_and_sized(void **state)
         assert_int_equal(e.learned_need_bytes, 0);
 }
 
+/* Edges: rates not valid count no stall; a boot history with no uptime
+ * seeds nothing; a smaller unmet page-cache burst keeps the peak it does
+ * not reach (and its time), an equal one renews it. */
+static void test_edges(void **state)
+{
+        static PolicyConfig c;
+        static PolicyState st;
+        static Assessment a;
+        static PolicyEval e;
+        LearnedRestore r;
+        TWorld w = { .n_nodes = 1, .node = { t_node_fine() }, .rates_valid = false, .fallback_ratio = -1,
+                     .stall_per_sec = 2 };
+
+        (void) state;
+        t_assess(&w, 1000 * USEC_PER_SEC, &a);
+        assert_true(policy_stalls_attributed(&a) == 0.0);
+        a.rates.valid = true;
+        assert_true(policy_stalls_attributed(&a) == 2.0);
+
+        cfg_learning(&c);
+        c.demand_from_boot = true;
+        c.demand_hold_usec = 1800 * USEC_PER_SEC;
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 100, 100, 0 }, 2 * MIB, 4096 * MIB,
+                                                  600 * USEC_PER_SEC, &r),
+                         LEARNED_RESTORE_EMPTY);
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 100, 100, USEC_PER_SEC }, 2 * MIB,
+                                                  4096 * MIB, 600 * USEC_PER_SEC, &r),
+                         LEARNED_RESTORE_OK);
+        assert_int_equal(r.peak_bytes, 200 * MIB);
+
+        /* a 4 MiB page-cache peak seen 100 s ago (held: demand_hold 30
+         * min); this tick 3 MiB fell back at order 5 (no block of order
+         * >= 5: t_node with no THP-order blocks) */
+        policy_state_init(&st);
+        st.pagecache_peak_bytes = 4 * MIB;
+        st.pagecache_peak_usec = 900 * USEC_PER_SEC;
+        w.node[0].ge_thp_pages = 0;
+        w.rates_valid = true;
+        w.stall_per_sec = 0;
+        t_assess(&w, 1000 * USEC_PER_SEC, &a);
+        memset(&a.pagecache, 0, sizeof(a.pagecache));
+        a.pagecache.valid = a.pagecache.delta_valid = true;
+        a.pagecache.interval_sec = 5;
+        a.pagecache.bytes_total[6] = 64 * MIB;
+        a.pagecache.bytes_delta[5] = 3 * MIB;
+        memset(&e, 0, sizeof(e));
+        policy_pagecache_evaluate(&c, &st, &a, 1000 * USEC_PER_SEC, &e);
+        assert_int_equal(e.pagecache_unmet_bytes, 3 * MIB);
+        assert_int_equal(e.pagecache_held_bytes, 4 * MIB);
+        assert_int_equal(e.pagecache_peak_bytes, 4 * MIB);
+        assert_int_equal(e.pagecache_peak_usec, 900 * USEC_PER_SEC);
+        a.pagecache.bytes_delta[5] = 4 * MIB;
+        memset(&e, 0, sizeof(e));
+        policy_pagecache_evaluate(&c, &st, &a, 1000 * USEC_PER_SEC, &e);
+        assert_int_equal(e.pagecache_peak_usec, 1000 * USEC_PER_SEC);
+        assert_int_equal(e.pagecache_need_bytes, 4 * MIB);
+}
+
 /* fragd's own work is no demand: its one-shot compaction and kcompactd
  * kicks count no compact_stall (the kernel counts those in the allocating
  * task's direct compaction only), and kswapd scanning that fragd's raised
@@ -405,6 +463,7 @@ int main(void)
                 cmocka_unit_test(test_fallback_at_order_sized_from_fallbacks),
                 cmocka_unit_test(test_fallback_needs_no_block_above),
                 cmocka_unit_test(test_stalls_attributed_and_sized),
+                cmocka_unit_test(test_edges),
                 cmocka_unit_test(test_own_work_is_no_demand),
                 cmocka_unit_test(test_watermark_cap),
                 cmocka_unit_test(test_keeps_up_only_with_demand),
