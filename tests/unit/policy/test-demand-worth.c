@@ -313,6 +313,10 @@ static void test_edges(void **state)
                                                   4096 * MIB, 600 * USEC_PER_SEC, &r),
                          LEARNED_RESTORE_OK);
         assert_int_equal(r.peak_bytes, 200 * MIB);
+        /* no huge page size (a kernel without THP): nothing */
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 100, 100, USEC_PER_SEC }, 0, 4096 * MIB,
+                                                  600 * USEC_PER_SEC, &r),
+                         LEARNED_RESTORE_EMPTY);
 
         /* a 4 MiB page-cache peak seen 100 s ago (held: demand_hold 30
          * min); this tick 3 MiB fell back at order 5 (no block of order
