@@ -501,7 +501,7 @@ void policy_pagecache_evaluate(const PolicyConfig *cfg, const PolicyState *s, co
 {
         const PageCacheMeasures *m = &a->pagecache;
         const PolicyHistory *h = &s->hist;
-        uint64_t large = 0, all = 0, at = 0, burst = 0, mem, block, prev, held;
+        uint64_t large = 0, all = 0, at = 0, burst, mem, block, prev, held;
         unsigned order = 0, thp_order;
         usec_t window;
         double v;

@@ -344,6 +344,25 @@ static void test_edges(void **state)
         policy_pagecache_evaluate(&c, &st, &a, 1000 * USEC_PER_SEC, &e);
         assert_int_equal(e.pagecache_peak_usec, 1000 * USEC_PER_SEC);
         assert_int_equal(e.pagecache_need_bytes, 4 * MIB);
+        /* the deltas of a reading without a previous one are no demand */
+        a.pagecache.delta_valid = false;
+        memset(&e, 0, sizeof(e));
+        policy_pagecache_evaluate(&c, &st, &a, 1000 * USEC_PER_SEC, &e);
+        assert_int_equal(e.pagecache_unmet_bytes, 0);
+        assert_int_equal(e.pagecache_demand_bytes, 0);
+        /* at the THP order the THP need is added to a page-cache need,
+         * never made one by itself: no page-cache demand, no need */
+        policy_state_init(&st);
+        c.order_thp = 6;
+        memset(&e, 0, sizeof(e));
+        e.learned_need_bytes = 4 * MIB;
+        policy_pagecache_evaluate(&c, &st, &a, 1000 * USEC_PER_SEC, &e);
+        assert_int_equal(e.pagecache_need_bytes, 0);
+        a.pagecache.delta_valid = true;
+        memset(&e, 0, sizeof(e));
+        e.learned_need_bytes = 4 * MIB;
+        policy_pagecache_evaluate(&c, &st, &a, 1000 * USEC_PER_SEC, &e);
+        assert_int_equal(e.pagecache_need_bytes, 8 * MIB);
 }
 
 /* fragd's own work is no demand: its one-shot compaction and kcompactd
