@@ -147,23 +147,88 @@ static bool env_ok(const PolicyConfig *cfg, const Assessment *a, Lever l, int64_
         return envelope_ok(cfg, a, v, other, num);
 }
 
-/* Largest v in [lo, hi] inside the envelope; lo when none is. */
-static int64_t env_max(const PolicyConfig *cfg, const Assessment *a, Lever l, int64_t other, int64_t lo,
-                       int64_t hi)
+/* A reserve lever's value v, the other one's, and what judges them */
+typedef struct LeverProbe {
+        const PolicyConfig *cfg;
+        const Assessment *a;
+        const PolicyEval *e;
+        Lever l;
+        int64_t other;
+        bool (*ok)(const struct LeverProbe *p, int64_t v);
+} LeverProbe;
+
+/* Largest v in [lo, hi] that p->ok() accepts, for a rule that accepts
+ * every value under one it accepts; lo when none is. */
+static int64_t largest_ok(const LeverProbe *p, int64_t lo, int64_t hi)
 {
-        if (hi <= lo || env_ok(cfg, a, l, hi, other, NULL))
+        if (hi <= lo || p->ok(p, hi))
                 return MAX(hi, lo);
-        if (!env_ok(cfg, a, l, lo, other, NULL))
+        if (!p->ok(p, lo))
                 return lo;
         while (hi - lo > 1) {
                 int64_t mid = lo + (hi - lo) / 2;
 
-                if (env_ok(cfg, a, l, mid, other, NULL))
+                if (p->ok(p, mid))
                         lo = mid;
                 else
                         hi = mid;
         }
         return lo;
+}
+
+static bool probe_env_ok(const LeverProbe *p, int64_t v)
+{
+        return env_ok(p->cfg, p->a, p->l, v, p->other, NULL);
+}
+
+/* Largest v in [lo, hi] inside the envelope; lo when none is. */
+static int64_t env_max(const PolicyConfig *cfg, const Assessment *a, Lever l, int64_t other, int64_t lo,
+                       int64_t hi)
+{
+        const LeverProbe p = { .cfg = cfg, .a = a, .l = l, .other = other, .ok = probe_env_ok };
+
+        return largest_ok(&p, lo, hi);
+}
+
+/* The watermark cap (POLICY_WATERMARK_CAP_PERMYRIAD): on every node, the
+ * high watermark at v minus the kernel's own (PolicyNodeEval.kernel_high_bytes)
+ * at most the cap's share of the node's memory. */
+static uint64_t watermark_cap_bytes(const PolicyConfig *cfg, const Assessment *a, const NodeMeasures *n)
+{
+        uint32_t cap = cfg->watermark_cap_permyriad ? MIN(cfg->watermark_cap_permyriad, 10000u)
+                                                    : POLICY_WATERMARK_CAP_PERMYRIAD;
+
+        return (unsigned __int128) (n->managed_pages ? n->managed_pages : n->present_pages) * a->page_size * cap /
+               10000;
+}
+
+static bool probe_cap_ok(const LeverProbe *p, int64_t v)
+{
+        int64_t mf = p->l == LEVER_MIN_FREE_KBYTES ? v : p->other, wsf = p->l == LEVER_MIN_FREE_KBYTES ? p->other : v;
+
+        for (unsigned i = 0; i < p->e->n_nodes && i < p->a->n_nodes; i++) {
+                NodeWatermarks w;
+                uint64_t high;
+
+                if (envelope_node_watermarks(p->a, i, mf, wsf, &w) < 0)
+                        continue;
+                high = w.high_pages * (uint64_t) p->a->page_size;
+                if (high > p->e->nodes[i].kernel_high_bytes &&
+                    high - p->e->nodes[i].kernel_high_bytes > watermark_cap_bytes(p->cfg, p->a, &p->a->nodes[i]))
+                        return false;
+        }
+        return true;
+}
+
+/* Free memory itself short: some node under the kernel's own high
+ * watermark (kswapd is behind at the kernel's values); the cap does not
+ * apply then */
+static bool free_itself_short(const PolicyEval *e)
+{
+        for (unsigned i = 0; i < e->n_nodes; i++)
+                if (e->nodes[i].free_bytes < e->nodes[i].kernel_high_bytes)
+                        return true;
+        return false;
 }
 
 /* ---- decision assembly ------------------------------------------------------ */
@@ -548,6 +613,7 @@ static bool saturated(const Ctx *c, Lever l)
         if (c->in[l].current >= c->cfg->lever[l].max)
                 return true;
         return c->hold[l] == POLICY_HOLD_AT_BOUND || c->hold[l] == POLICY_HOLD_SAFETY ||
+               c->hold[l] == POLICY_HOLD_WATERMARK_CAP ||
                c->hold[l] == POLICY_HOLD_CLAMPED || c->hold[l] == POLICY_HOLD_BACKOFF;
 }
 
@@ -788,6 +854,22 @@ static void decide_reserve_lever(Ctx *c, Lever l)
                         if (safe < capped) {
                                 c->hold[l] = POLICY_HOLD_SAFETY;
                                 wanted = safe;
+                        }
+                }
+                if (wanted > cur && c->cfg->watermark_cap_permyriad < 10000 && !free_itself_short(&c->d->eval)) {
+                        const LeverProbe p = { .cfg = c->cfg, .a = c->a, .e = &c->d->eval, .l = l,
+                                               .other = other, .ok = probe_cap_ok };
+                        int64_t cap = largest_ok(&p, cur, MIN(wanted, capped));
+
+                        if (cap < MIN(wanted, capped)) {
+                                const NodeMeasures *n = assessment_node(c->a, c->mem.num.node);
+
+                                num = c->mem.num;
+                                num.headroom_bytes = watermark_cap_bytes(c->cfg, c->a, n ? n : &c->a->nodes[0]);
+                                add_held(c, l, wanted, cap, c->mem.reason, POLICY_HOLD_WATERMARK_CAP, &num);
+                                if (cap <= MAX(cur, dead))
+                                        return;
+                                wanted = cap;
                         }
                 }
                 propose(c, l, wanted, c->mem.reason, flags, &c->mem.num);
@@ -1365,6 +1447,24 @@ static bool lever_in_play(const PolicyConfig *cfg, const LeverInput *in, Lever l
         return in[l].available && cfg->lever[l].enabled;
 }
 
+/* The kernel keeps up (PolicyEval.keeps_up): high-order demand this tick
+ * (THP faults, or page-cache bytes at its order), none of it unmet (no
+ * THP or page-cache fallback, no stall it came with), no direct compaction
+ * stall at all, and no item: nothing changed. */
+static void keeps_up_evaluate(const Assessment *a, Decision *d)
+{
+        PolicyEval *e = &d->eval;
+        bool thp = e->demand_bytes > 0, pc = e->pagecache_order_demand_bytes > 0;
+
+        if (d->n_items > 0 || (!thp && !pc))
+                return;
+        if (e->demand_unmet_bytes > 0 || e->demand_fallback_bytes > 0 || e->pagecache_unmet_bytes > 0 ||
+            e->pagecache_fallback_bytes > 0 || (a->rates.valid && a->rates.compact_stall > 0.0))
+                return;
+        e->keeps_up = true;
+        e->keeps_up_order = pc ? e->pagecache_order : e->order[K_THP];
+}
+
 int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assessment *a, const LeverInput *in,
                   usec_t now, Decision *ret)
 {
@@ -1454,5 +1554,6 @@ int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assess
         }
         decide_kick(&c);
         decide_oneshot(&c);
+        keeps_up_evaluate(a, ret);
         return 0;
 }

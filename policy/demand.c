@@ -4,21 +4,27 @@
  *
  * Demand of one tick, in bytes (vmstat counters are global):
  *   demand   = (thp_fault_alloc + thp_fault_fallback) per second x interval x PMD size
- *   fallback = thp_fault_fallback per second x interval x PMD size   (the unmet part)
+ *   fallback = thp_fault_fallback per second x interval x PMD size
+ *   stalled  = min(attributed compact_stall, thp_fault_alloc) per second x interval x PMD size
+ *   unmet    = fallback + stalled: the faults the free lists did not serve
+ * Only the unmet part is learned: a burst the free lists served in full
+ * teaches nothing (the kernel keeps up; docs/policy.md "Demand worth
+ * reserving for"). demand still says whether faults came at all (the
+ * burst window of "between bursts").
  * interval is Rates.interval_sec (the two readings the rates come from), or
  * the time since the last history sample when that is missing; rate x
  * interval is then the counter delta itself.
  *
- * burst = demand of this tick + demand of the history samples within
+ * burst = unmet of this tick + unmet of the history samples within
  *         POLICY_BURST_WINDOW_USEC (a burst straddling a tick boundary
  *         counts whole)
- * need  = burst, when this tick has demand and the burst is at least the
+ * need  = burst, when this tick has unmet demand and the burst is at least the
  *         remembered need decayed to now (the peak is renewed: held
  *         again from now); otherwise the
  *         remembered peak, held for demand_hold after it was seen, then
  *         halved every demand_decay, and 0 once under one huge page.
  * A tick with fallbacks therefore raises the need at once to at least what
- * that tick asked for (allocated + fallen back).
+ * fell back (and stalled) in it.
  *
  * Per node, its share of the need, capped:
  *   T_thp = max(reserve_thp, min(need x share x demand_factor, demand_cap of the node))
@@ -39,7 +45,8 @@
  *
  * Before any burst (no learned file, or one decayed to nothing):
  * policy_learned_from_boot() sizes the first reserve from the kernel's THP
- * fault counters since boot, their bytes per demand_hold of uptime. */
+ * fallbacks since boot, as one burst at an unknown time since boot; a host
+ * whose faults never fell back gets none. */
 
 #include <math.h>
 
@@ -124,21 +131,17 @@ static double boot_burst_weight(usec_t uptime, usec_t hold, usec_t decay)
 LearnedRestoreResult policy_learned_from_boot(const PolicyConfig *cfg, const BootHistory *b, uint64_t hpage_bytes,
                                               uint64_t mem_bytes, usec_t now, LearnedRestore *ret)
 {
-        unsigned __int128 mean;
         double bytes;
         uint64_t seed;
 
         if (!cfg->demand_learning || !cfg->demand_from_boot)
                 return LEARNED_RESTORE_OFF;
-        if (b->thp_faults == 0 || hpage_bytes == 0 || b->uptime_usec == 0 || now == 0)
+        /* faults the kernel served in full teach nothing: only the
+         * fallbacks are demand worth reserving for */
+        if (b->thp_fallbacks == 0 || hpage_bytes == 0 || b->uptime_usec == 0 || now == 0)
                 return LEARNED_RESTORE_EMPTY;
-        mean = (unsigned __int128) b->thp_faults * hpage_bytes;
-        if (b->uptime_usec > cfg->demand_hold_usec)
-                mean = mean * cfg->demand_hold_usec / b->uptime_usec;
-        bytes = mean > UINT64_MAX / 4 ? (double) (UINT64_MAX / 4) : (double) (uint64_t) mean;
-        if (b->thp_fallbacks > 0) /* the host missed: as one burst, aged */
-                bytes = (double) b->thp_faults * (double) hpage_bytes *
-                        boot_burst_weight(b->uptime_usec, cfg->demand_hold_usec, cfg->demand_decay_usec);
+        /* the fallbacks as one burst at an unknown time since boot, aged */
+        bytes = (double) b->thp_fallbacks * (double) hpage_bytes * boot_burst_weight(b->uptime_usec, cfg->demand_hold_usec, cfg->demand_decay_usec);
         if (mem_bytes > 0 && bytes > (double) mem_bytes)
                 bytes = (double) mem_bytes;
         seed = bytes >= 1.8e19 ? UINT64_MAX / 4 : (uint64_t) bytes;
@@ -270,50 +273,92 @@ static void demand_shares(const PolicyState *s, const Assessment *a, usec_t now,
         }
 }
 
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+        return a > UINT64_MAX / 4 - b ? UINT64_MAX / 4 : a + b;
+}
+
+double policy_stalls_attributed(const Assessment *a)
+{
+        unsigned n = MIN(a->n_workloads, (unsigned) ASSESSMENT_MAX_WORKLOADS);
+
+        if (!a->rates.valid || !(a->rates.compact_stall > 0.0))
+                return 0.0;
+        if (n == 0)
+                return a->rates.compact_stall;
+        for (unsigned i = 0; i < n; i++)
+                if (a->workloads[i].compact_usec > 0)
+                        return a->rates.compact_stall;
+        return 0.0;
+}
+
+/* The interval a tick's rates cover: Rates.interval_sec, else the time
+ * since the last history sample; 0 when neither is known. */
+static double tick_interval(const PolicyHistory *h, const Assessment *a, usec_t now)
+{
+        double interval = a->rates.interval_sec;
+
+        if (!(interval > 0.0) && h->n > 0) {
+                usec_t last = h->t_usec[(h->head + h->n - 1) % POLICY_HISTORY_MAX];
+
+                if (last < now)
+                        interval = (double) (now - last) / (double) USEC_PER_SEC;
+        }
+        return interval > 0.0 ? interval : 0.0;
+}
+
+/* v (this tick) + the history values within window before now */
+static uint64_t window_sum(const PolicyHistory *h, const uint64_t *ring, uint64_t v, usec_t now, usec_t window)
+{
+        for (unsigned j = 0; j < h->n; j++) {
+                unsigned r = (h->head + j) % POLICY_HISTORY_MAX;
+
+                if (h->t_usec[r] < now && now - h->t_usec[r] < window)
+                        v = sat_add(v, ring[r]);
+        }
+        return v;
+}
+
 void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assessment *a, usec_t now,
                             PolicyEval *e)
 {
         const PolicyHistory *h = &s->hist;
         uint64_t hp = a->hpage_order < 32 ? (uint64_t) a->page_size << a->hpage_order : 0;
-        uint64_t burst, prev, mem;
+        uint64_t burst, unmet_burst, prev, mem;
         bool renewed;
 
         if (a->rates.valid && hp > 0) {
-                double interval = a->rates.interval_sec;
+                double interval = tick_interval(h, a, now);
 
-                if (!(interval > 0.0) && h->n > 0) {
-                        usec_t last = h->t_usec[(h->head + h->n - 1) % POLICY_HISTORY_MAX];
-
-                        if (last < now)
-                                interval = (double) (now - last) / (double) USEC_PER_SEC;
-                }
                 if (interval > 0.0) {
+                        double stalled = MIN(policy_stalls_attributed(a), a->rates.thp_fault_alloc);
+
                         e->demand_bytes = rate_bytes(a->rates.thp_fault_alloc + a->rates.thp_fault_fallback,
                                                      interval, hp);
                         e->demand_fallback_bytes = rate_bytes(a->rates.thp_fault_fallback, interval, hp);
+                        e->demand_stalled_bytes = rate_bytes(stalled, interval, hp);
+                        e->demand_unmet_bytes = sat_add(e->demand_fallback_bytes, e->demand_stalled_bytes);
                 }
         }
 
-        burst = e->demand_bytes;
-        for (unsigned j = 0; j < h->n; j++) {
-                unsigned r = (h->head + j) % POLICY_HISTORY_MAX;
-
-                if (h->t_usec[r] < now && now - h->t_usec[r] < POLICY_BURST_WINDOW_USEC)
-                        burst = h->demand_bytes[r] > UINT64_MAX / 4 - burst ? UINT64_MAX / 4
-                                                                            : burst + h->demand_bytes[r];
-        }
+        burst = window_sum(h, h->demand_bytes, e->demand_bytes, now, POLICY_BURST_WINDOW_USEC);
+        unmet_burst = window_sum(h, h->unmet_bytes, e->demand_unmet_bytes, now, POLICY_BURST_WINDOW_USEC);
         /* nothing learned passes the host's memory (a counter that wrapped
          * the rates did not catch, a peak from before a memory hot-remove) */
         mem = policy_mem_total_bytes(a);
         if (mem > 0 && burst > mem) {
-                e->learned_capped_from_bytes = burst;
                 burst = mem;
-                if (e->demand_bytes > mem)
-                        e->demand_bytes = mem;
-                if (e->demand_fallback_bytes > mem)
-                        e->demand_fallback_bytes = mem;
+                e->demand_bytes = MIN(e->demand_bytes, mem);
+                e->demand_fallback_bytes = MIN(e->demand_fallback_bytes, mem);
+                e->demand_stalled_bytes = MIN(e->demand_stalled_bytes, mem);
+                e->demand_unmet_bytes = MIN(e->demand_unmet_bytes, mem);
+        }
+        if (mem > 0 && unmet_burst > mem) {
+                e->learned_capped_from_bytes = unmet_burst;
+                unmet_burst = mem;
         }
         e->burst_bytes = burst;
+        e->unmet_burst_bytes = unmet_burst;
 
         if (!cfg->demand_learning) {
                 shares_by_size(a, MIN(a->n_nodes, (unsigned) FRAGD_MAX_NODES), e);
@@ -323,11 +368,11 @@ void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const
         prev = s->learned_peak_usec == 0 ? 0
                                          : decay_at_age(s->learned_peak_bytes, policy_learned_age(s, now),
                                                         cfg->demand_hold_usec, cfg->demand_decay_usec, hp);
-        renewed = e->demand_bytes > 0 && burst >= prev;
+        renewed = e->demand_unmet_bytes > 0 && unmet_burst >= prev;
         demand_shares(s, a, now, renewed, e);
         if (renewed) {
-                e->learned_need_bytes = burst;
-                e->learned_peak_bytes = burst;
+                e->learned_need_bytes = unmet_burst;
+                e->learned_peak_bytes = unmet_burst;
                 e->learned_peak_usec = now;
                 e->learned_peak_before_usec = 0;
         } else if (prev > 0) {
@@ -382,9 +427,23 @@ uint64_t policy_learned_target(const PolicyConfig *cfg, uint64_t need_bytes, uin
  *            metadata, and folios that fell back all the way) do not dilute
  *            it; a fallback to a lower order leaves the order found while
  *            the blocks were there in the totals.
- *   demand = bytes added in folios of order >= 1 this tick: what asked for
- *            a large folio (a fallback to a smaller large folio included);
- *            the part at orders >= order is pagecache_order_demand_bytes.
+ *   added  = bytes added in folios of order >= 1 this tick (what the
+ *            one-shot's rules count as taken); the part at orders >= order
+ *            is pagecache_order_demand_bytes.
+ *   fallback = bytes added at an order k, 1 <= k < order, in a tick after
+ *            which no node had a free block of order > k: the allocator
+ *            splits any larger free block before it gives a smaller folio
+ *            (__rmqueue_smallest()), so an order-k folio with such a block
+ *            free was asked for at k, not fallen back to it (a writer of
+ *            256 KiB beside a streaming writer of 1 MiB folios).
+ *   stalled = bytes at orders >= order this tick, when attributed
+ *            compaction stalls came (policy_stalls_attributed()) and the
+ *            free blocks at the order after the tick could not have held
+ *            them; at most one block of the order per stall.
+ *   demand = fallback + stalled (pagecache_unmet_bytes): a tick in which
+ *            the page cache got every folio it asked for at its order is
+ *            no demand, however much it added (a bulk stream of order-8
+ *            folios nobody waits on).
  *   burst  = demand summed over POLICY_BURST_WINDOW_USEC, as THP faults;
  *            below the THP order over POLICY_PAGECACHE_REBUILD_USEC: the
  *            reserve is rebuilt by a one-shot after each burst and holds
@@ -401,9 +460,40 @@ uint64_t policy_learned_target(const PolicyConfig *cfg, uint64_t need_bytes, uin
  *            below it the THP reserve has its own target and levers).
  * The share reported is bytes at orders >= order over all bytes added. */
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
+/* Free pages in blocks of order >= k summed over the nodes (the page
+ * cache's allocations fall back along the zonelist to every node before a
+ * smaller folio; zone_reclaim_mode aside) */
+static uint64_t free_ge_pages(const Assessment *a, unsigned k)
 {
-        return a > UINT64_MAX / 4 - b ? UINT64_MAX / 4 : a + b;
+        uint64_t sum = 0;
+
+        if (k >= FRAGD_MAX_ORDERS)
+                return 0;
+        for (unsigned i = 0; i < MIN(a->n_nodes, (unsigned) FRAGD_MAX_NODES); i++)
+                sum = sat_add(sum, a->nodes[i].free_pages_ge[k]);
+        return sum;
+}
+
+/* Whether some node had a free block of order > k after the tick */
+static bool free_above(const Assessment *a, unsigned k)
+{
+        return k + 1 < FRAGD_MAX_ORDERS && free_ge_pages(a, k + 1) >= UINT64_C(1) << (k + 1);
+}
+
+/* Bytes at orders >= order this tick that came with stalls (above) */
+static uint64_t pagecache_stalled(const Assessment *a, unsigned order, uint64_t at_bytes)
+{
+        double stalls = policy_stalls_attributed(a), interval = a->pagecache.interval_sec, v;
+        uint64_t block = (uint64_t) a->page_size << order;
+
+        if (at_bytes == 0 || !(stalls > 0.0))
+                return 0;
+        if (!(interval > 0.0))
+                interval = a->rates.interval_sec > 0.0 ? a->rates.interval_sec : 1.0;
+        if ((unsigned __int128) free_ge_pages(a, order) * a->page_size >= at_bytes)
+                return 0; /* the blocks there now would have held it: the stalls were another order's */
+        v = ceil(stalls * interval) * (double) block;
+        return v >= (double) at_bytes ? at_bytes : (uint64_t) v;
 }
 
 void policy_pagecache_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assessment *a, usec_t now,
@@ -411,7 +501,7 @@ void policy_pagecache_evaluate(const PolicyConfig *cfg, const PolicyState *s, co
 {
         const PageCacheMeasures *m = &a->pagecache;
         const PolicyHistory *h = &s->hist;
-        uint64_t large = 0, all = 0, at = 0, burst = 0, mem, block, prev, held;
+        uint64_t large = 0, all = 0, at = 0, burst, mem, block, prev, held;
         unsigned order = 0, thp_order;
         usec_t window;
         double v;
@@ -441,24 +531,24 @@ void policy_pagecache_evaluate(const PolicyConfig *cfg, const PolicyState *s, co
         e->pagecache_order = order;
         e->pagecache_share_permyriad = (uint32_t) ((double) at * 10000.0 / (double) all + 0.5);
 
-        if (m->delta_valid)
+        if (m->delta_valid) {
                 for (unsigned k = 1; k < FRAGD_MAX_ORDERS; k++) {
                         e->pagecache_demand_bytes = sat_add(e->pagecache_demand_bytes, m->bytes_delta[k]);
                         if (k >= order)
                                 e->pagecache_order_demand_bytes =
                                         sat_add(e->pagecache_order_demand_bytes, m->bytes_delta[k]);
+                        else if (!free_above(a, k))
+                                e->pagecache_fallback_bytes =
+                                        sat_add(e->pagecache_fallback_bytes, m->bytes_delta[k]);
                 }
+                e->pagecache_stalled_bytes = pagecache_stalled(a, order, e->pagecache_order_demand_bytes);
+                e->pagecache_unmet_bytes = sat_add(e->pagecache_fallback_bytes, e->pagecache_stalled_bytes);
+        }
         /* below the THP order the reserve is rebuilt by one-shots after
          * each burst (controller.c): it holds what comes within a rebuild */
         thp_order = cfg->order_thp ? cfg->order_thp : a->hpage_order;
         window = order < thp_order ? POLICY_PAGECACHE_REBUILD_USEC : POLICY_BURST_WINDOW_USEC;
-        burst = e->pagecache_demand_bytes;
-        for (unsigned j = 0; j < h->n; j++) {
-                unsigned r = (h->head + j) % POLICY_HISTORY_MAX;
-
-                if (h->t_usec[r] < now && now - h->t_usec[r] < window)
-                        burst = sat_add(burst, h->pagecache_bytes[r]);
-        }
+        burst = window_sum(h, h->pagecache_unmet_bytes, e->pagecache_unmet_bytes, now, window);
         mem = policy_mem_total_bytes(a);
         if (mem > 0 && burst > mem)
                 burst = mem;
@@ -473,7 +563,7 @@ void policy_pagecache_evaluate(const PolicyConfig *cfg, const PolicyState *s, co
                        : decay_at_age(s->pagecache_peak_bytes,
                                       now > s->pagecache_peak_usec ? now - s->pagecache_peak_usec : 0,
                                       cfg->demand_hold_usec, cfg->demand_decay_usec, block);
-        if (e->pagecache_demand_bytes > 0 && burst >= prev) {
+        if (e->pagecache_unmet_bytes > 0 && burst >= prev) {
                 e->pagecache_peak_bytes = burst;
                 e->pagecache_peak_usec = now;
                 held = burst;

@@ -28,6 +28,7 @@ static const char *const reason_names[_POLICY_REASON_MAX] = {
         [POLICY_REASON_AIM_FELL] = "aim_fell",
         [POLICY_REASON_PAGEBLOCK_POLLUTION] = "pageblock_pollution",
         [POLICY_REASON_DEFRAG_MODE_COST] = "defrag_mode_cost",
+        [POLICY_REASON_KERNEL_KEEPS_UP] = "kernel_keeps_up",
 };
 
 static const char *const hold_names[_POLICY_HOLD_MAX] = {
@@ -42,6 +43,7 @@ static const char *const hold_names[_POLICY_HOLD_MAX] = {
         [POLICY_HOLD_CLAMPED] = "clamped",
         [POLICY_HOLD_UNMEASURED] = "unmeasured",
         [POLICY_HOLD_NOTHING_TO_RECLAIM] = "nothing_to_reclaim",
+        [POLICY_HOLD_WATERMARK_CAP] = "watermark_cap",
 };
 
 static const char *const hold_words[_POLICY_HOLD_MAX] = {
@@ -56,6 +58,8 @@ static const char *const hold_words[_POLICY_HOLD_MAX] = {
         [POLICY_HOLD_CLAMPED] = "the kernel or someone else kept a lower value",
         [POLICY_HOLD_UNMEASURED] = "its measure is missing",
         [POLICY_HOLD_NOTHING_TO_RECLAIM] = "kswapd has too little to reclaim to supply it",
+        [POLICY_HOLD_WATERMARK_CAP] = "raised watermarks would hold back more than 1 % of the node's memory "
+                                      "while free memory itself is not short",
 };
 
 /* A lever's name (names.c), "?" for none. */
@@ -94,6 +98,7 @@ bool policy_hold_shown(PolicyHold h)
         case POLICY_HOLD_CLAMPED:
         case POLICY_HOLD_UNMEASURED:
         case POLICY_HOLD_NOTHING_TO_RECLAIM:
+        case POLICY_HOLD_WATERMARK_CAP:
                 return true;
         default:
                 return false;
@@ -265,8 +270,8 @@ static void trend_clause(Out *o, const PolicyNumbers *n, bool to_target)
                     dur_str((usec_t) ((double) n->have_bytes / (double) -tr * (double) USEC_PER_SEC)).s);
 }
 
-/* "recent THP bursts asked for 512 MiB (learned reserve, held 30 min)", or
- * for a seed no burst renewed yet "THP faults since boot asked for 512 MiB
+/* "recent THP bursts fell back or stalled for 512 MiB (learned reserve, held 30 min)", or
+ * for a seed no burst renewed yet "THP faults since boot fell back for 512 MiB
  * (first reserve from boot history, held 30 min)" */
 static void learned_clause(Out *o, const PolicyNumbers *n)
 {
@@ -274,10 +279,10 @@ static void learned_clause(Out *o, const PolicyNumbers *n)
         uint32_t sh;
 
         if (n->learned_from_boot)
-                out(o, "THP faults since boot asked for %s (first reserve from boot history",
+                out(o, "THP faults since boot fell back for %s (first reserve from boot history",
                     bytes_str(n->learned_need_bytes).s);
         else
-                out(o, "recent THP bursts asked for %s (learned reserve", bytes_str(n->learned_need_bytes).s);
+                out(o, "recent THP bursts fell back or stalled for %s (learned reserve", bytes_str(n->learned_need_bytes).s);
         if (n->learned_age_usec >= USEC_PER_SEC)
                 out(o, n->learned_from_boot ? ", set %s ago" : ", seen %s ago", dur_str(n->learned_age_usec).s);
         if (n->learned_age_usec <= n->learned_hold_usec)
@@ -592,10 +597,41 @@ int decision_explain_held(const PolicyHeldItem *h, char *buf, size_t size)
                     bytes_str(n->avail_bytes).s);
                 return finish(&o);
         }
+        if (h->hold == POLICY_HOLD_WATERMARK_CAP) {
+                out(&o, "%s %s at %s (wanted %s for %s): the watermark cap binds: more would hold back over %s "
+                        "(1 %% of node %d's memory) above the kernel's own high watermark while free memory is "
+                        "above it; ",
+                    h->allowed > h->current ? "raise" : "keep", lever_label(h->lever),
+                    value_str(h->lever, h->allowed > h->current ? h->allowed : h->current).s,
+                    value_str(h->lever, h->wanted).s, policy_reason_name(h->reason),
+                    bytes_str(h->num.headroom_bytes).s, h->num.node);
+                numbers_sentence(&o, h->lever, h->reason, &h->num);
+                return finish(&o);
+        }
         out(&o, "keep %s at %s (wanted %s for %s): %s; ", lever_label(h->lever), value_str(h->lever, h->current).s,
             value_str(h->lever, h->wanted).s, policy_reason_name(h->reason),
             (unsigned) h->hold < _POLICY_HOLD_MAX ? hold_words[h->hold] : "?");
         numbers_sentence(&o, h->lever, h->reason, &h->num);
+        return finish(&o);
+}
+
+int decision_explain_keeps_up(const PolicyEval *e, char *buf, size_t size)
+{
+        Out o = { .buf = buf, .size = size };
+        bool pc = e->pagecache_order_demand_bytes > 0;
+
+        if (size > 0)
+                buf[0] = '\0';
+        if (!e->keeps_up)
+                return finish(&o);
+        out(&o, "the kernel keeps up: no fallback, no stall at order %u (", e->keeps_up_order);
+        if (pc)
+                out(&o, "the page cache added %s at order>=%u", bytes_str(e->pagecache_order_demand_bytes).s,
+                    e->pagecache_order);
+        if (e->demand_bytes > 0)
+                out(&o, "%sTHP faults took %s, all served without direct compaction", pc ? "; " : "",
+                    bytes_str(e->demand_bytes).s);
+        out(&o, "); nothing changed");
         return finish(&o);
 }
 

@@ -67,6 +67,8 @@ static void history_push(PolicyHistory *h, const Assessment *a, const PolicyEval
         h->t_usec[r] = now;
         h->demand_bytes[r] = e->demand_bytes;
         h->pagecache_bytes[r] = e->pagecache_demand_bytes;
+        h->unmet_bytes[r] = e->demand_unmet_bytes;
+        h->pagecache_unmet_bytes[r] = e->pagecache_unmet_bytes;
         for (unsigned i = 0; i < e->n_nodes; i++) {
                 const NodeMeasures *n = &a->nodes[i];
 

@@ -450,7 +450,7 @@ static void text_verdict(FILE *f, const ReportInput *in)
         const Observation *o = in->cur;
         const NodeMeasures *n;
         uint64_t got[2], want[2];
-        char b1[32], b2[32], why[160];
+        char b1[32], b2[32], why[160], keeps[DECISION_TEXT_MAX];
 
         if (!in->decisions_known)
                 fprintf(f, "Verdict: not decided (the policy did not run)\n");
@@ -460,6 +460,9 @@ static void text_verdict(FILE *f, const ReportInput *in)
         else if (in->n_held > 0)
                 fprintf(f, "Verdict: no change: fragd would move %u knob%s, but holds:\n", in->n_held,
                         in->n_held == 1 ? "" : "s");
+        else if (in->eval && in->eval->keeps_up && decision_explain_keeps_up(in->eval, keeps, sizeof(keeps)) > 0)
+                fprintf(f, "Verdict: nothing to change: %s [%s]\n", keeps,
+                        policy_reason_name(POLICY_REASON_KERNEL_KEEPS_UP));
         else if (missing)
                 fprintf(f, "Verdict: nothing to change on what was measured, but some sources are missing "
                            "(DEGRADED below)\n");
@@ -1015,6 +1018,15 @@ int report_json(FILE *f, const ReportInput *in)
                         json_obj_end(&w);
                 }
                 json_arr_end(&w);
+        } else
+                json_null(&w);
+        /* the kernel keeps up (PolicyEval.keeps_up): the sentence, null otherwise */
+        json_key(&w, "kernel_keeps_up");
+        if (in->decisions_known && in->eval && in->eval->keeps_up) {
+                char keeps[DECISION_TEXT_MAX];
+
+                (void) decision_explain_keeps_up(in->eval, keeps, sizeof(keeps));
+                json_str(&w, keeps);
         } else
                 json_null(&w);
         json_key(&w, "held");

@@ -387,6 +387,15 @@ unsigned lever_apply(const LeverApply *ap, Decision *d, usec_t now)
         }
         if (ap->held_log)
                 say_holds(ap->held_log, d);
+        /* the kernel keeps up: said at info when it starts (the ticks
+         * after it say nothing new), again after a tick that did not */
+        if (ap->keeps_up_said) {
+                if (d->eval.keeps_up && !*ap->keeps_up_said) {
+                        (void) decision_explain_keeps_up(&d->eval, text, sizeof(text));
+                        log_info("%s", text);
+                }
+                *ap->keeps_up_said = d->eval.keeps_up;
+        }
         /* a page-cache one-shot held back: one line per change of what
          * holds it (PolicyNodeEval.pagecache_gate_changed) */
         for (unsigned i = 0; i < d->eval.n_nodes; i++) {

@@ -113,6 +113,9 @@ typedef struct LeverApply {
                         const char *text);
         void *userdata;
         LeverHeldLog *held_log; /* optional: NULL says holds at debug level only */
+        /* optional: whether the last tick said "the kernel keeps up"
+         * (PolicyEval.keeps_up): the line is logged at info when it starts */
+        bool *keeps_up_said;
 } LeverApply;
 
 /* Applies d's items (unless d->apply is false: then only logs them):

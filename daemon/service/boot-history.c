@@ -90,15 +90,17 @@ const char *boot_history_explain(const BootHistory *b, const LearnedRestore *r, 
 
         format_duration(up, sizeof(up), b->uptime_usec);
         if (!r) {
-                snprintf(buf, size, "%" PRIu64 " THP faults (%" PRIu64 " fell back) in %s since boot: "
-                         "under one huge page, none", b->thp_faults, b->thp_fallbacks, up);
+                snprintf(buf, size, "%" PRIu64 " THP faults (%" PRIu64 " fell back) in %s since boot: %s",
+                         b->thp_faults, b->thp_fallbacks, up,
+                         b->thp_fallbacks > 0 ? "under one huge page, none"
+                                              : "the kernel kept up (no fallback), none");
                 return buf;
         }
+        /* a seed is made from fallbacks only (policy_learned_from_boot()) */
         format_bytes(seed, sizeof(seed), r->peak_bytes);
-        snprintf(buf, size, "%" PRIu64 " THP faults (%" PRIu64 " fell back) in %s since boot: %s, %s",
-                 b->thp_faults, b->thp_fallbacks, up, seed,
-                 b->thp_fallbacks > 0 ? "as one burst at an unknown time since boot (the host missed)"
-                                      : "their demand per demand_hold (no fault fell back)");
+        snprintf(buf, size, "%" PRIu64 " THP faults (%" PRIu64 " fell back) in %s since boot: %s, "
+                 "the fallbacks as one burst at an unknown time since boot", b->thp_faults, b->thp_fallbacks, up,
+                 seed);
         return buf;
 }
 

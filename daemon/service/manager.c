@@ -272,6 +272,7 @@ static void apply_decision(Manager *m, usec_t now)
                 .applied = on_applied,
                 .userdata = m,
                 .held_log = &m->held_log,
+                .keeps_up_said = &m->keeps_up_said,
         };
 
         m->errors[HEALTH_ERR_KNOB_WRITE] += lever_apply(&ap, m->d, now);

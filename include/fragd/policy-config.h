@@ -97,11 +97,17 @@ typedef struct PolicyConfig {
          * Added by the config branch; a blunt global reserve cannot be a
          * constant across machine sizes. */
         uint32_t min_free_max_permyriad;
+        /* the watermark cap (policy.h POLICY_WATERMARK_CAP_PERMYRIAD): what
+         * raised watermarks may hold back above the kernel's own, per node,
+         * while free memory itself is not short; 0 = that default, 10000 =
+         * no cap. Not a fragd.conf key: fragd-sim and the tests set it. */
+        uint32_t watermark_cap_permyriad;
         /* Learned THP reserve (docs/policy.md "Learned reserve"): the
          * order_thp target becomes max(reserve_thp, min(need x
-         * demand_factor, demand_cap)), need = the largest THP fault burst
-         * seen (faults allocated + fallen back within a short window, in
-         * bytes), kept for demand_hold, then halved every demand_decay.
+         * demand_factor, demand_cap)), need = the largest unmet THP fault
+         * burst seen (faults fallen back or stalled in direct compaction
+         * within a short window, in bytes), kept for demand_hold, then
+         * halved every demand_decay.
          * Literal values: false / 0 cap switch learning off. */
         bool demand_learning;
         usec_t demand_hold_usec;   /* keep the peak this long */

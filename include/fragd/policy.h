@@ -57,6 +57,10 @@ typedef enum PolicyReason {
         POLICY_REASON_PAGEBLOCK_POLLUTION,  /* "pageblock_pollution": defrag_mode on (non-movable blocks grow,
                                              * or polluting fallbacks, with large-folio demand) */
         POLICY_REASON_DEFRAG_MODE_COST,     /* "defrag_mode_cost": defrag_mode off, it cost more than it saved */
+        /* "kernel_keeps_up": high-order demand this tick, no fallback and no
+         * stall at its order: nothing changed (PolicyEval.keeps_up; not an
+         * item's reason, decision_explain_keeps_up() says it) */
+        POLICY_REASON_KERNEL_KEEPS_UP,
         _POLICY_REASON_MAX,
 } PolicyReason;
 
@@ -77,6 +81,11 @@ typedef enum PolicyHold {
          * (num.avail_bytes) under what the reserve needs (num.free_needed_bytes):
          * a reclaim lever raised would have kswapd scan for nothing */
         POLICY_HOLD_NOTHING_TO_RECLAIM,
+        /* "watermark_cap": a reclaim lever raised no further than holds back
+         * POLICY_WATERMARK_CAP_PERMYRIAD of a node's memory above the
+         * kernel's own high watermark, free memory itself not short (over
+         * the kernel's own high watermark; num.headroom_bytes = the cap) */
+        POLICY_HOLD_WATERMARK_CAP,
         _POLICY_HOLD_MAX,
 } PolicyHold;
 
@@ -290,8 +299,15 @@ typedef struct PolicyEval {
         uint64_t scan_pages_per_sec; /* compaction pages scanned per second */
         /* THP fault demand (global: vmstat is not per node) */
         uint64_t demand_bytes;          /* this tick: (thp_fault_alloc + fallback) x interval x PMD size */
-        uint64_t demand_fallback_bytes; /* the unmet part: fallback x interval x PMD size */
+        uint64_t demand_fallback_bytes; /* the part that fell back: fallback x interval x PMD size */
+        /* the part served only through direct compaction: min(stalls,
+         * thp_fault_alloc) x interval x PMD size; the stalls counted only
+         * where a watched workload stalled in compaction, when any is
+         * watched (policy_stalls_attributed()) */
+        uint64_t demand_stalled_bytes;
+        uint64_t demand_unmet_bytes;    /* fallback + stalled: what the learned reserve learns */
         uint64_t burst_bytes;           /* demand summed over the burst window, this tick included */
+        uint64_t unmet_burst_bytes;     /* the unmet demand summed over the burst window */
         uint64_t learned_need_bytes;    /* the remembered burst now, decayed; 0 when learning is off */
         uint64_t learned_peak_bytes;    /* the burst as seen at learned_peak_usec (undecayed) */
         usec_t learned_peak_usec;       /* when it was seen; 0 = never */
@@ -319,14 +335,30 @@ typedef struct PolicyEval {
         uint32_t pagecache_share_permyriad; /* of all bytes added, those at orders >= pagecache_order */
         uint64_t pagecache_demand_bytes;    /* this tick: bytes added in folios of order >= 1 */
         uint64_t pagecache_order_demand_bytes; /* this tick: bytes added in folios of order >= pagecache_order */
-        uint64_t pagecache_burst_bytes;     /* the demand summed over the burst window (below the THP
-                                             * order: the rebuild window), this tick included */
+        /* this tick: bytes added at orders 1..pagecache_order-1 when no
+         * node had a free block above that order (the allocator splits a
+         * larger block before it falls back: only then was it a fallback) */
+        uint64_t pagecache_fallback_bytes;
+        /* this tick: bytes at orders >= pagecache_order that came with
+         * attributed compaction stalls while the free blocks at the order
+         * could not hold them, at most one block of the order per stall */
+        uint64_t pagecache_stalled_bytes;
+        uint64_t pagecache_unmet_bytes;     /* fallback + stalled: the page-cache demand */
+        uint64_t pagecache_burst_bytes;     /* the unmet demand summed over the burst window (below the
+                                             * THP order: the rebuild window), this tick included */
         uint64_t pagecache_need_bytes;      /* the held burst x demand_factor, plus the THP need when
                                              * pagecache_order is the THP order (those blocks count too);
                                              * 0 when demand_learning is off */
         uint64_t pagecache_held_bytes;      /* the burst, or the remembered peak decayed to now */
         uint64_t pagecache_peak_bytes;      /* the peak as seen at pagecache_peak_usec (undecayed) */
         usec_t pagecache_peak_usec;         /* when it was seen; 0 = never */
+        /* the kernel keeps up (docs/policy.md "Demand worth reserving
+         * for"): THP faults or page-cache adds at its order this tick,
+         * none fell back, no attributed stall, and the decision changes
+         * nothing; keeps_up_order is the page-cache order when it added
+         * at it, else the THP order */
+        bool keeps_up;
+        unsigned keeps_up_order;
         unsigned n_nodes;
         PolicyNodeEval nodes[FRAGD_MAX_NODES];
         /* the configuration bits policy_state_update() needs */
@@ -400,10 +432,12 @@ typedef struct PolicyHistory {
         uint64_t free_pages[POLICY_HISTORY_MAX][FRAGD_MAX_NODES];
         uint64_t ge_pages[2][POLICY_HISTORY_MAX][FRAGD_MAX_NODES];
         uint64_t demand_bytes[POLICY_HISTORY_MAX]; /* THP fault demand of each tick (global) */
+        uint64_t unmet_bytes[POLICY_HISTORY_MAX];  /* its unmet part (PolicyEval.demand_unmet_bytes) */
         /* THPs that appeared on each node that tick (NodeMeasures.thp_grown;
          * UINT64_MAX = not known) */
         uint64_t thp_grown[POLICY_HISTORY_MAX][FRAGD_MAX_NODES];
-        uint64_t pagecache_bytes[POLICY_HISTORY_MAX]; /* page-cache demand of each tick (global) */
+        uint64_t pagecache_bytes[POLICY_HISTORY_MAX]; /* page-cache large-folio bytes of each tick (global) */
+        uint64_t pagecache_unmet_bytes[POLICY_HISTORY_MAX]; /* their unmet part (PolicyEval.pagecache_unmet_bytes) */
 } PolicyHistory;
 
 /* defrag_mode (policy/defrag-mode.c): one minute of counts */
@@ -587,6 +621,9 @@ int decision_explain_pagecache_gate(const PolicyEval *e, const PolicyNodeEval *n
 #define DECISION_TEXT_MAX 1024
 int decision_explain(const DecisionItem *it, char *buf, size_t size);
 int decision_explain_held(const PolicyHeldItem *h, char *buf, size_t size);
+/* "the kernel keeps up: no fallback, no stall at order 6 (...); nothing
+ * changed" when e->keeps_up; "" otherwise. snprintf semantics. */
+int decision_explain_keeps_up(const PolicyEval *e, char *buf, size_t size);
 
 /* ---- building blocks, exposed for tests ------------------------------------ */
 
@@ -700,12 +737,13 @@ typedef struct BootHistory {
         usec_t uptime_usec;     /* the time they were counted in */
 } BootHistory;
 
-/* S = thp_faults x hpage_bytes (all THP demand since boot: no burst was
- * larger), U = uptime, H = demand_hold, D = demand_decay:
- *   no fallback:  seed = S x min(1, H / U)                    the demand per hold
- *   fallbacks:    seed = S                                    U <= H
- *                 seed = S x (H + D/ln2 x (1 - 2^(-(U-H)/D))) / U   U > H
- * the second is the learned need a running fragd would hold now, averaged
+/* F = thp_fallbacks x hpage_bytes (the unmet THP demand since boot: no
+ * unmet burst was larger; served faults teach nothing), U = uptime, H =
+ * demand_hold, D = demand_decay:
+ *   no fallback:  none (EMPTY)
+ *   fallbacks:    seed = F                                    U <= H
+ *                 seed = F x (H + D/ln2 x (1 - 2^(-(U-H)/D))) / U   U > H
+ * the learned need a running fragd would hold now, averaged
  * over when in the uptime the whole count could have been one burst (held
  * H, then halved every D). Taken as a burst seen now: kept for demand_hold,
  * then decayed like any learned burst, renewed by a real one; capped at
@@ -721,6 +759,17 @@ void policy_learned_seed(PolicyState *s, const LearnedRestore *r);
  * node's learned_share_* (policy/demand.c). */
 void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assessment *a, usec_t now,
                             PolicyEval *e);
+/* Compaction stalls per second this tick that count as demand: all of
+ * Rates.compact_stall when no workload is watched; when some are
+ * (Assessment.workloads), only while one of them has direct compaction
+ * delay in its window (taskstats: the stall was the watched workload's,
+ * not any writer's), else 0. */
+double policy_stalls_attributed(const Assessment *a);
+/* Memory fragd's raised watermarks may hold back on a node (its high
+ * watermark above the kernel's own), as a share of the node's memory,
+ * unless free memory itself is short (under the kernel's own high
+ * watermark): 1 %. */
+#define POLICY_WATERMARK_CAP_PERMYRIAD 100u
 /* The learned order_thp target of a node of node_bytes: max(configured,
  * min(need x demand_factor, demand_cap)); configured when learning is off.
  * need is the node's share of the learned need (PolicyNodeEval.learned_share_permyriad). */

@@ -375,9 +375,9 @@ sym_case() { # sym_case ID TARGET PATH...
 		local n=${1##*/}; n=${n%.tmp.PID}
 		[ $rc != 0 ] && grep -q "$n" "$L" || cbad "daemon exited $rc without naming the planted $n: $(tail -1 "$L")"
 	fi
-	# a THP burst: the learned reserve is written at once
-	v=$(awk '$1 == "thp_fault_alloc" { print $2 }' "$T/proc/vmstat")
-	sed -i "s/^thp_fault_alloc .*/thp_fault_alloc $((v + 64))/" "$T/proc/vmstat"
+	# a THP burst that fell back: the learned reserve is written at once
+	v=$(awk '$1 == "thp_fault_fallback" { print $2 }' "$T/proc/vmstat")
+	sed -i "s/^thp_fault_fallback .*/thp_fault_fallback $((v + 64))/" "$T/proc/vmstat"
 	sleep 2.5
 	[ -z "$pid" ] || stop_daemon
 	knobs_oracle "$rc"
@@ -409,7 +409,7 @@ case_end; fi
 if want counter-jump; then case_begin counter-jump  # item 12
 fresh jump '[policy]' 'reserve_thp = 1MiB'
 start; running || cbad "no start"
-sed -i "s/^thp_fault_alloc .*/thp_fault_alloc 18446744073709551615/" "$T/proc/vmstat"; sleep 2.5
+sed -i "s/^thp_fault_fallback .*/thp_fault_fallback 18446744073709551615/" "$T/proc/vmstat"; sleep 2.5
 stop_daemon
 memtotal=$(( $(awk '/^MemTotal:/ { print $2 }' "$T/proc/meminfo") * 1024 ))
 peak=$(sed -n 's/^peak_bytes=//p' "$T/var/lib/fragd/learned" 2>/dev/null)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The learned reserve across restarts, on a copy of a fixture tree (as any
 # user: the state file is <root>/var/lib/fragd/learned): a THP fault burst
-# (thp_fault_alloc bumped in the tree's proc/vmstat) is written to the state
+# (thp_fault_fallback bumped in the tree's proc/vmstat) is written to the state
 # file at once and again at stop; a new start re-instates it by its age (log
 # line, `fragd status`, the textfile's reserve target), decayed when older
 # than demand_hold, dropped when decayed to nothing; a time in the future
@@ -28,10 +28,14 @@ start() { # start LOGNAME [args...]: daemon in the background, log in $T/LOGNAME
 	start_daemon "$L" "$@"
 }
 running() { wait_for 15 grep -q "running" "$L"; }
-burst() { # burst HUGE_PAGES: that many THP faults more in the tree's vmstat
-	local v
-	v=$(awk '$1 == "thp_fault_alloc" { print $2 }' "$T/proc/vmstat")
-	sed -i "s/^thp_fault_alloc .*/thp_fault_alloc $((v + $1))/" "$T/proc/vmstat"
+burst() { # burst HUGE_PAGES: that many THP faults more in the tree's vmstat that fell back,
+	# among ten times as many served (9 % fell back: under max_thp_fallback, so the
+	# learned reserve is the reason cited; the served ones teach nothing:
+	# docs/policy.md "Demand worth reserving for")
+	local a f
+	a=$(awk '$1 == "thp_fault_alloc" { print $2 }' "$T/proc/vmstat")
+	f=$(awk '$1 == "thp_fault_fallback" { print $2 }' "$T/proc/vmstat")
+	sed -i "s/^thp_fault_alloc .*/thp_fault_alloc $((a + 10 * $1))/; s/^thp_fault_fallback .*/thp_fault_fallback $((f + $1))/" "$T/proc/vmstat"
 }
 key() { sed -n "s/^$1=//p" "$F" 2>/dev/null; }
 near() { [ -n "$1" ] && [ -n "$2" ] && [ $(( $1 > $2 ? $1 - $2 : $2 - $1 )) -lt 1000000 ]; } # within 1 s
@@ -186,7 +190,7 @@ running
 grep -q "Learned reserve from the previous run: 32 MiB burst seen" "$L" && pass "dry run re-instates the burst" \
 	|| bad "dry run did not read it: $(grep -i learned "$L")"
 burst 64
-wait_for 10 grep -q "recent THP bursts asked for 128 MiB" "$L" || bad "dry run: the burst was not seen"
+wait_for 10 grep -q "recent THP bursts fell back or stalled for 128 MiB" "$L" || bad "dry run: the burst was not seen"
 sleep 1.2
 stop >/dev/null
 [ "$(md5sum <"$F")" = "$sum" ] && pass "dry run: the file is untouched after a larger burst and stop" || bad "dry run wrote: $(cat "$F")"
@@ -194,21 +198,22 @@ fresh empty
 start log8 --set daemon.state_dir=
 running
 burst 64
-wait_for 10 grep -q "recent THP bursts asked for 128 MiB" "$L" || bad "state_dir empty: the burst was not seen"
+wait_for 10 grep -q "recent THP bursts fell back or stalled for 128 MiB" "$L" || bad "state_dir empty: the burst was not seen"
 stop >/dev/null
 [ ! -e "$T/var/lib/fragd" ] && pass "state_dir empty: nothing written" || bad "state_dir empty wrote $(ls -R "$T/var")"
 
 # 9. the first reserve from the kernel's counters since boot (issue 14 item
-# 5): 100000 THP faults before fragd started, none fell back, in the
-# tree's proc/uptime of 10 h: 100000 x 2 MiB x 30 min / 10 h = 10000 MiB,
-# cut to the host's memory (3.8 GiB), then at demand_cap of a node (25 %).
+# 5): 1100000 THP faults before fragd started, 100000 fell back, in the
+# tree's proc/uptime of 10 h: 100000 x 2 MiB x 0.122 (one burst at an
+# unknown time, aged) = 23.8 GiB, cut to the host's memory (3.8 GiB), then
+# at demand_cap of a node (25 %).
 fresh_tree boot "$FIX"
 write_conf "[policy]" "reserve_thp = 1MiB"
 burst 100000
 echo "36000.00 70000.00" >"$T/proc/uptime"
 start log9
 running
-grep -q "No THP burst learned yet: first reserve from the kernel's counters since boot, 100000 THP faults (0 fell back) in 10 h since boot: 3.8 GiB, their demand per demand_hold" "$L" \
+grep -q "No THP burst learned yet: first reserve from the kernel's counters since boot, 1100000 THP faults (100000 fell back) in 10 h since boot: 3.8 GiB, the fallbacks as one burst" "$L" \
 	&& pass "fresh start: the first reserve from the counters since boot is logged" \
 	|| bad "no first reserve logged: $(grep -i "learned\|burst\|boot" "$L")"
 wait_for 10 target_between $((3 * MIB)) $((4096 * MIB)) && pass "fresh start: target $(target9), more than reserve_thp" \

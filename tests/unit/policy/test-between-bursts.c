@@ -43,9 +43,9 @@ static TSim *case_default(TWorld *ret_w, usec_t peak_age)
 static void burst_raised_to_80(TSim *s, TWorld *w)
 {
         s->cfg.kick_interval_usec = 0;
-        w->thp_alloc_per_sec = 51.2;
+        w->thp_fallback_per_sec = 51.2;
         (void) t_sim_tick(s, w, 5);
-        w->thp_alloc_per_sec = 0;
+        w->thp_fallback_per_sec = 0;
         for (unsigned i = 0; i < 8; i++)
                 (void) t_sim_tick(s, w, 5);
         assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 80);
@@ -78,11 +78,11 @@ static void test_standing_when(void **state)
         /* a fault-free tick right after faults: the window still holds
          * them (2 faults/s x 5 s x 2 MiB = 20 MiB, less than the decayed
          * peak, so the peak is not renewed and stays past its hold) */
-        w.thp_alloc_per_sec = 2;
+        w.thp_fallback_per_sec = 2;
         d = t_sim_tick(s, &w, 5);
         assert_int_equal(d->eval.burst_bytes, 20 * MIB);
         assert_false(d->eval.learned_standing);
-        w.thp_alloc_per_sec = 0;
+        w.thp_fallback_per_sec = 0;
         d = t_sim_tick(s, &w, 25);
         assert_int_equal(d->eval.burst_bytes, 20 * MIB); /* 25 s ago: inside the 30 s window */
         assert_false(d->eval.learned_standing);
@@ -224,10 +224,10 @@ static void test_quiet_after_burst_stops_kicking(void **state)
 
         (void) state;
         /* 51.2 faults/s x 5 s x 2 MiB = 512 MiB in one tick */
-        w.thp_alloc_per_sec = 51.2;
+        w.thp_fallback_per_sec = 51.2;
         d = t_sim_tick(s, &w, 5);
         assert_int_equal(d->eval.learned_need_bytes, 512 * MIB);
-        w.thp_alloc_per_sec = 0;
+        w.thp_fallback_per_sec = 0;
         /* the hold: 300 s of full action (raises to the aim 44, kicks) */
         for (unsigned i = 0; i < 60; i++) {
                 d = t_sim_tick(s, &w, 5);
@@ -309,7 +309,7 @@ static void test_next_burst_served(void **state)
         for (unsigned i = 0; i < 6; i++)
                 (void) t_sim_tick(s, &w, 5);
 
-        w.thp_alloc_per_sec = 51.2;
+        w.thp_fallback_per_sec = 51.2;
         d = t_sim_tick(s, &w, 5);
         explain_print(d);
         assert_false(d->eval.learned_standing);
@@ -321,7 +321,7 @@ static void test_next_burst_served(void **state)
         assert_int_equal(it->num.learned_need_bytes, 512 * MIB);
         assert_true(s->state.lever[LEVER_COMPACTION_PROACTIVENESS].episode);
         /* the cycle over, its faults still in the window: not between bursts */
-        w.thp_alloc_per_sec = 0;
+        w.thp_fallback_per_sec = 0;
         d = t_sim_tick(s, &w, 5);
         assert_false(d->eval.learned_standing);
         assert_non_null(t_find(d, DECISION_KICK_KCOMPACTD, LEVER_COMPACTION_PROACTIVENESS));
@@ -354,11 +354,12 @@ static void test_reclaim_lever_home_between_bursts(void **state)
         s->cfg.backoff_decisions = 0;
         s->cfg.lever[LEVER_MIN_FREE_KBYTES].enabled = false;
         s->cfg.lever[LEVER_WATERMARK_SCALE_FACTOR].max = 200;
-        w.thp_alloc_per_sec = 51.2;
+        s->cfg.watermark_cap_permyriad = 10000; /* free memory above the kernel's high watermark: out of the way */
+        w.thp_fallback_per_sec = 51.2;
         d = t_sim_tick(s, &w, 5);
         explain_print(d);
         assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 140); /* a step of 100 from 40 */
-        w.thp_alloc_per_sec = 0;
+        w.thp_fallback_per_sec = 0;
         for (unsigned i = 0; i < 61; i++) /* to 305 s */
                 d = t_sim_tick(s, &w, 5);
         assert_true(d->eval.learned_standing);
@@ -571,7 +572,7 @@ static void test_standing_exact_score(void **state)
         const Decision *d;
 
         (void) state;
-        w.thp_alloc_per_sec = 51.2;
+        w.thp_fallback_per_sec = 51.2;
         d = t_sim_tick(s, &w, 5);
         assert_int_equal(d->eval.learned_need_bytes, 512 * MIB);
         assert_int_equal(d->eval.nodes[0].score_target, 50);
@@ -677,7 +678,7 @@ static void test_standing_sentence(void **state)
         print_message("%s\n", buf);
         assert_string_equal(buf,
                             "raise compaction_proactiveness 20\u219240: node 0 has 100 MiB free in order>=9 blocks; "
-                            "recent THP bursts asked for 512 MiB (learned reserve, seen 6 min ago, decaying); "
+                            "recent THP bursts fell back or stalled for 512 MiB (learned reserve, seen 6 min ago, decaying); "
                             "kernel score 90, the target needs 66 or less; between bursts (no THP fault in the "
                             "last 30 s): only the level that score needs, no kicks");
 }

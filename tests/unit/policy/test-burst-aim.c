@@ -293,6 +293,7 @@ static void test_free_short_offers_the_part_free_memory_holds(void **state)
 
         (void) state;
         s->cfg.lever[LEVER_MIN_FREE_KBYTES].enabled = false;
+        s->cfg.watermark_cap_permyriad = 10000; /* free memory above the kernel's high watermark: out of the way */
         w.fallback_ratio = 0.12;
         d = t_sim_tick(s, &w, 5);
         it = t_find(d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR);
@@ -1253,7 +1254,7 @@ static void test_decaying_need_not_followed_within_a_burst(void **state)
         (void) state;
         s->cfg.backoff_decisions = 0;
         t_lever(&s->cfg, LEVER_COMPACTION_PROACTIVENESS, 20, 80, 20, 5, 30 * S, 6 * S);
-        w.thp_alloc_per_sec = 1.0;
+        w.thp_fallback_per_sec = 1.0;
         d = t_sim_tick(s, &w, 5);
         assert_false(d->eval.learned_standing);
         assert_true(d->eval.learned_need_bytes < d->eval.learned_peak_bytes);
@@ -1267,7 +1268,7 @@ static void test_decaying_need_not_followed_within_a_burst(void **state)
                 assert_null(t_find_reason(d, LEVER_COMPACTION_PROACTIVENESS, POLICY_REASON_AIM_FELL));
         }
         assert_int_equal(s->in[LEVER_COMPACTION_PROACTIVENESS].current, 60);
-        w.thp_alloc_per_sec = 0;
+        w.thp_fallback_per_sec = 0;
         for (unsigned i = 0; i < 12 && !it; i++) {
                 d = t_sim_tick(s, &w, 5);
                 it = t_find_reason(d, LEVER_COMPACTION_PROACTIVENESS, POLICY_REASON_AIM_FELL);

@@ -19,6 +19,10 @@
 static void test_memory_short_raises_kswapd_headroom(void **state)
 {
         TSim *s = sim_new();
+
+        /* the watermark cap out of the way: these worlds have free memory
+         * above the kernel's high watermark (test-demand-worth.c tests it) */
+        s->cfg.watermark_cap_permyriad = 10000;
         TWorld w = t_world_fine(1);
         const DecisionItem *it;
         const Decision *d;
@@ -80,6 +84,10 @@ static void test_memory_short_raises_kswapd_headroom(void **state)
 static unsigned wsf_raise(int64_t from, int64_t min_free_kbytes, int64_t step_up, uint32_t reserve_large)
 {
         TSim *s = sim_new();
+
+        /* the watermark cap out of the way: these worlds have free memory
+         * above the kernel's high watermark (test-demand-worth.c tests it) */
+        s->cfg.watermark_cap_permyriad = 10000;
         TWorld w = t_world_fine(1);
         const DecisionItem *it;
         int64_t to;
@@ -131,6 +139,10 @@ static void test_wsf_raise_skips_dead_values(void **state)
 static void test_wsf_raise_held_inside_dead_values(void **state)
 {
         TSim *s = sim_new();
+
+        /* the watermark cap out of the way: these worlds have free memory
+         * above the kernel's high watermark (test-demand-worth.c tests it) */
+        s->cfg.watermark_cap_permyriad = 10000;
         TWorld w = t_world_fine(1);
         const Decision *d;
 
@@ -146,6 +158,7 @@ static void test_wsf_raise_held_inside_dead_values(void **state)
         assert_int_equal(s->in[LEVER_WATERMARK_SCALE_FACTOR].current, 10);
         /* 75 pages more (at 41 in): a raise, to 41 */
         t_sim_init(s);
+        s->cfg.watermark_cap_permyriad = 10000;
         w.node[0].reclaimable_pages = 12175;
         d = t_sim_tick(s, &w, 5);
         assert_non_null(t_find(d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR));
@@ -156,6 +169,10 @@ static void test_wsf_raise_held_inside_dead_values(void **state)
 static void test_safety_envelope(void **state)
 {
         TSim *s = sim_new();
+
+        /* the watermark cap out of the way: these worlds have free memory
+         * above the kernel's high watermark (test-demand-worth.c tests it) */
+        s->cfg.watermark_cap_permyriad = 10000;
         TWorld w = t_world_fine(1);
         const DecisionItem *it;
         const Decision *d;
@@ -188,6 +205,7 @@ static void test_safety_envelope(void **state)
 
         /* and a raise is capped by the envelope: memory short, little to reclaim */
         t_sim_init(s);
+        s->cfg.watermark_cap_permyriad = 10000;
         w.node[0] = t_node_memory_short();
         w.node[0].reclaimable_pages = 26000;
         for (unsigned i = 0; i < 60; i++) {
@@ -213,6 +231,10 @@ static void test_safety_envelope(void **state)
 static void test_pressure_spike(void **state)
 {
         TSim *s = sim_new();
+
+        /* the watermark cap out of the way: these worlds have free memory
+         * above the kernel's high watermark (test-demand-worth.c tests it) */
+        s->cfg.watermark_cap_permyriad = 10000;
         TWorld w = t_world_fine(1);
         const Decision *d;
         const DecisionItem *it;
@@ -256,6 +278,10 @@ static const DecisionItem *raise_for_rollback(TSim *s, const TWorld *w, Lever l)
 static void test_psi_rollback(void **state)
 {
         TSim *s = sim_new();
+
+        /* the watermark cap out of the way: these worlds have free memory
+         * above the kernel's high watermark (test-demand-worth.c tests it) */
+        s->cfg.watermark_cap_permyriad = 10000;
         TWorld w = t_world_fine(1);
         const Decision *d;
         const DecisionItem *it;
@@ -308,6 +334,10 @@ static void assert_no_rollback_for(TSim *s, TWorld *w, Lever l, unsigned seconds
 static void test_no_rollback_of_a_stall_raise_by_its_stalls(void **state)
 {
         TSim *s = sim_new();
+
+        /* the watermark cap out of the way: these worlds have free memory
+         * above the kernel's high watermark (test-demand-worth.c tests it) */
+        s->cfg.watermark_cap_permyriad = 10000;
         TWorld w = t_world_fine(1);
         const Decision *d;
         const DecisionItem *it;
@@ -347,6 +377,10 @@ static void test_no_rollback_of_a_stall_raise_by_its_stalls(void **state)
 static void test_no_rollback_of_a_reserve_raise_by_direct_compaction(void **state)
 {
         TSim *s = sim_new();
+
+        /* the watermark cap out of the way: these worlds have free memory
+         * above the kernel's high watermark (test-demand-worth.c tests it) */
+        s->cfg.watermark_cap_permyriad = 10000;
         TWorld w = t_world_fine(1);
         const Decision *d;
         const DecisionItem *it;
@@ -387,6 +421,10 @@ static void test_no_rollback_of_a_reserve_raise_by_direct_compaction(void **stat
 static void test_rollback_of_a_reclaim_raise_despite_stalls(void **state)
 {
         TSim *s = sim_new();
+
+        /* the watermark cap out of the way: these worlds have free memory
+         * above the kernel's high watermark (test-demand-worth.c tests it) */
+        s->cfg.watermark_cap_permyriad = 10000;
         TWorld w = t_world_fine(1);
         const Decision *d;
         const DecisionItem *it;
@@ -412,6 +450,10 @@ static void test_rollback_of_a_reclaim_raise_despite_stalls(void **state)
 static void test_knob_clamped_by_kernel(void **state)
 {
         TSim *s = sim_new();
+
+        /* the watermark cap out of the way: these worlds have free memory
+         * above the kernel's high watermark (test-demand-worth.c tests it) */
+        s->cfg.watermark_cap_permyriad = 10000;
         TWorld w = t_world_fine(1);
         const Decision *d;
         unsigned raises = 0;
@@ -448,6 +490,10 @@ static void test_knob_clamped_by_kernel(void **state)
 static void test_min_free_raise_stops_at_share(void **state)
 {
         TSim *s = sim_new();
+
+        /* the watermark cap out of the way: these worlds have free memory
+         * above the kernel's high watermark (test-demand-worth.c tests it) */
+        s->cfg.watermark_cap_permyriad = 10000;
         TWorld w = t_world_fine(1);
         int64_t peak = 0;
         bool at_bound = false;
@@ -476,6 +522,10 @@ static void test_min_free_raise_stops_at_share(void **state)
 static void test_min_free_never_written_zero(void **state)
 {
         TSim *s = sim_new();
+
+        /* the watermark cap out of the way: these worlds have free memory
+         * above the kernel's high watermark (test-demand-worth.c tests it) */
+        s->cfg.watermark_cap_permyriad = 10000;
         TWorld w = t_world_fine(1);
 
         /* presets.c style bounds; a host that is short of free memory and

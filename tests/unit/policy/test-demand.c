@@ -58,13 +58,14 @@ static void d_eval(D *d, usec_t now, double alloc, double fallback, double inter
         policy_demand_evaluate(&d->cfg, &d->st, &d->a, now, &d->e);
 }
 
-/* a history sample at t with that tick's demand */
+/* a history sample at t with that tick's demand, all of it unmet */
 static void d_hist(D *d, usec_t t, uint64_t demand)
 {
         PolicyHistory *h = &d->st.hist;
 
         h->t_usec[h->n] = t;
         h->demand_bytes[h->n] = demand;
+        h->unmet_bytes[h->n] = demand;
         h->n++;
 }
 
@@ -73,13 +74,17 @@ static void test_demand_of_a_tick(void **state)
         D *d = d_new();
 
         (void) state;
-        /* (10 + 2)/s x 5 s x 2 MiB = 120 MiB, 20 MiB of it fallen back */
+        /* (10 + 2)/s x 5 s x 2 MiB = 120 MiB, 20 MiB of it fallen back:
+         * only that is learned (the kernel served the rest) */
         d_eval(d, 1000 * S, 10, 2, 5);
         assert_int_equal(d->e.demand_bytes, 120 * MIB);
         assert_int_equal(d->e.demand_fallback_bytes, 20 * MIB);
+        assert_int_equal(d->e.demand_stalled_bytes, 0);
+        assert_int_equal(d->e.demand_unmet_bytes, 20 * MIB);
         assert_int_equal(d->e.burst_bytes, 120 * MIB);
-        assert_int_equal(d->e.learned_need_bytes, 120 * MIB);
-        assert_int_equal(d->e.learned_peak_bytes, 120 * MIB);
+        assert_int_equal(d->e.unmet_burst_bytes, 20 * MIB);
+        assert_int_equal(d->e.learned_need_bytes, 20 * MIB);
+        assert_int_equal(d->e.learned_peak_bytes, 20 * MIB);
         assert_int_equal(d->e.learned_peak_usec, 1000 * S);
         assert_int_equal(d->e.learned_hold_usec, 30 * MINUTE);
         /* half a second: 12 MiB; rounded to the byte */
@@ -143,7 +148,9 @@ static void test_burst_window(void **state)
         d_hist(d, 999 * S, 8 * MIB);
         d_eval(d, 1000 * S, 10, 2, 5);
         assert_int_equal(d->e.burst_bytes, 120 * MIB + 12 * MIB);
-        assert_int_equal(d->e.learned_need_bytes, 132 * MIB);
+        /* the samples' unmet 12 MiB + this tick's 20 MiB fallen back */
+        assert_int_equal(d->e.unmet_burst_bytes, 32 * MIB);
+        assert_int_equal(d->e.learned_need_bytes, 32 * MIB);
         d_hist(d, 1000 * S, 16 * MIB);
         d_eval(d, 1000 * S, 10, 2, 5);
         assert_int_equal(d->e.burst_bytes, 132 * MIB);
@@ -161,15 +168,19 @@ static void test_cut_to_the_host(void **state)
         D *d = d_new();
 
         (void) state;
-        /* 1000/s x 5 s x 2 MiB = 10000 MiB on a 4 GiB host */
+        /* 1000/s x 5 s x 2 MiB = 10000 MiB on a 4 GiB host, 1000 MiB
+         * of it fallen back: the faults are cut, what is learned is not */
         d_eval(d, 1000 * S, 900, 100, 5);
-        assert_int_equal(d->e.learned_capped_from_bytes, 10000 * MIB);
+        assert_int_equal(d->e.learned_capped_from_bytes, 0);
         assert_int_equal(d->e.burst_bytes, 4 * GIB);
         assert_int_equal(d->e.demand_bytes, 4 * GIB);
         assert_int_equal(d->e.demand_fallback_bytes, 1000 * MIB); /* under the host: kept */
-        assert_int_equal(d->e.learned_need_bytes, 4 * GIB);
+        assert_int_equal(d->e.learned_need_bytes, 1000 * MIB);
+        /* 9000 MiB fallen back: cut, and said */
         d_eval(d, 1000 * S, 100, 900, 5);
         assert_int_equal(d->e.demand_fallback_bytes, 4 * GIB);
+        assert_int_equal(d->e.learned_capped_from_bytes, 9000 * MIB);
+        assert_int_equal(d->e.learned_need_bytes, 4 * GIB);
         /* exactly the host: not cut */
         d_eval(d, 1000 * S, 2048, 0, 1);
         assert_int_equal(d->e.demand_bytes, 4 * GIB);
@@ -183,7 +194,7 @@ static void test_cut_to_the_host(void **state)
         assert_int_equal(d->e.learned_need_bytes, 4 * GIB);
         assert_int_equal(d->e.learned_peak_usec, 900 * S);
         /* both over: the burst is named, not the peak */
-        d_eval(d, 1000 * S, 1200, 0, 5); /* 12000 MiB */
+        d_eval(d, 1000 * S, 0, 1200, 5); /* 12000 MiB fallen back */
         assert_int_equal(d->e.learned_capped_from_bytes, 12000 * MIB);
         assert_int_equal(d->e.learned_peak_bytes, 4 * GIB);
         free(d);
@@ -207,16 +218,21 @@ static void test_renew_or_keep(void **state)
         d_eval(d, 700 * S, 1, 0, 5);
         assert_int_equal(d->e.learned_need_bytes, 200 * MIB);
         assert_int_equal(d->e.learned_peak_usec, 100 * S);
-        /* an equal burst renews it: seen now, nothing before the clock */
-        d_eval(d, 700 * S, 20, 0, 5);
-        assert_int_equal(d->e.burst_bytes, 200 * MIB);
+        /* a burst served in full, however large, teaches nothing */
+        d_eval(d, 700 * S, 200, 0, 5);
+        assert_int_equal(d->e.burst_bytes, 2000 * MIB);
+        assert_int_equal(d->e.learned_need_bytes, 200 * MIB);
+        assert_int_equal(d->e.learned_peak_usec, 100 * S);
+        /* an equal unmet burst renews it: seen now, nothing before the clock */
+        d_eval(d, 700 * S, 0, 20, 5);
+        assert_int_equal(d->e.unmet_burst_bytes, 200 * MIB);
         assert_int_equal(d->e.learned_peak_usec, 700 * S);
         assert_int_equal(d->e.learned_peak_before_usec, 0);
         /* past the hold: one half-life later (age 30 + 30 min) it asks 100
          * MiB, and a 120 MiB burst renews it */
         d_eval(d, 100 * S + 55 * MINUTE, 0, 0, 5);
         assert_int_equal(d->e.learned_need_bytes, 100 * MIB);
-        d_eval(d, 100 * S + 55 * MINUTE, 10, 2, 5);
+        d_eval(d, 100 * S + 55 * MINUTE, 10, 12, 5);
         assert_int_equal(d->e.learned_need_bytes, 120 * MIB);
         assert_int_equal(d->e.learned_peak_usec, 100 * S + 55 * MINUTE);
         /* learning off: nothing learned, the demand still measured */
@@ -329,9 +345,9 @@ static void test_shares_history_walk(void **state)
         /* a slot past the ring's n, within the window: not a sample */
         h->t_usec[1] = 995 * S;
         h->thp_grown[1][0] = h->thp_grown[1][1] = UINT64_MAX;
-        /* 10 faults/s x 5 s x 2 MiB renews the (empty) peak; grown
+        /* 10 fallbacks/s x 5 s x 2 MiB renews the (empty) peak; grown
          * {10 + 0, 0 + 30}, sum 40: 10 x 10000 / 40 = 2500, 7500 */
-        d_eval(d, 1000 * S, 10, 0, 5);
+        d_eval(d, 1000 * S, 0, 10, 5);
         assert_int_equal(d->e.learned_peak_usec, 1000 * S);
         assert_int_equal(d->e.nodes[0].learned_share_permyriad, 2500);
         assert_int_equal(d->e.nodes[1].learned_share_permyriad, 7500);
@@ -341,7 +357,7 @@ static void test_shares_history_walk(void **state)
         d_hist(d, 995 * S, 0);
         h->thp_grown[1][0] = 0;
         assert_int_equal(h->thp_grown[1][1], UINT64_MAX);
-        d_eval(d, 1000 * S, 10, 0, 5);
+        d_eval(d, 1000 * S, 0, 10, 5);
         assert_int_equal(d->e.nodes[0].learned_share_permyriad, 5000);
         assert_int_equal(d->e.nodes[1].learned_share_permyriad, 5000);
         assert_false(d->e.nodes[0].learned_share_measured);
@@ -352,7 +368,7 @@ static void test_shares_history_walk(void **state)
         h->thp_grown[0][1] = 0;
         d->w.node[0].thp_grown = q - 5;
         d->w.node[1].thp_grown = q;
-        d_eval(d, 1000 * S, 10, 0, 5);
+        d_eval(d, 1000 * S, 0, 10, 5);
         assert_int_equal(d->e.nodes[0].learned_share_permyriad, 5000);
         assert_int_equal(d->e.nodes[1].learned_share_permyriad, 5000);
         assert_true(d->e.nodes[0].learned_share_measured);
@@ -386,8 +402,8 @@ static void test_shares_kept_one_node(void **state)
         free(d);
 }
 
-/* The seed from boot: no clock gives nothing; the most faults a counter
- * holds still seed (cut to the host: 4096 MiB) */
+/* The seed from boot: no clock gives nothing; the most fallbacks a
+ * counter holds still seed (cut to the host: 4096 MiB) */
 static void test_from_boot_edges(void **state)
 {
         PolicyConfig c;
@@ -398,9 +414,11 @@ static void test_from_boot_edges(void **state)
         c.demand_learning = true;
         c.demand_from_boot = true;
         c.demand_hold_usec = 1800 * S; /* up 600 s, less: all faults count */
-        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 10000, 0, 36000 * S }, HP, 4096 * MIB, 0, &r),
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { 10000, 10000, 36000 * S }, HP, 4096 * MIB, 0,
+                                                  &r),
                          LEARNED_RESTORE_EMPTY);
-        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { UINT64_MAX, 0, 600 * S }, HP, 4096 * MIB, 600 * S, &r),
+        assert_int_equal(policy_learned_from_boot(&c, &(BootHistory) { UINT64_MAX, UINT64_MAX, 600 * S }, HP,
+                                                  4096 * MIB, 600 * S, &r),
                          LEARNED_RESTORE_OK);
         assert_int_equal(r.peak_bytes, 4096 * MIB);
 }
@@ -438,9 +456,11 @@ static void test_burst_saturates_and_off_split(void **state)
         d->a.nodes[0].managed_pages = 0;
         memset(&d->e, 0, sizeof(d->e));
         policy_demand_evaluate(&d->cfg, &d->st, &d->a, 1000 * S, &d->e);
-        /* 100 MiB this tick + q > q: q; q + 10 > q: q */
+        /* 100 MiB this tick + q > q: q; q + 10 > q: q (the unmet burst
+         * likewise: the samples' unmet part is the same) */
         assert_int_equal(d->e.demand_bytes, 100 * MIB);
         assert_true(d->e.burst_bytes == UINT64_MAX / 4);
+        assert_true(d->e.unmet_burst_bytes == UINT64_MAX / 4);
         free(d);
 
         d = d_new();

@@ -215,10 +215,10 @@ static void test_first_decide_keeps_it(void **state)
         assert_non_null(it);
         assert_true(it->to > it->from);
         decision_explain(it, buf, sizeof(buf));
-        assert_non_null(strstr(buf, "recent THP bursts asked for 512 MiB (learned reserve, seen 4 min ago, held 30 min)"));
+        assert_non_null(strstr(buf, "recent THP bursts fell back or stalled for 512 MiB (learned reserve, seen 4 min ago, held 30 min)"));
 
         /* a larger burst: seen now, nothing before the monotonic clock */
-        w.thp_alloc_per_sec = 300 / 5.0;
+        w.thp_fallback_per_sec = 300 / 5.0;
         t_sim_tick(s, &w, 5);
         assert_true(s->state.learned_peak_bytes > 512 * MIB);
         assert_int_equal(s->state.learned_peak_usec, s->now);
@@ -239,7 +239,7 @@ static void test_smaller_burst_keeps_the_age(void **state)
         assert_int_equal(policy_learned_restore(&s->cfg, 512 * MIB, 10 * MINUTE, s->now, HP, &r), LEARNED_RESTORE_OK);
         policy_learned_seed(&s->state, &r);
         t_sim_tick(s, &w, 5);
-        w.thp_alloc_per_sec = 10 / 5.0;
+        w.thp_fallback_per_sec = 10 / 5.0;
         t_sim_tick(s, &w, 5);
         assert_int_equal(s->state.learned_peak_bytes, 512 * MIB);
         assert_int_equal(s->state.learned_peak_usec, 1);

@@ -33,6 +33,25 @@ static void set_captured(PageCacheMeasures *m)
         m->bytes_total[6] = 65273856;
 }
 
+/* A node whose free memory has no block of order 5 or more (t_assess
+ * gives orders 5..9 the order-9 count): the page cache's order-6 folios
+ * fall back or stall there */
+static TNode node_fragmented(void)
+{
+        return (TNode){ .free_pages = 500000, .ge_large_pages = 400000, .ge_thp_pages = 0,
+                        .reclaimable_pages = 200000 };
+}
+
+/* ... with direct compaction stalls: 8/s x 5 s = 40 stalls, one 256 KiB
+ * order-6 block each at most: up to 10 MiB of order-6 folios stalled */
+static TWorld world_unmet(void)
+{
+        TWorld w = { .n_nodes = 1, .node = { node_fragmented() }, .rates_valid = true, .fallback_ratio = -1,
+                     .stall_per_sec = 8 };
+
+        return w;
+}
+
 static void cfg_learning(PolicyConfig *c)
 {
         t_config(c);
@@ -121,15 +140,16 @@ static void seed_history(PolicyState *s, usec_t now)
         h->n = 3;
         h->head = 0;
         h->t_usec[0] = now - 40 * S;
-        h->pagecache_bytes[0] = 100 * MIB;
+        h->pagecache_bytes[0] = h->pagecache_unmet_bytes[0] = 100 * MIB;
         h->t_usec[1] = now - 20 * S;
-        h->pagecache_bytes[1] = 5 * MIB;
+        h->pagecache_bytes[1] = h->pagecache_unmet_bytes[1] = 5 * MIB;
         h->t_usec[2] = now - 10 * S;
-        h->pagecache_bytes[2] = 5 * MIB;
+        h->pagecache_bytes[2] = h->pagecache_unmet_bytes[2] = 5 * MIB;
 }
 
 static void test_demand_and_need(void **state)
 {
+        const TWorld wu = world_unmet();
         static PolicyConfig c;
         static PolicyState s;
         static Assessment a;
@@ -140,7 +160,7 @@ static void test_demand_and_need(void **state)
         cfg_learning(&c);
         policy_state_init(&s);
         seed_history(&s, now);
-        t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, now, &a);
+        t_assess(&wu, now, &a);
         set_captured(&a.pagecache);
         a.pagecache.delta_valid = true;
         a.pagecache.interval_sec = 5;
@@ -150,6 +170,10 @@ static void test_demand_and_need(void **state)
         memset(&e, 0, sizeof(e));
         policy_pagecache_evaluate(&c, &s, &a, now, &e);
         assert_int_equal(e.pagecache_demand_bytes, 10 * MIB);
+        /* no free block of order >= 5, 40 stalls: all 10 MiB stalled */
+        assert_int_equal(e.pagecache_stalled_bytes, 10 * MIB);
+        assert_int_equal(e.pagecache_fallback_bytes, 0);
+        assert_int_equal(e.pagecache_unmet_bytes, 10 * MIB);
         /* order 6 below the THP order (9): the window is the rebuild
          * time, 10 s: the sample at now-10 s is out (not < 10 s), so 10
          * MiB, the tick's own */
@@ -163,6 +187,9 @@ static void test_demand_and_need(void **state)
         policy_pagecache_evaluate(&c, &s, &a, now, &e);
         assert_int_equal(e.pagecache_demand_bytes, 13 * MIB);
         assert_int_equal(e.pagecache_order_demand_bytes, 10 * MIB);
+        /* no block above order 5 was free: the order-5 bytes fell back */
+        assert_int_equal(e.pagecache_fallback_bytes, 3 * MIB);
+        assert_int_equal(e.pagecache_unmet_bytes, 13 * MIB);
         a.pagecache.bytes_delta[5] = 0;
 
         /* x1.5; a learned THP need of 4 MiB is not added (the order-6
@@ -222,6 +249,7 @@ static void test_target(void **state)
  * cache's order with the target from its need. */
 static void test_decide_uses_order(void **state)
 {
+        const TWorld wu = world_unmet();
         static PolicyConfig c;
         static PolicyState s;
         static Assessment a;
@@ -238,7 +266,7 @@ static void test_decide_uses_order(void **state)
         s.hist.order[0] = 6; /* the history is of the same orders */
         s.hist.order[1] = 9;
         t_levers(in);
-        t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, now, &a);
+        t_assess(&wu, now, &a);
         assert_int_equal(policy_decide(&c, &s, &a, in, now, &d), 0);
         assert_int_equal(d.eval.order[0], 4); /* no hist: order_large */
         assert_int_equal(d.eval.nodes[0].target_bytes[0], 8 * MIB);
@@ -251,9 +279,9 @@ static void test_decide_uses_order(void **state)
         /* 10 MiB this tick + 5 MiB in the 10 s window (the history is
          * kept: orders 6 and 9 as recorded; now-10 s is out, now-5 s in) */
         assert_int_equal(d.eval.nodes[0].target_bytes[0], 15 * MIB);
-        /* have: t_node_fine's 400000 pages >= order 4, 300000 >= order 9;
-         * t_assess gives orders 5..9 the order-9 count */
-        assert_int_equal(d.eval.nodes[0].have_bytes[0], (uint64_t) 300000 * 4096);
+        /* have: no block of order >= 5 (t_assess gives orders 5..9 the
+         * order-9 count) */
+        assert_int_equal(d.eval.nodes[0].have_bytes[0], 0);
 }
 
 /* The page-cache need is held and decayed like the learned THP need: a
@@ -263,6 +291,7 @@ static void test_decide_uses_order(void **state)
  * from tick to tick (policy_state_update()). */
 static void test_need_held_and_decayed(void **state)
 {
+        const TWorld wu = world_unmet();
         static PolicyConfig c;
         static PolicyState s;
         static Assessment a;
@@ -278,7 +307,7 @@ static void test_need_held_and_decayed(void **state)
         t_levers(in);
 
         /* t0: 10 MiB at order 6, nothing before: burst and need 10 MiB */
-        t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, t0, &a);
+        t_assess(&wu, t0, &a);
         set_captured(&a.pagecache);
         a.pagecache.delta_valid = true;
         a.pagecache.bytes_delta[6] = 40 * 262144;
@@ -293,7 +322,7 @@ static void test_need_held_and_decayed(void **state)
 
         /* t0 + 60 s: no demand since, the burst is out of the window, but
          * the need is held (60 s < demand_hold 600 s) */
-        t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, t0 + 60 * S, &a);
+        t_assess(&wu, t0 + 60 * S, &a);
         set_captured(&a.pagecache);
         a.pagecache.delta_valid = true;
         assert_int_equal(policy_decide(&c, &s, &a, in, t0 + 60 * S, &d), 0);
@@ -306,7 +335,7 @@ static void test_need_held_and_decayed(void **state)
         policy_state_update(&s, &a, &d, t0 + 60 * S);
 
         /* t0 + 900 s: 300 s past the hold = one decay: 5 MiB */
-        t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, t0 + 900 * S, &a);
+        t_assess(&wu, t0 + 900 * S, &a);
         set_captured(&a.pagecache);
         a.pagecache.delta_valid = true;
         assert_int_equal(policy_decide(&c, &s, &a, in, t0 + 900 * S, &d), 0);
@@ -317,7 +346,7 @@ static void test_need_held_and_decayed(void **state)
         policy_state_update(&s, &a, &d, t0 + 900 * S);
 
         /* a tick without the signal (tracefs gone) keeps what was seen */
-        t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, t0 + 905 * S, &a);
+        t_assess(&wu, t0 + 905 * S, &a);
         assert_int_equal(policy_decide(&c, &s, &a, in, t0 + 905 * S, &d), 0);
         assert_int_equal(d.eval.pagecache_peak_bytes, 10 * MIB);
         assert_int_equal(d.eval.pagecache_peak_usec, t0);
@@ -325,7 +354,7 @@ static void test_need_held_and_decayed(void **state)
 
         /* t0 + 900 s + 5 x 300 s: 10 MiB / 64 = 160 KiB, under one
          * order-6 block (256 KiB): forgotten */
-        t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, t0 + 2400 * S, &a);
+        t_assess(&wu, t0 + 2400 * S, &a);
         set_captured(&a.pagecache);
         a.pagecache.delta_valid = true;
         assert_int_equal(policy_decide(&c, &s, &a, in, t0 + 2400 * S, &d), 0);
@@ -336,7 +365,7 @@ static void test_need_held_and_decayed(void **state)
         policy_state_update(&s, &a, &d, t0 + 2400 * S);
 
         /* a new burst of 1 MiB renews it: 1 MiB, held from now */
-        t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, t0 + 2405 * S, &a);
+        t_assess(&wu, t0 + 2405 * S, &a);
         set_captured(&a.pagecache);
         a.pagecache.delta_valid = true;
         a.pagecache.bytes_delta[6] = 4 * 262144;
@@ -344,7 +373,7 @@ static void test_need_held_and_decayed(void **state)
         assert_int_equal(d.eval.pagecache_need_bytes, 1 * MIB);
         assert_int_equal(d.eval.pagecache_peak_usec, t0 + 2405 * S);
         policy_state_update(&s, &a, &d, t0 + 2405 * S);
-        t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, t0 + 2500 * S, &a);
+        t_assess(&wu, t0 + 2500 * S, &a);
         set_captured(&a.pagecache);
         a.pagecache.delta_valid = true;
         assert_int_equal(policy_decide(&c, &s, &a, in, t0 + 2500 * S, &d), 0);

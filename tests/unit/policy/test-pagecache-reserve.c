@@ -730,7 +730,9 @@ static void test_pc_oneshot_fall_of_the_burst(void **state)
  * target is capped by free memory above the kernel's high watermark
  * (25344 pages, above), never under the configured 85899345 B. Demand
  * learning on (factor 1, cap 25 % = 1 GiB): 200 MiB (51200 pages) at
- * order 6 this tick is the need. */
+ * order 6 this tick, with 160 direct compaction stalls a second (800 in
+ * the 5 s tick, one 256 KiB block each: 200 MiB) and 3000 pages free at
+ * order >= 6, is the need. */
 /* t_sim_init() with demand learning on (factor 1, cap 25 %) */
 static void sim_learning(TSim *s)
 {
@@ -747,6 +749,7 @@ static void test_pc_target_fits_free(void **state)
 
         (void) state;
         sim_learning(s);
+        w.stall_per_sec = 160;
         /* room 100000 - 25344 = 74656 pages: the need */
         decide_pc_at(s, &w, 6, 200u << 20);
         assert_int_equal(s->d.eval.pagecache_need_bytes, 200u << 20);
@@ -754,27 +757,32 @@ static void test_pc_target_fits_free(void **state)
         /* room exactly the need: 25344 + 51200 = 76544 pages */
         sim_learning(s);
         w = world_pc(3000, 76544);
+        w.stall_per_sec = 160;
         decide_pc_at(s, &w, 6, 200u << 20);
         assert_int_equal(s->d.eval.nodes[0].target_bytes[0], 200u << 20);
         /* a page less: 51199 pages = 209711104 B */
         sim_learning(s);
         w = world_pc(3000, 76543);
+        w.stall_per_sec = 160;
         decide_pc_at(s, &w, 6, 200u << 20);
         assert_int_equal(s->d.eval.nodes[0].target_bytes[0], 209711104);
         /* room 40000 - 25344 = 14656 pages = 60030976 B: the configured */
         sim_learning(s);
         w = world_pc(3000, 40000);
+        w.stall_per_sec = 160;
         decide_pc_at(s, &w, 6, 200u << 20);
         assert_int_equal(s->d.eval.nodes[0].target_bytes[0], 85899345);
         /* free memory under the high watermark: the configured */
         sim_learning(s);
         w = world_pc(3000, 20000);
+        w.stall_per_sec = 160;
         decide_pc_at(s, &w, 6, 200u << 20);
         assert_int_equal(s->d.eval.nodes[0].target_bytes[0], 85899345);
         /* the page cache at the THP order (order_thp 6): not capped */
         sim_learning(s);
         s->cfg.order_thp = 6;
         w = world_pc(3000, 40000);
+        w.stall_per_sec = 160;
         decide_pc_at(s, &w, 6, 200u << 20);
         assert_int_equal(s->d.eval.nodes[0].target_bytes[0], 200u << 20);
         free(s);
