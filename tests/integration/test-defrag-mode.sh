@@ -5,7 +5,7 @@
 #    is off, fragd_knob_disabled{knob="defrag_mode"} 1, nothing else fails;
 # 2. the file is there and reads 0: pagetypeinfo's non-movable blocks grow
 #    between two readings (pagetypeinfo_interval = 1min) on a host with THP
-#    demand (the boot history's faults): fragd writes 1 with the reason and
+#    demand (the boot history's fallen-back faults): fragd writes 1 with the reason and
 #    the numbers, journals the original, and SIGTERM puts 0 back;
 # 3. the same, then kill -9: fragd --restore puts 0 back;
 # 4. found at 1 (someone set it): fragd never owns it and leaves it at 1.
@@ -18,11 +18,14 @@ FIX=$FRAGD_SRCDIR/tests/fixtures/host-6.18-x86_64
 
 dm() { cat "$T/proc/sys/vm/defrag_mode"; }
 is_on() { [ "$(dm)" = 1 ]; }
-# the tree, an uptime (the boot history's THP faults are the demand) and a
-# one-minute pagetypeinfo
+# the tree, an uptime and THP faults since boot of which a tenth fell back
+# (the boot history's fallbacks are the demand: faults the free lists
+# served teach nothing) and a one-minute pagetypeinfo
 fresh() {
 	fresh_tree "$1" "$FIX"
 	echo "3600.00 7000.00" >"$T/proc/uptime"
+	sed -i 's/^thp_fault_fallback 0$/thp_fault_fallback 1900/' "$T/proc/vmstat"
+	grep -qx 'thp_fault_fallback 1900' "$T/proc/vmstat" || bad "vmstat edit did not apply"
 	write_conf "pagetypeinfo_interval = 1min"
 }
 # 32 Movable pageblocks of the Normal zone become Unmovable: 145 -> 177
