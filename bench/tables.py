@@ -40,6 +40,16 @@ END = "<!-- tables.py end -->"
 # measure, row label). The columns are the policies in POLICY_COLUMNS that
 # any row has.
 PROOF = {
+    "7.3": [
+        ("postgres-7.3-aged", {"kernel": "7.3-noretry"}, "zerofill_o6_pct",
+         "NORETRY, aged host: WAL zero-fill at order 6 %"),
+        ("postgres-7.3-aged", {"kernel": "7.3-noretry"}, "pgscan_kswapd", "NORETRY, aged host: kswapd pages scanned"),
+        ("postgres-7.3-aged", {"kernel": "7.3-noretry"}, "compact_scanned",
+         "NORETRY, aged host: compaction pages scanned"),
+        ("postgres-7.3-aged", {"kernel": "7.3-stock"}, "pg_compact", "stock, aged host: postgres direct compactions"),
+        ("postgres-7.3-aged", {"kernel": "7.3-stock"}, "pgscan_kswapd", "stock, aged host: kswapd pages scanned"),
+        ("postgres-7.3-aged", {"kernel": "7.3-stock"}, "compact_scanned", "stock, aged host: compaction pages scanned"),
+    ],
     "6.1": [
         ("churn-6.1", {"mode": "never"}, "thp_pct", "churn, defrag=never: huge pages %"),
         ("churn-6.1", {"mode": "never"}, "scan_per_huge", "churn, defrag=never: pages scanned per huge page"),
