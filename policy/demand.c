@@ -7,24 +7,27 @@
  *   fallback = thp_fault_fallback per second x interval x PMD size
  *   stalled  = min(attributed compact_stall, thp_fault_alloc) per second x interval x PMD size
  *   unmet    = fallback + stalled: the faults the free lists did not serve
- * Only the unmet part is learned: a burst the free lists served in full
- * teaches nothing (the kernel keeps up; docs/policy.md "Demand worth
- * reserving for"). demand still says whether faults came at all (the
- * burst window of "between bursts").
+ * A burst is learned only when part of it was unmet: one the free lists
+ * served in full teaches nothing (the kernel keeps up; docs/policy.md
+ * "Demand worth reserving for"); one that fell back or stalled anywhere in
+ * its window teaches its whole size, what the workload asks for at once
+ * (the free lists that served the rest of it this time are not there the
+ * next). demand also says whether faults came at all (the burst window
+ * of "between bursts").
  * interval is Rates.interval_sec (the two readings the rates come from), or
  * the time since the last history sample when that is missing; rate x
  * interval is then the counter delta itself.
  *
- * burst = unmet of this tick + unmet of the history samples within
+ * burst = demand of this tick + demand of the history samples within
  *         POLICY_BURST_WINDOW_USEC (a burst straddling a tick boundary
- *         counts whole)
+ *         counts whole), when unmet demand came within that window, else 0
  * need  = burst, when this tick has unmet demand and the burst is at least the
  *         remembered need decayed to now (the peak is renewed: held
  *         again from now); otherwise the
  *         remembered peak, held for demand_hold after it was seen, then
  *         halved every demand_decay, and 0 once under one huge page.
  * A tick with fallbacks therefore raises the need at once to at least what
- * fell back (and stalled) in it.
+ * its burst asked for (allocated + fallen back).
  *
  * Per node, its share of the need, capped:
  *   T_thp = max(reserve_thp, min(need x share x demand_factor, demand_cap of the node))
@@ -324,7 +327,7 @@ void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const
 {
         const PolicyHistory *h = &s->hist;
         uint64_t hp = a->hpage_order < 32 ? (uint64_t) a->page_size << a->hpage_order : 0;
-        uint64_t burst, unmet_burst, prev, mem;
+        uint64_t burst, unmet_burst, learn, prev, mem;
         bool renewed;
 
         if (a->rates.valid && hp > 0) {
@@ -347,18 +350,20 @@ void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const
          * the rates did not catch, a peak from before a memory hot-remove) */
         mem = policy_mem_total_bytes(a);
         if (mem > 0 && burst > mem) {
+                if (unmet_burst > 0)
+                        e->learned_capped_from_bytes = burst;
                 burst = mem;
                 e->demand_bytes = MIN(e->demand_bytes, mem);
                 e->demand_fallback_bytes = MIN(e->demand_fallback_bytes, mem);
                 e->demand_stalled_bytes = MIN(e->demand_stalled_bytes, mem);
                 e->demand_unmet_bytes = MIN(e->demand_unmet_bytes, mem);
         }
-        if (mem > 0 && unmet_burst > mem) {
-                e->learned_capped_from_bytes = unmet_burst;
+        if (mem > 0 && unmet_burst > mem)
                 unmet_burst = mem;
-        }
         e->burst_bytes = burst;
         e->unmet_burst_bytes = unmet_burst;
+        /* a burst with unmet demand in its window teaches its whole size */
+        learn = unmet_burst > 0 ? MAX(burst, unmet_burst) : 0;
 
         if (!cfg->demand_learning) {
                 shares_by_size(a, MIN(a->n_nodes, (unsigned) FRAGD_MAX_NODES), e);
@@ -368,11 +373,11 @@ void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const
         prev = s->learned_peak_usec == 0 ? 0
                                          : decay_at_age(s->learned_peak_bytes, policy_learned_age(s, now),
                                                         cfg->demand_hold_usec, cfg->demand_decay_usec, hp);
-        renewed = e->demand_unmet_bytes > 0 && unmet_burst >= prev;
+        renewed = e->demand_unmet_bytes > 0 && learn >= prev;
         demand_shares(s, a, now, renewed, e);
         if (renewed) {
-                e->learned_need_bytes = unmet_burst;
-                e->learned_peak_bytes = unmet_burst;
+                e->learned_need_bytes = learn;
+                e->learned_peak_bytes = learn;
                 e->learned_peak_usec = now;
                 e->learned_peak_before_usec = 0;
         } else if (prev > 0) {

@@ -270,7 +270,7 @@ static void trend_clause(Out *o, const PolicyNumbers *n, bool to_target)
                     dur_str((usec_t) ((double) n->have_bytes / (double) -tr * (double) USEC_PER_SEC)).s);
 }
 
-/* "recent THP bursts fell back or stalled for 512 MiB (learned reserve, held 30 min)", or
+/* "recent THP bursts that fell back or stalled asked for 512 MiB (learned reserve, held 30 min)", or
  * for a seed no burst renewed yet "THP faults since boot fell back for 512 MiB
  * (first reserve from boot history, held 30 min)" */
 static void learned_clause(Out *o, const PolicyNumbers *n)
@@ -282,7 +282,7 @@ static void learned_clause(Out *o, const PolicyNumbers *n)
                 out(o, "THP faults since boot fell back for %s (first reserve from boot history",
                     bytes_str(n->learned_need_bytes).s);
         else
-                out(o, "recent THP bursts fell back or stalled for %s (learned reserve", bytes_str(n->learned_need_bytes).s);
+                out(o, "recent THP bursts that fell back or stalled asked for %s (learned reserve", bytes_str(n->learned_need_bytes).s);
         if (n->learned_age_usec >= USEC_PER_SEC)
                 out(o, n->learned_from_boot ? ", set %s ago" : ", seen %s ago", dur_str(n->learned_age_usec).s);
         if (n->learned_age_usec <= n->learned_hold_usec)

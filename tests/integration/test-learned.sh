@@ -190,7 +190,7 @@ running
 grep -q "Learned reserve from the previous run: 32 MiB burst seen" "$L" && pass "dry run re-instates the burst" \
 	|| bad "dry run did not read it: $(grep -i learned "$L")"
 burst 64
-wait_for 10 grep -q "recent THP bursts fell back or stalled for 128 MiB" "$L" || bad "dry run: the burst was not seen"
+wait_for 10 grep -q "recent THP bursts that fell back or stalled asked for 128 MiB" "$L" || bad "dry run: the burst was not seen"
 sleep 1.2
 stop >/dev/null
 [ "$(md5sum <"$F")" = "$sum" ] && pass "dry run: the file is untouched after a larger burst and stop" || bad "dry run wrote: $(cat "$F")"
@@ -198,7 +198,7 @@ fresh empty
 start log8 --set daemon.state_dir=
 running
 burst 64
-wait_for 10 grep -q "recent THP bursts fell back or stalled for 128 MiB" "$L" || bad "state_dir empty: the burst was not seen"
+wait_for 10 grep -q "recent THP bursts that fell back or stalled asked for 128 MiB" "$L" || bad "state_dir empty: the burst was not seen"
 stop >/dev/null
 [ ! -e "$T/var/lib/fragd" ] && pass "state_dir empty: nothing written" || bad "state_dir empty wrote $(ls -R "$T/var")"
 

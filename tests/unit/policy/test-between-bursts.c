@@ -678,7 +678,7 @@ static void test_standing_sentence(void **state)
         print_message("%s\n", buf);
         assert_string_equal(buf,
                             "raise compaction_proactiveness 20\u219240: node 0 has 100 MiB free in order>=9 blocks; "
-                            "recent THP bursts fell back or stalled for 512 MiB (learned reserve, seen 6 min ago, decaying); "
+                            "recent THP bursts that fell back or stalled asked for 512 MiB (learned reserve, seen 6 min ago, decaying); "
                             "kernel score 90, the target needs 66 or less; between bursts (no THP fault in the "
                             "last 30 s): only the level that score needs, no kicks");
 }

@@ -623,7 +623,7 @@ static void test_explain_share(void **state)
 
         decision_explain(&it, buf, sizeof(buf));
         assert_string_equal(buf, "raise compaction_proactiveness 20\u219240: node 1 has 100 MiB free in order>=9 "
-                                 "blocks; recent THP bursts fell back or stalled for 1024 MiB (learned reserve, held 30 min), "
+                                 "blocks; recent THP bursts that fell back or stalled asked for 1024 MiB (learned reserve, held 30 min), "
                                  "256 MiB of it here (25.00%, where the kernel served the burst)");
         it.num.learned_share_measured = false;
         it.num.target_bytes = 200 * MIB;

@@ -75,7 +75,7 @@ static void test_demand_of_a_tick(void **state)
 
         (void) state;
         /* (10 + 2)/s x 5 s x 2 MiB = 120 MiB, 20 MiB of it fallen back:
-         * only that is learned (the kernel served the rest) */
+         * a burst that fell back teaches its whole size */
         d_eval(d, 1000 * S, 10, 2, 5);
         assert_int_equal(d->e.demand_bytes, 120 * MIB);
         assert_int_equal(d->e.demand_fallback_bytes, 20 * MIB);
@@ -83,8 +83,8 @@ static void test_demand_of_a_tick(void **state)
         assert_int_equal(d->e.demand_unmet_bytes, 20 * MIB);
         assert_int_equal(d->e.burst_bytes, 120 * MIB);
         assert_int_equal(d->e.unmet_burst_bytes, 20 * MIB);
-        assert_int_equal(d->e.learned_need_bytes, 20 * MIB);
-        assert_int_equal(d->e.learned_peak_bytes, 20 * MIB);
+        assert_int_equal(d->e.learned_need_bytes, 120 * MIB);
+        assert_int_equal(d->e.learned_peak_bytes, 120 * MIB);
         assert_int_equal(d->e.learned_peak_usec, 1000 * S);
         assert_int_equal(d->e.learned_hold_usec, 30 * MINUTE);
         /* half a second: 12 MiB; rounded to the byte */
@@ -148,9 +148,10 @@ static void test_burst_window(void **state)
         d_hist(d, 999 * S, 8 * MIB);
         d_eval(d, 1000 * S, 10, 2, 5);
         assert_int_equal(d->e.burst_bytes, 120 * MIB + 12 * MIB);
-        /* the samples' unmet 12 MiB + this tick's 20 MiB fallen back */
+        /* the samples' unmet 12 MiB + this tick's 20 MiB fallen back: the
+         * whole burst is learned */
         assert_int_equal(d->e.unmet_burst_bytes, 32 * MIB);
-        assert_int_equal(d->e.learned_need_bytes, 32 * MIB);
+        assert_int_equal(d->e.learned_need_bytes, 132 * MIB);
         d_hist(d, 1000 * S, 16 * MIB);
         d_eval(d, 1000 * S, 10, 2, 5);
         assert_int_equal(d->e.burst_bytes, 132 * MIB);
@@ -169,17 +170,17 @@ static void test_cut_to_the_host(void **state)
 
         (void) state;
         /* 1000/s x 5 s x 2 MiB = 10000 MiB on a 4 GiB host, 1000 MiB
-         * of it fallen back: the faults are cut, what is learned is not */
+         * of it fallen back: the burst learned is cut, and said */
         d_eval(d, 1000 * S, 900, 100, 5);
-        assert_int_equal(d->e.learned_capped_from_bytes, 0);
+        assert_int_equal(d->e.learned_capped_from_bytes, 10000 * MIB);
         assert_int_equal(d->e.burst_bytes, 4 * GIB);
         assert_int_equal(d->e.demand_bytes, 4 * GIB);
         assert_int_equal(d->e.demand_fallback_bytes, 1000 * MIB); /* under the host: kept */
-        assert_int_equal(d->e.learned_need_bytes, 1000 * MIB);
-        /* 9000 MiB fallen back: cut, and said */
+        assert_int_equal(d->e.learned_need_bytes, 4 * GIB);
+        /* 9000 MiB fallen back: cut too */
         d_eval(d, 1000 * S, 100, 900, 5);
         assert_int_equal(d->e.demand_fallback_bytes, 4 * GIB);
-        assert_int_equal(d->e.learned_capped_from_bytes, 9000 * MIB);
+        assert_int_equal(d->e.learned_capped_from_bytes, 10000 * MIB);
         assert_int_equal(d->e.learned_need_bytes, 4 * GIB);
         /* exactly the host: not cut */
         d_eval(d, 1000 * S, 2048, 0, 1);
@@ -229,11 +230,12 @@ static void test_renew_or_keep(void **state)
         assert_int_equal(d->e.learned_peak_usec, 700 * S);
         assert_int_equal(d->e.learned_peak_before_usec, 0);
         /* past the hold: one half-life later (age 30 + 30 min) it asks 100
-         * MiB, and a 120 MiB burst renews it */
+         * MiB, and a 220 MiB burst, 120 MiB of it fallen back, renews it at
+         * its whole size */
         d_eval(d, 100 * S + 55 * MINUTE, 0, 0, 5);
         assert_int_equal(d->e.learned_need_bytes, 100 * MIB);
         d_eval(d, 100 * S + 55 * MINUTE, 10, 12, 5);
-        assert_int_equal(d->e.learned_need_bytes, 120 * MIB);
+        assert_int_equal(d->e.learned_need_bytes, 220 * MIB);
         assert_int_equal(d->e.learned_peak_usec, 100 * S + 55 * MINUTE);
         /* learning off: nothing learned, the demand still measured */
         d->cfg.demand_learning = false;

@@ -128,7 +128,7 @@ static void test_learned_sentences(void **state)
         it.num.learned_age_usec = 240 * S;
         it.num.learned_hold_usec = 1800 * S;
         expect_item(&it, "raise compaction_proactiveness 20\u219240: node 0 has 100 MiB free in order>=9 blocks; "
-                         "recent THP bursts fell back or stalled for 512 MiB (learned reserve, seen 4 min ago, held 30 min)");
+                         "recent THP bursts that fell back or stalled asked for 512 MiB (learned reserve, seen 4 min ago, held 30 min)");
         /* past the hold: decaying; capped by demand_cap; under a second old:
          * no age */
         it.num.learned_age_usec = 1800 * S + 1;
@@ -136,18 +136,18 @@ static void test_learned_sentences(void **state)
         it.num.score = 90;
         it.num.score_target = 70;
         expect_item(&it, "raise compaction_proactiveness 20\u219240: node 0 has 100 MiB free in order>=9 blocks; "
-                         "recent THP bursts fell back or stalled for 512 MiB (learned reserve, seen 30 min ago, decaying), capped "
+                         "recent THP bursts that fell back or stalled asked for 512 MiB (learned reserve, seen 30 min ago, decaying), capped "
                          "at 256 MiB; kernel score 90, the target needs 70 or less");
         it.num.learned_age_usec = S - 1;
         it.num.target_bytes = 512 * MIB;
         it.num.score_target = 0;
         expect_item(&it, "raise compaction_proactiveness 20\u219240: node 0 has 100 MiB free in order>=9 blocks; "
-                         "recent THP bursts fell back or stalled for 512 MiB (learned reserve, held 30 min)");
+                         "recent THP bursts that fell back or stalled asked for 512 MiB (learned reserve, held 30 min)");
         /* the learned clause after the other reserve reasons */
         it.reason = POLICY_REASON_RESERVE_BELOW_TARGET;
         it.num.learned_age_usec = 1800 * S; /* exactly the hold: still held */
         expect_item(&it, "raise compaction_proactiveness 20\u219240: node 0 has 100 MiB free in order>=9 blocks, "
-                         "target 512 MiB; recent THP bursts fell back or stalled for 512 MiB (learned reserve, seen 30 min ago, "
+                         "target 512 MiB; recent THP bursts that fell back or stalled asked for 512 MiB (learned reserve, seen 30 min ago, "
                          "held 30 min)");
         it.reason = POLICY_REASON_FREE_MEMORY_SHORT;
         it.lever = LEVER_WATERMARK_SCALE_FACTOR;
@@ -155,7 +155,7 @@ static void test_learned_sentences(void **state)
         it.num.free_needed_bytes = 1100 * MIB;
         expect_item(&it, "raise watermark_scale_factor 20\u219240: node 0 has 200 MiB free, under the kernel's high watermark + "
                          "target (1100 MiB), so compaction has no material for the 512 MiB order>=9 reserve (now "
-                         "100 MiB); recent THP bursts fell back or stalled for 512 MiB (learned reserve, seen 30 min ago, held 30 "
+                         "100 MiB); recent THP bursts that fell back or stalled asked for 512 MiB (learned reserve, seen 30 min ago, held 30 "
                          "min)");
         it.reason = POLICY_REASON_RESERVE_TREND;
         it.lever = LEVER_COMPACTION_PROACTIVENESS;
@@ -164,7 +164,7 @@ static void test_learned_sentences(void **state)
         it.num.trend_bytes_per_sec = -(int64_t) (2 * MIB);
         it.num.eta_usec = 44 * S;
         expect_item(&it, "raise compaction_proactiveness 20\u219240: node 0 has 600 MiB free in order>=9 blocks, "
-                         "target 512 MiB; at -2.0 MiB/s it falls below target in 44 s; recent THP bursts fell back or stalled for "
+                         "target 512 MiB; at -2.0 MiB/s it falls below target in 44 s; recent THP bursts that fell back or stalled asked for "
                          "512 MiB (learned reserve, seen 30 min ago, held 30 min)");
 }
 
@@ -519,7 +519,7 @@ static void test_more_edges(void **state)
         it.num.score = 90;
         it.num.score_target = 70;
         expect_item(&it, "raise watermark_scale_factor 10\u219260: node 0 has 100 MiB free in order>=9 blocks; recent "
-                         "THP bursts fell back or stalled for 512 MiB (learned reserve, held 30 min)");
+                         "THP bursts that fell back or stalled asked for 512 MiB (learned reserve, held 30 min)");
         assert_int_equal(decision_explain_held(&h, buf, 0), (int) strlen("keep compaction_proactiveness at 40 "
                                                                          "(wanted 60 for none): it moved too "
                                                                          "recently (dwell); no reason"));

@@ -215,7 +215,7 @@ static void test_first_decide_keeps_it(void **state)
         assert_non_null(it);
         assert_true(it->to > it->from);
         decision_explain(it, buf, sizeof(buf));
-        assert_non_null(strstr(buf, "recent THP bursts fell back or stalled for 512 MiB (learned reserve, seen 4 min ago, held 30 min)"));
+        assert_non_null(strstr(buf, "recent THP bursts that fell back or stalled asked for 512 MiB (learned reserve, seen 4 min ago, held 30 min)"));
 
         /* a larger burst: seen now, nothing before the monotonic clock */
         w.thp_fallback_per_sec = 300 / 5.0;

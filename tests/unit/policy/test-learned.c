@@ -141,12 +141,13 @@ static void test_burst_with_fallbacks(void **state)
 
         burst(&w, 100, 256);
         t_sim_tick(s, &w, 5);
-        /* 356 faults, 256 of them fallen back: the reserve is sized from
-         * those (the free lists served the rest) */
+        /* 356 faults, 256 of them fallen back: a burst that fell back
+         * teaches its whole size (the free lists that served the rest
+         * this time are not there the next) */
         assert_near(s->d.eval.demand_bytes, 712 * MIB);
         assert_near(s->d.eval.demand_fallback_bytes, 512 * MIB);
-        assert_near(s->d.eval.learned_need_bytes, 512 * MIB);
-        assert_near(s->d.eval.nodes[0].target_bytes[1], 512 * MIB);
+        assert_near(s->d.eval.learned_need_bytes, 712 * MIB);
+        assert_near(s->d.eval.nodes[0].target_bytes[1], 712 * MIB);
         assert_true(s->d.eval.nodes[0].learned);
         assert_false(s->d.eval.targets_met);
         assert_non_null(t_find(&s->d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
@@ -155,20 +156,20 @@ static void test_burst_with_fallbacks(void **state)
         quiet(&w);
         t_sim_tick(s, &w, 5);
         assert_int_equal(s->d.eval.demand_bytes, 0);
-        assert_near(s->d.eval.nodes[0].target_bytes[1], 512 * MIB);
+        assert_near(s->d.eval.nodes[0].target_bytes[1], 712 * MIB);
         it = run_until_reason(s, &w, 10, 5, POLICY_REASON_RESERVE_LEARNED);
         assert_non_null(it);
         assert_true(it->to > it->from);
-        assert_near(it->num.learned_need_bytes, 512 * MIB);
+        assert_near(it->num.learned_need_bytes, 712 * MIB);
         assert_int_equal(it->num.have_bytes, (uint64_t) HAVE_THP_PAGES * T_PAGE);
         decision_explain(it, buf, sizeof(buf));
-        assert_non_null(strstr(buf, "node 0 has 300 MiB free in order>=9 blocks; recent THP bursts fell back or stalled for "
-                                    "512 MiB (learned reserve, seen "));
+        assert_non_null(strstr(buf, "node 0 has 300 MiB free in order>=9 blocks; recent THP bursts that fell back or stalled asked for "
+                                    "712 MiB (learned reserve, seen "));
         assert_non_null(strstr(buf, "held 30 min)"));
         /* still the target half an hour later (the hold) */
         for (unsigned i = 0; i < 28; i++)
                 t_sim_tick(s, &w, 60);
-        assert_near(s->d.eval.nodes[0].target_bytes[1], 512 * MIB);
+        assert_near(s->d.eval.nodes[0].target_bytes[1], 712 * MIB);
         free(s);
 }
 
@@ -198,12 +199,13 @@ static void test_burst_without_fallbacks_not_learned(void **state)
         assert_true(decision_explain_keeps_up(&s->d.eval, buf, sizeof(buf)) > 0);
         assert_string_equal(buf, "the kernel keeps up: no fallback, no stall at order 9 (THP faults took 1024 MiB, "
                                  "all served without direct compaction); nothing changed");
-        /* the same burst with direct compaction stalls: those are learned,
-         * one huge page each (10 stalls/s x 5 s x 2 MiB = 100 MiB) */
+        /* the same burst with direct compaction stalls (10 stalls/s x 5 s:
+         * 100 MiB of it unmet, one huge page each): the burst is learned
+         * whole, both ticks of the window (2 x 1024 MiB) */
         w.stall_per_sec = 10;
         t_sim_tick(s, &w, 5);
         assert_int_equal(s->d.eval.demand_stalled_bytes, 100 * MIB);
-        assert_int_equal(s->d.eval.learned_need_bytes, 100 * MIB);
+        assert_int_equal(s->d.eval.learned_need_bytes, 2048 * MIB);
         assert_false(s->d.eval.keeps_up);
         free(s);
 }
@@ -283,7 +285,7 @@ static void test_cap_respected(void **state)
         t_sim_tick(s, &w, 5);
         burst(&w, 5120, 512); /* 1 GiB fell back, 9 % of the faults (under max_thp_fallback) */
         t_sim_tick(s, &w, 5);
-        assert_near(s->d.eval.learned_need_bytes, 1024 * MIB);
+        assert_near(s->d.eval.learned_need_bytes, 4096 * MIB); /* the whole burst, cut to the host */
         assert_int_equal(s->d.eval.nodes[0].target_bytes[1], cap);
         {
                 const DecisionItem *it = t_find(&s->d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
@@ -291,7 +293,7 @@ static void test_cap_respected(void **state)
 
                 assert_non_null(it);
                 decision_explain(it, buf, sizeof(buf));
-                assert_non_null(strstr(buf, "fell back or stalled for 1024 MiB (learned reserve, held 30 min), capped at 409 MiB"));
+                assert_non_null(strstr(buf, "fell back or stalled asked for 4096 MiB (learned reserve, held 30 min), capped at 409 MiB"));
         }
         free(s);
 }
@@ -485,13 +487,13 @@ static void test_explain_learned(void **state)
 
         decision_explain(&it, buf, sizeof(buf));
         assert_string_equal(buf, "raise compaction_proactiveness 20\u219240: node 0 has 304 MiB free in order>=9 "
-                                 "blocks; recent THP bursts fell back or stalled for 512 MiB (learned reserve, held 30 min)");
+                                 "blocks; recent THP bursts that fell back or stalled asked for 512 MiB (learned reserve, held 30 min)");
         it.num.learned_age_usec = 2400 * S;
         it.num.learned_need_bytes = 362 * MIB;
         it.num.target_bytes = 362 * MIB;
         decision_explain(&it, buf, sizeof(buf));
         assert_string_equal(buf, "raise compaction_proactiveness 20\u219240: node 0 has 304 MiB free in order>=9 "
-                                 "blocks; recent THP bursts fell back or stalled for 362 MiB (learned reserve, seen 40 min ago, "
+                                 "blocks; recent THP bursts that fell back or stalled asked for 362 MiB (learned reserve, seen 40 min ago, "
                                  "decaying)");
         assert_string_equal(policy_reason_name(POLICY_REASON_RESERVE_LEARNED), "reserve_learned");
         assert_int_equal(POLICY_REASON_RESERVE_LEARNED, 13); /* appended: older numbers kept */
