@@ -137,7 +137,7 @@ free_huge_mb() {
 # fragd       the fragd daemon runs for the whole run (SIGTERM at the end)
 # fragd-warm  fragd as on a host that has run this workload before and was
 #             restarted (an upgrade, a reboot): fragd sees one unmeasured
-#             burst, stops (keeping what it learned in /var/lib/fragd), starts
+#             burst on re-fragmented memory (part of it falls back), stops (keeping what it learned in /var/lib/fragd), starts
 #             again, and the fragmenter re-fragments all memory once more
 #             before the measured run; CHURN_MB is the burst (default 512)
 policy_apply() {
@@ -167,6 +167,10 @@ policy_finish() {
 
 fragd_warm() {
 	fragd_start
+	# on memory fragmented anew, as the measured bursts meet it: part of
+	# the burst falls back, which is what fragd learns from (a burst the
+	# free lists serve in full teaches nothing)
+	fragmenter_wave
 	log "warm-up: one unmeasured $1 MiB burst with fragd running"
 	consumer --mb "$1" --cycles 1 --interval-ms 0 | sed 's/^consumer:/warm-up:/'
 	# the next tick sees the burst and writes it at once (a first sighting)
