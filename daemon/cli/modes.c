@@ -2,8 +2,10 @@
 /* fragd status, fragd --restore, fragd --features, fragd thp-dropin
  * (fragd --check-config: check-config.c). */
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/main-internal.h"
 #include "config/config.h"
@@ -12,6 +14,7 @@
 #include "knobs/knob.h"
 #include "output/status.h"
 #include "service/control.h"
+#include "service/daemon-lock.h"
 #include "workload/thp-cgroup.h"
 
 int args_root_open(const FragdArgs *a, Root **ret)
@@ -51,15 +54,60 @@ static void runtime_dir(const Root *root, const FragdArgs *a, char *buf, size_t 
                     errs->n ? errs->msg[0] : strerror(-r), errs->n > 1 ? ", and more" : "", buf);
 }
 
+/* A knob journal, or one moved aside, in the runtime directory dir. */
+static bool journal_left_in(const Root *root, const char *dir)
+{
+        char rel[FRAGD_PATH_MAX], path[FRAGD_PATH_MAX + 16], aside[FRAGD_PATH_MAX + 48];
+
+        if (knob_runtime_dir_relative(dir, rel, sizeof(rel)) < 0)
+                return false;
+        snprintf(path, sizeof(path), "%s/saved", rel);
+        return faccessat(root->root_fd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
+               knob_journal_find_aside(root->root_fd, rel, aside, sizeof(aside)) > 0;
+}
+
+static bool same_dir(const char *a, const char *b)
+{
+        char ra[FRAGD_PATH_MAX], rb[FRAGD_PATH_MAX];
+
+        return knob_runtime_dir_relative(a, ra, sizeof(ra)) >= 0 && knob_runtime_dir_relative(b, rb, sizeof(rb)) >= 0 &&
+               strcmp(ra, rb) == 0;
+}
+
+/* Where the daemon's files are, from what it wrote, not from a
+ * configuration edited since (daemon-lock.h): the runtime_dir of the fragd
+ * holding the lock; with none, the journal_dir the last one left when a
+ * journal is still there; else the configuration's. Returns what
+ * daemon_lock_probe() said (1: a fragd holds the lock, its record in rec). */
+static int daemon_dir(const Root *root, const FragdArgs *a, LockRecord *rec, char *buf, size_t size)
+{
+        int held = daemon_lock_probe(root, rec);
+
+        if (held > 0 && rec->valid) {
+                snprintf(buf, size, "%s", rec->runtime_dir);
+                return held;
+        }
+        runtime_dir(root, a, buf, size);
+        if (held == 0 && rec->valid && !same_dir(rec->journal_dir, buf) && journal_left_in(root, rec->journal_dir) &&
+            !journal_left_in(root, buf)) {
+                log_notice("The last fragd here (pid %d) kept its files in '%s', not in runtime_dir '%s' of the "
+                           "configuration: looking there",
+                           (int) rec->pid, rec->journal_dir, buf);
+                snprintf(buf, size, "%s", rec->journal_dir);
+        }
+        return held;
+}
+
 int run_status(const FragdArgs *a)
 {
         _cleanup_(root_freep) Root *root = NULL;
         char rt[FRAGD_PATH_MAX];
+        LockRecord rec;
         int r;
 
         if (args_root_open(a, &root) < 0)
                 return EXIT_FAILURE;
-        runtime_dir(root, a, rt, sizeof(rt));
+        (void) daemon_dir(root, a, &rec, rt, sizeof(rt));
         if (strcmp(a->format, "json") == 0)
                 r = status_print_json(root, rt, stdout);
         else
@@ -80,11 +128,19 @@ int run_control(const FragdArgs *a)
         _cleanup_(root_freep) Root *root = NULL;
         const char *cmd = a->mode == MODE_PAUSE ? "pause" : "resume";
         char rt[FRAGD_PATH_MAX], rel[FRAGD_PATH_MAX], reply[CONTROL_REPLY_MAX], sock[FRAGD_PATH_MAX * 2];
-        int r;
+        char lock[FRAGD_PATH_MAX + 32], who[512];
+        LockRecord rec;
+        int r, held;
 
         if (args_root_open(a, &root) < 0)
                 return EXIT_FAILURE;
-        runtime_dir(root, a, rt, sizeof(rt));
+        daemon_lock_path(root, lock, sizeof(lock));
+        held = daemon_dir(root, a, &rec, rt, sizeof(rt));
+        if (held > 0 && rec.valid && strcmp(rec.mode, "restore") == 0) {
+                daemon_lock_describe(&rec, who, sizeof(who));
+                log_error("fragd %s: fragd is not running: 'fragd --restore' (%s) holds '%s'", cmd, who, lock);
+                return EXIT_NOT_RUNNING;
+        }
         if (knob_runtime_dir_relative(rt, rel, sizeof(rel)) < 0) {
                 log_error("fragd %s: runtime_dir '%s' is not a directory fragd can use", cmd, rt);
                 return EXIT_FAILURE;
@@ -97,13 +153,28 @@ int run_control(const FragdArgs *a)
                 return 0;
         case -ENOENT:
         case -ECONNREFUSED:
-                log_error("fragd %s: fragd is not running (nobody listens on '%s')", cmd, sock);
+                if (held > 0) {
+                        daemon_lock_describe(&rec, who, sizeof(who));
+                        log_error("fragd %s: a fragd runs (%s holds '%s') but nobody listens on '%s' (see that "
+                                  "fragd's log: its control socket could not be made)",
+                                  cmd, who, lock, sock);
+                        return EXIT_FAILURE;
+                }
+                log_error("fragd %s: fragd is not running (no fragd holds '%s', nobody listens on '%s')", cmd, lock,
+                          sock);
                 return EXIT_NOT_RUNNING;
         case -EACCES:
-        case -EPERM:
                 log_error("fragd %s: permission denied on '%s'%s%s: only root may pause or resume fragd", cmd, sock,
                           reply[0] ? ": " : "", reply);
                 return EXIT_PRECONDITION;
+        case -EPERM:
+                /* refused on this side, whoever runs it (root too): not a
+                 * socket of a fragd this user may talk to */
+                log_error("fragd %s: '%s' is not a fragd's you may talk to: %s, neither root's nor yours (uid %u). "
+                          "fragd %s uses only a socket of root or of its own user, served by one of them. Check who "
+                          "made it (ls -l '%s'), remove it, then restart fragd",
+                          cmd, sock, reply[0] ? reply : "another user's", (unsigned) geteuid(), cmd, sock);
+                return EXIT_FAILURE;
         case -ENOTSOCK:
                 log_error("fragd %s: '%s' is not a socket (a symbolic link or a file put there?): not used. Remove "
                           "it, then restart fragd",
@@ -118,18 +189,16 @@ int run_control(const FragdArgs *a)
         }
 }
 
-int run_restore(const FragdArgs *a)
+/* Restores the journal in runtime directory rt; the exit status. *ret_clean:
+ * nothing was there. */
+static int restore_dir(const Root *root, const FragdArgs *a, const char *rt, bool *ret_clean)
 {
-        _cleanup_(root_freep) Root *root = NULL;
         KnobRestoreStats st = {};
-        char rt[FRAGD_PATH_MAX], rel[FRAGD_PATH_MAX], aside[FRAGD_PATH_MAX + 48];
-        const char *prefix;
+        char rel[FRAGD_PATH_MAX], aside[FRAGD_PATH_MAX + 48];
+        const char *prefix = root->is_host ? "" : root->path;
         int r, ra;
 
-        if (args_root_open(a, &root) < 0)
-                return EXIT_FAILURE;
-        prefix = root->is_host ? "" : root->path;
-        runtime_dir(root, a, rt, sizeof(rt));
+        *ret_clean = false;
         r = knob_restore_from_journal(root, rt, a->dry_run ? &knob_ops_dryrun : NULL, OWNERSHIP_RESPECT, &st);
         if (r == -EBUSY) {
                 log_error("A running fragd owns %s/saved: stop it (it restores on stop) instead", rt);
@@ -153,13 +222,12 @@ int run_restore(const FragdArgs *a)
                                   rt, prefix, aside);
                         return EXIT_FAILURE;
                 }
-                if (!a->quiet_if_clean)
-                        printf("Nothing to restore: no knob left changed by fragd.\n");
+                *ret_clean = true;
                 return 0;
         }
-        printf("Restored %u knob(s), %u already at their original, %u changed by someone else since "
+        printf("Restored %u knob(s) from %s/saved, %u already at their original, %u changed by someone else since "
                "(left alone), %u gone, %u failed%s.\n",
-               st.n_restored, st.n_unchanged, st.n_left, st.n_gone, st.n_failed,
+               st.n_restored, rt, st.n_unchanged, st.n_left, st.n_gone, st.n_failed,
                st.n_failed ? " (kept for the next try)" : "");
         if (st.corrupt) {
                 if (st.aside[0])
@@ -173,6 +241,69 @@ int run_restore(const FragdArgs *a)
                                rt, st.n_invalid);
         }
         return st.n_failed || st.corrupt ? EXIT_FAILURE : 0;
+}
+
+/* The lock for --restore: taken (a dry run only asks), so that no daemon
+ * starts while knobs are put back and none runs beside it. 0, or the exit
+ * status. */
+static int restore_lock(const Root *root, const FragdArgs *a, DaemonLock **ret, LockRecord *rec)
+{
+        char lock[FRAGD_PATH_MAX + 32], who[512];
+        int r;
+
+        daemon_lock_path(root, lock, sizeof(lock));
+        if (a->dry_run)
+                r = daemon_lock_probe(root, rec) > 0 ? -EBUSY : 0;
+        else
+                r = daemon_lock_take(root, ret, rec);
+        if (r == -EBUSY) {
+                daemon_lock_describe(rec, who, sizeof(who));
+                log_error("Nothing restored: a fragd runs on this root, %s holds '%s'. A running fragd restores "
+                          "its knobs itself when it stops: stop it instead",
+                          who, lock);
+                return EXIT_FAILURE;
+        }
+        if (r < 0) {
+                log_error_errno(r, "Nothing restored: cannot take the lock '%s' (one fragd per root): %m%s", lock,
+                                r == -ELOOP || r == -EBADFD ? "; it is not fragd's lock file: remove it" : "");
+                return EXIT_FAILURE;
+        }
+        return 0;
+}
+
+int run_restore(const FragdArgs *a)
+{
+        _cleanup_(root_freep) Root *root = NULL;
+        _cleanup_(daemon_lock_freep) DaemonLock *lock = NULL;
+        char rt[FRAGD_PATH_MAX];
+        LockRecord rec;
+        bool clean_moved = true, clean = true;
+        int r, rm = 0;
+
+        if (args_root_open(a, &root) < 0)
+                return EXIT_FAILURE;
+        r = restore_lock(root, a, &lock, &rec);
+        if (r != 0)
+                return r;
+        runtime_dir(root, a, rt, sizeof(rt));
+        if (lock) {
+                r = daemon_lock_publish(lock, "restore", rt, NULL, rec.valid ? rec.journal_dir : rt);
+                if (r < 0)
+                        log_warning_errno(r, "Cannot write the lock's record (%m), ignoring");
+        }
+        /* first where the last fragd kept its journal, when the
+         * configuration has moved runtime_dir since (edited, no reload) */
+        if (rec.valid && !same_dir(rec.journal_dir, rt)) {
+                if (journal_left_in(root, rec.journal_dir))
+                        log_notice("The last fragd here (pid %d) kept its knob journal in '%s', not in runtime_dir "
+                                   "'%s' of the configuration: restoring from there too",
+                                   (int) rec.pid, rec.journal_dir, rt);
+                rm = restore_dir(root, a, rec.journal_dir, &clean_moved);
+        }
+        r = restore_dir(root, a, rt, &clean);
+        if (clean && clean_moved && !a->quiet_if_clean)
+                printf("Nothing to restore: no knob left changed by fragd.\n");
+        return rm ?: r;
 }
 
 int run_features(const FragdArgs *a)

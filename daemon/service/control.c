@@ -227,9 +227,21 @@ static int clear_stale(ControlServer *s)
         if (probe < 0)
                 return -errno;
         if (connect(probe, (struct sockaddr *) &sa, sl) == 0) {
-                log_error("'%s': another process listens on fragd's control socket: 'fragd pause' and 'fragd "
-                          "resume' reach that one, not this fragd (two fragd on one runtime_dir?)",
-                          s->shown);
+                struct ucred uc = { .pid = 0 };
+                socklen_t ul = sizeof(uc);
+                char who[96] = "another process";
+
+                if (getsockopt(probe, SOL_SOCKET, SO_PEERCRED, &uc, &ul) == 0 && uc.pid > 0)
+                        snprintf(who, sizeof(who), "%s (pid %d, uid %u)",
+                                 pid_is_fragd(uc.pid) ? "another fragd" : "a process that is not fragd", (int) uc.pid,
+                                 (unsigned) uc.uid);
+                /* the daemon holds the lock (daemon-lock.h) before it gets
+                 * here: that listener is a fragd older than the lock, or
+                 * not fragd at all */
+                log_error("'%s': %s listens on fragd's control socket, though this fragd holds the lock of its "
+                          "root: 'fragd pause' and 'fragd resume' would reach that one, not this fragd. Stop it "
+                          "(a fragd of a version without the lock also changes knobs beside this one)",
+                          s->shown, who);
                 return -EADDRINUSE;
         }
         if (unlinkat(s->dirfd, CONTROL_SOCKET_NAME, 0) < 0 && errno != ENOENT)
@@ -340,8 +352,10 @@ int control_request(const Root *root, const char *runtime_dir, const char *cmd, 
                 return -errno;
         if (!S_ISSOCK(st.st_mode))
                 return -ENOTSOCK; /* a symlink is never followed */
-        if (st.st_uid != 0 && st.st_uid != geteuid())
+        if (st.st_uid != 0 && st.st_uid != geteuid()) {
+                snprintf(reply, size, "the socket belongs to uid %u", (unsigned) st.st_uid);
                 return -EPERM;
+        }
         r = sockaddr_at(dirfd, &sa, &sl);
         if (r < 0)
                 return r;
@@ -354,8 +368,11 @@ int control_request(const Root *root, const char *runtime_dir, const char *cmd, 
                 return -errno;
         if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &ul) < 0)
                 return -errno;
-        if (uc.uid != 0 && uc.uid != geteuid())
-                return -EPERM; /* not a fragd this user may talk to */
+        if (uc.uid != 0 && uc.uid != geteuid()) { /* not a fragd this user may talk to */
+                snprintf(reply, size, "the process listening on it (pid %d) runs as uid %u", (int) uc.pid,
+                         (unsigned) uc.uid);
+                return -EPERM;
+        }
         snprintf(line, sizeof(line), "%s\n", cmd);
         /* a daemon that refuses this peer answers and closes at once: the
          * send may fail then, its answer is still there to read */
