@@ -157,7 +157,7 @@ static int lock_open(int dirfd, bool create)
                 /* another fragd created it in between: open that one */
         }
         if (fd < 0)
-                return errno == ELOOP || errno == EMLINK ? -ELOOP : -errno;
+                return errno == ELOOP || errno == EMLINK ? -ELOOP : errno == EISDIR ? -EBADFD : -errno;
         if (fstat(fd, &st) < 0)
                 return -errno;
         if (!S_ISREG(st.st_mode))
