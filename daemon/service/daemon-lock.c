@@ -282,13 +282,12 @@ void daemon_lock_describe(const LockRecord *rec, char *buf, size_t size)
         char cmd[160], cg[512], unit[128] = "", when[32] = "";
         const char *u;
 
-        if (!rec->valid) {
+        if (!rec->valid || !pid_is_alive(rec->pid, rec->starttime)) {
+                /* no record, or one its writer left: not the holder's */
                 snprintf(buf, size, "a process that has not written its record yet");
                 return;
         }
         proc_text(rec->pid, "cmdline", cmd, sizeof(cmd));
-        if (!pid_is_alive(rec->pid, rec->starttime))
-                cmd[0] = '\0'; /* the record is older than the holder */
         proc_text(rec->pid, "cgroup", cg, sizeof(cg));
         u = strrchr(cg, '/');
         if (cmd[0] && u && strlen(u) > 9 && strcmp(u + strlen(u) - 8, ".service") == 0)

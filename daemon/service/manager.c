@@ -674,9 +674,15 @@ static int manager_lock(Manager *m, LockRecord *ret_prev)
 
         daemon_lock_path(m->root, path, sizeof(path));
         for (unsigned i = 0;; i++) {
+                bool alive;
+
                 r = daemon_lock_take(m->root, &m->lock, ret_prev);
-                if (r != -EBUSY || i >= 50 || !ret_prev->valid || strcmp(ret_prev->mode, "restore") != 0 ||
-                    !pid_is_alive(ret_prev->pid, ret_prev->starttime))
+                if (r != -EBUSY || i >= 50)
+                        break;
+                alive = ret_prev->valid && pid_is_alive(ret_prev->pid, ret_prev->starttime);
+                /* a holder that has not written its record yet (started at
+                 * the same moment): wait for it to say who it is, 1 s */
+                if (alive ? strcmp(ret_prev->mode, "restore") != 0 : i >= 10)
                         break;
                 (void) usleep(100 * 1000);
         }
@@ -732,21 +738,27 @@ static int manager_recover_moved(Manager *m, const LockRecord *prev)
 
 /* The record beside the lock: where this daemon keeps its files. Written
  * at start and when a reload moved a directory. */
-static void manager_lock_publish(Manager *m)
+static void manager_lock_publish_dirs(Manager *m, const char *rt)
 {
-        char rt[FRAGD_PATH_MAX + 2];
-        int r;
+        int r = daemon_lock_publish(m->lock, m->dry_run ? "dry-run" : "daemon", rt, m->cfg.daemon.state_dir,
+                                    m->journal_dir);
 
-        manager_runtime_dir(m, rt, sizeof(rt));
-        if (!m->dry_run)
-                snprintf(m->journal_dir, sizeof(m->journal_dir), "%s", rt);
-        r = daemon_lock_publish(m->lock, m->dry_run ? "dry-run" : "daemon", rt, m->cfg.daemon.state_dir,
-                                m->journal_dir);
         if (r < 0)
                 log_warning_errno(r, "Cannot write '%s/" DAEMON_LOCK_DIR "/" DAEMON_LOCK_RECORD "' (%m): 'fragd "
                                   "status', 'pause' and '--restore' look for this fragd's files where the "
                                   "configuration says",
                                   m->root->is_host ? "" : m->root->path);
+}
+
+/* ... with the registry up: its runtime directory holds this daemon's journal */
+static void manager_lock_publish(Manager *m)
+{
+        char rt[FRAGD_PATH_MAX + 2];
+
+        manager_runtime_dir(m, rt, sizeof(rt));
+        if (!m->dry_run)
+                snprintf(m->journal_dir, sizeof(m->journal_dir), "%s", rt);
+        manager_lock_publish_dirs(m, rt);
 }
 
 /* ---- configuration -------------------------------------------------------------- */
@@ -1037,15 +1049,18 @@ int manager_new(const ManagerArgs *args, Manager **ret, ManagerFailure *ret_why)
         r = manager_lock(m, &prev);
         if (r < 0)
                 return r;
+        /* who holds the lock, at once; the journal_dir left by the last
+         * fragd stays until this one has restored what is there (a dry run
+         * changes no knob: it passes it on, for the next fragd or `fragd
+         * --restore`) */
+        snprintf(m->journal_dir, sizeof(m->journal_dir), "%s",
+                 prev.valid ? prev.journal_dir : m->cfg.daemon.runtime_dir);
+        manager_lock_publish_dirs(m, m->cfg.daemon.runtime_dir);
         if (!m->dry_run) {
                 r = manager_recover_moved(m, &prev);
                 if (r < 0)
                         return r;
         }
-        /* a dry run changes no knob: the journal a crashed fragd left stays
-         * where the record said, for the next fragd or `fragd --restore` */
-        snprintf(m->journal_dir, sizeof(m->journal_dir), "%s",
-                 m->dry_run && prev.valid ? prev.journal_dir : m->cfg.daemon.runtime_dir);
 
         r = knob_registry_new(m->root, m->cfg.daemon.runtime_dir, m->dry_run ? &knob_ops_dryrun : &knob_ops_real,
                               NULL, m->cfg.daemon.ownership, &m->knobs);
