@@ -776,9 +776,11 @@ static void config_args(const Manager *m, ConfigLoadArgs *a)
 
 /* runtime_dir holds the knob journal this process keeps, state_dir the
  * learned reserve. A crash recovery (fragd --restore, the next start) reads
- * them where the configuration file says: a change on reload carries the
- * journal (and the learned file) over to the new directory. When that cannot
- * be done safely, the running daemon keeps the old one until a restart. */
+ * the journal where the lock's record says (manager_lock_publish(), after
+ * this), then where the configuration file says: a change on reload carries
+ * the journal (and the learned file) over to the new directory. When that
+ * cannot be done safely, the running daemon keeps the old one until a
+ * restart. */
 static void config_move_dirs(Manager *m, const FragdConfig *old)
 {
         char *now, why[FRAGD_PATH_MAX * 2 + 256], from[FRAGD_PATH_MAX * 2], to[FRAGD_PATH_MAX * 2];
