@@ -128,7 +128,7 @@ int run_control(const FragdArgs *a)
         _cleanup_(root_freep) Root *root = NULL;
         const char *cmd = a->mode == MODE_PAUSE ? "pause" : "resume";
         char rt[FRAGD_PATH_MAX], rel[FRAGD_PATH_MAX], reply[CONTROL_REPLY_MAX], sock[FRAGD_PATH_MAX * 2];
-        char lock[FRAGD_PATH_MAX + 32], who[512];
+        char lock[FRAGD_PATH_MAX + 32], who[1024];
         LockRecord rec;
         int r, held;
 
@@ -136,9 +136,9 @@ int run_control(const FragdArgs *a)
                 return EXIT_FAILURE;
         daemon_lock_path(root, lock, sizeof(lock));
         held = daemon_dir(root, a, &rec, rt, sizeof(rt));
+        daemon_lock_holder(root, &rec, who, sizeof(who));
         if (held > 0 && rec.valid && strcmp(rec.mode, "restore") == 0) {
-                daemon_lock_describe(&rec, who, sizeof(who));
-                log_error("fragd %s: fragd is not running: 'fragd --restore' (%s) holds '%s'", cmd, who, lock);
+                log_error("fragd %s: fragd is not running: 'fragd --restore', %s", cmd, who);
                 return EXIT_NOT_RUNNING;
         }
         if (knob_runtime_dir_relative(rt, rel, sizeof(rel)) < 0) {
@@ -154,10 +154,9 @@ int run_control(const FragdArgs *a)
         case -ENOENT:
         case -ECONNREFUSED:
                 if (held > 0) {
-                        daemon_lock_describe(&rec, who, sizeof(who));
-                        log_error("fragd %s: a fragd runs (%s holds '%s') but nobody listens on '%s' (see that "
-                                  "fragd's log: its control socket could not be made)",
-                                  cmd, who, lock, sock);
+                        log_error("fragd %s: a fragd runs (%s) but nobody listens on '%s' (see that fragd's log: "
+                                  "its control socket could not be made)",
+                                  cmd, who, sock);
                         return EXIT_FAILURE;
                 }
                 log_error("fragd %s: fragd is not running (no fragd holds '%s', nobody listens on '%s')", cmd, lock,
@@ -248,7 +247,7 @@ static int restore_dir(const Root *root, const FragdArgs *a, const char *rt, boo
  * status. */
 static int restore_lock(const Root *root, const FragdArgs *a, DaemonLock **ret, LockRecord *rec)
 {
-        char lock[FRAGD_PATH_MAX + 32], who[512];
+        char lock[FRAGD_PATH_MAX + 32], who[1024];
         int r;
 
         daemon_lock_path(root, lock, sizeof(lock));
@@ -257,10 +256,10 @@ static int restore_lock(const Root *root, const FragdArgs *a, DaemonLock **ret, 
         else
                 r = daemon_lock_take(root, ret, rec);
         if (r == -EBUSY) {
-                daemon_lock_describe(rec, who, sizeof(who));
-                log_error("Nothing restored: a fragd runs on this root, %s holds '%s'. A running fragd restores "
-                          "its knobs itself when it stops: stop it instead",
-                          who, lock);
+                daemon_lock_holder(root, rec, who, sizeof(who));
+                log_error("Nothing restored: a fragd runs on this root, %s. A running fragd restores its knobs "
+                          "itself when it stops: stop it instead",
+                          who);
                 return EXIT_FAILURE;
         }
         if (r < 0) {

@@ -306,3 +306,12 @@ void daemon_lock_describe(const LockRecord *rec, char *buf, size_t size)
                 snprintf(buf, size, "pid %d (fragd, mode %s%s, runtime_dir %s)", (int) rec->pid,
                          rec->mode[0] ? rec->mode : "?", when, rec->runtime_dir);
 }
+
+void daemon_lock_holder(const Root *root, const LockRecord *rec, char *buf, size_t size)
+{
+        char who[512], path[FRAGD_PATH_MAX + 32];
+
+        daemon_lock_describe(rec, who, sizeof(who));
+        daemon_lock_path(root, path, sizeof(path));
+        snprintf(buf, size, "%s holds '%s'", who, path);
+}

@@ -96,3 +96,5 @@ int daemon_lock_probe(const Root *root, LockRecord *ret);
 void daemon_lock_describe(const LockRecord *rec, char *buf, size_t size);
 /* "<root>/run/fragd/lock" for messages ("/run/fragd/lock" on the host). */
 void daemon_lock_path(const Root *root, char *buf, size_t size);
+/* The two together: "pid 1234 (...) holds '/run/fragd/lock'". */
+void daemon_lock_holder(const Root *root, const LockRecord *rec, char *buf, size_t size);

@@ -669,7 +669,7 @@ static int control_open(Manager *m)
  * ExecStopPost= before a restart) is waited for, at most 5 s. */
 static int manager_lock(Manager *m, LockRecord *ret_prev)
 {
-        char path[FRAGD_PATH_MAX + 32], who[512];
+        char path[FRAGD_PATH_MAX + 32], who[1024];
         int r;
 
         daemon_lock_path(m->root, path, sizeof(path));
@@ -687,10 +687,10 @@ static int manager_lock(Manager *m, LockRecord *ret_prev)
                 (void) usleep(100 * 1000);
         }
         if (r == -EBUSY) {
-                daemon_lock_describe(ret_prev, who, sizeof(who));
-                log_error("Another fragd runs on this root: %s holds '%s'. One fragd per root: stop that one "
-                          "first; 'fragd --once' shows what fragd would do without acting",
-                          who, path);
+                daemon_lock_holder(m->root, ret_prev, who, sizeof(who));
+                log_error("Another fragd runs on this root: %s. One fragd per root: stop that one first; 'fragd "
+                          "--once' shows what fragd would do without acting",
+                          who);
                 return r;
         }
         if (r == -ELOOP || r == -EBADFD)

@@ -279,6 +279,8 @@ start --dry-run; refused "fragd --dry-run" "$pid" "$L" "$A"; pid=$A
 grep -q "^pid $A " "$T/run/fragd/status" || cbad "the status file is not the daemon's: $(sed -n 2p "$T/run/fragd/status")"
 fragd_cmd status status
 [ $rc = 0 ] && grep -q "pid $A" "$T/status.out" || cbad "status beside the dry run: exit $rc, $(head -1 "$T/status.out")"
+# --once takes no lock: it works beside the daemon (the README's first command)
+fragd_cmd once --once --page-size 4096; [ $rc = 0 ] || cbad "--once beside the daemon: exit $rc: $(tail -1 "$T/once.out")"
 stop_daemon; knobs_oracle $rc
 case_end; fi
 

@@ -26,25 +26,6 @@
 #define LOCK "run/fragd/lock"
 #define OWNER "run/fragd/owner"
 
-static int setup(void **state)
-{
-        TestTree *t = calloc(1, sizeof(*t));
-
-        assert_non_null(t);
-        tt_setup(t);
-        *state = t;
-        return 0;
-}
-
-static int teardown(void **state)
-{
-        TestTree *t = *state;
-
-        tt_teardown(t);
-        free(t);
-        return 0;
-}
-
 static void test_record_parse(void **state)
 {
         static const struct {
@@ -60,21 +41,33 @@ static void test_record_parse(void **state)
                   "later-key whatever\n",
                   0, "/run/x", "", "/run/fragd" },
                 { "", -EBADMSG, NULL, NULL, NULL },
-                { "fragd-lock 2\npid 42 7\nmode daemon\nruntime_dir /run/fragd\njournal_dir /run/fragd\n", -EBADMSG, NULL, NULL, NULL },
-                { "fragd-lock 1\nmode daemon\nruntime_dir /run/fragd\njournal_dir /run/fragd\n", -EBADMSG, NULL, NULL, NULL },
-                { "fragd-lock 1\npid 42 7\nruntime_dir /run/fragd\njournal_dir /run/fragd\n", -EBADMSG, NULL, NULL, NULL },
+                { "fragd-lock 2\npid 42 7\nmode daemon\nruntime_dir /run/fragd\njournal_dir /run/fragd\n",
+                  -EBADMSG, NULL, NULL, NULL },
+                { "fragd-lock 1\nmode daemon\nruntime_dir /run/fragd\njournal_dir /run/fragd\n",
+                  -EBADMSG, NULL, NULL, NULL },
+                { "fragd-lock 1\npid 42 7\nruntime_dir /run/fragd\njournal_dir /run/fragd\n",
+                  -EBADMSG, NULL, NULL, NULL },
                 { "fragd-lock 1\npid 42 7\nmode daemon\njournal_dir /run/fragd\n", -EBADMSG, NULL, NULL, NULL },
                 { "fragd-lock 1\npid 42 7\nmode daemon\nruntime_dir /run/fragd\n", -EBADMSG, NULL, NULL, NULL },
-                { "fragd-lock 1\npid 0 7\nmode daemon\nruntime_dir /run/fragd\njournal_dir /run/fragd\n", -EBADMSG, NULL, NULL, NULL },
-                { "fragd-lock 1\npid 4294967296 7\nmode daemon\nruntime_dir /run/f\njournal_dir /run/f\n", -EBADMSG, NULL, NULL, NULL },
-                { "fragd-lock 1\npid 42\nmode daemon\nruntime_dir /run/fragd\njournal_dir /run/fragd\n", -EBADMSG, NULL, NULL, NULL },
-                { "fragd-lock 1\npid 42 7\npid 43 7\nmode daemon\nruntime_dir /run/f\njournal_dir /run/f\n", -EBADMSG, NULL, NULL, NULL },
+                { "fragd-lock 1\npid 0 7\nmode daemon\nruntime_dir /run/fragd\njournal_dir /run/fragd\n",
+                  -EBADMSG, NULL, NULL, NULL },
+                { "fragd-lock 1\npid 4294967296 7\nmode daemon\nruntime_dir /run/f\njournal_dir /run/f\n",
+                  -EBADMSG, NULL, NULL, NULL },
+                { "fragd-lock 1\npid 42\nmode daemon\nruntime_dir /run/fragd\njournal_dir /run/fragd\n",
+                  -EBADMSG, NULL, NULL, NULL },
+                { "fragd-lock 1\npid 42 7\npid 43 7\nmode daemon\nruntime_dir /run/f\njournal_dir /run/f\n",
+                  -EBADMSG, NULL, NULL, NULL },
                 /* directories fragd could not use: never taken from the record */
-                { "fragd-lock 1\npid 42 7\nmode daemon\nruntime_dir /\njournal_dir /run/fragd\n", -EBADMSG, NULL, NULL, NULL },
-                { "fragd-lock 1\npid 42 7\nmode daemon\nruntime_dir /run/fragd\njournal_dir run/fragd\n", -EBADMSG, NULL, NULL, NULL },
-                { "fragd-lock 1\npid 42 7\nmode daemon\nruntime_dir /run/fragd\njournal_dir /run/../etc\n", -EBADMSG, NULL, NULL, NULL },
-                { "fragd-lock 1\npid 42 7\nmode daemon\nruntime_dir /run/a b\njournal_dir /run/fragd\n", -EBADMSG, NULL, NULL, NULL },
-                { "fragd-lock 1\npid 42 7\nmode daemon\nruntime_dir /run/\x1b[2J\njournal_dir /run/fragd\n", -EBADMSG, NULL, NULL, NULL },
+                { "fragd-lock 1\npid 42 7\nmode daemon\nruntime_dir /\njournal_dir /run/fragd\n",
+                  -EBADMSG, NULL, NULL, NULL },
+                { "fragd-lock 1\npid 42 7\nmode daemon\nruntime_dir /run/fragd\njournal_dir run/fragd\n",
+                  -EBADMSG, NULL, NULL, NULL },
+                { "fragd-lock 1\npid 42 7\nmode daemon\nruntime_dir /run/fragd\njournal_dir /run/../etc\n",
+                  -EBADMSG, NULL, NULL, NULL },
+                { "fragd-lock 1\npid 42 7\nmode daemon\nruntime_dir /run/a b\njournal_dir /run/fragd\n",
+                  -EBADMSG, NULL, NULL, NULL },
+                { "fragd-lock 1\npid 42 7\nmode daemon\nruntime_dir /run/\x1b[2J\njournal_dir /run/fragd\n",
+                  -EBADMSG, NULL, NULL, NULL },
         };
 
         (void) state;
@@ -270,10 +263,10 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_record_parse),
-                cmocka_unit_test_setup_teardown(test_take_probe_release, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_holder_killed, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_race, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_not_a_lock_file, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_take_probe_release, tt_open, tt_close),
+                cmocka_unit_test_setup_teardown(test_holder_killed, tt_open, tt_close),
+                cmocka_unit_test_setup_teardown(test_race, tt_open, tt_close),
+                cmocka_unit_test_setup_teardown(test_not_a_lock_file, tt_open, tt_close),
         };
 
         log_set_max_level(getenv("FRAGD_TEST_VERBOSE") ? LOG_DEBUG : LOG_WARNING);

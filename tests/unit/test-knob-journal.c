@@ -26,25 +26,6 @@
 #define THP_ENABLED "sys/kernel/mm/transparent_hugepage/enabled"
 #define SAVED "run/fragd/saved"
 
-static int setup(void **state)
-{
-        TestTree *t = calloc(1, sizeof(*t));
-
-        assert_non_null(t);
-        tt_setup(t);
-        *state = t;
-        return 0;
-}
-
-static int teardown(void **state)
-{
-        TestTree *t = *state;
-
-        tt_teardown(t);
-        free(t);
-        return 0;
-}
-
 static void test_parse_table(void **state)
 {
         static const struct {
@@ -747,16 +728,16 @@ int main(void)
                 cmocka_unit_test(test_round_trip),
                 cmocka_unit_test(test_restore_order),
                 cmocka_unit_test(test_pid_alive),
-                cmocka_unit_test_setup_teardown(test_crash_recovery, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_crash_recovery_external, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_crash_recovery_min_free_after_thp, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_crash_recovery_failure_adopted, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_sigkill_child, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_live_fragd_journal_kept, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_corrupt_journal, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_corrupt_journal_aside_contained, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_oversized_journal, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_dry_run_leaves_journal, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_crash_recovery, tt_open, tt_close),
+                cmocka_unit_test_setup_teardown(test_crash_recovery_external, tt_open, tt_close),
+                cmocka_unit_test_setup_teardown(test_crash_recovery_min_free_after_thp, tt_open, tt_close),
+                cmocka_unit_test_setup_teardown(test_crash_recovery_failure_adopted, tt_open, tt_close),
+                cmocka_unit_test_setup_teardown(test_sigkill_child, tt_open, tt_close),
+                cmocka_unit_test_setup_teardown(test_live_fragd_journal_kept, tt_open, tt_close),
+                cmocka_unit_test_setup_teardown(test_corrupt_journal, tt_open, tt_close),
+                cmocka_unit_test_setup_teardown(test_corrupt_journal_aside_contained, tt_open, tt_close),
+                cmocka_unit_test_setup_teardown(test_oversized_journal, tt_open, tt_close),
+                cmocka_unit_test_setup_teardown(test_dry_run_leaves_journal, tt_open, tt_close),
         };
 
         log_set_max_level(getenv("FRAGD_TEST_VERBOSE") ? LOG_DEBUG : LOG_WARNING);
