@@ -2,6 +2,7 @@
 /* fragd status, fragd --restore, fragd --features, fragd thp-dropin
  * (fragd --check-config: check-config.c). */
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -101,13 +102,22 @@ static int daemon_dir(const Root *root, const FragdArgs *a, LockRecord *rec, cha
 int run_status(const FragdArgs *a)
 {
         _cleanup_(root_freep) Root *root = NULL;
-        char rt[FRAGD_PATH_MAX];
+        char rt[FRAGD_PATH_MAX], rel[FRAGD_PATH_MAX], path[FRAGD_PATH_MAX + 16], who[1024];
         LockRecord rec;
         int r;
 
         if (args_root_open(a, &root) < 0)
                 return EXIT_FAILURE;
-        (void) daemon_dir(root, a, &rec, rt, sizeof(rt));
+        if (daemon_dir(root, a, &rec, rt, sizeof(rt)) > 0 && strcmp(rec.mode, "restore") != 0 &&
+            strcmp(a->format, "json") != 0 && knob_runtime_dir_relative(rt, rel, sizeof(rel)) >= 0 &&
+            snprintf(path, sizeof(path), "%s/status", rel) > 0 &&
+            faccessat(root->root_fd, path, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
+                /* the lock says it runs: starting, its first tick not done */
+                daemon_lock_holder(root, &rec, who, sizeof(who));
+                printf("fragd is running (%s); it has not written its state yet (it does at its first tick).\n",
+                       who);
+                return 0;
+        }
         if (strcmp(a->format, "json") == 0)
                 r = status_print_json(root, rt, stdout);
         else

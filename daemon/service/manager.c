@@ -1012,6 +1012,15 @@ int manager_new(const ManagerArgs *args, Manager **ret, ManagerFailure *ret_why)
         if (!m->sources || !m->cur || !m->prev || !m->a || !m->pstate || !m->d || !m->sentinel_kv || !errs)
                 return -ENOMEM;
         policy_state_init(m->pstate);
+        /* from the start: a SIGHUP (a reload) or SIGTERM sent while this
+         * sets up (the lock, crash recovery) waits for the event loop
+         * instead of killing a fragd that may hold knobs */
+        sigemptyset(&ss);
+        sigaddset(&ss, SIGTERM);
+        sigaddset(&ss, SIGINT);
+        sigaddset(&ss, SIGHUP);
+        if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0)
+                return log_error_errno(errno, "Cannot block signals: %m");
 
         r = root_open(args->root, args->page_size, &m->root);
         if (r < 0)
@@ -1095,12 +1104,6 @@ int manager_new(const ManagerArgs *args, Manager **ret, ManagerFailure *ret_why)
         if (r < 0)
                 return log_error_errno(r, "Cannot create the event loop: %m");
         (void) sd_event_set_watchdog(m->event, true);
-        sigemptyset(&ss);
-        sigaddset(&ss, SIGTERM);
-        sigaddset(&ss, SIGINT);
-        sigaddset(&ss, SIGHUP);
-        if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0)
-                return log_error_errno(errno, "Cannot block signals: %m");
         if ((r = sd_event_add_signal(m->event, &m->sig_term, SIGTERM, on_term, m)) < 0 ||
             (r = sd_event_add_signal(m->event, &m->sig_int, SIGINT, on_term, m)) < 0 ||
             (r = sd_event_add_signal(m->event, &m->sig_hup, SIGHUP, on_hup, m)) < 0)

@@ -284,6 +284,32 @@ fragd_cmd once --once --page-size 4096; [ $rc = 0 ] || cbad "--once beside the d
 stop_daemon; knobs_oracle $rc
 case_end; fi
 
+# a daemon that holds the lock and has not ticked yet (here a stand-in that
+# holds it with a POSIX lock, which OFD locks see): status says it runs,
+# --restore and another daemon keep off and name it
+if want lock-held-before-first-tick; then case_begin lock-held-before-first-tick
+fresh starting; after_crash; journal "$(dead_pid)" 1 "$ENTRY"
+mkdir -p "$T/run/fragd"; : >"$T/run/fragd/lock"
+python3 -c '
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1] + "/run/fragd/lock", os.O_RDWR)
+fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+st = open("/proc/self/stat").read().rsplit(")", 1)[1].split()[19]
+open(sys.argv[1] + "/run/fragd/owner", "w").write("fragd-lock 1\npid %d %s\nmode daemon\nruntime_dir /run/fragd\nstate_dir -\njournal_dir /run/fragd\n" % (os.getpid(), st))
+print("ok", flush=True)
+time.sleep(30)' "$T" >"$T/holder.out" & H=$!
+wait_for 5 grep -q ok "$T/holder.out" || cbad "the stand-in did not take the lock"
+fragd_cmd status status
+[ $rc = 0 ] && grep -q "pid $H .*has not written its state yet" "$T/status.out" || cbad "status while the lock is held: exit $rc: $(head -1 "$T/status.out")"
+fragd_cmd restore --restore
+[ $rc = 1 ] && grep -q "pid $H " "$T/restore.out" || cbad "--restore while the lock is held: exit $rc: $(tail -1 "$T/restore.out")"
+[ "$(kv)" = 20 ] || cbad "--restore wrote $KNOB while another holds the lock"
+start; refused "a daemon" "$pid" "$L" "$H"; pid=
+kill "$H"; wait "$H" 2>/dev/null
+fragd_cmd restore --restore
+knobs_oracle $rc
+case_end; fi
+
 # runtime_dir edited in fragd.conf under a running daemon, no reload
 rt_edit() { printf '[daemon]\nruntime_dir = /run/fragd-new\n' >>"$T/etc/fragd/fragd.conf"; }
 if want runtime-dir-edited-kill-restore; then case_begin runtime-dir-edited-kill-restore
