@@ -157,6 +157,14 @@ int run_control(const FragdArgs *a)
         }
         snprintf(sock, sizeof(sock), "%s/%s/" CONTROL_SOCKET_NAME, root->is_host ? "" : root->path, rel);
         r = control_request(root, rt, cmd, reply, sizeof(reply));
+        /* a daemon that holds the lock and has no socket yet is starting
+         * (crash recovery, its set-up): wait for it, 5 s at most */
+        for (unsigned i = 0; held > 0 && (r == -ENOENT || r == -ECONNREFUSED) && i < 50; i++) {
+                (void) usleep(100 * 1000);
+                if ((held = daemon_lock_probe(root, &rec)) <= 0)
+                        break;
+                r = control_request(root, rt, cmd, reply, sizeof(reply));
+        }
         switch (r) {
         case 0:
                 printf("%s\n", reply);
