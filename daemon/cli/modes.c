@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/main-internal.h"
@@ -133,12 +134,26 @@ int run_status(const FragdArgs *a)
         return 0;
 }
 
+/* Whose the control socket in runtime directory rel is, when it is not
+ * root's or this user's (control_request()'s -EPERM): else its listener's. */
+static void socket_owner_text(const Root *root, const char *rel, char *buf, size_t size)
+{
+        _cleanup_close_ int dfd = root_openat(root->root_fd, rel, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0);
+        struct stat st;
+
+        if (dfd >= 0 && fstatat(dfd, CONTROL_SOCKET_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_uid != 0 &&
+            st.st_uid != geteuid())
+                snprintf(buf, size, "the socket belongs to uid %u", (unsigned) st.st_uid);
+        else
+                snprintf(buf, size, "the process listening on it runs as another user");
+}
+
 int run_control(const FragdArgs *a)
 {
         _cleanup_(root_freep) Root *root = NULL;
         const char *cmd = a->mode == MODE_PAUSE ? "pause" : "resume";
         char rt[FRAGD_PATH_MAX], rel[FRAGD_PATH_MAX], reply[CONTROL_REPLY_MAX], sock[FRAGD_PATH_MAX * 2];
-        char lock[FRAGD_PATH_MAX + 32], who[1024];
+        char lock[FRAGD_PATH_MAX + 32], who[1024], owner[96];
         LockRecord rec;
         int r, held;
 
@@ -187,10 +202,11 @@ int run_control(const FragdArgs *a)
         case -EPERM:
                 /* refused on this side, whoever runs it (root too): not a
                  * socket of a fragd this user may talk to */
-                log_error("fragd %s: '%s' is not a fragd's you may talk to: %s, neither root's nor yours (uid %u). "
+                socket_owner_text(root, rel, owner, sizeof(owner));
+                log_error("fragd %s: '%s' is not a fragd's you may talk to: %s, neither root nor you (uid %u). "
                           "fragd %s uses only a socket of root or of its own user, served by one of them. Check who "
                           "made it (ls -l '%s'), remove it, then restart fragd",
-                          cmd, sock, reply[0] ? reply : "another user's", (unsigned) geteuid(), cmd, sock);
+                          cmd, sock, owner, (unsigned) geteuid(), cmd, sock);
                 return EXIT_FAILURE;
         case -ENOTSOCK:
                 log_error("fragd %s: '%s' is not a socket (a symbolic link or a file put there?): not used. Remove "

@@ -60,6 +60,6 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(ControlServer *, control_server_free);
  * on "OK"; -ENOENT or -ECONNREFUSED when no daemon listens; -EACCES when
  * this user may not connect or the daemon said no; -ENOTSOCK when the name
  * is not a socket (never followed); -EPERM when the socket or its listener
- * belongs to a user that is neither root nor this one (reply: which, and
- * its uid); -EIO for "ERR" or a reply that is not one. */
+ * belongs to a user that is neither root nor this one; -EIO for "ERR" or a
+ * reply that is not one. */
 int control_request(const Root *root, const char *runtime_dir, const char *cmd, char *reply, size_t size);

@@ -189,8 +189,9 @@ static void test_peer_refused(void **state)
 }
 
 /* The socket belongs to another user (a socket that user's fragd, or
- * anyone, made in the runtime directory): even root does not talk to it,
- * and is told whose it is, not that only root may pause. Needs root (to
+ * anyone, made in the runtime directory): even root does not talk to it
+ * (-EPERM, which `fragd pause` turns into a message naming the owner, not
+ * "only root may pause": tests/integration/test-faults.sh). Needs root (to
  * hand the socket to nobody). */
 static void test_foreign_socket(void **state)
 {
@@ -203,7 +204,6 @@ static void test_foreign_socket(void **state)
         assert_int_equal(control_server_new(c->event, c->t.root, "/run/fragd", handler, c, &s), 0);
         assert_int_equal(fchownat(c->t.root->root_fd, SOCK, 65534, 65534, AT_SYMLINK_NOFOLLOW), 0);
         assert_int_equal(request(c, "pause", (uid_t) -1, reply, sizeof(reply)), -EPERM);
-        assert_string_equal(reply, "the socket belongs to uid 65534");
         assert_int_equal(c->n_pause, 0);
 }
 
