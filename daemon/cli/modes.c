@@ -315,10 +315,18 @@ int run_restore(const FragdArgs *a)
 
         if (args_root_open(a, &root) < 0)
                 return EXIT_FAILURE;
+        runtime_dir(root, a, rt, sizeof(rt));
+        /* nothing left anywhere, no fragd running: nothing is written, not
+         * even the lock (a tree read-only, or a capture, stays as it is) */
+        if (daemon_lock_probe(root, &rec) == 0 && !journal_left_in(root, rt) &&
+            !(rec.valid && journal_left_in(root, rec.journal_dir))) {
+                if (!a->quiet_if_clean)
+                        printf("Nothing to restore: no knob left changed by fragd.\n");
+                return 0;
+        }
         r = restore_lock(root, a, &lock, &rec);
         if (r != 0)
                 return r;
-        runtime_dir(root, a, rt, sizeof(rt));
         if (lock) {
                 r = daemon_lock_publish(lock, "restore", rt, NULL, rec.valid ? rec.journal_dir : rt);
                 if (r < 0)
