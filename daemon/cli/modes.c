@@ -12,6 +12,7 @@
 #include "cli/main-internal.h"
 #include "config/config.h"
 #include "core/cleanup.h"
+#include "core/clock.h"
 #include "core/log.h"
 #include "knobs/knob.h"
 #include "output/status.h"
@@ -100,6 +101,17 @@ static int daemon_dir(const Root *root, const FragdArgs *a, LockRecord *rec, cha
         return held;
 }
 
+/* The fragd holding the lock took it less than 10 s ago: starting (crash
+ * recovery, its first tick), its status file and socket still to come.
+ * Later, one missing is a failure to say. */
+static bool holder_starting(const LockRecord *rec)
+{
+        uint64_t now = now_realtime_usec();
+
+        return rec->valid && strcmp(rec->mode, "restore") != 0 && rec->started_usec > 0 &&
+               rec->started_usec <= now && now - rec->started_usec < 10 * USEC_PER_SEC;
+}
+
 int run_status(const FragdArgs *a)
 {
         _cleanup_(root_freep) Root *root = NULL;
@@ -109,7 +121,7 @@ int run_status(const FragdArgs *a)
 
         if (args_root_open(a, &root) < 0)
                 return EXIT_FAILURE;
-        if (daemon_dir(root, a, &rec, rt, sizeof(rt)) > 0 && strcmp(rec.mode, "restore") != 0 &&
+        if (daemon_dir(root, a, &rec, rt, sizeof(rt)) > 0 && holder_starting(&rec) &&
             strcmp(a->format, "json") != 0 && knob_runtime_dir_relative(rt, rel, sizeof(rel)) >= 0 &&
             snprintf(path, sizeof(path), "%s/status", rel) > 0 &&
             faccessat(root->root_fd, path, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
@@ -174,7 +186,8 @@ int run_control(const FragdArgs *a)
         r = control_request(root, rt, cmd, reply, sizeof(reply));
         /* a daemon that holds the lock and has no socket yet is starting
          * (crash recovery, its set-up): wait for it, 5 s at most */
-        for (unsigned i = 0; held > 0 && (r == -ENOENT || r == -ECONNREFUSED) && i < 50; i++) {
+        for (unsigned i = 0; held > 0 && holder_starting(&rec) && (r == -ENOENT || r == -ECONNREFUSED) && i < 50;
+             i++) {
                 (void) usleep(100 * 1000);
                 if ((held = daemon_lock_probe(root, &rec)) <= 0)
                         break;

@@ -295,7 +295,7 @@ import fcntl, os, sys, time
 fd = os.open(sys.argv[1] + "/run/fragd/lock", os.O_RDWR)
 fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 st = open("/proc/self/stat").read().rsplit(")", 1)[1].split()[19]
-open(sys.argv[1] + "/run/fragd/owner", "w").write("fragd-lock 1\npid %d %s\nmode daemon\nruntime_dir /run/fragd\nstate_dir -\njournal_dir /run/fragd\n" % (os.getpid(), st))
+open(sys.argv[1] + "/run/fragd/owner", "w").write("fragd-lock 1\npid %d %s\nmode daemon\nstarted %d\nruntime_dir /run/fragd\nstate_dir -\njournal_dir /run/fragd\n" % (os.getpid(), st, time.time_ns() // 1000))
 print("ok", flush=True)
 time.sleep(30)' "$T" >"$T/holder.out" & H=$!
 wait_for 5 grep -q ok "$T/holder.out" || cbad "the stand-in did not take the lock"
