@@ -124,8 +124,11 @@ int run_status(const FragdArgs *a)
         if (daemon_dir(root, a, &rec, rt, sizeof(rt)) > 0 && holder_starting(&rec) &&
             strcmp(a->format, "json") != 0 && knob_runtime_dir_relative(rt, rel, sizeof(rel)) >= 0 &&
             snprintf(path, sizeof(path), "%s/status", rel) > 0 &&
+            faccessat(root->root_fd, path, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT &&
+            snprintf(path, sizeof(path), "%s/" CONTROL_SOCKET_NAME, rel) > 0 &&
             faccessat(root->root_fd, path, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
-                /* the lock says it runs: starting, its first tick not done */
+                /* the lock says it runs, neither its socket nor its state
+                 * are there yet: starting, its set-up and first tick not done */
                 daemon_lock_holder(root, &rec, who, sizeof(who));
                 printf("fragd is running (%s); it has not written its state yet (it does at its first tick).\n",
                        who);
