@@ -450,6 +450,22 @@ int knob_journal_read(int root_fd, const char *rt, Journal *ret)
         return knob_journal_parse(buf, len, ret);
 }
 
+/* The journal at path names another live fragd (its pid and start time;
+ * not this process). An unreadable journal names nobody. */
+static bool journal_owned_by_other(int root_fd, const char *path)
+{
+        _cleanup_free_ char *buf = NULL;
+        _cleanup_free_ Journal *j = NULL;
+        size_t len;
+
+        if (knob_journal_read_bounded(root_fd, path, &buf, &len) < 0)
+                return false;
+        j = malloc(sizeof(*j));
+        if (!j || knob_journal_parse(buf, len, j) < 0)
+                return false;
+        return j->pid > 0 && j->pid != getpid() && pid_is_alive(j->pid, j->starttime) && pid_is_fragd(j->pid);
+}
+
 int knob_journal_write(int root_fd, const char *rt, const Journal *j)
 {
         _cleanup_free_ char *buf = NULL;
@@ -461,6 +477,14 @@ int knob_journal_write(int root_fd, const char *rt, const Journal *j)
         r = knob_journal_path(rt, "saved", path, sizeof(path));
         if (r < 0)
                 return r;
+        /* never another running fragd's: one started beside it (an older
+         * fragd without the lock) would delete or overwrite the originals
+         * it needs (docs/design.md "One daemon per root") */
+        if (journal_owned_by_other(root_fd, path)) {
+                if (j->n == 0)
+                        return 0; /* nothing of this process's to remove */
+                return -EBUSY;
+        }
         if (j->n == 0) {
                 r = unlink_file_at(root_fd, path);
                 return r == -ENOENT ? 0 : r;

@@ -78,8 +78,14 @@ int knob_journal_sync(KnobRegistry *reg)
 
                 if (reg->journal_log_usec == 0 || now - reg->journal_log_usec >= KNOB_LOG_INTERVAL_USEC) {
                         reg->journal_log_usec = now;
-                        log_error_errno(r, "Failed to write the knob journal '%s/%s/saved': %m", reg->root->path,
-                                        reg->rt);
+                        if (r == -EBUSY)
+                                log_error("The knob journal '%s/%s/saved' belongs to another running fragd: not "
+                                          "overwritten, and no knob is changed without it. Two fragd on one "
+                                          "root: stop one of them",
+                                          reg->root->path, reg->rt);
+                        else
+                                log_error_errno(r, "Failed to write the knob journal '%s/%s/saved': %m",
+                                                reg->root->path, reg->rt);
                 }
         }
         return r;

@@ -253,9 +253,21 @@ static int clear_stale(ControlServer *s)
         if (probe < 0)
                 return -errno;
         if (connect(probe, (struct sockaddr *) &sa, sl) == 0) {
-                log_error("'%s': another process listens on fragd's control socket: 'fragd pause' and 'fragd "
-                          "resume' reach that one, not this fragd (two fragd on one runtime_dir?)",
-                          s->shown);
+                struct ucred uc = { .pid = 0 };
+                socklen_t ul = sizeof(uc);
+                char who[96] = "another process";
+
+                if (getsockopt(probe, SOL_SOCKET, SO_PEERCRED, &uc, &ul) == 0 && uc.pid > 0)
+                        snprintf(who, sizeof(who), "%s (pid %d, uid %u)",
+                                 pid_is_fragd(uc.pid) ? "another fragd" : "a process that is not fragd", (int) uc.pid,
+                                 (unsigned) uc.uid);
+                /* the daemon holds the lock (daemon-lock.h) before it gets
+                 * here: that listener is a fragd older than the lock, or
+                 * not fragd at all */
+                log_error("'%s': %s listens on fragd's control socket, though this fragd holds the lock of its "
+                          "root: 'fragd pause' and 'fragd resume' would reach that one, not this fragd. Stop it "
+                          "(a fragd of a version without the lock also changes knobs beside this one)",
+                          s->shown, who);
                 return -EADDRINUSE;
         }
         if (unlinkat(s->dirfd, CONTROL_SOCKET_NAME, 0) < 0 && errno != ENOENT)

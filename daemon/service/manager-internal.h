@@ -33,6 +33,7 @@
 #include "output/status.h"
 #include "output/workload-view.h"
 #include "service/control.h"
+#include "service/daemon-lock.h"
 #include "service/learned-store.h"
 #include "service/manager-workload.h"
 #include "service/manager.h"
@@ -73,6 +74,8 @@ struct Manager {
         int psi_fd;
 
         KnobRegistry *knobs;
+        DaemonLock *lock;        /* one fragd per root: held for the daemon's life */
+        char journal_dir[FRAGD_PATH_MAX + 2]; /* the lock record's journal_dir (daemon-lock.h) */
         CompactWorker *worker;
         bool pagecache_up;       /* fragd's trace instance is set up: read it every tick */
 

@@ -49,6 +49,7 @@ Manager *manager_free(Manager *m)
         closep(&m->textfile_fd);
         compact_worker_free(m->worker);
         knob_registry_free(m->knobs);
+        daemon_lock_free(m->lock); /* last: every knob is back by now */
         sd_event_unref(m->event);
         root_free(m->root);
         free(m->sources);
@@ -659,14 +660,113 @@ static int on_control(void *userdata, ControlCommand cmd, char *reply, size_t si
 }
 
 /* The control socket in the runtime directory in use; on a reload that
- * moved it, in the new one (the pause flag goes along). */
-static void control_open(Manager *m)
+ * moved it, in the new one (the pause flag goes along). -EADDRINUSE:
+ * another process listens there (control.c named it). */
+static int control_open(Manager *m)
 {
         char rt[FRAGD_PATH_MAX + 2];
 
         m->control = control_server_free(m->control);
-        (void) control_server_new(m->event, m->root, manager_runtime_dir(m, rt, sizeof(rt)), on_control, m,
+        return control_server_new(m->event, m->root, manager_runtime_dir(m, rt, sizeof(rt)), on_control, m,
                                   &m->control);
+}
+
+/* ---- one fragd per root (daemon-lock.h) --------------------------------------------- */
+
+/* The lock, held until exit. A `fragd --restore` holding it (the unit's
+ * ExecStopPost= before a restart) is waited for, at most 5 s. */
+static int manager_lock(Manager *m, LockRecord *ret_prev)
+{
+        char path[FRAGD_PATH_MAX + 32], who[1024];
+        int r;
+
+        daemon_lock_path(m->root, path, sizeof(path));
+        for (unsigned i = 0;; i++) {
+                bool alive;
+
+                r = daemon_lock_take(m->root, &m->lock, ret_prev);
+                if (r != -EBUSY || i >= 50)
+                        break;
+                alive = ret_prev->valid && pid_is_alive(ret_prev->pid, ret_prev->starttime);
+                /* a holder that has not written its record yet (started at
+                 * the same moment): wait for it to say who it is, 1 s */
+                if (alive ? strcmp(ret_prev->mode, "restore") != 0 : i >= 10)
+                        break;
+                (void) usleep(100 * 1000);
+        }
+        if (r == -EBUSY) {
+                daemon_lock_holder(m->root, ret_prev, who, sizeof(who));
+                log_error("Another fragd runs on this root: %s. One fragd per root: stop that one first; 'fragd "
+                          "--once' shows what fragd would do without acting",
+                          who);
+                return r;
+        }
+        if (r == -ELOOP || r == -EBADFD)
+                log_error("'%s' is %s, not fragd's lock file: left in place, fragd does not start. Remove it "
+                          "(ls -l to see who made it), then start fragd again",
+                          path, r == -ELOOP ? "a symbolic link" : "not a regular file");
+        else if (r < 0)
+                log_error_errno(r, "Cannot take the lock '%s' (one fragd per root): %m", path);
+        return r;
+}
+
+/* The journal a fragd that died left where its runtime_dir was, when the
+ * configuration names another one now (edited without a reload): restored
+ * before this daemon takes over a knob, or it would take fragd's old value
+ * for the original. Any doubt stops the start, as for the journal in
+ * runtime_dir (knob_registry_new()). */
+static int manager_recover_moved(Manager *m, const LockRecord *prev)
+{
+        const char *prefix = m->root->is_host ? "" : m->root->path;
+        char was[FRAGD_PATH_MAX], now[FRAGD_PATH_MAX], aside[FRAGD_PATH_MAX + 48], ropt[FRAGD_PATH_MAX + 16] = "";
+        KnobRestoreStats st = { 0 };
+        int r;
+
+        if (!prev->valid || knob_runtime_dir_relative(prev->journal_dir, was, sizeof(was)) < 0 ||
+            knob_runtime_dir_relative(m->cfg.daemon.runtime_dir, now, sizeof(now)) < 0 || strcmp(was, now) == 0)
+                return 0;
+        if (!m->root->is_host)
+                snprintf(ropt, sizeof(ropt), " --root %s", m->root->path);
+        r = knob_restore_from_journal(m->root, prev->journal_dir, &knob_ops_real, m->cfg.daemon.ownership, &st);
+        if (r >= 0 && st.n_entries > 0)
+                log_notice("The last fragd here (pid %d) kept its knob journal in '%s/%s', not in runtime_dir "
+                           "'%s' of the configuration: restored from there first",
+                           (int) prev->pid, prefix, was, m->cfg.daemon.runtime_dir);
+        if (r >= 0 && st.n_failed == 0 && knob_journal_find_aside(m->root->root_fd, was, aside, sizeof(aside)) > 0)
+                r = -EBADMSG;
+        if (r < 0 || st.n_failed > 0) {
+                log_error("fragd does not start: the knob journal the last fragd here (pid %d) left in '%s/%s' "
+                          "(its runtime_dir; the configuration says '%s' now) is not fully restored (see above). "
+                          "Run 'fragd --restore%s', which reads it there",
+                          (int) prev->pid, prefix, was, m->cfg.daemon.runtime_dir, ropt);
+                return r < 0 ? r : -EIO;
+        }
+        return 0;
+}
+
+/* The record beside the lock: where this daemon keeps its files. Written
+ * at start and when a reload moved a directory. */
+static void manager_lock_publish_dirs(Manager *m, const char *rt)
+{
+        int r = daemon_lock_publish(m->lock, m->dry_run ? "dry-run" : "daemon", rt, m->cfg.daemon.state_dir,
+                                    m->journal_dir);
+
+        if (r < 0)
+                log_warning_errno(r, "Cannot write '%s/" DAEMON_LOCK_DIR "/" DAEMON_LOCK_RECORD "' (%m): 'fragd "
+                                  "status', 'pause' and '--restore' look for this fragd's files where the "
+                                  "configuration says",
+                                  m->root->is_host ? "" : m->root->path);
+}
+
+/* ... with the registry up: its runtime directory holds this daemon's journal */
+static void manager_lock_publish(Manager *m)
+{
+        char rt[FRAGD_PATH_MAX + 2];
+
+        manager_runtime_dir(m, rt, sizeof(rt));
+        if (!m->dry_run)
+                snprintf(m->journal_dir, sizeof(m->journal_dir), "%s", rt);
+        manager_lock_publish_dirs(m, rt);
 }
 
 /* ---- configuration -------------------------------------------------------------- */
@@ -684,9 +784,11 @@ static void config_args(const Manager *m, ConfigLoadArgs *a)
 
 /* runtime_dir holds the knob journal this process keeps, state_dir the
  * learned reserve. A crash recovery (fragd --restore, the next start) reads
- * them where the configuration file says: a change on reload carries the
- * journal (and the learned file) over to the new directory. When that cannot
- * be done safely, the running daemon keeps the old one until a restart. */
+ * the journal where the lock's record says (manager_lock_publish(), after
+ * this), then where the configuration file says: a change on reload carries
+ * the journal (and the learned file) over to the new directory. When that
+ * cannot be done safely, the running daemon keeps the old one until a
+ * restart. */
 static void config_move_dirs(Manager *m, const FragdConfig *old)
 {
         char *now, why[FRAGD_PATH_MAX * 2 + 256], from[FRAGD_PATH_MAX * 2], to[FRAGD_PATH_MAX * 2];
@@ -802,8 +904,9 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
                 if (strcmp(rt_was, manager_runtime_dir(m, rt_now, sizeof(rt_now))) != 0) {
                         if (m->paused && status_pause_write(m->root, rt_now, true) >= 0)
                                 (void) status_pause_write(m->root, rt_was, false);
-                        control_open(m);
+                        (void) control_open(m);
                 }
+                manager_lock_publish(m);
                 if (m->cfg.daemon.dry_run != was_dry)
                         log_warning("[daemon] dry_run changed: it takes effect at the next start");
                 pagecache_reload(m);
@@ -903,6 +1006,7 @@ int manager_new(const ManagerArgs *args, Manager **ret, ManagerFailure *ret_why)
         _cleanup_(manager_freep) Manager *m = NULL;
         _cleanup_free_ ConfigErrors *errs = NULL;
         ConfigLoadArgs ca;
+        LockRecord prev;
         sigset_t ss;
         int r;
 
@@ -924,6 +1028,15 @@ int manager_new(const ManagerArgs *args, Manager **ret, ManagerFailure *ret_why)
         if (!m->sources || !m->cur || !m->prev || !m->a || !m->pstate || !m->d || !m->sentinel_kv || !errs)
                 return -ENOMEM;
         policy_state_init(m->pstate);
+        /* from the start: a SIGHUP (a reload) or SIGTERM sent while this
+         * sets up (the lock, crash recovery) waits for the event loop
+         * instead of killing a fragd that may hold knobs */
+        sigemptyset(&ss);
+        sigaddset(&ss, SIGTERM);
+        sigaddset(&ss, SIGINT);
+        sigaddset(&ss, SIGHUP);
+        if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0)
+                return log_error_errno(errno, "Cannot block signals: %m");
 
         r = root_open(args->root, args->page_size, &m->root);
         if (r < 0)
@@ -960,6 +1073,22 @@ int manager_new(const ManagerArgs *args, Manager **ret, ManagerFailure *ret_why)
                 return -EPERM;
         }
 
+        r = manager_lock(m, &prev);
+        if (r < 0)
+                return r;
+        /* who holds the lock, at once; the journal_dir left by the last
+         * fragd stays until this one has restored what is there (a dry run
+         * changes no knob: it passes it on, for the next fragd or `fragd
+         * --restore`) */
+        snprintf(m->journal_dir, sizeof(m->journal_dir), "%s",
+                 prev.valid ? prev.journal_dir : m->cfg.daemon.runtime_dir);
+        manager_lock_publish_dirs(m, m->cfg.daemon.runtime_dir);
+        if (!m->dry_run) {
+                r = manager_recover_moved(m, &prev);
+                if (r < 0)
+                        return r;
+        }
+
         r = knob_registry_new(m->root, m->cfg.daemon.runtime_dir, m->dry_run ? &knob_ops_dryrun : &knob_ops_real,
                               NULL, m->cfg.daemon.ownership, &m->knobs);
         if (r == -EBUSY) {
@@ -978,6 +1107,7 @@ int manager_new(const ManagerArgs *args, Manager **ret, ManagerFailure *ret_why)
         }
         if (r < 0)
                 return log_error_errno(r, "Cannot set up the knobs: %m");
+        manager_lock_publish(m);
         manager_pause_load(m);
         /* after the registry: no other fragd runs, so an instance left
          * behind is a crashed one's (source-pagecache.c removes it) */
@@ -991,12 +1121,6 @@ int manager_new(const ManagerArgs *args, Manager **ret, ManagerFailure *ret_why)
         if (r < 0)
                 return log_error_errno(r, "Cannot create the event loop: %m");
         (void) sd_event_set_watchdog(m->event, true);
-        sigemptyset(&ss);
-        sigaddset(&ss, SIGTERM);
-        sigaddset(&ss, SIGINT);
-        sigaddset(&ss, SIGHUP);
-        if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0)
-                return log_error_errno(errno, "Cannot block signals: %m");
         if ((r = sd_event_add_signal(m->event, &m->sig_term, SIGTERM, on_term, m)) < 0 ||
             (r = sd_event_add_signal(m->event, &m->sig_int, SIGINT, on_term, m)) < 0 ||
             (r = sd_event_add_signal(m->event, &m->sig_hup, SIGHUP, on_hup, m)) < 0)
@@ -1013,7 +1137,13 @@ int manager_new(const ManagerArgs *args, Manager **ret, ManagerFailure *ret_why)
         if (r < 0)
                 return log_error_errno(r, "Cannot add the sentinel timer: %m");
         (void) arm_sentinel(m);
-        control_open(m);
+        r = control_open(m);
+        if (r == -EADDRINUSE) {
+                /* this fragd holds the lock: the listener is a fragd older
+                 * than the lock, or not fragd at all (control.c named it) */
+                log_error("fragd does not start: another process serves its control socket on this root");
+                return r;
+        }
         (void) psi_open(m);
         if (!m->paused)
                 manager_delayacct_apply(m->knobs, m->root, &m->cfg, m->dry_run, now_monotonic_usec());

@@ -4,7 +4,10 @@
  * whole file through), and the control socket's request line
  * (control_parse_request()), and the owner check every writer makes before
  * it takes the file over (knob_status_owner(): 0 or -EBADMSG, and no owner
- * named when the file is refused). The JSON is one object whatever the input: it
+ * named when the file is refused), and the record beside the lock
+ * (daemon_lock_record_parse(): 0 with a pid, a runtime_dir and a
+ * journal_dir fragd can use, which format back into a record that parses
+ * the same; or -EBADMSG). The JSON is one object whatever the input: it
  * starts with '{', ends with "}\n", its quotes balance outside escapes, and
  * no byte below 0x20 but the newline is written raw. The scrubbed text is
  * valid UTF-8 without a control character but tab and newline, no longer
@@ -20,6 +23,7 @@
 #include "knobs/knob.h"
 #include "output/status.h"
 #include "service/control.h"
+#include "service/daemon-lock.h"
 
 static void check_scrub(const uint8_t *data, size_t size, char *in)
 {
@@ -59,6 +63,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
                 if ((r != 0 && r != -EBADMSG) || (r < 0 && (pid != 0 || starttime != 0)))
                         abort();
+        }
+        {
+                LockRecord rec, again;
+                char text[DAEMON_LOCK_RECORD_MAX];
+                int r = daemon_lock_record_parse((const char *) data, size, &rec), n;
+
+                if (r != 0 && r != -EBADMSG)
+                        abort();
+                if (r == 0) {
+                        if (!rec.valid || rec.pid <= 0 || !rec.runtime_dir[0] || !rec.journal_dir[0])
+                                abort();
+                        n = daemon_lock_record_format(&rec, text, sizeof(text));
+                        if (n < 0 || daemon_lock_record_parse(text, (size_t) n, &again) != 0 ||
+                            rec.pid != again.pid || rec.starttime != again.starttime ||
+                            rec.started_usec != again.started_usec || strcmp(rec.mode, again.mode) != 0 ||
+                            strcmp(rec.runtime_dir, again.runtime_dir) != 0 ||
+                            strcmp(rec.state_dir, again.state_dir) != 0 ||
+                            strcmp(rec.journal_dir, again.journal_dir) != 0)
+                                abort();
+                }
         }
         in = malloc(size + 1);
         if (!in)

@@ -8,7 +8,10 @@
 # fragd thp-dropin; status, pause and resume when runtime_dir's files cannot
 # be written (too few descriptors, a locked or full directory, a directory
 # named 'paused', a status file without a start time, the control socket
-# removed, a knob that cannot be put back on pause). Oracle per scenario:
+# removed, a knob that cannot be put back on pause); two daemons on one root
+# (one after a pause, two at once, a dry run beside one), runtime_dir edited
+# under a running daemon then kill -9, a control socket of another user.
+# Oracle per scenario:
 #   - every knob file ends at its original bytes, OR fragd exited non-zero
 #     with a message naming the knob and its original value;
 #   - victim files outside the tree keep their bytes and mode, and nothing
@@ -227,6 +230,127 @@ else
 fi
 knobs_oracle "$rc"
 case_end; fi
+
+# ---- one fragd per root (issue 38 items 1-3, 13) ------------------------------------
+# refused NAME PID LOG OTHER: PID (started beside the fragd OTHER) exited
+# non-zero within 5 s, naming OTHER's pid; else it is stopped and the case fails
+refused() {
+	local name=$1 p=$2 log=$3 other=$4 r
+	if wait_for 5 eval '! kill -0 '"$p"' 2>/dev/null'; then
+		wait "$p"; r=$?
+		[ "$r" != 0 ] || cbad "$name exited 0 beside pid $other"
+		grep -q "pid $other " "$log" || cbad "$name refused without naming the running fragd (pid $other): $(tail -1 "$log")"
+	else
+		cbad "$name runs beside pid $other on the same root"
+		kill -TERM "$p" 2>/dev/null; wait "$p" 2>/dev/null
+	fi
+}
+if want second-daemon-while-paused; then case_begin second-daemon-while-paused
+fresh second; start; wait_for 10 raised || cbad "no raise"
+A=$pid
+fragd_cmd pause pause; [ $rc = 0 ] || cbad "pause: exit $rc"
+start; refused "a second daemon" "$pid" "$L" "$A"; pid=$A
+fragd_cmd resume resume; [ $rc = 0 ] || cbad "resume: exit $rc"
+wait_for 10 raised || cbad "no raise after resume"
+crash
+fragd_cmd restore --restore
+knobs_oracle $rc
+case_end; fi
+
+if want two-daemons-at-once; then case_begin two-daemons-at-once
+fresh twice
+L1=$T/log.a; L2=$T/log.b; LOGS+=("$L1" "$L2")
+"$FRAGD" --root "$T" --page-size 4096 >"$L1" 2>&1 & p1=$!
+"$FRAGD" --root "$T" --page-size 4096 >"$L2" 2>&1 & p2=$!
+sleep 3
+if kill -0 "$p1" 2>/dev/null && kill -0 "$p2" 2>/dev/null; then
+	cbad "two daemons run on one root"
+	kill -TERM "$p2"; wait "$p2"; pid=$p1
+elif kill -0 "$p1" 2>/dev/null; then pid=$p1; refused "the second of two daemons" "$p2" "$L2" "$p1"
+elif kill -0 "$p2" 2>/dev/null; then pid=$p2; refused "the second of two daemons" "$p1" "$L1" "$p2"
+else cbad "neither of two daemons runs: $(tail -1 "$L1")"; fi
+if [ -n "$pid" ]; then
+	wait_for 10 raised || cbad "no raise"
+	stop_daemon; [ $rc = 0 ] || cbad "SIGTERM: exit $rc"
+fi
+knobs_oracle "${rc:-1}"
+case_end; fi
+
+if want dry-run-beside-daemon; then case_begin dry-run-beside-daemon
+fresh dryside; start; wait_for 10 raised || cbad "no raise"
+A=$pid
+start --dry-run; refused "fragd --dry-run" "$pid" "$L" "$A"; pid=$A
+grep -q "^pid $A " "$T/run/fragd/status" || cbad "the status file is not the daemon's: $(sed -n 2p "$T/run/fragd/status")"
+fragd_cmd status status
+[ $rc = 0 ] && grep -q "pid $A" "$T/status.out" || cbad "status beside the dry run: exit $rc, $(head -1 "$T/status.out")"
+# --once takes no lock: it works beside the daemon (the README's first command)
+fragd_cmd once --once --page-size 4096; [ $rc = 0 ] || cbad "--once beside the daemon: exit $rc: $(tail -1 "$T/once.out")"
+stop_daemon; knobs_oracle $rc
+case_end; fi
+
+# a daemon that holds the lock and has not ticked yet (here a stand-in that
+# holds it with a POSIX lock, which OFD locks see): status says it runs,
+# --restore and another daemon keep off and name it
+if want lock-held-before-first-tick; then case_begin lock-held-before-first-tick
+fresh starting; after_crash; journal "$(dead_pid)" 1 "$ENTRY"
+mkdir -p "$T/run/fragd"; : >"$T/run/fragd/lock"
+python3 -c '
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1] + "/run/fragd/lock", os.O_RDWR)
+fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+st = open("/proc/self/stat").read().rsplit(")", 1)[1].split()[19]
+open(sys.argv[1] + "/run/fragd/owner", "w").write("fragd-lock 1\npid %d %s\nmode daemon\nstarted %d\nruntime_dir /run/fragd\nstate_dir -\njournal_dir /run/fragd\n" % (os.getpid(), st, time.time_ns() // 1000))
+print("ok", flush=True)
+time.sleep(30)' "$T" >"$T/holder.out" & H=$!
+wait_for 5 grep -q ok "$T/holder.out" || cbad "the stand-in did not take the lock"
+fragd_cmd status status
+[ $rc = 0 ] && grep -q "pid $H .*has not written its state yet" "$T/status.out" || cbad "status while the lock is held: exit $rc: $(head -1 "$T/status.out")"
+fragd_cmd restore --restore
+[ $rc = 1 ] && grep -q "pid $H " "$T/restore.out" || cbad "--restore while the lock is held: exit $rc: $(tail -1 "$T/restore.out")"
+[ "$(kv)" = 20 ] || cbad "--restore wrote $KNOB while another holds the lock"
+start; refused "a daemon" "$pid" "$L" "$H"; pid=
+kill "$H"; wait "$H" 2>/dev/null
+fragd_cmd restore --restore
+knobs_oracle $rc
+case_end; fi
+
+# runtime_dir edited in fragd.conf under a running daemon, no reload
+rt_edit() { printf '[daemon]\nruntime_dir = /run/fragd-new\n' >>"$T/etc/fragd/fragd.conf"; }
+if want runtime-dir-edited-kill-restore; then case_begin runtime-dir-edited-kill-restore
+fresh rtedit; start; wait_for 10 raised || cbad "no raise"
+rt_edit
+fragd_cmd status status; [ $rc = 0 ] || cbad "status: exit $rc while the daemon runs: $(head -1 "$T/status.out")"
+fragd_cmd pause pause; [ $rc = 0 ] || cbad "pause: exit $rc while the daemon runs: $(tail -1 "$T/pause.out")"
+fragd_cmd resume resume; [ $rc = 0 ] || cbad "resume: exit $rc"
+wait_for 10 raised || cbad "no raise after resume"
+crash
+fragd_cmd status status; [ $rc = 5 ] || cbad "status after kill -9: exit $rc, not 5 (knobs left changed)"
+# what the unit's ExecStopPost= runs
+fragd_cmd restore --restore --quiet-if-clean
+knobs_oracle $rc
+case_end; fi
+
+if want runtime-dir-edited-kill-restart; then case_begin runtime-dir-edited-kill-restart
+fresh rtedit2; start; wait_for 10 raised || cbad "no raise"
+raisedv=$(kv); rt_edit; crash
+start; running || cbad "no restart: $(tail -1 "$L")"
+grep -q "taking ownership (original '$raisedv')" "$L" && cbad "the restart took fragd's own $raisedv for the original"
+stop_daemon; knobs_oracle $rc
+case_end; fi
+
+if want control-socket-foreign-owner; then case_begin control-socket-foreign-owner
+if [ "$(id -u)" != 0 ]; then case_skip "needs root (a socket handed to another user)"
+else
+	fresh ctlown; start; running || cbad "no start"
+	wait_for 5 test -S "$T/run/fragd/control" || cbad "no control socket"
+	chown 65534 "$T/run/fragd/control"
+	fragd_cmd pause pause
+	[ $rc != 0 ] || cbad "pause through another user's socket: exit 0"
+	grep -q "only root may" "$T/pause.out" && cbad "root is told only root may pause: $(cat "$T/pause.out")"
+	grep -q "uid 65534" "$T/pause.out" || cbad "the socket's owner is not named: $(cat "$T/pause.out")"
+	stop_daemon; knobs_oracle $rc
+	case_end
+fi; fi
 
 # ---- another writer --------------------------------------------------------------
 if want external-writer; then case_begin external-writer  # item 8

@@ -35,6 +35,16 @@ under a timeout. The oracle per case (see check_case):
     or 5 (not running), or 1 for a file it cannot read, with a message; its
     JSON parses and its state is stopped or crashed.
 
+The daemon cases (ids "daemon:...") run the daemon itself on a copy of the
+frag tree: two daemons on one root (at once, one after a pause, a dry run
+beside one) and a configuration edited under a running daemon (runtime_dir
+moved; a runtime_dir of its own, then a configuration that does not load)
+before kill -9. Their oracle: one daemon runs, the
+others exit non-zero naming its pid; `fragd status` and `pause` find the
+running daemon; after the kill, `fragd --restore --quiet-if-clean` (the
+unit's ExecStopPost=) or a restart puts every knob back to its original
+bytes; no sanitizer report, no hang.
+
 Every case id is stable for a given seed. Reproduce one case:
     tests/robust/robust.py --seed SEED --only CASE_ID --keep
 Environment: FRAGD (the binary), FRAGD_SRCDIR, ROBUST_SEED, ROBUST_JOBS,
@@ -760,6 +770,173 @@ def check_case(case, res, base_info):
                     break
     return why
 
+
+# ---- daemon cases: one fragd per root, configuration edited under it ------------
+
+DAEMON_CASES = ["daemon:two-at-once", "daemon:second-after-pause", "daemon:dry-run-beside",
+                "daemon:runtime-dir-edited-kill-restore", "daemon:runtime-dir-edited-kill-restart",
+                "daemon:config-broken-kill-restore"]
+DKNOBS = ["compaction_proactiveness", "watermark_scale_factor", "min_free_kbytes", "watermark_boost_factor",
+          "extfrag_threshold"]
+
+def wait_until(pred, seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(0.1)
+    return pred()
+
+def daemon_case(cid, fragd, base, work, env, timeout):
+    """One daemon scenario on a private copy of the frag tree; the list of
+    failure reasons."""
+    why, procs, logs = [], [], []
+    tree = os.path.join(work, cid.replace(":", "_"))
+    shutil.copytree(base, tree, symlinks=True)  # a copy: the daemon writes knob files in place
+    conf = os.path.join(tree, "etc/fragd/fragd.conf")
+    with open(conf) as f:
+        text = f.read().replace(base, tree)
+    with open(conf, "w") as f:
+        f.write(text)
+    for dd in (textfile_dir(tree), tree + textfile_dir(tree)):
+        os.makedirs(dd, exist_ok=True)
+    vm = os.path.join(tree, "proc/sys/vm")
+    orig = {k: open(os.path.join(vm, k), "rb").read() for k in DKNOBS}
+    knob = os.path.join(vm, "compaction_proactiveness")
+    # a knob file of the tree is truncated, then written: empty is a write
+    # under way, not a raise (a kill -9 then leaves it empty)
+    raised = lambda: open(knob, "rb").read() not in (orig["compaction_proactiveness"], b"")
+
+    def start(*extra):
+        log = open(os.path.join(tree, "log.%d" % len(logs)), "w+b")
+        logs.append(log)
+        p = subprocess.Popen([fragd, "--root", tree, "--page-size", "4096"] + list(extra),
+                             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env)
+        procs.append(p)
+        return p, log
+
+    def cmd(*args):
+        rc, out, err, _ = run([fragd] + list(args) + ["--root", tree], timeout * 3, env)
+        logs.append(None)
+        if rc == "timeout" or SAN.search(err):
+            why.append("%s: %s" % (" ".join(args), "timeout" if rc == "timeout" else "sanitizer"))
+        return rc, out + err
+
+    def text(log):
+        log.flush()
+        log.seek(0)
+        return log.read()
+
+    def refused(p, log, other, what):
+        try:
+            rc = p.wait(5)
+        except subprocess.TimeoutExpired:
+            why.append("%s runs beside pid %d" % (what, other.pid))
+            p.terminate()
+            p.wait()
+            return
+        if rc == 0 or rc not in EXIT_OK:
+            why.append("%s exit %s beside pid %d" % (what, rc, other.pid))
+        if b"pid %d " % other.pid not in text(log):
+            why.append("%s refused without naming pid %d: %s" % (what, other.pid, text(log)[-200:]))
+
+    def stop(p):
+        p.terminate()
+        try:
+            return p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            why.append("SIGTERM: hung")
+            return "timeout"
+
+    def kill9(p):
+        # not in the middle of a tick's writes: a knob file of the tree is
+        # truncated then written (the kernel's never is), a kill between
+        # the two would leave it empty
+        time.sleep(0.5)
+        p.kill()
+        p.wait()
+
+    def edit_runtime_dir(broken=False):
+        with open(conf, "a") as f:
+            if broken:  # the fallback of a configuration that does not load: /run/fragd
+                f.write("[policy]\nreserve_thp = lots\n")
+            else:
+                f.write("[daemon]\nruntime_dir = /run/fragd-new\n")
+
+    if cid == "daemon:config-broken-kill-restore":
+        with open(conf, "a") as f:
+            f.write("[daemon]\nruntime_dir = /run/fragd-a\n")
+
+    try:
+        a, la = start()
+        if not wait_until(raised, 10):
+            why.append("no raise in 10 s: %s" % text(la)[-200:])
+        if cid == "daemon:two-at-once":
+            kill9(a)
+            cmd("--restore")
+            a, la = start()
+            b, lb = start()
+            time.sleep(3)
+            alive = [p for p in (a, b) if p.poll() is None]
+            if len(alive) != 1:
+                why.append("%d daemons run on one root" % len(alive))
+            else:
+                other, olog = (b, lb) if alive[0] is a else (a, la)
+                refused(other, olog, alive[0], "the second of two daemons")
+        elif cid == "daemon:second-after-pause":
+            rc, out = cmd("pause")
+            if rc != 0:
+                why.append("pause: exit %s" % rc)
+            b, lb = start()
+            refused(b, lb, a, "a second daemon")
+            cmd("resume")
+            wait_until(raised, 10)
+        elif cid == "daemon:dry-run-beside":
+            b, lb = start("--dry-run")
+            refused(b, lb, a, "fragd --dry-run")
+            rc, out = cmd("status")
+            if rc != 0 or b"pid %d" % a.pid not in out:
+                why.append("status beside a dry run: exit %s: %s" % (rc, out[:120]))
+        else:
+            edit_runtime_dir(broken=cid == "daemon:config-broken-kill-restore")
+            for args in (["status"], ["pause"], ["resume"]):
+                rc, out = cmd(*args)
+                if rc != 0:
+                    why.append("%s: exit %s while the daemon runs (configuration edited): %s"
+                               % (args[0], rc, out[-160:]))
+            wait_until(raised, 10)
+        if cid.endswith("-kill-restore"):
+            kill9(a)
+            rc, out = cmd("--restore", "--quiet-if-clean")
+        elif cid.endswith("-kill-restart"):
+            kill9(a)
+            a, la = start()
+            if not wait_until(lambda: b"running" in text(la), 10):
+                why.append("no restart: %s" % text(la)[-200:])
+        for p in procs:
+            if p.poll() is None:
+                rc = stop(p)
+                if rc != 0:
+                    why.append("SIGTERM: exit %s" % rc)
+        for k in DKNOBS:
+            now = open(os.path.join(vm, k), "rb").read()
+            if now != orig[k]:
+                why.append("knob %s is %r, not its original %r" % (k, now.strip(), orig[k].strip()))
+        for log in logs:
+            if log and SAN.search(text(log)):
+                why.append("sanitizer: %s" % SAN.search(text(log)).group(0).decode())
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        for log in logs:
+            if log:
+                log.close()
+    return why
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fragd", default=os.environ.get("FRAGD", os.path.join(SRC, "build/fragd")))
@@ -775,13 +952,17 @@ def main():
     a = ap.parse_args()
 
     cases = build_cases(a.seed)
+    dcases = list(DAEMON_CASES)
     if a.only:
         cases = [c for c in cases if c.id in a.only]
+        dcases = [c for c in dcases if c in a.only]
     elif a.subset > 1:
         cases = cases[::a.subset]
     if a.list:
         for c in cases:
             print(c.id)
+        for c in dcases:
+            print(c)
         return 0
     print("robust: seed %d, %d cases, %s, timeout %.0f s (reproduce: %s --seed %d --only CASE)"
           % (a.seed, len(cases), a.fragd, a.timeout, os.path.relpath(__file__, SRC), a.seed), flush=True)
@@ -874,6 +1055,18 @@ def main():
             n_pass += 1
             if a.verbose:
                 print("PASS %s" % case.id)
+    # the daemon cases, one after the other (each runs daemons for seconds)
+    if dcases and "frag" not in bases:
+        bases["frag"] = make_base(work, "frag")
+    for cid in dcases:
+        why = daemon_case(cid, a.fragd, bases["frag"], work, env, a.timeout)
+        if why:
+            n_fail += 1
+            print("FAIL %s: %s" % (cid, "; ".join(why)))
+        else:
+            n_pass += 1
+            if a.verbose:
+                print("PASS %s" % cid)
     for case, why in failed:
         print("FAIL %s%s: %s" % (case.id, " (%s)" % case.detail if case.detail else "", "; ".join(why)))
     if not a.keep:

@@ -114,6 +114,27 @@ static inline void tt_teardown(TestTree *t)
         }
 }
 
+/* cmocka setup and teardown of a test whose state is one TestTree. */
+static inline int tt_open(void **state)
+{
+        TestTree *t = calloc(1, sizeof(*t));
+
+        if (!t)
+                abort();
+        tt_setup(t);
+        *state = t;
+        return 0;
+}
+
+static inline int tt_close(void **state)
+{
+        TestTree *t = *state;
+
+        tt_teardown(t);
+        free(t);
+        return 0;
+}
+
 /* Order-independent checksum of every path and file content below dir/sub:
  * the sum of one FNV-1a hash per entry. */
 static uint64_t tt_hash;

@@ -188,6 +188,25 @@ static void test_peer_refused(void **state)
         assert_int_equal(c->n_pause, 1);
 }
 
+/* The socket belongs to another user (a socket that user's fragd, or
+ * anyone, made in the runtime directory): even root does not talk to it
+ * (-EPERM, which `fragd pause` turns into a message naming the owner, not
+ * "only root may pause": tests/integration/test-faults.sh). Needs root (to
+ * hand the socket to nobody). */
+static void test_foreign_socket(void **state)
+{
+        Ctx *c = *state;
+        _cleanup_(control_server_freep) ControlServer *s = NULL;
+        char reply[CONTROL_REPLY_MAX];
+
+        if (geteuid() != 0)
+                skip();
+        assert_int_equal(control_server_new(c->event, c->t.root, "/run/fragd", handler, c, &s), 0);
+        assert_int_equal(fchownat(c->t.root->root_fd, SOCK, 65534, 65534, AT_SYMLINK_NOFOLLOW), 0);
+        assert_int_equal(request(c, "pause", (uid_t) -1, reply, sizeof(reply)), -EPERM);
+        assert_int_equal(c->n_pause, 0);
+}
+
 /* The server's answer to a peer it refuses, seen on the wire: a child as
  * nobody talks to the socket directly (past the client's own checks). */
 static void test_peer_refused_wire(void **state)
@@ -340,6 +359,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_peer_refused, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_peer_refused_wire, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_foreign_socket, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_symlink_at_socket, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_stale_and_live, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_silent_client, setup, teardown),

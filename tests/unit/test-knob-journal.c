@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <cmocka.h>
@@ -24,25 +25,6 @@
 #define MFK "proc/sys/vm/min_free_kbytes"
 #define THP_ENABLED "sys/kernel/mm/transparent_hugepage/enabled"
 #define SAVED "run/fragd/saved"
-
-static int setup(void **state)
-{
-        TestTree *t = calloc(1, sizeof(*t));
-
-        assert_non_null(t);
-        tt_setup(t);
-        *state = t;
-        return 0;
-}
-
-static int teardown(void **state)
-{
-        TestTree *t = *state;
-
-        tt_teardown(t);
-        free(t);
-        return 0;
-}
 
 static void test_parse_table(void **state)
 {
@@ -349,6 +331,61 @@ static void test_sigkill_child(void **state)
         assert_false(tt_exists(t, SAVED));
         reg = knob_registry_free(reg);
         free(j);
+}
+
+/* Two fragd on one root (an older fragd without the lock, or one started
+ * while the other held no journal): B came first and owns nothing, A then
+ * wrote its journal. B never removes or overwrites A's journal: its stop
+ * leaves it, and a knob B would take over is not written without a journal
+ * of its own. */
+static void test_live_fragd_journal_kept(void **state)
+{
+        TestTree *t = *state;
+        KnobRegistry *reg = NULL;
+        int ready[2], status;
+        unsigned n_failed = 99;
+        char c, before[512];
+        pid_t pid;
+
+        /* B: no journal yet */
+        assert_int_equal(knob_registry_new(t->root, NULL, NULL, NULL, OWNERSHIP_RESPECT, &reg), 0);
+        assert_int_equal(pipe(ready), 0);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) { /* A: the same program, so a fragd (pid_is_fragd()) */
+                KnobRegistry *a = NULL;
+
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlives a failed test */
+                close(ready[0]);
+                if (knob_registry_new(t->root, NULL, NULL, NULL, OWNERSHIP_RESPECT, &a) < 0 ||
+                    knob_set(a, "vm.compaction_proactiveness", "40", 1) != 1 || write(ready[1], "k", 1) != 1)
+                        _exit(1);
+                pause();
+                _exit(0);
+        }
+        close(ready[1]);
+        assert_int_equal(read(ready[0], &c, 1), 1);
+        close(ready[0]);
+        snprintf(before, sizeof(before), "%s", tt_read(t, SAVED));
+        assert_non_null(strstr(before, "vm.compaction_proactiveness\t0\t40\t"));
+
+        /* B takes over another knob: not without its own journal */
+        assert_int_equal(knob_set(reg, "vm.watermark_scale_factor", "200", 1), -EBUSY);
+        assert_string_equal(tt_read(t, WSF), "10\n");
+        assert_string_equal(tt_read(t, SAVED), before);
+        /* B stops: A's journal stays as A wrote it */
+        assert_int_equal(knob_restore_all(reg, &n_failed), 0);
+        assert_int_equal(n_failed, 0);
+        assert_string_equal(tt_read(t, SAVED), before);
+        reg = knob_registry_free(reg);
+
+        /* A killed: its journal brings the knob back */
+        assert_int_equal(kill(pid, SIGKILL), 0);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_int_equal(knob_registry_new(t->root, NULL, NULL, NULL, OWNERSHIP_RESPECT, &reg), 0);
+        assert_string_equal(tt_read(t, CP), "0\n");
+        assert_false(tt_exists(t, SAVED));
+        reg = knob_registry_free(reg);
 }
 
 /* What the operator learns of a line not taken: the knob and its original. */
@@ -692,15 +729,16 @@ int main(void)
                 cmocka_unit_test(test_round_trip),
                 cmocka_unit_test(test_restore_order),
                 cmocka_unit_test(test_pid_alive),
-                cmocka_unit_test_setup_teardown(test_crash_recovery, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_crash_recovery_external, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_crash_recovery_min_free_after_thp, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_crash_recovery_failure_adopted, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_sigkill_child, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_corrupt_journal, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_corrupt_journal_aside_contained, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_oversized_journal, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_dry_run_leaves_journal, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_crash_recovery, tt_open, tt_close),
+                cmocka_unit_test_setup_teardown(test_crash_recovery_external, tt_open, tt_close),
+                cmocka_unit_test_setup_teardown(test_crash_recovery_min_free_after_thp, tt_open, tt_close),
+                cmocka_unit_test_setup_teardown(test_crash_recovery_failure_adopted, tt_open, tt_close),
+                cmocka_unit_test_setup_teardown(test_sigkill_child, tt_open, tt_close),
+                cmocka_unit_test_setup_teardown(test_live_fragd_journal_kept, tt_open, tt_close),
+                cmocka_unit_test_setup_teardown(test_corrupt_journal, tt_open, tt_close),
+                cmocka_unit_test_setup_teardown(test_corrupt_journal_aside_contained, tt_open, tt_close),
+                cmocka_unit_test_setup_teardown(test_oversized_journal, tt_open, tt_close),
+                cmocka_unit_test_setup_teardown(test_dry_run_leaves_journal, tt_open, tt_close),
         };
 
         log_set_max_level(getenv("FRAGD_TEST_VERBOSE") ? LOG_DEBUG : LOG_WARNING);
