@@ -152,8 +152,11 @@ fragmenter_start --chunk-mb 16 --churn 2 --interval-ms 100 --report 0
 log "fragmented: free in order>=9 blocks: $(free_huge_mb) MiB"
 systemctl start fragd
 wait_active || fail "fragd not active with the events config"
-# THP bursts (MADV_HUGEPAGE): the learned reserve
-(while :; do consumer --mb 128 --cycles 2 --interval-ms 1000 >/dev/null 2>&1; sleep 3; done) &
+# THP bursts (MADV_HUGEPAGE) larger than the order>=9 blocks the
+# fragmenter leaves (about 300 MiB): part of each stalls in direct
+# compaction or falls back, the demand fragd learns its reserve from (a
+# burst the free lists serve in full teaches nothing)
+(while :; do consumer --mb 384 --cycles 2 --interval-ms 1000 >/dev/null 2>&1; sleep 3; done) &
 CONS_PID=$!
 bg_started $CONS_PID
 wait_events 150 $ID_RAISED || true
