@@ -517,8 +517,8 @@ fi
 printf 'some avg10=0.00 avg60=0.00 avg300=0.00 total=37169358\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=29331708\n' \
 	>"$T/proc/pressure/memory"
 sed -i 's/^\(      nr_inactive_file \)1$/\1100001/' "$T/proc/zoneinfo"
-if wait_for 10 grep -q "Knob vm.watermark_scale_factor no longer held (" "$T/log" &&
-	wait_for 5 changed_wsf; then
+if wait_for 20 grep -q "Knob vm.watermark_scale_factor no longer held (" "$T/log" &&
+	wait_for 15 changed_wsf; then
 	pass "the end of the hold said, and the raise made: watermark_scale_factor $(knob watermark_scale_factor)"
 else
 	bad "no end of the hold or no raise: $(grep -i "held\|raise" "$T/log" | tail -n 5)"
