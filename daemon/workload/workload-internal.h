@@ -84,11 +84,6 @@ struct Workload {
         unsigned next_collapse;
 };
 
-static inline uint64_t sub0(uint64_t a, uint64_t b)
-{
-        return a > b ? a - b : 0;
-}
-
 /* workload-attribution.c: the tick's steps */
 void workload_rescan(Workload *w);                 /* cgroup.procs of every present cgroup */
 void workload_resolve_orphans(Workload *w);        /* exit records of tgids not tracked yet */

@@ -21,6 +21,12 @@ typedef uint64_t usec_t;
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CLAMP(x, lo, hi) ((x) < (lo) ? (lo) : (x) > (hi) ? (hi) : (x))
 
+/* a - b, or 0 when b is larger: the growth of a count that may also shrink */
+static inline uint64_t sub0(uint64_t a, uint64_t b)
+{
+        return a > b ? a - b : 0;
+}
+
 #define _unused_ __attribute__((unused))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
 #define _warn_unused_result_ __attribute__((warn_unused_result))

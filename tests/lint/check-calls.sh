@@ -28,13 +28,10 @@ SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 #   knob.o), while knob.c -> knob-restore.c -> knob-journal.c -> knob-value.c
 # - service/: manager-pause.c calls manager_runtime_dir() of
 #   manager-internal.h (code of manager.o), which calls manager-pause.c
-# - workload/: workload-attribution.c and workload-thp.c call sub0() of
-#   workload-internal.h (code of workload.o), which calls them both
 # Each goes when its helper moves to the one file whose purpose it serves.
 EXCEPTIONS="
 knobs/knob-journal.o knobs/knob-restore.o knobs/knob-value.o knobs/knob.o
 service/manager-pause.o service/manager.o
-workload/workload-attribution.o workload/workload-thp.o workload/workload.o
 "
 
 # src OBJ: the object's source file below SRCDIR ("" when it is not below
