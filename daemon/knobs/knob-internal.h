@@ -53,10 +53,7 @@ bool knob_value_valid_for(KnobKind kind, const char *v);
  * ("outside the kernel's range 0..100"). */
 int knob_value_check(const Knob *k, const char *v, char *ret_why, size_t size);
 /* A whole decimal integer, no blanks: core's parse_i64(). */
-static inline bool knob_parse_i64(const char *s, int64_t *ret)
-{
-        return parse_i64(s, ret) >= 0;
-}
+bool knob_parse_i64(const char *s, int64_t *ret);
 
 /* The journal of what the registry owns, in order of first touch. */
 void knob_journal_build(KnobRegistry *reg, Journal *j);

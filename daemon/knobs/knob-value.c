@@ -76,6 +76,11 @@ int knob_value_normalize(KnobKind kind, const char *raw, char *ret, size_t size)
         return 0;
 }
 
+bool knob_parse_i64(const char *s, int64_t *ret)
+{
+        return parse_i64(s, ret) >= 0;
+}
+
 bool knob_value_equal(KnobKind kind, const char *a, const char *b)
 {
         int64_t x, y;

@@ -24,13 +24,10 @@
 set -u
 NM=${NM:-nm}
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-# - knobs/: knob-value.c calls knob_parse_i64() of knob-internal.h (code of
-#   knob.o), while knob.c -> knob-restore.c -> knob-journal.c -> knob-value.c
 # - service/: manager-pause.c calls manager_runtime_dir() of
 #   manager-internal.h (code of manager.o), which calls manager-pause.c
 # Each goes when its helper moves to the one file whose purpose it serves.
 EXCEPTIONS="
-knobs/knob-journal.o knobs/knob-restore.o knobs/knob-value.o knobs/knob.o
 service/manager-pause.o service/manager.o
 "
 

@@ -14,7 +14,7 @@
 # or is now called by a fuzzer itself, so the list only shrinks.
 set -u
 EXCEPTIONS="
-knob_parse_i64: parse_i64 under the knob registry's name (an inline wrapper), fuzzed by fuzz-sysctl-value
+knob_parse_i64: parse_i64 under the knob registry's name (a wrapper in knob-value.c), fuzzed by fuzz-sysctl-value
 cursor_make: the cursor every parser walks its buffer with, no parser of its own
 buddyinfo_parse_zone_prefix: the 'Node N, zone X' head of a line, reached by fuzz-buddyinfo, fuzz-zoneinfo and fuzz-pagetypeinfo
 config_parse_buffer: the text of one configuration file, reached by fuzz-config through config_load
