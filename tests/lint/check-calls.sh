@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# check-calls.sh OBJ...: no two objects of libfragd.a call each other,
-# directly or in a loop of any length (docs/design.md "Layout": a split is by
-# purpose, so the call graph between files is a DAG). check-calls.sh
-# --self-test: the checker fails on a pair, a three-object ring and a ring
-# through a header's function, and passes a DAG (so a pass is not vacuous).
+# check-calls.sh OBJ...: no objects of libfragd.a and libpolicy.a call each
+# other, directly or in a loop of any length (docs/design.md "Layout": a
+# split is by purpose, so the call graph between files is a DAG).
+# check-calls.sh --self-test: the checker fails on a pair, rings of three and
+# four and rings through a header's function, and passes DAGs (so a pass is
+# not vacuous).
 #
 # The graph is built from nm: an object A points at B when A leaves a symbol
 # undefined (U, w) that B defines (any global: functions and data). nm does
@@ -12,12 +13,13 @@
 # caller), so the headers are read as well: a function defined in a header
 # D/N.h or D/N-internal.h is code of D/N.o, an object whose source names it
 # points at D/N.o, and D/N.o points at what the function's body names. A
-# name reached through a header's macro, or a function of a header named
-# after no object (core/cleanup.h), counts as named where it is used. The sources are found below SRCDIR
-# (default: this script's ../..) by the object's path from daemon/ or
-# policy/ on. Every strongly connected component of two or more nodes is a
-# circle; each is reported with the edges inside it and the symbols on each
-# edge ("name@header" for a header's function).
+# name reached through a header's macro, or through a function of a header
+# named after no object (core/cleanup.h, fragd/macro.h), counts as named
+# where it is used. The sources are found below SRCDIR (default: this
+# script's ../..) by the object's path from daemon/ or policy/ on; an object
+# without its source fails. Every strongly connected component of two or
+# more objects is a circle; each is reported with the edges inside it and
+# the symbols on each edge ("name@header" for a header's function).
 # EXCEPTIONS below lists circles that exist today, one line per circle (its
 # objects, sorted, as "folder/file.o"), each with the reason; the check fails
 # when one no longer occurs, so the list only shrinks.
