@@ -513,6 +513,12 @@ const char *knob_registry_runtime_dir(const KnobRegistry *reg)
         return reg->rt;
 }
 
+const char *knob_registry_runtime_dir_abs(const KnobRegistry *reg, char *buf, size_t size)
+{
+        snprintf(buf, size, "/%s", reg->rt);
+        return buf;
+}
+
 /* ---- another runtime directory (SIGHUP) ------------------------------------ */
 
 /* The "--root R" of a command line for messages, "" on the host. */

@@ -187,6 +187,9 @@ const KnobOps *knob_registry_ops(const KnobRegistry *reg);
 void *knob_registry_ops_data(const KnobRegistry *reg);
 const Root *knob_registry_root(const KnobRegistry *reg);
 const char *knob_registry_runtime_dir(const KnobRegistry *reg); /* relative: "run/fragd" */
+/* The same as configured, absolute ("/run/fragd"), in buf: for the functions
+ * that take runtime_dir as configured. Returns buf. */
+const char *knob_registry_runtime_dir_abs(const KnobRegistry *reg, char *buf, size_t size);
 /* Moves the registry to another runtime directory (runtime_dir changed on
  * SIGHUP), so that a crash recovery reading the new configuration finds the
  * journal: creates the directory below the root (0755), refuses when it

@@ -140,14 +140,6 @@ struct Manager {
         uint64_t paused_compact_nodes;  /* nodes (id < 64) whose compaction was wanted at the last tick */
 };
 
-/* The runtime directory in use, absolute ("/run/fragd"), for the
- * functions that take it as configured (the registry keeps it relative). */
-static inline const char *manager_runtime_dir(const Manager *m, char *buf, size_t size)
-{
-        snprintf(buf, size, "/%s", knob_registry_runtime_dir(m->knobs));
-        return buf;
-}
-
 /* manager-pause.c: the recent decisions (text for the status file and the
  * journal, data for the JSON), pause and resume. */
 void manager_recent_add(Manager *m, const char *line);

@@ -89,7 +89,7 @@ void manager_paused_decisions(Manager *m)
 static int pause_flag(Manager *m, bool pause, char *why, size_t size)
 {
         char rt[FRAGD_PATH_MAX + 2], path[2 * FRAGD_PATH_MAX + 16];
-        int r = status_pause_write(m->root, manager_runtime_dir(m, rt, sizeof(rt)), pause);
+        int r = status_pause_write(m->root, knob_registry_runtime_dir_abs(m->knobs, rt, sizeof(rt)), pause);
         const char *then = pause ? "a restart of fragd will not stay paused"
                                  : "fragd stays paused, and a restart would pause again";
 
@@ -176,7 +176,7 @@ void manager_pause_load(Manager *m)
 {
         char buf[FRAGD_PATH_MAX + 2];
         const char *rt = knob_registry_runtime_dir(m->knobs);
-        int r = status_pause_read(m->root, manager_runtime_dir(m, buf, sizeof(buf)));
+        int r = status_pause_read(m->root, knob_registry_runtime_dir_abs(m->knobs, buf, sizeof(buf)));
 
         if (r == 0)
                 return;

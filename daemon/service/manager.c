@@ -667,7 +667,7 @@ static int control_open(Manager *m)
         char rt[FRAGD_PATH_MAX + 2];
 
         m->control = control_server_free(m->control);
-        return control_server_new(m->event, m->root, manager_runtime_dir(m, rt, sizeof(rt)), on_control, m,
+        return control_server_new(m->event, m->root, knob_registry_runtime_dir_abs(m->knobs, rt, sizeof(rt)), on_control, m,
                                   &m->control);
 }
 
@@ -763,7 +763,7 @@ static void manager_lock_publish(Manager *m)
 {
         char rt[FRAGD_PATH_MAX + 2];
 
-        manager_runtime_dir(m, rt, sizeof(rt));
+        knob_registry_runtime_dir_abs(m->knobs, rt, sizeof(rt));
         if (!m->dry_run)
                 snprintf(m->journal_dir, sizeof(m->journal_dir), "%s", rt);
         manager_lock_publish_dirs(m, rt);
@@ -895,13 +895,13 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
         } else {
                 char rt_was[FRAGD_PATH_MAX + 2], rt_now[FRAGD_PATH_MAX + 2];
 
-                manager_runtime_dir(m, rt_was, sizeof(rt_was));
+                knob_registry_runtime_dir_abs(m->knobs, rt_was, sizeof(rt_was));
                 config_move_dirs(m, old);
                 config_applied(m);
                 /* another textfile directory: its first failure is news */
                 if (strcmp(old->daemon.textfile_dir, m->cfg.daemon.textfile_dir) != 0)
                         m->mw.last_r = 0;
-                if (strcmp(rt_was, manager_runtime_dir(m, rt_now, sizeof(rt_now))) != 0) {
+                if (strcmp(rt_was, knob_registry_runtime_dir_abs(m->knobs, rt_now, sizeof(rt_now))) != 0) {
                         if (m->paused && status_pause_write(m->root, rt_now, true) >= 0)
                                 (void) status_pause_write(m->root, rt_was, false);
                         (void) control_open(m);
