@@ -191,20 +191,43 @@ static void test_race(void **state)
 {
         TestTree *t = *state;
         pid_t pids[8];
-        int got = 0, busy = 0, status;
+        int got = 0, busy = 0, status, go[2], done[2], tried[2];
+        char c = 0;
 
+        /* every child tries at once (go), says it tried (tried), and holds
+         * what it got until all have tried (done): the test does not
+         * depend on how fast the children are forked or scheduled */
+        assert_int_equal(pipe(go), 0);
+        assert_int_equal(pipe(done), 0);
+        assert_int_equal(pipe(tried), 0);
         for (unsigned i = 0; i < ELEMENTSOF(pids); i++) {
                 pids[i] = fork();
                 assert_true(pids[i] >= 0);
                 if (pids[i] == 0) {
                         DaemonLock *l = NULL;
                         LockRecord rec;
-                        int r = daemon_lock_take(t->root, &l, &rec);
+                        int r;
 
-                        usleep(300 * 1000); /* hold it while the others try */
+                        close(go[1]);
+                        close(done[1]);
+                        close(tried[0]);
+                        if (read(go[0], &c, 1) < 0)
+                                _exit(3);
+                        r = daemon_lock_take(t->root, &l, &rec);
+                        if (write(tried[1], "t", 1) != 1)
+                                _exit(3);
+                        (void) !read(done[0], &c, 1); /* EOF: the parent saw every try */
                         _exit(r == 0 ? 0 : r == -EBUSY ? 1 : 2);
                 }
         }
+        close(go[0]);
+        close(done[0]);
+        close(tried[1]);
+        close(go[1]); /* EOF: every child's read returns now */
+        for (unsigned i = 0; i < ELEMENTSOF(pids); i++)
+                assert_int_equal(read(tried[0], &c, 1), 1);
+        close(done[1]);
+        close(tried[0]);
         for (unsigned i = 0; i < ELEMENTSOF(pids); i++) {
                 assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
                 assert_true(WIFEXITED(status));
