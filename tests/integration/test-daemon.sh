@@ -505,23 +505,29 @@ if not_held_prom && ! "$FRAGD" status --root "$T" | grep -q "^Held"; then
 else
 	bad "paused: $(grep knob_held "$T/prom/fragd.prom"); status: $("$FRAGD" status --root "$T" | grep -A2 "^Held")"
 fi
+held_lines() { grep -c "Knob vm.watermark_scale_factor held (" "$T/log"; }
+n_held=$(held_lines)
 "$FRAGD" resume --root "$T" >/dev/null 2>&1
 if wait_for 10 grep -qsx 'fragd_knob_held{knob="watermark_scale_factor",hold="nothing_to_reclaim"} 1' "$T/prom/fragd.prom"; then
 	pass "resumed: fragd_knob_held back"
 else
 	bad "resumed: no fragd_knob_held: $(grep knob_held "$T/prom/fragd.prom" 2>&1)"
 fi
+
 # calm first: with file LRU added while the pressure is still high, a
 # tick in between holds the raise for psi instead (the end line then names
 # psi), so the end is matched whatever hold it names
 printf 'some avg10=0.00 avg60=0.00 avg300=0.00 total=37169358\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=29331708\n' \
 	>"$T/proc/pressure/memory"
 sed -i 's/^\(      nr_inactive_file \)1$/\1100001/' "$T/proc/zoneinfo"
-if wait_for 20 grep -q "Knob vm.watermark_scale_factor no longer held (" "$T/log" &&
-	wait_for 15 changed_wsf; then
-	pass "the end of the hold said, and the raise made: watermark_scale_factor $(knob watermark_scale_factor)"
+# the raise is made; a hold said again after the resume (a tick held it
+# before the calm came; the export at the resume itself comes before any
+# tick, so there may be none) is said to end
+if wait_for 20 changed_wsf &&
+	{ [ "$(held_lines)" -le "$n_held" ] || wait_for 10 test "$(grep -c "Knob vm.watermark_scale_factor no longer held (" "$T/log")" -ge "$(($(held_lines) - n_held))"; }; then
+	pass "the raise made, and any hold said since the resume said to end: watermark_scale_factor $(knob watermark_scale_factor)"
 else
-	bad "no end of the hold or no raise: $(grep -i "held\|raise" "$T/log" | tail -n 5)"
+	bad "no raise, or a hold said since the resume not said to end: $(grep -i "held\|raise" "$T/log" | tail -n 5)"
 fi
 if wait_for 5 not_held_prom; then
 	pass "fragd_knob_held gone with the hold"
