@@ -147,15 +147,17 @@ dwell = 20s
 reversal_cooldown = 3s
 CONF
 knob_set thp/enabled madvise
-knob_set thp/defrag madvise
+# defrag=never: a fault that finds no free order-9 block falls back at once
+# (under madvise kcompactd and direct compaction served every burst here,
+# and a burst served in full teaches fragd nothing)
+knob_set thp/defrag never
 fragmenter_start --chunk-mb 16 --churn 2 --interval-ms 100 --report 0
 log "fragmented: free in order>=9 blocks: $(free_huge_mb) MiB"
 systemctl start fragd
 wait_active || fail "fragd not active with the events config"
 # THP bursts (MADV_HUGEPAGE) larger than the order>=9 blocks the
-# fragmenter leaves (about 300 MiB): part of each stalls in direct
-# compaction or falls back, the demand fragd learns its reserve from (a
-# burst the free lists serve in full teaches nothing)
+# fragmenter leaves (about 300 MiB): part of each falls back, the demand
+# fragd learns its reserve from
 (while :; do consumer --mb 384 --cycles 2 --interval-ms 1000 >/dev/null 2>&1; sleep 3; done) &
 CONS_PID=$!
 bg_started $CONS_PID
