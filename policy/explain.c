@@ -58,8 +58,8 @@ static const char *const hold_words[_POLICY_HOLD_MAX] = {
         [POLICY_HOLD_CLAMPED] = "the kernel or someone else kept a lower value",
         [POLICY_HOLD_UNMEASURED] = "its measure is missing",
         [POLICY_HOLD_NOTHING_TO_RECLAIM] = "kswapd has too little to reclaim to supply it",
-        [POLICY_HOLD_WATERMARK_CAP] = "raised watermarks would hold back more than 1 % of the node's memory "
-                                      "while free memory itself is not short",
+        [POLICY_HOLD_WATERMARK_CAP] = ("raised watermarks would hold back more than 1 % of the node's memory "
+                                       "while free memory itself is not short"),
 };
 
 /* A lever's name (names.c), "?" for none. */

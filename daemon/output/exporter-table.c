@@ -24,15 +24,15 @@ const MetricFamily metric_families[_METRIC_MAX] = {
         [M_BUILD_INFO] = {
                 "fragd_build_info", METRIC_GAUGE, "", L("version"),
                 "fragd build information; the value is always 1.",
-                S_HEALTH, "1" },
+                S_HEALTH, "1", .more = NULL },
         [M_LAST_TICK_TIMESTAMP] = {
                 "fragd_last_tick_timestamp_seconds", METRIC_GAUGE, "seconds", NOLABELS,
                 "Wall-clock time (Unix seconds) at the end of the last completed tick.",
-                S_HEALTH, "1" },
+                S_HEALTH, "1", .more = NULL },
         [M_TICK_DURATION] = {
                 "fragd_tick_duration_seconds", METRIC_GAUGE, "seconds", NOLABELS,
                 "Time the last tick took, from reading the sources to acting on the decision.",
-                S_HEALTH, "1" },
+                S_HEALTH, "1", .more = NULL },
         [M_TICK_INTERVAL] = {
                 "fragd_tick_interval_seconds", METRIC_GAUGE, "seconds", NOLABELS,
                 "Time until the next timer tick: [daemon] interval, or active_interval while fragd watches closely.",
@@ -48,7 +48,7 @@ const MetricFamily metric_families[_METRIC_MAX] = {
         [M_DRY_RUN] = {
                 "fragd_dry_run", METRIC_GAUGE, "", NOLABELS,
                 "1 when fragd decides and reports but writes no knob (--dry-run or preset observe).",
-                S_HEALTH, "1" },
+                S_HEALTH, "1", .more = NULL },
         [M_PAUSED] = {
                 "fragd_paused", METRIC_GAUGE, "", NOLABELS,
                 "1 while fragd is paused (fragd pause): knobs handed back, it observes and decides only.",
@@ -72,15 +72,15 @@ const MetricFamily metric_families[_METRIC_MAX] = {
         [M_KNOB_BYTES] = {
                 "fragd_knob_bytes", METRIC_GAUGE, "bytes", L("knob"),
                 "Current value of a steered knob in bytes (min_free_kbytes x 1024).",
-                S_KNOBS, "steered knobs in KiB (1 by default)" },
+                S_KNOBS, "steered knobs in KiB (1 by default)", .more = NULL },
         [M_KNOB_RATIO] = {
                 "fragd_knob_ratio", METRIC_GAUGE, "ratio", L("knob"),
                 "Current value of a steered knob as a ratio (watermark_scale/boost_factor: /proc/sys value / 10000).",
-                S_KNOBS, "steered knobs in 1/10000 (2 by default)" },
+                S_KNOBS, "steered knobs in 1/10000 (2 by default)", .more = NULL },
         [M_KNOB_MODE] = {
                 "fragd_knob_mode", METRIC_GAUGE, "", L("knob", "mode"),
                 "Mode of a steered mode knob (thp_defrag): one series per mode, 1 for the one in force.",
-                S_KNOBS, "modes of steered mode knobs (5 by default)" },
+                S_KNOBS, "modes of steered mode knobs (5 by default)", .more = NULL },
         [M_KNOB_ORIGINAL_VALUE] = {
                 "fragd_knob_original_value", METRIC_GAUGE, "", L("knob"),
                 "Value (no unit) the knob had before fragd first changed it; restored on stop.",
@@ -89,15 +89,15 @@ const MetricFamily metric_families[_METRIC_MAX] = {
         [M_KNOB_ORIGINAL_BYTES] = {
                 "fragd_knob_original_bytes", METRIC_GAUGE, "bytes", L("knob"),
                 "Value in bytes the knob had before fragd first changed it; restored on stop.",
-                S_KNOBS, "steered knobs in KiB" },
+                S_KNOBS, "steered knobs in KiB", .more = NULL },
         [M_KNOB_ORIGINAL_RATIO] = {
                 "fragd_knob_original_ratio", METRIC_GAUGE, "ratio", L("knob"),
                 "Value as a ratio the knob had before fragd first changed it; restored on stop.",
-                S_KNOBS, "steered knobs in 1/10000" },
+                S_KNOBS, "steered knobs in 1/10000", .more = NULL },
         [M_KNOB_ORIGINAL_MODE] = {
                 "fragd_knob_original_mode", METRIC_GAUGE, "", L("knob", "mode"),
                 "Mode the knob had before fragd first changed it (value 1); restored on stop.",
-                S_KNOBS, "steered mode knobs" },
+                S_KNOBS, "steered mode knobs", .more = NULL },
         [M_KNOB_MIN_VALUE] = {
                 "fragd_knob_min_value", METRIC_GAUGE, "", L("knob"),
                 "Lowest value (no unit) fragd may write to the knob (configured bound).",
@@ -106,31 +106,31 @@ const MetricFamily metric_families[_METRIC_MAX] = {
         [M_KNOB_MIN_BYTES] = {
                 "fragd_knob_min_bytes", METRIC_GAUGE, "bytes", L("knob"),
                 "Lowest value in bytes fragd may write to the knob (configured bound).",
-                S_KNOBS, "steered knobs in KiB" },
+                S_KNOBS, "steered knobs in KiB", .more = NULL },
         [M_KNOB_MIN_RATIO] = {
                 "fragd_knob_min_ratio", METRIC_GAUGE, "ratio", L("knob"),
                 "Lowest value as a ratio fragd may write to the knob (configured bound).",
-                S_KNOBS, "steered knobs in 1/10000" },
+                S_KNOBS, "steered knobs in 1/10000", .more = NULL },
         [M_KNOB_MAX_VALUE] = {
                 "fragd_knob_max_value", METRIC_GAUGE, "", L("knob"),
                 "Highest value (no unit) fragd may write to the knob (configured bound).",
-                S_KNOBS, "steered knobs without unit" },
+                S_KNOBS, "steered knobs without unit", .more = NULL },
         [M_KNOB_MAX_BYTES] = {
                 "fragd_knob_max_bytes", METRIC_GAUGE, "bytes", L("knob"),
                 "Highest value in bytes fragd may write to the knob (configured bound).",
-                S_KNOBS, "steered knobs in KiB" },
+                S_KNOBS, "steered knobs in KiB", .more = NULL },
         [M_KNOB_MAX_RATIO] = {
                 "fragd_knob_max_ratio", METRIC_GAUGE, "ratio", L("knob"),
                 "Highest value as a ratio fragd may write to the knob (configured bound).",
-                S_KNOBS, "steered knobs in 1/10000" },
+                S_KNOBS, "steered knobs in 1/10000", .more = NULL },
         [M_KNOB_OWNED] = {
                 "fragd_knob_owned", METRIC_GAUGE, "", L("knob"),
                 "1 while fragd owns the knob: it changed the value and will restore the original.",
-                S_KNOBS, "steered knobs" },
+                S_KNOBS, "steered knobs", .more = NULL },
         [M_KNOB_DISABLED] = {
                 "fragd_knob_disabled", METRIC_GAUGE, "", L("knob"),
                 "1 when fragd stopped steering the knob (permanent write error, or another writer changed it).",
-                S_KNOBS, "steered knobs" },
+                S_KNOBS, "steered knobs", .more = NULL },
         [M_KNOB_HELD] = {
                 "fragd_knob_held", METRIC_GAUGE, "", L("knob", "hold"),
                 "1 while the policy wants to move the knob and something stops it; hold says what.",
@@ -154,7 +154,7 @@ const MetricFamily metric_families[_METRIC_MAX] = {
         [M_ZONE_MANAGED] = {
                 "fragd_zone_managed_bytes", METRIC_GAUGE, "bytes", L("node", "zone"),
                 "Memory managed by the buddy allocator in the zone (/proc/zoneinfo managed).",
-                S_FREE, "populated zones" },
+                S_FREE, "populated zones", .more = NULL },
         [M_NODE_HIGH_ORDER_FREE] = {
                 "fragd_node_high_order_free_bytes", METRIC_GAUGE, "bytes", L("node", "order"),
                 "Free memory on the node in buddy blocks of at least this order, at each target order.",
@@ -163,7 +163,7 @@ const MetricFamily metric_families[_METRIC_MAX] = {
         [M_NODE_RESERVE_TARGET] = {
                 "fragd_node_reserve_target_bytes", METRIC_GAUGE, "bytes", L("node", "order"),
                 "The policy's reserve target: free memory wanted on the node in blocks of at least this order.",
-                S_FREE, "nodes x target orders" },
+                S_FREE, "nodes x target orders", .more = NULL },
         [M_NODE_WATERMARK_HELD] = {
                 "fragd_watermark_held_bytes", METRIC_GAUGE, "bytes", L("node"),
                 "Memory the raised watermarks hold back on the node (more that kswapd keeps free; 0: not raised).",
@@ -191,15 +191,15 @@ const MetricFamily metric_families[_METRIC_MAX] = {
         [M_SCORE_THRESHOLD] = {
                 "fragd_fragmentation_score_threshold_ratio", METRIC_GAUGE, "ratio", L("threshold"),
                 "Score thresholds from vm.compaction_proactiveness: kcompactd starts above high, stops below low.",
-                S_FREE, "2" },
+                S_FREE, "2", .more = NULL },
         [M_ZONE_WATERMARK] = {
                 "fragd_zone_watermark_bytes", METRIC_GAUGE, "bytes", L("node", "zone", "level"),
                 "Zone watermarks min, low and high without the boost (/proc/zoneinfo minus boost).",
-                S_FREE, "populated zones x 3" },
+                S_FREE, "populated zones x 3", .more = NULL },
         [M_ZONE_WATERMARK_BOOST] = {
                 "fragd_zone_watermark_boost_bytes", METRIC_GAUGE, "bytes", L("node", "zone"),
                 "Boost the kernel adds to every watermark of the zone after fragmenting fallbacks.",
-                S_FREE, "populated zones" },
+                S_FREE, "populated zones", .more = NULL },
         [M_ZONE_PAGEBLOCKS] = {
                 "fragd_zone_pageblocks", METRIC_GAUGE, "", L("node", "zone", "migratetype"),
                 "Pageblocks by migratetype from the last /proc/pagetypeinfo read (fragd reads it rarely).",
@@ -213,12 +213,12 @@ const MetricFamily metric_families[_METRIC_MAX] = {
         [M_PAGETYPEINFO_AGE] = {
                 "fragd_pagetypeinfo_age_seconds", METRIC_GAUGE, "seconds", NOLABELS,
                 "Age of the /proc/pagetypeinfo reading behind the pageblock metrics at this tick.",
-                S_FREE, "1" },
+                S_FREE, "1", .more = NULL },
 
         [M_COMPACT_STALLS] = {
                 "fragd_compaction_direct_stalls_total", METRIC_COUNTER, "", NOLABELS,
                 "Allocations that entered direct compaction, any order (vmstat compact_stall).",
-                S_COMPACT, "1" },
+                S_COMPACT, "1", .more = NULL },
         [M_COMPACT_OUTCOMES] = {
                 "fragd_compaction_direct_outcomes_total", METRIC_COUNTER, "", L("result"),
                 "Direct compaction attempts that did (success) or did not (fail) produce a page (vmstat).",
@@ -233,15 +233,15 @@ const MetricFamily metric_families[_METRIC_MAX] = {
         [M_KCOMPACTD_SCANNED] = {
                 "fragd_kcompactd_scanned_pages_total", METRIC_COUNTER, "", L("scanner"),
                 "Pages scanned by kcompactd alone, reactive and proactive (vmstat compact_daemon_*_scanned).",
-                S_COMPACT, "2" },
+                S_COMPACT, "2", .more = NULL },
         [M_COMPACT_ISOLATED] = {
                 "fragd_compaction_isolated_pages_total", METRIC_COUNTER, "", NOLABELS,
                 "Pages isolated by both compaction scanners (vmstat compact_isolated).",
-                S_COMPACT, "1" },
+                S_COMPACT, "1", .more = NULL },
         [M_KCOMPACTD_WAKEUPS] = {
                 "fragd_kcompactd_wakeups_total", METRIC_COUNTER, "", NOLABELS,
                 "Reactive kcompactd runs (vmstat compact_daemon_wake); proactive rounds are not counted.",
-                S_COMPACT, "1" },
+                S_COMPACT, "1", .more = NULL },
         [M_COMPACT_EFFICIENCY] = {
                 "fragd_compaction_scanned_pages_per_block_gained", METRIC_GAUGE, "", NOLABELS,
                 "Compaction cost over the last tick: pages scanned per free THP-order block gained.",
@@ -252,7 +252,7 @@ const MetricFamily metric_families[_METRIC_MAX] = {
         [M_RECLAIM_STALLS] = {
                 "fragd_reclaim_direct_stalls_total", METRIC_COUNTER, "", NOLABELS,
                 "Entries into global direct reclaim (sum of vmstat allocstall_*); memcg reclaim excluded.",
-                S_COMPACT, "1" },
+                S_COMPACT, "1", .more = NULL },
 
         [M_THP_FAULT_ALLOC] = {
                 "fragd_thp_fault_alloc_total", METRIC_COUNTER, "", L("size"),
@@ -272,19 +272,19 @@ const MetricFamily metric_families[_METRIC_MAX] = {
         [M_THP_SHMEM_ALLOC] = {
                 "fragd_thp_shmem_alloc_total", METRIC_COUNTER, "", L("size"),
                 "shmem/tmpfs huge pages of this size allocated (mTHP stats shmem_alloc, 6.8+).",
-                S_THP, "mTHP sizes" },
+                S_THP, "mTHP sizes", .more = NULL },
         [M_THP_SHMEM_FALLBACK] = {
                 "fragd_thp_shmem_fallback_total", METRIC_COUNTER, "", L("size"),
                 "shmem/tmpfs huge page allocations of this size that fell back (mTHP shmem_fallback, 6.8+).",
-                S_THP, "mTHP sizes" },
+                S_THP, "mTHP sizes", .more = NULL },
         [M_THP_COLLAPSE_ALLOC] = {
                 "fragd_thp_collapse_alloc_total", METRIC_COUNTER, "", NOLABELS,
                 "Huge pages allocated for collapse by khugepaged and MADV_COLLAPSE (vmstat thp_collapse_alloc).",
-                S_THP, "1" },
+                S_THP, "1", .more = NULL },
         [M_THP_COLLAPSE_ALLOC_FAILED] = {
                 "fragd_thp_collapse_alloc_failed_total", METRIC_COUNTER, "", NOLABELS,
                 "Huge page allocations for collapse that failed (vmstat thp_collapse_alloc_failed).",
-                S_THP, "1" },
+                S_THP, "1", .more = NULL },
         [M_THP_ENABLED_MODE] = {
                 "fragd_thp_enabled_mode", METRIC_GAUGE, "", L("mode"),
                 "THP mode of transparent_hugepage/enabled: one series per mode, 1 for the one in force.",
@@ -320,15 +320,15 @@ const MetricFamily metric_families[_METRIC_MAX] = {
         [M_CGROUP_PRESENT] = {
                 "fragd_cgroup_present", METRIC_GAUGE, "", L("cgroup"),
                 "1 when the watched cgroup exists, 0 when it is configured but absent.",
-                S_CGROUP, "watched cgroups" },
+                S_CGROUP, "watched cgroups", .more = NULL },
         [M_CGROUP_PSI_STALLED] = {
                 "fragd_cgroup_memory_pressure_stalled_seconds_total", METRIC_COUNTER, "seconds", L("cgroup", "kind"),
                 "Memory pressure of the watched cgroup (memory.pressure total), some and full.",
-                S_CGROUP, "watched cgroups x 2" },
+                S_CGROUP, "watched cgroups x 2", .more = NULL },
         [M_CGROUP_THP] = {
                 "fragd_cgroup_thp_bytes", METRIC_GAUGE, "bytes", L("cgroup", "kind"),
                 "Memory of the watched cgroup in transparent huge pages by kind: anon, file, shmem (memory.stat).",
-                S_CGROUP, "watched cgroups x 3" },
+                S_CGROUP, "watched cgroups x 3", .more = NULL },
         [M_CGROUP_DELAY] = {
                 "fragd_cgroup_delay_seconds_total", METRIC_COUNTER, "seconds", L("cgroup", "kind"),
                 "Time the watched cgroup's tasks spent in direct compaction, direct reclaim and thrashing.",
