@@ -166,10 +166,17 @@ static void world_step(Trace *t)
         /* watched workloads: under or over budget, compaction- or reclaim-bound */
         if (rng_chance(r, 20)) {
                 w->n_workloads = (unsigned) rng_range(r, 0, 3);
-                for (unsigned i = 0; i < w->n_workloads; i++)
-                        w->workloads[i] = t_workload(i ? "batch.slice" : "db.slice", rng_range(r, 0, 600),
-                                                     rng_range(r, 0, 300),
-                                                     rng_chance(r, 10) ? 0 : rng_range(r, 50, 300));
+                for (unsigned i = 0; i < w->n_workloads; i++) {
+                        /* drawn one by one: the order a compiler evaluates
+                         * arguments in is unspecified, and a seed must give
+                         * the same trace under gcc and clang (the order
+                         * here is the one gcc took for the arguments) */
+                        uint64_t budget = rng_chance(r, 10) ? 0 : rng_range(r, 50, 300);
+                        uint64_t reclaim = rng_range(r, 0, 300);
+                        uint64_t compact = rng_range(r, 0, 600);
+
+                        w->workloads[i] = t_workload(i ? "batch.slice" : "db.slice", compact, reclaim, budget);
+                }
         }
 }
 
