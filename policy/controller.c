@@ -566,8 +566,25 @@ static bool corrective(Ctx *c, Lever l)
 static bool target_outgrew(const Ctx *c, Lever l, const Want *w)
 {
         const LeverTrack *t = &c->s->lever[l];
+        const PolicyEval *e = &c->d->eval;
 
-        return w->aim > c->in[l].current && t->last_target_bytes > 0 && w->num.target_bytes > t->last_target_bytes;
+        if (!(w->aim > c->in[l].current && t->last_target_bytes > 0))
+                return false;
+        /* the target the last raise answered, now: the same node's at the
+         * same order, whichever objective is the strongest this tick (the
+         * strongest may be another order's, whose target says nothing of
+         * this one: a worse-fragmented host, where the order-4 target
+         * leads, must not wait out a dwell the better one escalates) */
+        for (unsigned i = 0; i < e->n_nodes; i++) {
+                const PolicyNodeEval *ne = &e->nodes[i];
+
+                if (t->last_target_node >= 0 && ne->node != t->last_target_node)
+                        continue;
+                for (unsigned k = 0; k < 2; k++)
+                        if (e->order[k] == t->last_target_order && ne->target_bytes[k] > t->last_target_bytes)
+                                return true;
+        }
+        return false;
 }
 
 /* A raise inside the dwell after a raise is allowed when the error is real

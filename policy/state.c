@@ -360,6 +360,8 @@ void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d,
                 t->before_change = it->from;
                 t->last_err = it->err;
                 t->last_target_bytes = dir > 0 ? it->num.target_bytes : 0;
+                t->last_target_order = it->num.order;
+                t->last_target_node = it->num.node;
                 t->raised_in_dip = dir > 0 && it->in_dip;
                 t->last_applied = it->to;
                 t->last_change_usec = now;

@@ -389,6 +389,8 @@ typedef struct LeverTrack {
         int64_t before_change;      /* the value our last move replaced (rollback target) */
         int32_t last_err;           /* the error our last move answered (DecisionItem.err) */
         uint64_t last_target_bytes; /* the target our last raise answered (DecisionItem.num; 0 after a lowering) */
+        unsigned last_target_order; /* its order (DecisionItem.num.order) */
+        int last_target_node;       /* its node (DecisionItem.num.node; -1 = global) */
         bool raised_in_dip;         /* our last move a raise made in a dip of free memory (DecisionItem.in_dip) */
         uint32_t psi_full_at_change_permyriad;
         PolicyReason last_reason;

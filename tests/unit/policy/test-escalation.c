@@ -303,6 +303,8 @@ static void test_outgrew_needs_a_last_target(void **state)
                 assert_int_equal(s->state.lever[P].last_target_bytes, 0); /* a rate has no target */
                 s->cfg.kick_interval_usec = 5 * USEC_PER_SEC; /* from here a raise goes to the aim */
                 s->state.lever[P].last_target_bytes = last;
+                s->state.lever[P].last_target_order = 9; /* the THP target's, on node 0 */
+                s->state.lever[P].last_target_node = 0;
                 s->state.lever[P].last_err = 10000; /* no error escalation */
                 w = t_world_fine(1);
                 w.node[0].ge_thp_pages = 100 * MIB_PAGES;
@@ -319,6 +321,48 @@ static void test_outgrew_needs_a_last_target(void **state)
                 }
                 free(s);
         }
+}
+
+/* The target the last raise answered outgrew it while another node's
+ * target leads this tick. Two nodes of 4 and 8 GiB (reserve_thp 6 %:
+ * 245 and 491 MiB); the first raise answers node 1's (58 MiB in blocks).
+ * 3 s later reserve_thp is 10 %: node 1's target 819 MiB with 600 MiB in
+ * blocks (err 3000 + 7000 x 219 / 819 = 4872), node 0's 409 MiB with 150
+ * (err 7433): node 0 leads, its target is under the 491 MiB the last
+ * raise answered, and its error under that raise's (9173), so neither
+ * error rule escalates. Node 1's own target grew, 491 -> 819 MiB: that
+ * escalates past the dwell as when it leads. (Comparing the leading
+ * objective's target held the raise through the dwell while the same
+ * host with node 0 less fragmented escalated: the property test's
+ * monotonicity.) */
+static void test_outgrew_under_another_node(void **state)
+{
+        int64_t first;
+        TSim *s = sim_new(30);
+        TWorld w = t_world_fine(2);
+        const DecisionItem *it;
+
+        (void) state;
+        s->cfg.kick_interval_usec = 5 * USEC_PER_SEC;
+        w.node[1].managed_pages = 2 * T_MANAGED;
+        w.node[1].ge_thp_pages = 58 * MIB_PAGES;
+        s->cfg.reserve_thp = (SizeSpec){ .permyriad = 600 };
+        t_sim_tick(s, &w, 5);
+        it = t_find(&s->d, DECISION_LEVER, P);
+        assert_non_null(it);
+        first = it->to;
+        assert_int_equal(s->state.lever[P].last_target_node, 1);
+        assert_int_equal(s->state.lever[P].last_target_order, 9);
+        w.node[1].ge_thp_pages = 600 * MIB_PAGES;
+        w.node[0].ge_thp_pages = 150 * MIB_PAGES;
+        s->cfg.reserve_thp = (SizeSpec){ .permyriad = 1000 };
+        t_sim_tick(s, &w, 3);
+        it = t_find(&s->d, DECISION_LEVER, P);
+        assert_non_null(it);
+        assert_int_equal(it->num.node, 0);
+        assert_true(it->escalated_target);
+        assert_true(it->to > first);
+        free(s);
 }
 
 /* Past the dwell a raise is an ordinary one, even when it would have
@@ -458,6 +502,7 @@ int main(void)
                 cmocka_unit_test(test_target_outgrew_escalates),
                 cmocka_unit_test(test_lowering_forgets_the_target),
                 cmocka_unit_test(test_outgrew_needs_a_last_target),
+                cmocka_unit_test(test_outgrew_under_another_node),
                 cmocka_unit_test(test_outgrew_only_past_the_lever),
                 cmocka_unit_test(test_outgrew_after_the_dwell_is_ordinary),
                 cmocka_unit_test(test_clamped_raise_does_not_escalate),

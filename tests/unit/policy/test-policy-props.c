@@ -305,6 +305,18 @@ static void check_monotonic(Trace *t, Decision *better, Decision *worse)
 
                 mono_compared++;
                 mono_stronger += vw > vb;
+                if (vw < vb) {
+                        /* the two decisions, to see which rule parted them */
+                        char buf[512];
+
+                        for (unsigned j = 0; j < better->n_items + worse->n_items; j++) {
+                                const Decision *dd = j < better->n_items ? better : worse;
+                                unsigned k = j < better->n_items ? j : j - better->n_items;
+
+                                decision_explain(&dd->items[k], buf, sizeof(buf));
+                                print_error("  %s: %s\n", dd == better ? "better" : "worse", buf);
+                        }
+                }
                 CHECK(vw >= vb, t->seed, t->tick, "lever %d: worse fragmentation gives %" PRId64
                       " < %" PRId64, l, vw, vb);
         }
