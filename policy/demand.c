@@ -600,3 +600,31 @@ uint64_t policy_pagecache_target(const PolicyConfig *cfg, uint64_t need_bytes, u
         want = need_bytes < cap ? need_bytes : cap;
         return want > configured_bytes ? want : configured_bytes;
 }
+
+/* ---- the configured reserves, gated on demand -----------------------------
+ *
+ * reserve_large and reserve_thp are a floor under the demand model's
+ * targets. Kept whatever the demand, they had fragd compacting for a
+ * reserve nobody waited on: on an aged 7.3 host whose WAL got every
+ * order-6 folio it asked for, the database preset's 2 % THP reserve alone
+ * doubled the compaction the kernel did by itself. So, unless the
+ * operator asks for the floor always (reserve_always), it stands only
+ * while unmet demand is held: the THP floor with a learned THP need (the
+ * one from boot included) or a page-cache need at the THP order (its
+ * blocks count there), the large-folio floor with either need. The needs
+ * are held demand_hold after the last fallback or stall and then decay,
+ * so the floor follows them: it comes with the first fallback, stays
+ * through the hold, and goes when the need has decayed to nothing. */
+void policy_reserve_gate(const PolicyConfig *cfg, PolicyEval *e)
+{
+        bool thp, pc;
+
+        if (cfg->reserve_always || !cfg->demand_learning || !(cfg->demand_factor > 0.0)) {
+                e->reserve_wanted[0] = e->reserve_wanted[1] = true;
+                return;
+        }
+        thp = e->learned_need_bytes > 0;
+        pc = e->pagecache_held_bytes > 0;
+        e->reserve_wanted[1] = thp || (pc && e->pagecache_order >= e->order[1]);
+        e->reserve_wanted[0] = thp || pc;
+}

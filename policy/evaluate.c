@@ -316,6 +316,7 @@ void policy_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assess
         policy_pagecache_evaluate(cfg, s, a, now, e);
         if (e->pagecache_order > 0)
                 e->order[K_LARGE] = e->pagecache_order; /* the order the page cache uses */
+        policy_reserve_gate(cfg, e);
 
         e->n_nodes = MIN(a->n_nodes, (unsigned) FRAGD_MAX_NODES);
         for (unsigned i = 0; i < e->n_nodes; i++) {
@@ -337,7 +338,8 @@ void policy_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assess
                         if (o >= a->n_orders || o >= FRAGD_MAX_ORDERS)
                                 continue;
                         ne->have_bytes[k] = n->free_pages_ge[o] * ps;
-                        ne->target_bytes[k] = policy_size_bytes(spec, nb);
+                        /* the configured floor, while it is wanted (policy_reserve_gate()) */
+                        ne->target_bytes[k] = e->reserve_wanted[k] ? policy_size_bytes(spec, nb) : 0;
                         if (k == K_LARGE && e->pagecache_order > 0 && e->order[K_LARGE] < e->order[K_THP]) {
                                 /* below the THP order: what free memory above the kernel's
                                  * high watermark can hold (docs/policy.md "Page-cache

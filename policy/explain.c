@@ -635,6 +635,27 @@ int decision_explain_keeps_up(const PolicyEval *e, char *buf, size_t size)
         return finish(&o);
 }
 
+int decision_explain_reserve_gate(const PolicyEval *e, char *buf, size_t size)
+{
+        Out o = { .buf = buf, .size = size };
+
+        if (size > 0)
+                buf[0] = '\0';
+        if (e->reserve_wanted[0] || e->reserve_wanted[1]) {
+                out(&o, "configured reserves kept (%s%s%s): unmet demand is held",
+                    e->reserve_wanted[1] ? "reserve_thp" : "", e->reserve_wanted[0] && e->reserve_wanted[1] ? ", " : "",
+                    e->reserve_wanted[0] ? "reserve_large" : "");
+                if (e->learned_need_bytes > 0)
+                        out(&o, "; THP faults fell back or stalled: %s learned", bytes_str(e->learned_need_bytes).s);
+                if (e->pagecache_held_bytes > 0)
+                        out(&o, "; page-cache folios fell back or stalled at order %u: %s held", e->pagecache_order,
+                            bytes_str(e->pagecache_held_bytes).s);
+        } else
+                out(&o, "configured reserves waiting: no fallback or compaction stall is held, so reserve_thp and "
+                        "reserve_large stand only once one comes (reserve_always = no)");
+        return finish(&o);
+}
+
 int decision_explain_pagecache_gate(const PolicyEval *e, const PolicyNodeEval *ne, uint32_t calm_psi_some_permyriad,
                                     char *buf, size_t size)
 {

@@ -58,6 +58,8 @@ static const PolicyConfig presets[_PRESET_MAX] = {
                 .order_thp = 0,
                 .reserve_large = { .permyriad = 100 },  /* 1% of the node in >= order 4 */
                 .reserve_thp = { .permyriad = 200 },    /* 2% of the node in THP blocks */
+                /* only while unmet demand is held: the kernel keeps up otherwise */
+                .reserve_always = false,
                 .max_compact_stall_rate = 0.5,          /* stalls/s: one every 2 s is already felt */
                 .max_thp_fallback_permyriad = 1000,     /* 10% of THP faults may fall back */
                 .psi_some_ceiling_permyriad = 1000,     /* memory some avg10 10% */
@@ -130,6 +132,8 @@ static const PolicyConfig presets[_PRESET_MAX] = {
                 .order_thp = 0,
                 .reserve_large = { .permyriad = 50 },   /* 0.5% */
                 .reserve_thp = { .permyriad = 100 },    /* 1% */
+                /* no demand measured (learning off): the floor is kept */
+                .reserve_always = true,
                 .max_compact_stall_rate = 2.0,
                 .max_thp_fallback_permyriad = 2500,     /* 25% */
                 .psi_some_ceiling_permyriad = 2000,     /* 20% */
@@ -188,6 +192,8 @@ static const PolicyConfig presets[_PRESET_MAX] = {
                 .order_thp = 0,
                 .reserve_large = { .permyriad = 200 },  /* 2% */
                 .reserve_thp = { .permyriad = 500 },    /* 5% */
+                /* the floor is kept whatever the demand */
+                .reserve_always = true,
                 .max_compact_stall_rate = 0.2,
                 .max_thp_fallback_permyriad = 500,      /* 5% */
                 .psi_some_ceiling_permyriad = 1500,     /* compaction may cost some pressure */

@@ -264,9 +264,11 @@ static int replay(Sim *s, const char *dir, char **names, size_t n, usec_t interv
 
 static void usage(FILE *f)
 {
-        fprintf(f, "usage: fragd-sim [-p PRESET] [-v] [-i SECONDS] [--page-size N] TRACE_DIR\n"
+        fprintf(f, "usage: fragd-sim [-p PRESET] [-a] [-v] [-i SECONDS] [--page-size N] TRACE_DIR\n"
                    "Replays TRACE_DIR/*/ (roots with proc/, sys/ and a timestamp file) through\n"
-                   "observation, assessment and the policy; prints the decision timeline.\n");
+                   "observation, assessment and the policy; prints the decision timeline.\n"
+                   "  -a, --reserve-always  keep the configured reserves without unmet demand\n"
+                   "                        (fragd.conf reserve_always = yes)\n");
 }
 
 int main(int argc, char **argv)
@@ -274,18 +276,19 @@ int main(int argc, char **argv)
         static const struct option opts[] = {
                 { "preset", required_argument, NULL, 'p' },  { "verbose", no_argument, NULL, 'v' },
                 { "interval", required_argument, NULL, 'i' }, { "page-size", required_argument, NULL, 'P' },
-                { "help", no_argument, NULL, 'h' },           {},
+                { "help", no_argument, NULL, 'h' },           { "reserve-always", no_argument, NULL, 'a' },
+                {},
         };
         Preset preset = PRESET_DATABASE;
         usec_t interval = 10 * USEC_PER_SEC;
         unsigned page_size = 0;
-        bool verbose = false;
+        bool verbose = false, reserve_always = false;
         char **names = NULL;
         size_t n = 0;
         Sim *s;
         int c, r;
 
-        while ((c = getopt_long(argc, argv, "p:vi:h", opts, NULL)) >= 0)
+        while ((c = getopt_long(argc, argv, "p:avi:h", opts, NULL)) >= 0)
                 switch (c) {
                 case 'p':
                         r = preset_from_name(optarg);
@@ -294,6 +297,9 @@ int main(int argc, char **argv)
                                 return 2;
                         }
                         preset = (Preset) r;
+                        break;
+                case 'a':
+                        reserve_always = true;
                         break;
                 case 'v':
                         verbose = true;
@@ -345,8 +351,11 @@ int main(int argc, char **argv)
         if (!s)
                 return 1;
         policy_config_preset(preset, &s->cfg);
+        if (reserve_always)
+                s->cfg.reserve_always = true;
         policy_state_init(&s->state);
-        printf("fragd-sim: %zu snapshots from '%s', preset %s\n", n, argv[optind], preset_name(preset));
+        printf("fragd-sim: %zu snapshots from '%s', preset %s%s\n", n, argv[optind], preset_name(preset),
+               reserve_always ? ", reserve_always = yes" : "");
         r = replay(s, argv[optind], names, n, interval, page_size, verbose);
         for (size_t i = 0; i < n; i++)
                 free(names[i]);

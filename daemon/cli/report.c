@@ -82,14 +82,22 @@ static const PolicyNodeEval *eval_node(const ReportInput *in, int node)
         return NULL;
 }
 
-/* The order_thp target of a node: the decision's when the learned reserve
- * raised it, else the configured reserve_thp (in->policy is set). */
+/* Whether the configured reserve of target k (0 large, 1 THP) stands:
+ * the decision's gate (policy_reserve_gate()), yes without a decision. */
+static bool reserve_kept(const ReportInput *in, unsigned k)
+{
+        return !in->eval || in->eval->reserve_wanted[k];
+}
+
+/* The order_thp target of a node: the decision's (the learned reserve may
+ * raise it, the demand gate may leave only it), else the configured
+ * reserve_thp (in->policy is set). */
 static uint64_t thp_target(const ReportInput *in, const NodeMeasures *n, bool *ret_learned)
 {
         const PolicyNodeEval *ne = eval_node(in, n->node);
 
         *ret_learned = ne && ne->learned;
-        if (*ret_learned)
+        if (ne)
                 return ne->target_bytes[1];
         return report_reserve_bytes(&in->policy->reserve_thp, node_bytes(in, n));
 }
@@ -101,8 +109,25 @@ static uint64_t large_target(const ReportInput *in, const NodeMeasures *n, bool 
         const PolicyNodeEval *ne = eval_node(in, n->node);
         uint64_t configured = report_reserve_bytes(&in->policy->reserve_large, node_bytes(in, n));
 
-        *ret_pagecache = ne && ne->target_bytes[0] > configured && in->eval->pagecache_need_bytes > 0;
-        return *ret_pagecache ? ne->target_bytes[0] : configured;
+        *ret_pagecache = ne && ne->target_bytes[0] > (reserve_kept(in, 0) ? configured : 0) &&
+                         in->eval->pagecache_need_bytes > 0;
+        return ne ? ne->target_bytes[0] : configured;
+}
+
+/* " (reserve_thp 82 MiB waits for a fallback or stall)" when the gate left the
+ * configured reserve out, else "" */
+static const char *gated_clause(const ReportInput *in, const NodeMeasures *n, unsigned k, char *buf,
+                                size_t size)
+{
+        char b[32];
+
+        if (reserve_kept(in, k))
+                return "";
+        snprintf(buf, size, " (%s %s waits for a fallback or stall)", k ? "reserve_thp" : "reserve_large",
+                 format_bytes(b, sizeof(b),
+                              report_reserve_bytes(k ? &in->policy->reserve_thp : &in->policy->reserve_large,
+                                                   node_bytes(in, n))));
+        return buf;
 }
 
 static bool learned_shown(const ReportInput *in)
@@ -224,7 +249,8 @@ static void text_node(FILE *f, const ReportInput *in, const NodeMeasures *n)
                         fprintf(f, " (learned reserve; reserve_thp %s)",
                                 format_bytes(b4, sizeof(b4),
                                              report_reserve_bytes(&in->policy->reserve_thp, node_bytes(in, n))));
-                fprintf(f, ": %s\n", got[0] >= want[0] ? "met" : "MISSED");
+                fprintf(f, "%s: %s\n", gated_clause(in, n, 1, why, sizeof(why)),
+                        got[0] >= want[0] ? "met" : "MISSED");
         } else
                 fputc('\n', f);
         fprintf(f, "  order-%u (large folios): %s free in blocks >= order %u, %.0f%% of free memory usable",
@@ -232,8 +258,9 @@ static void text_node(FILE *f, const ReportInput *in, const NodeMeasures *n)
         if (in->policy && !measured)
                 fprintf(f, "; target not measured: %s\n", unmeasured_why(in, why, sizeof(why)));
         else if (in->policy)
-                fprintf(f, "; target %s%s: %s\n", format_bytes(b3, sizeof(b3), want[1]),
-                        pc ? " (page-cache demand)" : "", got[1] >= want[1] ? "met" : "MISSED");
+                fprintf(f, "; target %s%s%s: %s\n", format_bytes(b3, sizeof(b3), want[1]),
+                        pc ? " (page-cache demand)" : "", gated_clause(in, n, 0, why, sizeof(why)),
+                        got[1] >= want[1] ? "met" : "MISSED");
         else
                 fputc('\n', f);
         if (a->proactiveness < 0)
@@ -473,7 +500,22 @@ static void text_verdict(FILE *f, const ReportInput *in)
                            "target (%s free in blocks >= order %u, target %s): no lever has a move left for it\n",
                         n->node, which ? ol : ot, format_bytes(b1, sizeof(b1), got[which]), which ? ol : ot,
                         format_bytes(b2, sizeof(b2), want[which]));
-        else if (in->policy) {
+        else if (in->policy && !reserve_kept(in, 0) && !reserve_kept(in, 1)) {
+                fprintf(f, "Verdict: nothing to change: no fallback or compaction stall seen, so no reserve is "
+                           "kept (reserve_thp and reserve_large wait for one; reserve_always = yes keeps them "
+                           "regardless)\n");
+                n = most_fragmented(in);
+                if (n) {
+                        bool l, pc;
+
+                        (void) node_targets(in, n, got, want, &l, &pc);
+                        fprintf(f, "  Fragmented, and nothing waits: node %d has %.0f%% of its free memory in "
+                                   "blocks below order %u (score %u/100); compacting it now would serve no "
+                                   "allocation that fell back or stalled\n",
+                                n->node, 100.0 - share_pct(got[0], pages_to_bytes(in, n->free_pages)), ot,
+                                n->frag_score);
+                }
+        } else if (in->policy) {
                 fprintf(f, "Verdict: nothing to change: the kernel keeps up, %s meets its targets "
                            "(free memory in blocks >= order %u for THP, >= order %u for large folios)\n",
                         in->a->n_nodes == 1 ? "the node" : "every node", ot, ol);
@@ -841,6 +883,7 @@ int report_json(FILE *f, const ReportInput *in)
                         json_key(&w, "thp_target_bytes");
                         if (measured) json_u64(&w, thp_t); else json_null(&w);
                         json_key(&w, "thp_target_learned"); json_bool(&w, learned);
+                        json_key(&w, "reserve_thp_kept"); json_bool(&w, reserve_kept(in, 1));
                         json_key(&w, "order_large"); json_u64(&w, order_large(in));
                         json_key(&w, "reserve_large_bytes");
                         if (measured)
@@ -854,6 +897,7 @@ int report_json(FILE *f, const ReportInput *in)
                                 json_key(&w, "large_target_bytes");
                                 if (measured) json_u64(&w, lt); else json_null(&w);
                                 json_key(&w, "large_target_pagecache"); json_bool(&w, pc);
+                                json_key(&w, "reserve_large_kept"); json_bool(&w, reserve_kept(in, 0));
                         }
                         json_obj_end(&w);
                 }

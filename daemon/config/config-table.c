@@ -69,6 +69,8 @@ static const ConfigKey policy_keys[] = {
           "per node, free memory in blocks >= order_large" },
         { SECTION_POLICY, "reserve_thp", VT_SIZE, P(reserve_thp), 0, 5000, false,
           "per node, free memory in blocks >= order_thp" },
+        { SECTION_POLICY, "reserve_always", VT_BOOL, P(reserve_always), 0, 0, false,
+          "keep reserve_large/reserve_thp without unmet demand (no: only while a fallback or stall is held)" },
         { SECTION_POLICY, "max_compact_stall_rate", VT_RATE, P(max_compact_stall_rate), 0, 1000, false,
           "direct compaction stalls per second" },
         { SECTION_POLICY, "max_thp_fallback", VT_RATIO, P(max_thp_fallback_permyriad), 0, 10000, false,

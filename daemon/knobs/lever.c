@@ -396,6 +396,17 @@ unsigned lever_apply(const LeverApply *ap, Decision *d, usec_t now)
                 }
                 *ap->keeps_up_said = d->eval.keeps_up;
         }
+        /* the configured reserves kept or waiting: one line per change */
+        if (ap->reserve_gate_said && !ap->policy->reserve_always && ap->policy->demand_learning &&
+            ap->policy->demand_factor > 0.0) {
+                int now_said = d->eval.reserve_wanted[0] || d->eval.reserve_wanted[1] ? 1 : 2;
+
+                if (now_said != *ap->reserve_gate_said) {
+                        (void) decision_explain_reserve_gate(&d->eval, text, sizeof(text));
+                        log_info("%s", text);
+                }
+                *ap->reserve_gate_said = now_said;
+        }
         /* a page-cache one-shot held back: one line per change of what
          * holds it (PolicyNodeEval.pagecache_gate_changed) */
         for (unsigned i = 0; i < d->eval.n_nodes; i++) {

@@ -116,6 +116,10 @@ typedef struct LeverApply {
         /* optional: whether the last tick said "the kernel keeps up"
          * (PolicyEval.keeps_up): the line is logged at info when it starts */
         bool *keeps_up_said;
+        /* optional: the configured reserves' gate as last logged (0 not
+         * yet, 1 kept, 2 waiting); logged at info when it changes, unless
+         * reserve_always keeps them regardless */
+        int *reserve_gate_said;
 } LeverApply;
 
 /* Applies d's items (unless d->apply is false: then only logs them):

@@ -89,6 +89,7 @@ struct Manager {
         LeverBaseline baseline;
         LeverHeldLog held_log; /* the holds said at info level (lever_apply()) */
         bool keeps_up_said;    /* the last tick said the kernel keeps up (lever_apply()) */
+        int reserve_gate_said; /* the configured reserves' gate as last logged (lever_apply()) */
 
         usec_t last_tick_usec, last_pagetype_usec, last_thp_full_usec;
         usec_t last_pressure_usec;   /* the last PSI event (system or cgroup) */

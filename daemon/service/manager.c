@@ -274,6 +274,7 @@ static void apply_decision(Manager *m, usec_t now)
                 .userdata = m,
                 .held_log = &m->held_log,
                 .keeps_up_said = &m->keeps_up_said,
+                .reserve_gate_said = &m->reserve_gate_said,
         };
 
         m->errors[HEALTH_ERR_KNOB_WRITE] += lever_apply(&ap, m->d, now);

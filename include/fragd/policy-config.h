@@ -62,6 +62,13 @@ typedef struct PolicyConfig {
         unsigned order_thp;        /* 0 = the kernel's THP order */
         SizeSpec reserve_large;    /* per node, free memory in blocks >= order_large */
         SizeSpec reserve_thp;      /* per node, free memory in blocks >= order_thp */
+        /* false: reserve_large and reserve_thp are kept only while unmet
+         * demand is held (a learned THP need, or a page-cache need;
+         * policy_reserve_gate(), docs/policy.md "Demand worth reserving
+         * for"); true: always, the operator's floor. Without
+         * demand_learning no demand is measured and the reserves are
+         * always kept. */
+        bool reserve_always;
         double max_compact_stall_rate;     /* direct compaction stalls per second */
         uint32_t max_thp_fallback_permyriad; /* THP/mTHP fault fallback ratio */
         uint32_t psi_some_ceiling_permyriad; /* memory some avg10 */

@@ -359,6 +359,11 @@ typedef struct PolicyEval {
          * at it, else the THP order */
         bool keeps_up;
         unsigned keeps_up_order;
+        /* per target (order[0], order[1]): whether its configured reserve
+         * (reserve_large, reserve_thp) is kept this tick: reserve_always,
+         * or unmet demand held (policy_reserve_gate()); when not, the
+         * target is only what the demand model asks (0 with none) */
+        bool reserve_wanted[2];
         unsigned n_nodes;
         PolicyNodeEval nodes[FRAGD_MAX_NODES];
         /* the configuration bits policy_state_update() needs */
@@ -626,6 +631,11 @@ int decision_explain_held(const PolicyHeldItem *h, char *buf, size_t size);
 /* "the kernel keeps up: no fallback, no stall at order 6 (...); nothing
  * changed" when e->keeps_up; "" otherwise. snprintf semantics. */
 int decision_explain_keeps_up(const PolicyEval *e, char *buf, size_t size);
+/* The configured reserves' gate (PolicyEval.reserve_wanted): "configured
+ * reserves kept: unmet demand is held (...)" or "configured reserves
+ * waiting: no fallback or compaction stall is held ...". snprintf
+ * semantics. */
+int decision_explain_reserve_gate(const PolicyEval *e, char *buf, size_t size);
 
 /* ---- building blocks, exposed for tests ------------------------------------ */
 
@@ -802,6 +812,13 @@ void policy_pagecache_evaluate(const PolicyConfig *cfg, const PolicyState *s, co
  * demand_cap of the node)); configured without a page-cache need. */
 uint64_t policy_pagecache_target(const PolicyConfig *cfg, uint64_t need_bytes, uint64_t configured_bytes,
                                  uint64_t node_bytes);
+/* Sets PolicyEval.reserve_wanted (docs/policy.md "Demand worth reserving
+ * for"): the configured reserves are kept with reserve_always, or without
+ * demand learning (no demand is measured then); else order_thp's while a
+ * learned THP need is held (from boot included) or a page-cache need at
+ * the THP order, and the large-folio one while either need is held. Call
+ * after policy_pagecache_evaluate(). */
+void policy_reserve_gate(const PolicyConfig *cfg, PolicyEval *e);
 /* The reason a DECISION_KICK_KCOMPACTD item stands for (the missed
  * objective in num.objective): reserve_below_target, reserve_trend,
  * compact_stalls, thp_fallback or workload_stalls; none for other items. */

@@ -13,7 +13,7 @@ FIX=$FRAGD_SRCDIR/tests/fixtures/vm-6.1-x86_64-2node-fragmented
 
 fresh() { # fresh NAME: fresh copy of the fixture in $T
 	fresh_tree "$1" "$FIX"
-	write_conf "[policy]" "reserve_thp = 20%"
+	write_conf "[policy]" "reserve_thp = 20%" "reserve_always = yes"
 }
 knob() { cat "$T/proc/sys/vm/$1"; }
 start() { start_daemon "$T/log" "$@"; } # start [args...]: log in $T/log
@@ -421,7 +421,7 @@ fresh twice
 write_conf "[policy]" "reserve_thp = 20%" "[daemon]" "interval = 2s"
 start
 wait_for 5 grep -q "$twice" "$T/log" && pass "a key set twice: said at start" || bad "key twice not said at start: $(cat "$T/log")"
-write_conf "[policy]" "reserve_thp = 20%" "reserve_thp = 10%"
+write_conf "[policy]" "reserve_thp = 20%" "reserve_thp = 10%" "reserve_always = yes"
 kill -HUP "$pid"
 wait_for 5 grep -q "fragd.conf:6: \[policy\] reserve_thp is set again, first at line 5" "$T/log" \
 	&& pass "a key set twice: said at a reload" || bad "key twice not said at reload: $(cat "$T/log")"
@@ -430,7 +430,7 @@ stop
 # naming the directory and [daemon] textfile_dir, not every interval; said
 # again when it works, when it fails again, and for another directory
 fresh textfile
-write_conf "textfile_dir = /nodeexp" "[policy]" "reserve_thp = 20%"
+write_conf "textfile_dir = /nodeexp" "[policy]" "reserve_thp = 20%" "reserve_always = yes"
 start
 sleep 4.5
 n=$(grep -c "Metrics textfile directory '$T/nodeexp' does not exist" "$T/log")
@@ -446,7 +446,7 @@ rm -rf "$T/nodeexp"
 said_twice() { [ "$(grep -c "directory '$T/nodeexp' does not exist" "$T/log")" = 2 ]; }
 wait_for 5 said_twice \
 	&& pass "a directory removed again is said again" || bad "not said again after removal: $(grep -i metrics "$T/log")"
-write_conf "textfile_dir = /other" "[policy]" "reserve_thp = 20%"
+write_conf "textfile_dir = /other" "[policy]" "reserve_thp = 20%" "reserve_always = yes"
 kill -HUP "$pid"
 wait_for 5 grep -q "directory '$T/other' does not exist" "$T/log" \
 	&& pass "a reload to another missing directory names it" || bad "reload to another missing directory silent: $(grep -i metrics "$T/log")"
@@ -461,7 +461,7 @@ stop
 # watermark_scale_factor raise (nothing_to_reclaim); 100000 more pages of
 # file LRU and calm pressure end it (the raise)
 fresh_tree held "$FRAGD_SRCDIR/tests/fixtures/vm-6.1-x86_64-1node-pressure"
-write_conf "[policy]" "reserve_thp = 50M"
+write_conf "[policy]" "reserve_thp = 50M" "reserve_always = yes"
 held_line='Knob vm.watermark_scale_factor held (nothing_to_reclaim): keep watermark_scale_factor at 10'
 start
 if wait_for 10 grep -qsx 'fragd_knob_held{knob="watermark_scale_factor",hold="nothing_to_reclaim"} 1' "$T/prom/fragd.prom"; then

@@ -82,7 +82,7 @@ fresh() { # fresh NAME [conf lines...]: tree, config, originals kept in $T.orig
 	local d; for d in $(tf_dirs); do mkdir -p "$d"; done
 	{
 		printf '[daemon]\ninterval = 1s\ntextfile_dir = %s\n' "$(tf_conf)"
-		printf '[policy]\nreserve_thp = 20%%\n'
+		printf '[policy]\nreserve_thp = 20%%\nreserve_always = yes\n'
 		[ $# -le 1 ] || printf '%s\n' "${@:2}"
 	} >"$T/etc/fragd/fragd.conf"
 	rm -rf "$T.orig"; mkdir -p "$T.orig"

@@ -20,7 +20,7 @@ fresh() { # fresh NAME: fresh copy of the fixture in $T; reserve_thp small so th
 	# (the first reserve from the counters since boot is section 9's: the
 	# bursts below add to them, and its size depends on this host's uptime)
 	fresh_tree "$1" "$FIX"
-	write_conf "[policy]" "reserve_thp = 1MiB" "demand_from_boot = no"
+	write_conf "[policy]" "reserve_thp = 1MiB" "reserve_always = yes" "demand_from_boot = no"
 	F=$T/var/lib/fragd/learned
 }
 start() { # start LOGNAME [args...]: daemon in the background, log in $T/LOGNAME
@@ -209,7 +209,7 @@ stop >/dev/null
 # unknown time, aged) = 23.8 GiB, cut to the host's memory (3.8 GiB), then
 # at demand_cap of a node (25 %).
 fresh_tree boot "$FIX"
-write_conf "[policy]" "reserve_thp = 1MiB"
+write_conf "[policy]" "reserve_thp = 1MiB" "reserve_always = yes"
 a=$(awk '$1 == "thp_fault_alloc" { print $2 }' "$T/proc/vmstat")
 f=$(awk '$1 == "thp_fault_fallback" { print $2 }' "$T/proc/vmstat")
 sed -i "s/^thp_fault_alloc .*/thp_fault_alloc $((a + 1000000))/; s/^thp_fault_fallback .*/thp_fault_fallback $((f + 100000))/" "$T/proc/vmstat"
@@ -231,7 +231,7 @@ grep -q "Learned reserve: a .* THP burst to keep ready for" "$L" \
 	|| pass "the boot seed is not logged as a learned burst"
 # no proc/uptime in the tree: said, nothing seeded, the daemon runs on
 fresh_tree boot-no-uptime "$FIX"
-write_conf "[policy]" "reserve_thp = 1MiB"
+write_conf "[policy]" "reserve_thp = 1MiB" "reserve_always = yes"
 burst 100000
 start log9b
 running
@@ -240,7 +240,7 @@ grep -q "No first reserve from the kernel's counters since boot: cannot read /pr
 wait_for 10 target_is $((2 * MIB)) && pass "no proc/uptime: target is reserve_thp alone" || bad "no uptime: target $(target9)"
 stop >/dev/null
 fresh_tree boot-off "$FIX"
-write_conf "[policy]" "reserve_thp = 1MiB" "demand_from_boot = no"
+write_conf "[policy]" "reserve_thp = 1MiB" "reserve_always = yes" "demand_from_boot = no"
 burst 100000
 start log10
 running

@@ -72,7 +72,11 @@ assert (j["learned"] is not None) == learned, j["learned"]
 for n in j["nodes"]:
     t = n["targets"]
     if not learned:
-        assert t["thp_target_bytes"] == t["reserve_thp_bytes"] and not t["thp_target_learned"], t
+        # the database preset keeps reserve_thp only for unmet demand
+        # (reserve_thp_kept); no target without it
+        want = t["reserve_thp_bytes"] if t["reserve_thp_kept"] else 0
+        assert t["thp_target_bytes"] == want and not t["thp_target_learned"], t
+        assert t["large_target_bytes"] >= (t["reserve_large_bytes"] if t["reserve_large_kept"] else 0), t
 PY
 	then echo "PASS once-json $name"; else echo "FAIL once-json $name"; fail=1; fi
 	if "$FRAGD" --once --root "$root" --page-size 4096 >"$out" 2>&1 && grep -q "fragmentation score" "$out"; then
@@ -96,10 +100,19 @@ verdict() { # verdict NAME CMD...
 	local name=$1; shift
 	if "$@"; then echo "PASS once-verdict $name"; else echo "FAIL once-verdict $name: $(head -5 "$vtmp/text")"; fail=1; fi
 }
-verdict "line 2 says nothing to change because the targets are met" \
-	bash -c 'sed -n 2p "$1" | grep -q "^Verdict: nothing to change: the kernel keeps up, every node meets its targets"' _ "$vtmp/text"
-verdict "line 3 says why fragmented and met are both true" \
-	bash -c 'sed -n 3p "$1" | grep -q "^  Fragmented, yet met: node 1 has 97% of its free memory in blocks below order 9 (score 95/100), but its 54 MiB in blocks >= order 9 still meet the 39 MiB reserve"' _ "$vtmp/text"
+verdict "line 2 says nothing to change: no fallback or stall, so no reserve" \
+	bash -c 'sed -n 2p "$1" | grep -q "^Verdict: nothing to change: no fallback or compaction stall seen, so no reserve is kept (reserve_thp and reserve_large wait for one"' _ "$vtmp/text"
+verdict "line 3 says fragmented, and nothing waits" \
+	bash -c 'sed -n 3p "$1" | grep -q "^  Fragmented, and nothing waits: node 1 has 97% of its free memory in blocks below order 9 (score 95/100); compacting it now would serve no allocation that fell back or stalled$"' _ "$vtmp/text"
+verdict "the waiting reserves beside each target" \
+	bash -c '[ "$(grep -c "target 0 B (reserve_thp 39 MiB waits for a fallback or stall): met" "$1")" = 2 ]' _ "$vtmp/text"
+# with the floor kept regardless (reserve_always = yes): met, and why
+# fragmented and met are both true
+"$FRAGD" --once --root "$frag" --page-size 4096 --set policy.reserve_always=yes >"$vtmp/always" 2>&1 || true
+verdict "reserve_always: line 2 says nothing to change because the targets are met" \
+	bash -c 'sed -n 2p "$1" | grep -q "^Verdict: nothing to change: the kernel keeps up, every node meets its targets"' _ "$vtmp/always"
+verdict "reserve_always: line 3 says why fragmented and met are both true" \
+	bash -c 'sed -n 3p "$1" | grep -q "^  Fragmented, yet met: node 1 has 97% of its free memory in blocks below order 9 (score 95/100), but its 54 MiB in blocks >= order 9 still meet the 39 MiB reserve"' _ "$vtmp/always"
 verdict "the text is the golden one" diff <(sed 1d "$vtmp/text") "$FRAGD_SRCDIR/tests/golden/once-vm-6.1-x86_64-2node-fragmented.txt"
 verdict "nothing on stderr" test ! -s "$vtmp/err"
 verdict "per-zone tables only with --verbose, under 50 lines without" \
@@ -294,8 +307,8 @@ rm -rf "$empty"
 # the raise.
 pressure=$FRAGD_SRCDIR/tests/fixtures/vm-6.1-x86_64-1node-pressure
 held=$(mktemp -d)
-"$FRAGD" --once --dry-run --root "$pressure" --page-size 4096 --set policy.reserve_thp=50M >"$held/txt" 2>&1
-"$FRAGD" --once --dry-run --format json --root "$pressure" --page-size 4096 --set policy.reserve_thp=50M >"$held/json"
+"$FRAGD" --once --dry-run --root "$pressure" --page-size 4096 --set policy.reserve_thp=50M --set policy.reserve_always=yes >"$held/txt" 2>&1
+"$FRAGD" --once --dry-run --format json --root "$pressure" --page-size 4096 --set policy.reserve_thp=50M --set policy.reserve_always=yes >"$held/json"
 if sed -n 2p "$held/txt" | grep -qxF "Verdict: no change: fragd would move 1 knob, but holds:" &&
 	grep -q "keep watermark_scale_factor at 10: node 0 has 58 MiB free, under the 115 MiB its order>=9 reserve of 50 MiB needs.*68 MiB with what kswapd can reclaim.*\[held: nothing_to_reclaim\]" "$held/txt" &&
 	python3 -c '
@@ -311,7 +324,7 @@ else
 	echo "FAIL once-held-nothing-to-reclaim: $(cat "$held/txt") $(cat "$held/json")"; fail=1
 fi
 # the textfile's family: fragd_knob_held for the held knob only
-"$FRAGD" --once --dry-run --format prom --root "$pressure" --page-size 4096 --set policy.reserve_thp=50M >"$held/prom"
+"$FRAGD" --once --dry-run --format prom --root "$pressure" --page-size 4096 --set policy.reserve_thp=50M --set policy.reserve_always=yes >"$held/prom"
 if grep -qx 'fragd_knob_held{knob="watermark_scale_factor",hold="nothing_to_reclaim"} 1' "$held/prom" &&
 	[ "$(grep -c '^fragd_knob_held{' "$held/prom")" = 1 ]; then
 	echo "PASS once-held-prom"
@@ -323,7 +336,7 @@ sed -i 's/^\(      nr_inactive_file \)1$/\1100001/' "$held/root/proc/zoneinfo"
 # and calm: the fixture's memory pressure (some 70 %) holds any raise (psi)
 printf 'some avg10=0.00 avg60=0.00 avg300=0.00 total=37169358\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=29331708\n' \
 	>"$held/root/proc/pressure/memory"
-"$FRAGD" --once --dry-run --format json --root "$held/root" --page-size 4096 --set policy.reserve_thp=50M >"$held/json2"
+"$FRAGD" --once --dry-run --format json --root "$held/root" --page-size 4096 --set policy.reserve_thp=50M --set policy.reserve_always=yes >"$held/json2"
 if python3 -c '
 import json, sys
 j = json.load(open(sys.argv[1]))

@@ -24,7 +24,7 @@ victims_state() { (cd "$outside" && for f in *; do printf '%s %s ' "$f" "$(stat 
 
 # 1. a knob symlinked out of the tree: never written, never read, named
 fresh_tree knob "$FIX"
-write_conf "[policy]" "reserve_thp = 20%"
+write_conf "[policy]" "reserve_thp = 20%" "reserve_always = yes"
 for k in compaction_proactiveness min_free_kbytes; do
 	cp "$T/proc/sys/vm/$k" "$outside/knob.$k"
 	ln -sf "$outside/knob.$k" "$T/proc/sys/vm/$k"
@@ -52,7 +52,7 @@ out=$("$FRAGD" --once --root "$T" --page-size 4096 2>&1 >/dev/null)
 # to the host's directories is seen there, and no other test or program on
 # the machine can disturb the check.
 fresh_tree default "$FIX"
-printf '[daemon]\ninterval = 1s\n[policy]\nreserve_thp = 20%%\n' >"$T/etc/fragd/fragd.conf"
+printf '[daemon]\ninterval = 1s\n[policy]\nreserve_thp = 20%%\nreserve_always = yes\n' >"$T/etc/fragd/fragd.conf"
 mkdir -p "$T/var/lib/prometheus/node-exporter" "$work/home" "$work/tmp" "$work/marker/sub"
 echo marker >"$work/marker/sub/file"
 cat >"$work/section2.sh" <<'EOS'
@@ -104,7 +104,7 @@ fi
 # <name>.tmp.<pid> (the daemon's pid is the shell's that execs it): the
 # victims outside keep their bytes and modes
 fresh_tree links "$FIX"
-write_conf "[policy]" "reserve_thp = 20%"
+write_conf "[policy]" "reserve_thp = 20%" "reserve_always = yes"
 mkdir -p "$T/run/fragd" "$T/var/lib/fragd"
 for f in saved status learned prom; do victim "$f"; victim "$f.tmp"; done
 ln -s "$outside/saved" "$T/run/fragd/saved"

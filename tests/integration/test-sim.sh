@@ -53,14 +53,24 @@ if run "$tmp/thp" -p thp-max "$TRACE"; then
 	done <"$tmp/thp.d"
 fi
 
-# --- database (default): 54 MiB meets the 39 MiB target; a one-off drop is not a trend
+# --- database with -a (reserve_always = yes): said in the header; on
+# this trace, no fallback, no stall, the database preset keeps no reserve
+# without -a (the -v state lines show the targets: 0 B without it)
+if run "$tmp/dba" -a -v "$TRACE" && run "$tmp/dbn" -v "$TRACE"; then
+	grep -q "preset database, reserve_always = yes$" "$tmp/dba" || bad "-a: not in the header: $(head -1 "$tmp/dba")"
+	grep -q "reserve_always" "$tmp/dbn" && bad "without -a: reserve_always in the header: $(head -1 "$tmp/dbn")"
+	grep -q "^ *+30.0s 0002  node0 o>=4 135/19 MiB o>=9 100/39 MiB " "$tmp/dba" || bad "-a: not the configured targets: $(sed -n 3p "$tmp/dba")"
+	grep -q "^ *+30.0s 0002  node0 o>=4 135/0 MiB o>=9 100/0 MiB " "$tmp/dbn" || bad "without -a: a target without demand: $(sed -n 3p "$tmp/dbn")"
+fi
+
+# --- database (default): no fallback or stall, so no reserve (0 B targets); a one-off drop is not a trend
 if run "$tmp/db" -v "$TRACE"; then
 	decisions "$tmp/db" >"$tmp/db.d"
 	grep -q "preset database" "$tmp/db" || bad "database: not the default preset"
 	[ "$(grep -c '^ *[+-][0-9.]*s [0-9]* ' "$tmp/db")" -eq 4 ] || bad "database -v: not one state line per snapshot"
 	grep -Eq '^ +\+0\.0s 0001 .* met$' "$tmp/db" || bad "database: the fresh snapshot is not 'met'"
 	grep -q "raise" "$tmp/db.d" && bad "database: a raise: $(grep raise "$tmp/db.d")"
-	grep -Eq '^ +\+90\.0s 0004 .*node1 .*o>=9 1052/39 MiB score 39 \(\+[0-9.]+ MiB/s\)' "$tmp/db" ||
+	grep -Eq '^ +\+90\.0s 0004 .*node1 .*o>=9 1052/0 MiB score 39 \(\+[0-9.]+ MiB/s\)' "$tmp/db" ||
 		bad "database: the compacted snapshot: $(grep ' 0004 ' "$tmp/db")"
 fi
 

@@ -35,7 +35,7 @@ running() { "$FRAGD" status --root "$T" >/dev/null 2>&1; }
 prom() { grep "^$1 " "$T/prom/fragd.prom" | awk '{print $2}'; }
 
 fresh_tree run "$FIX"
-write_conf "[policy]" "reserve_thp = 20%"
+write_conf "[policy]" "reserve_thp = 20%" "reserve_always = yes"
 # node compaction files (plain files here): a compaction is a write of 1
 for n in 0 1; do : >"$T/sys/devices/system/node/node$n/compact"; done
 compacted() { cat "$T/sys/devices/system/node/node0/compact" "$T/sys/devices/system/node/node1/compact"; }

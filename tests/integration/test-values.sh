@@ -137,7 +137,7 @@ check "daemon: zoneinfo back: one info line" test "$(grep -c "zoneinfo readable 
 # decay_after = 0, dwell = 0 the old code lowered it within a tick or two),
 # said once; resumed when zoneinfo is back
 fresh_tree hold "$FIX"
-write_conf "[policy]" "reserve_thp = 20%" "decay_after = 0" \
+write_conf "[policy]" "reserve_thp = 20%" "reserve_always = yes" "decay_after = 0" \
 	'[knob "compaction_proactiveness"]' "dwell = 0" "reversal_cooldown = 0"
 pro() { cat "$T/proc/sys/vm/compaction_proactiveness"; }
 start_daemon "$T/log"

@@ -112,7 +112,7 @@ OUTSIDE_PC = {"hist": "vm-6.12-order0-hist", "format": "format-no-order"}
 
 def base_conf(tree, cgroups):
     s = ("[daemon]\ninterval = 1s\ntextfile_dir = %s\n"
-         "[policy]\nreserve_thp = 20%%\n" % textfile_dir(tree))
+         "[policy]\nreserve_thp = 20%%\nreserve_always = yes\n" % textfile_dir(tree))
     for c in cgroups:
         s += '[cgroup "%s"]\nwatch = yes\n' % c
     return s
@@ -544,7 +544,7 @@ def apply_case(case, tree, victim_dir, seed):
             shutil.copyfile(other, v)
         elif case.is_config:
             with open(v, "w") as f:
-                f.write("[daemon]\nlog_level = debug\n[policy]\nreserve_thp = 3%\n")
+                f.write("[daemon]\nlog_level = debug\n[policy]\nreserve_thp = 3%\nreserve_always = yes\n")
         else:
             with open(v, "w") as f:
                 f.write("7\n")

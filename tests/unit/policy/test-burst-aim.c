@@ -689,6 +689,7 @@ static void test_order_large_aim_is_its_own(void **state)
         const DecisionItem *it;
 
         (void) state;
+        s->cfg.reserve_always = true; /* the configured floor without demand (test-reserve-gate.c) */
         d = t_sim_tick(s, &w, 5);
         explain_print(d);
         it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);

@@ -260,6 +260,7 @@ static void test_decide_uses_order(void **state)
         (void) state;
         cfg_learning(&c);
         c.reserve_large = (SizeSpec){ .bytes = 8 * MIB };
+        c.reserve_always = true; /* the 8 MiB floor before any demand is held (test-reserve-gate.c) */
         policy_state_init(&s);
         seed_history(&s, now);
         s.hist.t_usec[2] = now - 5 * S;

@@ -30,6 +30,10 @@ static TSim *sim_preset(Preset p)
         TSim *s = sim_new();
 
         policy_config_preset(p, &s->cfg);
+        /* the drained reserve is the configured one, with no fallback
+         * behind it: database keeps it only for unmet demand
+         * (test-reserve-gate.c); these are the climbs once it is kept */
+        s->cfg.reserve_always = true;
         return s;
 }
 

@@ -218,6 +218,7 @@ cat >/etc/fragd/fragd.conf.d/60-unmet.conf <<'CONF'
 # memory PSI full within the hour after a raise, no back-off yet
 [policy]
 reserve_thp = 1G
+reserve_always = yes
 rollback_window = 1h
 rollback_psi_full_rise = 0.01%
 backoff_decisions = 1000
@@ -315,6 +316,7 @@ cat >/etc/fragd/fragd.conf.d/60-unmet.conf <<'CONF'
 # evaluation without gain, no rollback
 [policy]
 reserve_thp = 1G
+reserve_always = yes
 rollback_window = 0
 backoff_decisions = 1
 backoff_hold = 10min
@@ -362,6 +364,7 @@ cat >/etc/fragd/fragd.conf.d/60-unmet.conf <<CONF
 # service.sh: an unmet target, the reclaim levers held at their bounds
 [policy]
 reserve_thp = 1G
+reserve_always = yes
 [knob "watermark_scale_factor"]
 min = $wsf0
 max = $wsf0
