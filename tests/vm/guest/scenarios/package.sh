@@ -3,9 +3,11 @@
 # mkrootfs.sh -p: no fragd in it, /vm/pkg holds fragd_*.deb, the .debs of
 # its libraries the minimal guest lacks, and the fragmenter; the guest has no
 # network). Installs it with apt from those files, finds the service neither
-# enabled nor started and no knob changed; enables it, sees it act on a knob
-# (change one, or rewrite one to kick kcompactd: logged as taking ownership)
-# while the fragmenter pins memory; removes the package and finds the service
+# enabled nor started and no knob changed; enables it, finds the shipped
+# configuration's reserves waiting for demand (pinned memory is none), and
+# with a drop-in of reserve_always = yes sees it act on a knob (change one,
+# or rewrite one to kick kcompactd: logged as taking ownership) while the
+# fragmenter pins memory; removes the package and finds the service
 # gone and every knob restored; purges it and finds nothing of fragd left.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . /vm/lib.sh
@@ -70,6 +72,23 @@ if [ "$(systemctl is-active fragd)" = active ]; then pass "fragd active: $(syste
 # as the bounds scenario: nearly all free memory pinned, churned every 100 ms
 fragmenter_start --chunk-mb 16 --churn 2 --interval-ms 100 --report 0
 log "fragmented: free in order>=9 blocks: $(free_huge_mb) MiB"
+# the shipped configuration (database) keeps its reserves only for demand
+# that fell back or stalled: pinned memory alone is none, and fragd says so
+i=0
+while ! journalctl -u fragd -b --no-pager -o cat 2>/dev/null | grep -q "configured reserves waiting" && [ $i -lt 30 ]; do
+	sleep 1
+	i=$((i + 1))
+done
+if journalctl -u fragd -b --no-pager -o cat 2>/dev/null | grep -q "configured reserves waiting"; then
+	pass "shipped config: the reserves wait for a fallback or stall, said in the journal"
+else
+	fail "shipped config: no 'configured reserves waiting' in the journal in 30 s"
+fi
+# an operator's drop-in keeps them regardless: fragd must act on the knobs
+dropin_dir_made=
+[ -d /etc/fragd/fragd.conf.d ] || { mkdir -p /etc/fragd/fragd.conf.d && dropin_dir_made=1; }
+printf '[policy]\nreserve_always = yes\n' >/etc/fragd/fragd.conf.d/50-package-test.conf
+systemctl reload fragd || fail "systemctl reload fragd"
 changed=
 i=0
 while [ $i -lt 90 ]; do
@@ -93,12 +112,14 @@ done
 if [ -n "$changed" ]; then
 	pass "fragd acted on a knob under load after ${i}s: $changed"
 else
-	fail "fragd neither changed nor wrote a knob in 90 s under the fragmenter"
+	fail "fragd neither changed nor wrote a knob in 90 s under the fragmenter with reserve_always = yes"
 fi
 knobs_snapshot >/tmp/knobs.running
 knobs_in_bounds /tmp/knobs.running && pass "knobs within bounds while running"
 fragd status 2>&1 | head -n 15 | sed 's/^/status: /' || true
 fragmenter_stop
+rm -f /etc/fragd/fragd.conf.d/50-package-test.conf
+[ -z "$dropin_dir_made" ] || rmdir /etc/fragd/fragd.conf.d
 
 # --- remove: the service stops, every knob back, the conffiles stay
 if apt-get remove -y fragd >/tmp/apt.log 2>&1; then pass "apt-get remove fragd"; else fail "apt-get remove fragd:"; tail -n 20 /tmp/apt.log; fi
