@@ -329,7 +329,7 @@ static void defrag_mode_pollution(Out *o, const DefragModeNumbers *dm)
         if (dm->extfrag)
                 out(o, "%s%s polluting fallbacks (non-movable allocations taking movable blocks) over the last %s", sep,
                     rate_str(dm->polluting_milli).s, dur_str(dm->window_usec).s);
-        out(o, "; large-folio demand %s: the allocator is to reclaim and compact before it falls back",
+        out(o, "; unmet large-folio demand %s: the allocator is to reclaim and compact before it falls back",
             bytes_str(dm->demand_bytes).s);
         if (dm->hold_usec > 0)
                 out(o, "; held off %s more after it cost more than it saved", dur_str(dm->hold_usec).s);

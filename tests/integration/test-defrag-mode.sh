@@ -70,7 +70,7 @@ else
 	bad "not turned on in 80 s: $(grep -i -E 'defrag|pagetype' "$T/log" | tail -5)"
 fi
 line=$(grep "raise defrag_mode 0.1:" "$T/log")
-grep -q "non-movable pageblocks grew from 145 to 177 of 4288" <<<"$line" && grep -q "large-folio demand" <<<"$line" \
+grep -q "non-movable pageblocks grew from 145 to 177 of 4288" <<<"$line" && grep -q "unmet large-folio demand" <<<"$line" \
 	&& pass "the reason with its numbers: ${line##*raise }" || bad "no reason line: $(grep -i defrag "$T/log")"
 wait_for 5 grep -qs '^fragd_actions_total{knob="defrag_mode",direction="up",reason="pageblock_pollution"} 1' \
 	"$T/prom/fragd.prom" && pass "counted: fragd_actions_total{...,reason=\"pageblock_pollution\"} 1" \

@@ -607,7 +607,7 @@ static void test_defrag_mode_sentences(void **state)
         (void) decision_explain(&it, buf, sizeof(buf));
         assert_string_equal(buf, "raise defrag_mode 0\u21921: non-movable pageblocks grew from 120 to 160 of 4288 "
                                  "in 40 min, 1.25/s polluting fallbacks (non-movable allocations taking movable "
-                                 "blocks) over the last 10 min; large-folio demand 512 MiB: the allocator is to "
+                                 "blocks) over the last 10 min; unmet large-folio demand 512 MiB: the allocator is to "
                                  "reclaim and compact before it falls back");
         it = (DecisionItem) { .kind = DECISION_LEVER, .lever = LEVER_DEFRAG_MODE, .from = 1, .to = 0,
                               .reason = POLICY_REASON_DEFRAG_MODE_COST, .num = { .node = -1 } };
