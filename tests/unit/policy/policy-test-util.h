@@ -233,12 +233,12 @@ static inline void t_sim_init(TSim *s)
 }
 
 /* One tick of `step` seconds; returns the decision. */
-static inline const Decision *t_sim_tick(TSim *s, const TWorld *w, unsigned step_sec)
+/* One decision on s->a as it stands (a test may change the assessment
+ * t_assess() made): decide, apply what applies, update the state. */
+static inline const Decision *t_sim_decide_apply(TSim *s)
 {
         int r;
 
-        s->now += step_sec * USEC_PER_SEC;
-        t_assess(w, s->now, &s->a);
         r = policy_decide(&s->cfg, &s->state, &s->a, s->in, s->now, &s->d);
         if (r < 0)
                 abort();
@@ -258,6 +258,13 @@ static inline const Decision *t_sim_tick(TSim *s, const TWorld *w, unsigned step
                 }
         policy_state_update(&s->state, &s->a, &s->d, s->now);
         return &s->d;
+}
+
+static inline const Decision *t_sim_tick(TSim *s, const TWorld *w, unsigned step_sec)
+{
+        s->now += step_sec * USEC_PER_SEC;
+        t_assess(w, s->now, &s->a);
+        return t_sim_decide_apply(s);
 }
 
 static inline const DecisionItem *t_find(const Decision *d, DecisionKind kind, Lever l)

@@ -65,13 +65,7 @@ static const Decision *aged_tick(TSim *s, const TWorld *w, uint64_t bulk, uint64
         t_assess(w, s->now, &s->a);
         s->a.rates.interval_sec = 1;
         aged_pagecache(&s->a, bulk, wal);
-        assert_int_equal(policy_decide(&s->cfg, &s->state, &s->a, s->in, s->now, &s->d), 0);
-        decision_mark_all_applied(&s->d);
-        for (unsigned i = 0; i < s->d.n_items; i++)
-                if (s->d.items[i].kind == DECISION_LEVER)
-                        s->in[s->d.items[i].lever].current = s->d.items[i].to;
-        policy_state_update(&s->state, &s->a, &s->d, s->now);
-        return &s->d;
+        return t_sim_decide_apply(s);
 }
 
 /* The held-out run's aged host (4 GiB, 190 MiB free here, the kernel's

@@ -59,13 +59,7 @@ static const Decision *tick(TSim *s, const TWorld *w, usec_t step, double thp_fa
         s->a.pagecache.bytes_total[6] = 512 * MIB;
         s->a.pagecache.bytes_delta[6] = 16 * MIB;
         s->a.pagecache.bytes_delta[5] = pc_fb;
-        assert_int_equal(policy_decide(&s->cfg, &s->state, &s->a, s->in, s->now, &s->d), 0);
-        decision_mark_all_applied(&s->d);
-        for (unsigned i = 0; i < s->d.n_items; i++)
-                if (s->d.items[i].kind == DECISION_LEVER)
-                        s->in[s->d.items[i].lever].current = s->d.items[i].to;
-        policy_state_update(&s->state, &s->a, &s->d, s->now);
-        return &s->d;
+        return t_sim_decide_apply(s);
 }
 
 /* The kernel keeps up: both reserves missed by the configured figures,
