@@ -615,11 +615,16 @@ uint64_t policy_pagecache_target(const PolicyConfig *cfg, uint64_t need_bytes, u
  * are held demand_hold after the last fallback or stall and then decay,
  * so the floor follows them: it comes with the first fallback, stays
  * through the hold, and goes when the need has decayed to nothing. */
+bool policy_reserve_gate_on(const PolicyConfig *cfg)
+{
+        return !cfg->reserve_always && cfg->demand_learning && cfg->demand_factor > 0.0;
+}
+
 void policy_reserve_gate(const PolicyConfig *cfg, PolicyEval *e)
 {
         bool thp, pc;
 
-        if (cfg->reserve_always || !cfg->demand_learning || !(cfg->demand_factor > 0.0)) {
+        if (!policy_reserve_gate_on(cfg)) {
                 e->reserve_wanted[0] = e->reserve_wanted[1] = true;
                 return;
         }

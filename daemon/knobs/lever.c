@@ -397,8 +397,7 @@ unsigned lever_apply(const LeverApply *ap, Decision *d, usec_t now)
                 *ap->keeps_up_said = d->eval.keeps_up;
         }
         /* the configured reserves kept or waiting: one line per change */
-        if (ap->reserve_gate_said && !ap->policy->reserve_always && ap->policy->demand_learning &&
-            ap->policy->demand_factor > 0.0) {
+        if (ap->reserve_gate_said && policy_reserve_gate_on(ap->policy)) {
                 int now_said = d->eval.reserve_wanted[0] || d->eval.reserve_wanted[1] ? 1 : 2;
 
                 if (now_said != *ap->reserve_gate_said) {

@@ -819,6 +819,9 @@ uint64_t policy_pagecache_target(const PolicyConfig *cfg, uint64_t need_bytes, u
  * the THP order, and the large-folio one while either need is held. Call
  * after policy_pagecache_evaluate(). */
 void policy_reserve_gate(const PolicyConfig *cfg, PolicyEval *e);
+/* Whether cfg gates the configured reserves at all: not with
+ * reserve_always, nor without demand learning (nothing measured). */
+bool policy_reserve_gate_on(const PolicyConfig *cfg);
 /* The reason a DECISION_KICK_KCOMPACTD item stands for (the missed
  * objective in num.objective): reserve_below_target, reserve_trend,
  * compact_stalls, thp_fallback or workload_stalls; none for other items. */

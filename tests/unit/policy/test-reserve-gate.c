@@ -256,10 +256,12 @@ static void test_gate_table(void **state)
         /* the shipped presets: only database gates */
         policy_config_preset(PRESET_THROUGHPUT, &c);
         assert_true(c.reserve_always);
+        assert_false(policy_reserve_gate_on(&c));
         policy_config_preset(PRESET_THP_MAX, &c);
         assert_true(c.reserve_always);
         policy_config_preset(PRESET_DATABASE, &c);
         assert_false(c.reserve_always);
+        assert_true(policy_reserve_gate_on(&c));
 }
 
 int main(void)
