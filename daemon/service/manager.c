@@ -952,10 +952,9 @@ static void pagecache_setup(Manager *m)
         r = pagecache_trace_start(m->root, why, sizeof(why));
         if (r < 0) {
                 m->cur->err[OBS_PAGECACHE] = r;
-                log_warning("Page-cache folio orders not measured: %s. The large-folio reserve is kept at "
-                            "order_large, sized by reserve_large and THP faults alone (pagecache_signal=off in "
-                            "[daemon] says this is intended)",
-                            why);
+                log_warning("Decisions degraded: %s: %s (pagecache_signal=off in [daemon] says this is "
+                            "intended)",
+                            why, obs_source_impact(OBS_PAGECACHE));
                 return;
         }
         m->pagecache_up = true;

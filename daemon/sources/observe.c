@@ -452,7 +452,8 @@ static const char *const obs_source_impacts[_OBS_SOURCE_MAX] = {
         [OBS_NODES] = "node topology unknown: nodes missing from buddyinfo not detected, no node compaction",
         [OBS_THP_FULL] = "THP sysfs unknown",
         [OBS_PAGECACHE] = ("page-cache folios by order not measured: the large-folio reserve is kept at "
-                           "order_large, sized by reserve_large and THP faults alone"),
+                           "order_large, sized by THP faults and by reserve_large, which under the "
+                           "reserve gate waits for a THP fallback or stall"),
 };
 
 const char *obs_source_impact(ObsSource s)

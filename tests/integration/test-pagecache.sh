@@ -102,13 +102,13 @@ else
 	bad "no pagecache source_up 0: $(grep pagecache "$T/prom/fragd.prom" 2>&1)"
 fi
 sleep 1.5
-n=$(grep -c "Page-cache folio orders not measured: no '/sys/kernel/tracing'" "$T/log")
+n=$(grep -c "Decisions degraded: no '/sys/kernel/tracing'" "$T/log")
 [ "$n" = 1 ] && pass "said once why (no tracefs)" || bad "said $n times: $(grep -i pagecache "$T/log")"
 # a reload retries the set-up (still no tracefs: said again, once); turned
 # off, the source is no longer read nor reported
 kill -HUP "$pid"
 wait_for 10 grep -q "Configuration reloaded" "$T/log"
-n=$(grep -c "Page-cache folio orders not measured: no '/sys/kernel/tracing'" "$T/log")
+n=$(grep -c "Decisions degraded: no '/sys/kernel/tracing'" "$T/log")
 [ "$n" = 2 ] && pass "a reload tries the set-up again" || bad "after a reload said $n times"
 write_conf "pagecache_signal = off"
 kill -HUP "$pid"
