@@ -113,6 +113,8 @@ if [ -n "$changed" ]; then
 	pass "fragd acted on a knob under load after ${i}s: $changed"
 else
 	fail "fragd neither changed nor wrote a knob in 90 s under the fragmenter with reserve_always = yes"
+	journalctl -u fragd -b --no-pager -o cat 2>/dev/null | tail -n 40 | sed 's/^/journal: /' || true
+	fragd --once 2>&1 | sed 's/^/once: /' || true
 fi
 knobs_snapshot >/tmp/knobs.running
 knobs_in_bounds /tmp/knobs.running && pass "knobs within bounds while running"
