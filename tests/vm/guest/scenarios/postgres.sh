@@ -51,6 +51,17 @@
 #   fvm.hold_free=N     MiB left free by the holder (default high watermark + 200)
 #   fvm.fragd_start=early|late  fragd from before pgbench -i (default), or
 #                       from when the policies take over
+#   fvm.sync_commit=on|off  postgres' synchronous_commit (default on; off:
+#                       commits do not wait for the WAL flush, so the WAL
+#                       is written, and zero-filled, as fast as the CPU goes)
+#   fvm.tenant=N        a bulk-loading tenant beside the database during the
+#                       measured run (default 0: none): in a scope of its
+#                       own (not postgres' cgroup), it appends N MiB a
+#                       second in 1 MiB writes to files on the XFS disk
+#                       (large page-cache folios from the same free blocks
+#                       the WAL wants), a new file every 256 MiB, the four
+#                       newest kept; the cache it fills pushes the aged
+#                       small-folio cache out by reclaim
 #
 # Measured over the pgbench -N run only (deltas): postgres' direct
 # compactions and their delay from fragd's taskstats attribution
@@ -78,6 +89,10 @@ HOLD=${FVM_HOLD:-pin}
 AGE_INODES=${FVM_AGE_INODES:-200000}
 AGE_PIPES=${FVM_AGE_PIPES:-4000}
 FRAGD_START=${FVM_FRAGD_START:-early}
+SYNC_COMMIT=${FVM_SYNC_COMMIT:-on}
+TENANT=${FVM_TENANT:-0}
+case $SYNC_COMMIT in on | off) ;; *) skip "fvm.sync_commit must be on or off: '$SYNC_COMMIT'" ;; esac
+case $TENANT in '' | *[!0-9]*) skip "fvm.tenant must be MiB a second, a whole number: '$TENANT'" ;; esac
 DATA=${FVM_DATA:-}
 UNIT=postgresql@15-main.service
 CG=/sys/fs/cgroup
@@ -132,6 +147,7 @@ if [ "$POLICY" = fragd-thpoff ]; then
 	fi
 	systemctl daemon-reload
 fi
+[ "$SYNC_COMMIT" = on ] || echo "synchronous_commit = $SYNC_COMMIT" >>/etc/postgresql/15/main/conf.d/fragd-vm.conf
 systemctl start $UNIT || { journalctl -b -u $UNIT --no-pager | tail -n 20; fail "systemctl start $UNIT"; finish; }
 pg_pid=$(head -n 1 $PGDATA/postmaster.pid)
 log "postgres $pg_pid in $(cut -d: -f3 /proc/"$pg_pid"/cgroup), THP_enabled $(awk '/^THP_enabled:/ {print $2}' /proc/"$pg_pid"/status)"
@@ -145,7 +161,7 @@ fi
 [ -d "$CG/$CGPATH" ] || { fail "no cgroup $CGPATH"; finish; }
 
 pg() { runuser -u postgres -- "$@"; }
-log "wal_segment_size $(pg psql -Atc 'SHOW wal_segment_size' postgres), wal_recycle $(pg psql -Atc 'SHOW wal_recycle' postgres)"
+log "wal_segment_size $(pg psql -Atc 'SHOW wal_segment_size' postgres), wal_recycle $(pg psql -Atc 'SHOW wal_recycle' postgres), synchronous_commit $(pg psql -Atc 'SHOW synchronous_commit' postgres)"
 # fragd as the unit ships it runs from boot, before the database loads its
 # data (fvm.fragd_start=early, the default): it sees pgbench -i's WAL and
 # keeps the order the page cache used; late starts it when the other
@@ -448,8 +464,30 @@ if [ "$SWITCH" -gt 0 ]; then
 	done) >/tmp/switches 2>&1 &
 	switcher=$!
 fi
+# the bulk-loading tenant: TENANT MiB a second at most, in a scope of its own
+tenant_pid=
+if [ "$TENANT" -gt 0 ]; then
+	mkdir -p $MNT/tenant
+	# shellcheck disable=SC2016 # expanded by the tenant's own sh
+	systemd-run -q --scope -u bulk-tenant sh -c '
+		n=0 f=0
+		while :; do
+			dd if=/dev/zero of="$1/t$f" bs=1M count="$2" oflag=append conv=notrunc status=none
+			n=$((n + $2))
+			if [ $n -ge 256 ]; then f=$((f + 1)) n=0; rm -f "$1/t$((f - 4))"; fi
+			sleep 1
+		done' tenant "$MNT/tenant" "$TENANT" &
+	tenant_pid=$!
+	bg_started $tenant_pid
+	log "bulk tenant: $TENANT MiB/s at most to $MNT/tenant in the scope bulk-tenant.scope"
+fi
 pg pgbench -N -T "$SECONDS_RUN" -c "$CLIENTS" -j 2 --random-seed="$SEED" postgres >/tmp/pgbench.log 2>&1 ||
 	{ cat /tmp/pgbench.log; fail "pgbench -N"; }
+if [ -n "$tenant_pid" ]; then
+	kill "$tenant_pid" 2>/dev/null || true
+	wait "$tenant_pid" 2>/dev/null || true
+	log "bulk tenant wrote $(du -cm $MNT/tenant/t* 2>/dev/null | tail -n 1 | cut -f1) MiB still on disk ($(find $MNT/tenant -type f | wc -l) files)"
+fi
 [ -z "${switcher:-}" ] || { wait "$switcher" 2>/dev/null || true; sed 's/^/switch: /' /tmp/switches; }
 st1=$(vmstat compact_stall) ks1=$(vmstat pgscan_kswapd) sc1=$(scanned) ks_t1=$(uptime_s)
 wal1=$(wal_segment)
@@ -527,7 +565,7 @@ set -- $pc
 [ "$pc_src" != none ] || set -- - 0 0
 log "page cache added by order over the run ($pc_src): ${1%,}, total $2 bytes, ${3}% at order >= 6"
 [ -n "$tps" ] || fail "pgbench printed no tps"
-result "policy=$POLICY fragment=$FRAGMENT seed=$SEED seconds=$SECONDS_RUN switch=$SWITCH scale=$SCALE pg_compact=$pgc pg_compact_usec=$pgu wal_segments=$wal_segments wal_zerofills=$wal_zerofills" \
+result "policy=$POLICY fragment=$FRAGMENT seed=$SEED seconds=$SECONDS_RUN switch=$SWITCH scale=$SCALE clients=$CLIENTS sync_commit=$SYNC_COMMIT tenant=$TENANT pg_compact=$pgc pg_compact_usec=$pgu wal_segments=$wal_segments wal_zerofills=$wal_zerofills" \
 	"$fragd_part compact_stall=$((st1 - st0)) pgscan_kswapd=$((ks1 - ks0)) compact_scanned=$((sc1 - sc0))" \
 	"pc_src=$pc_src pc_bytes=$2 pc_large_pct=$3 pc_orders=${1%,} tps=${tps:-0}" \
 	"ks_above_high=$ks_above ks_below_high=$ks_below ks_wakeup=$(echo "${ks_wakeup:-none}" | tr ' ' ',' | sed 's/,$//')"
