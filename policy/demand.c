@@ -441,6 +441,12 @@ uint64_t policy_learned_target(const PolicyConfig *cfg, uint64_t need_bytes, uin
  *            (__rmqueue_smallest()), so an order-k folio with such a block
  *            free was asked for at k, not fallen back to it (a writer of
  *            256 KiB beside a streaming writer of 1 MiB folios).
+ *            A block freed within the tick hides that; so the rest of
+ *            those bytes count too, up to one block of the order per
+ *            kswapd wake-up at the order this tick (kswapd_wakeups_delta):
+ *            an allocation at the order that found no free block above
+ *            the low watermark wakes kswapd before it falls back, and the
+ *            page cache asks at its order first.
  *   stalled = bytes at orders >= order this tick, when attributed
  *            compaction stalls came (policy_stalls_attributed()) and the
  *            free blocks at the order after the tick could not have held
@@ -537,6 +543,8 @@ void policy_pagecache_evaluate(const PolicyConfig *cfg, const PolicyState *s, co
         e->pagecache_share_permyriad = (uint32_t) ((double) at * 10000.0 / (double) all + 0.5);
 
         if (m->delta_valid) {
+                uint64_t below = 0; /* bytes under the order a free larger block leaves unexplained */
+
                 for (unsigned k = 1; k < FRAGD_MAX_ORDERS; k++) {
                         e->pagecache_demand_bytes = sat_add(e->pagecache_demand_bytes, m->bytes_delta[k]);
                         if (k >= order)
@@ -545,6 +553,16 @@ void policy_pagecache_evaluate(const PolicyConfig *cfg, const PolicyState *s, co
                         else if (!free_above(a, k))
                                 e->pagecache_fallback_bytes =
                                         sat_add(e->pagecache_fallback_bytes, m->bytes_delta[k]);
+                        else
+                                below = sat_add(below, m->bytes_delta[k]);
+                }
+                if (m->wake_valid && below > 0 && m->kswapd_wakeups_delta[order] > 0 && a->page_size > 0) {
+                        uint64_t blk = (uint64_t) a->page_size << order, woke;
+
+                        woke = m->kswapd_wakeups_delta[order] > UINT64_MAX / blk ? UINT64_MAX
+                                                                                 : m->kswapd_wakeups_delta[order] * blk;
+                        e->pagecache_woke_bytes = MIN(below, woke);
+                        e->pagecache_fallback_bytes = sat_add(e->pagecache_fallback_bytes, e->pagecache_woke_bytes);
                 }
                 e->pagecache_stalled_bytes = pagecache_stalled(a, order, e->pagecache_order_demand_bytes);
                 e->pagecache_unmet_bytes = sat_add(e->pagecache_fallback_bytes, e->pagecache_stalled_bytes);

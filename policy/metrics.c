@@ -326,6 +326,14 @@ static void pagecache_measures(const Observation *cur, const Observation *prev, 
                         folio_bytes(cur->pagecache.folios[k] - prev->pagecache.folios[k], k, cur->page_size);
         m->interval_sec = (double) (cur->now_usec - prev->now_usec) / (double) USEC_PER_SEC;
         m->delta_valid = true;
+        if (!cur->kswapd_wake.valid || !prev->kswapd_wake.valid)
+                return;
+        for (unsigned k = 0; k < FRAGD_MAX_ORDERS; k++)
+                if (cur->kswapd_wake.wakeups[k] < prev->kswapd_wake.wakeups[k])
+                        return;
+        for (unsigned k = 0; k < FRAGD_MAX_ORDERS; k++)
+                m->kswapd_wakeups_delta[k] = cur->kswapd_wake.wakeups[k] - prev->kswapd_wake.wakeups[k];
+        m->wake_valid = true;
 }
 
 /* The non-movable blocks summed over the nodes (node_pagetype() first),

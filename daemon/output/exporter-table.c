@@ -309,6 +309,14 @@ const MetricFamily metric_families[_METRIC_MAX] = {
                 S_PAGECACHE, "0 or 1",
                 .more = "Of all bytes added since fragd set up its trace instance; a fallback to smaller "
                         "folios lowers it." },
+        [M_KSWAPD_WAKEUPS] = {
+                "fragd_kswapd_wakeups_total", METRIC_COUNTER, "", L("order"),
+                "Times an allocation of each order woke kswapd: no free block of its order above the low "
+                "watermark.",
+                S_PAGECACHE, "one per order up to the highest seen",
+                .more = "A hist trigger on vmscan:mm_vmscan_wakeup_kswapd in fragd's trace instance; a "
+                        "wake-up at the page cache's order in a tick that added smaller folios counts them as "
+                        "fallbacks. Starts again at 0 when fragd restarts." },
 
         [M_PSI_AVG10] = {
                 "fragd_memory_pressure_avg10_ratio", METRIC_GAUGE, "ratio", L("kind"),
@@ -407,10 +415,11 @@ int metrics_doc_render(FILE *f)
                 "arm64 with 64 KiB pages: with Z populated zones, O orders, T target\n"
                 "orders (2), M migratetypes (at most 6), K knobs (7 with vm.defrag_mode, 6 on\n"
                 "kernels before 6.15), A action counters (at most\n"
-                "%d), S THP sizes and P orders of page-cache folios (at most O), the count is\n"
-                "at most %d + 7K + D + A + Z(O + 2T + 5 + M) + 2(2T + 2) + 5S + P + 2, D the modes\n"
-                "of the mode knobs less 3 each (2: thp_defrag has 5 modes and no bounds),\n"
-                "which is %d for Z = 6, O = P = 14, M = 6, S = 9, A = %d (the test renders a\n"
+                "%d), S THP sizes, P orders of page-cache folios and W orders kswapd was woken\n"
+                "at (each at most O), the count is\n"
+                "at most %d + 7K + D + A + Z(O + 2T + 5 + M) + 2(2T + 2) + 5S + P + 2 + W, D the\n"
+                "modes of the mode knobs less 3 each (2: thp_defrag has 5 modes and no bounds),\n"
+                "which is %d for Z = 6, O = P = W = 14, M = 6, S = 9, A = %d (the test renders a\n"
                 "synthetic snapshot of that size and checks the count), or %d with the 12 THP\n"
                 "sizes of arm64 with 64 KiB pages (rendered and counted too). Each watched\n"
                 "cgroup adds %d series; watched cgroups are capped at %d.\n"

@@ -778,6 +778,24 @@ static void render_pagecache(Out *o, const Snapshot *s)
         emit(o, M_PAGECACHE_SHARE, doublev(s->pagecache_share_permyriad / 10000.0), ob);
 }
 
+/* kswapd's wake-ups by order, counted beside the page cache's folios */
+static void render_kswapd_wake(Out *o, const Snapshot *s)
+{
+        const KswapdWakeHist *w = &s->obs->kswapd_wake;
+        unsigned top = 0;
+        char ob[12];
+
+        if (!(s->obs->have & OBS_MASK(OBS_PAGECACHE)) || !w->valid)
+                return;
+        for (unsigned k = 0; k < FRAGD_MAX_ORDERS; k++)
+                if (w->wakeups[k] > 0)
+                        top = k + 1;
+        for (unsigned k = 0; k < top; k++) {
+                snprintf(ob, sizeof(ob), "%u", k);
+                emit(o, M_KSWAPD_WAKEUPS, u64v(w->wakeups[k]), ob);
+        }
+}
+
 int metrics_render(const Snapshot *s, FILE *f)
 {
         Out o = { .f = f, .cur = -1 };
@@ -792,6 +810,7 @@ int metrics_render(const Snapshot *s, FILE *f)
         render_compaction(&o, s);
         render_thp(&o, s);
         render_pagecache(&o, s);
+        render_kswapd_wake(&o, s);
         render_psi(&o, s);
         render_cgroups(&o, s);
         if (fflush(f) != 0 || ferror(f))

@@ -967,6 +967,13 @@ static void pagecache_setup(Manager *m)
                            "non-movable pageblocks alone", why);
         else
                 log_info("Counting pageblock-polluting fallbacks (kmem:mm_page_alloc_extfrag) in the same instance");
+        /* and kswapd's wake-ups by order: the fallbacks a free block hides */
+        r = kswapd_wake_trace_start(m->root, why, sizeof(why));
+        if (r < 0)
+                log_notice("kswapd wake-ups not counted: %s. Page-cache fallbacks are those after which no "
+                           "larger block was free", why);
+        else
+                log_info("Counting kswapd wake-ups by order (vmscan:mm_vmscan_wakeup_kswapd) in the same instance");
 }
 
 static void pagecache_teardown(Manager *m)

@@ -70,6 +70,8 @@ static int obs_source_read(const Root *root, ObsSource s, Observation *o)
                  * not set it) leaves them not valid, the source still up */
                 if (r >= 0 && extfrag_read(root, &o->extfrag) < 0)
                         o->extfrag = (ExtfragHist) {};
+                if (r >= 0 && kswapd_wake_read(root, &o->kswapd_wake) < 0)
+                        o->kswapd_wake = (KswapdWakeHist) {};
                 return r;
         }
         case _OBS_SOURCE_MAX:
@@ -435,6 +437,7 @@ void observation_keep_counters(Observation *dst, const Observation *src)
         dst->thp = src->thp;
         dst->pagecache = src->pagecache;
         dst->extfrag = src->extfrag;
+        dst->kswapd_wake = src->kswapd_wake;
         /* the exporter's blocks gained (compaction efficiency) */
         dst->buddy = src->buddy;
 }

@@ -29,6 +29,7 @@
 #define EVENT_REL "events/filemap/mm_filemap_add_to_page_cache"
 #define INSTANCE_REL TRACING_DIR "/instances/" PAGECACHE_INSTANCE
 #define EXTFRAG_REL "events/kmem/mm_page_alloc_extfrag"
+#define KSWAPD_WAKE_REL "events/vmscan/mm_vmscan_wakeup_kswapd"
 #define HIST_MAX (64 * 1024)
 #define HIST_KEYS_MAX 2
 
@@ -267,6 +268,39 @@ int extfrag_hist_parse(const char *buf, size_t len, ExtfragHist *ret)
         return 0;
 }
 
+typedef struct KswapdWakeRows {
+        KswapdWakeHist h;
+        bool seen[FRAGD_MAX_ORDERS];
+} KswapdWakeRows;
+
+static int kswapd_wake_row(void *userdata, const uint64_t *key, uint64_t n)
+{
+        KswapdWakeRows *w = userdata;
+
+        if (key[0] >= FRAGD_MAX_ORDERS)
+                return -ERANGE;
+        if (w->seen[key[0]])
+                return -EBADMSG;
+        w->seen[key[0]] = true;
+        w->h.wakeups[key[0]] = n;
+        return 0;
+}
+
+int kswapd_wake_hist_parse(const char *buf, size_t len, KswapdWakeHist *ret)
+{
+        static const char *const keys[] = { "order" };
+        KswapdWakeRows w = {};
+        uint64_t hits;
+        int r;
+
+        r = hist_table_parse(buf, len, keys, ELEMENTSOF(keys), kswapd_wake_row, &w, &hits, &w.h.dropped);
+        if (r < 0)
+                return r;
+        w.h.valid = true;
+        *ret = w.h;
+        return 0;
+}
+
 static int format_has_field(const char *buf, size_t len, const char *name)
 {
         bool have_format = false;
@@ -309,6 +343,11 @@ static int format_has_field(const char *buf, size_t len, const char *name)
 }
 
 int pagecache_format_has_order(const char *buf, size_t len)
+{
+        return format_has_field(buf, len, "order");
+}
+
+int kswapd_wake_format_has_order(const char *buf, size_t len)
 {
         return format_has_field(buf, len, "order");
 }
@@ -502,22 +541,26 @@ int pagecache_read(const Root *root, PageCacheHist *ret)
         return pagecache_hist_parse(buf, len, ret);
 }
 
-int extfrag_trace_start(const Root *root, char *why, size_t why_size)
+/* A trigger in the instance pagecache_trace_start() made, on the global
+ * event rel ("system:event" for why) whose format has_fields() accepts
+ * (fields: what it lacks, for why) */
+static int instance_trigger_start(const Root *root, const char *rel, const char *event,
+                                  int (*has_fields)(const char *, size_t), const char *fields,
+                                  const char *trigger, char *why, size_t why_size)
 {
         _cleanup_close_ int tfd = -EBADF, ifd = -EBADF;
         _cleanup_free_ char *fmt = NULL;
+        char path[sizeof(INSTANCE_REL) + 96];
         size_t fmt_len = 0;
         int r;
 
-        r = event_format_read(root, EXTFRAG_REL, "kmem:mm_page_alloc_extfrag", &tfd, &fmt, &fmt_len, why,
-                              why_size);
+        r = event_format_read(root, rel, event, &tfd, &fmt, &fmt_len, why, why_size);
         if (r < 0)
                 return r;
-        r = extfrag_format_has_fields(fmt, fmt_len);
+        r = has_fields(fmt, fmt_len);
         if (r < 0) {
-                snprintf(why, why_size,
-                         "the event kmem:mm_page_alloc_extfrag has no alloc_migratetype and fallback_migratetype "
-                         "fields on this kernel ('/sys/" TRACING_DIR "/" EXTFRAG_REL "/format')");
+                snprintf(why, why_size, "the event %s has no %s on this kernel ('/sys/" TRACING_DIR "/%s/format')",
+                         event, fields, rel);
                 return r == -ENODATA ? -EOPNOTSUPP : r;
         }
         ifd = root_openat(tfd, "instances/" PAGECACHE_INSTANCE, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, ROOT_BENEATH);
@@ -525,13 +568,21 @@ int extfrag_trace_start(const Root *root, char *why, size_t why_size)
                 snprintf(why, why_size, "no trace instance '/sys/" INSTANCE_REL "' (%s)", strerror(-ifd));
                 return ifd;
         }
-        r = write_file_at(ifd, EXTFRAG_REL "/trigger", EXTFRAG_TRIGGER);
+        snprintf(path, sizeof(path), "%s/trigger", rel);
+        r = write_file_at(ifd, path, trigger);
         if (r < 0) {
-                snprintf(why, why_size, "cannot write '%s' to '/sys/" INSTANCE_REL "/" EXTFRAG_REL "/trigger': %s",
-                         EXTFRAG_TRIGGER, strerror(-r));
+                snprintf(why, why_size, "cannot write '%s' to '/sys/" INSTANCE_REL "/%s': %s", trigger, path,
+                         strerror(-r));
                 return r;
         }
         return 0;
+}
+
+int extfrag_trace_start(const Root *root, char *why, size_t why_size)
+{
+        return instance_trigger_start(root, EXTFRAG_REL, "kmem:mm_page_alloc_extfrag", extfrag_format_has_fields,
+                                      "alloc_migratetype and fallback_migratetype fields", EXTFRAG_TRIGGER, why,
+                                      why_size);
 }
 
 int extfrag_read(const Root *root, ExtfragHist *ret)
@@ -544,4 +595,23 @@ int extfrag_read(const Root *root, ExtfragHist *ret)
         if (r < 0)
                 return r;
         return extfrag_hist_parse(buf, len, ret);
+}
+
+int kswapd_wake_trace_start(const Root *root, char *why, size_t why_size)
+{
+        return instance_trigger_start(root, KSWAPD_WAKE_REL, "vmscan:mm_vmscan_wakeup_kswapd",
+                                      kswapd_wake_format_has_order, "order field", KSWAPD_WAKE_TRIGGER, why,
+                                      why_size);
+}
+
+int kswapd_wake_read(const Root *root, KswapdWakeHist *ret)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        int r;
+
+        r = instance_hist_read(root, KSWAPD_WAKE_REL, &buf, &len);
+        if (r < 0)
+                return r;
+        return kswapd_wake_hist_parse(buf, len, ret);
 }

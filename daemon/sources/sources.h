@@ -224,3 +224,22 @@ int extfrag_trace_start(const Root *root, char *why, size_t why_size);
 /* Reads and parses the instance's extfrag hist; -ENODATA when no trigger
  * is set (the hist file is then empty). */
 int extfrag_read(const Root *root, ExtfragHist *ret);
+
+/* kswapd woken by order, counted in the same instance (docs/policy.md
+ * "Page-cache demand"): a hist trigger on vmscan:mm_vmscan_wakeup_kswapd
+ * keyed by the allocation's order. A wake-up at the page cache's order in
+ * a tick that added smaller folios says those folios fell back. */
+#define KSWAPD_WAKE_TRIGGER "hist:keys=order:vals=hitcount"
+/* The hist: rows "{ order: N } hitcount: M" and the totals, checked as
+ * pagecache_hist_parse() checks its own (an order of FRAGD_MAX_ORDERS or
+ * more: -ERANGE, an order twice: -EBADMSG). ret->valid is set. */
+int kswapd_wake_hist_parse(const char *buf, size_t len, KswapdWakeHist *ret);
+/* The event's format file: 0 when it has an order field, else as
+ * pagecache_format_has_order(). */
+int kswapd_wake_format_has_order(const char *buf, size_t len);
+/* Writes the trigger into the instance pagecache_trace_start() made (it
+ * goes with the instance at stop). why as there. */
+int kswapd_wake_trace_start(const Root *root, char *why, size_t why_size);
+/* Reads and parses the instance's kswapd hist; -ENODATA when no trigger is
+ * set. */
+int kswapd_wake_read(const Root *root, KswapdWakeHist *ret);

@@ -110,6 +110,11 @@ typedef struct PageCacheMeasures {
         bool delta_valid;                       /* the previous reading had it too, no count went back */
         double interval_sec;                    /* between the two readings */
         uint64_t bytes_delta[FRAGD_MAX_ORDERS]; /* added between them */
+        /* kswapd woken by allocations of each order between the two
+         * readings (Observation.kswapd_wake): wake_valid when both had the
+         * hist and no count went back */
+        bool wake_valid;
+        uint64_t kswapd_wakeups_delta[FRAGD_MAX_ORDERS];
 } PageCacheMeasures;
 
 /* Pageblock pollution (docs/policy.md "defrag_mode"): the non-movable

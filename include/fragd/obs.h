@@ -244,6 +244,21 @@ typedef struct ExtfragHist {
         uint64_t dropped;   /* Totals: Dropped */
 } ExtfragHist;
 
+/* ---- kswapd woken, by order ---------------------------------------------
+ * The aggregated histogram of vmscan:mm_vmscan_wakeup_kswapd keyed by the
+ * order of the allocation that woke it, in the same instance
+ * (daemon/sources/source-pagecache.c): an allocation whose fast path found
+ * no free block of its order above the low watermark wakes kswapd for that
+ * order before it reclaims, compacts or falls back to a smaller folio
+ * (wake_all_kswapds() in __alloc_pages_slowpath()). Counts since the
+ * trigger was set. */
+
+typedef struct KswapdWakeHist {
+        bool valid;                          /* read and parsed with the page-cache hist */
+        uint64_t wakeups[FRAGD_MAX_ORDERS];  /* wake-ups per allocation order */
+        uint64_t dropped;                    /* Totals: Dropped */
+} KswapdWakeHist;
+
 /* ---- one observation ---------------------------------------------------- */
 
 typedef enum ObsSource {
@@ -308,6 +323,7 @@ typedef struct Observation {
         NodeTopo nodes;
         PageCacheHist pagecache;
         ExtfragHist extfrag; /* read with OBS_PAGECACHE when the daemon set its trigger */
+        KswapdWakeHist kswapd_wake; /* the same */
 } Observation;
 
 /* The host's memory in bytes: MemTotal (meminfo), else the zones' managed

@@ -339,6 +339,10 @@ typedef struct PolicyEval {
          * node had a free block above that order (the allocator splits a
          * larger block before it falls back: only then was it a fallback) */
         uint64_t pagecache_fallback_bytes;
+        /* this tick: the part of pagecache_fallback_bytes counted because
+         * kswapd was woken at pagecache_order while a larger block was free
+         * after the tick (one block of the order per wake-up at most) */
+        uint64_t pagecache_woke_bytes;
         /* this tick: bytes at orders >= pagecache_order that came with
          * attributed compaction stalls while the free blocks at the order
          * could not hold them, at most one block of the order per stall */

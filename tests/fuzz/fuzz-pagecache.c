@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for pagecache_hist_parse(), pagecache_format_has_order(),
- * extfrag_hist_parse() and extfrag_format_has_fields() (fragd's trace
- * instance: the hist files and the events' format files); corpus in
+ * extfrag_hist_parse(), extfrag_format_has_fields(), kswapd_wake_hist_parse()
+ * and kswapd_wake_format_has_order() (fragd's trace instance: the hist files
+ * and the events' format files); corpus in
  * tests/corpus/pagecache/. */
 
 #include <errno.h>
@@ -19,6 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         static PageCacheHist h;
         static ExtfragHist e;
+        static KswapdWakeHist w;
         uint64_t sum = 0;
         int r;
 
@@ -40,6 +42,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (extfrag_hist_parse((const char *) data, size, &e) == 0 && (!e.valid || e.polluting > e.fallbacks))
                 abort();
         r = extfrag_format_has_fields((const char *) data, size);
+        if (r != 0 && r != -ENODATA && r != -EBADMSG)
+                abort();
+        /* the wake-ups the rows give are the hits less the dropped ones at most */
+        if (kswapd_wake_hist_parse((const char *) data, size, &w) == 0) {
+                sum = 0;
+                if (!w.valid)
+                        abort();
+                for (unsigned k = 0; k < FRAGD_MAX_ORDERS; k++) {
+                        if (w.wakeups[k] > UINT64_MAX - sum)
+                                abort();
+                        sum += w.wakeups[k];
+                }
+        }
+        r = kswapd_wake_format_has_order((const char *) data, size);
         if (r != 0 && r != -ENODATA && r != -EBADMSG)
                 abort();
         return 0;

@@ -570,6 +570,9 @@ static void test_series_bound(void **state)
         o->pagecache.n_orders = 14;
         for (unsigned k = 0; k < 14; k++)
                 o->pagecache.folios[k] = 10 + k;
+        o->kswapd_wake.valid = true;
+        for (unsigned k = 0; k < 14; k++)
+                o->kswapd_wake.wakeups[k] = 1 + k;
         o->buddy.n_orders = 14;
         for (unsigned z = 0; z < 6; z++) {
                 BuddyZone *bz = &o->buddy.zones[o->buddy.n_zones++];

@@ -246,6 +246,68 @@ static void test_extfrag_format(void **state)
         }
 }
 
+/* ---- kswapd woken by order (vmscan:mm_vmscan_wakeup_kswapd) --------------- */
+
+/* written as the extfrag hist is (the kernel's print code; vmscan.h's
+ * fields: nid, zid, order, gfp_flags) */
+static void test_kswapd_wake_parse(void **state)
+{
+        _cleanup_free_ char *buf = NULL;
+        KswapdWakeHist w;
+        size_t len;
+
+        (void) state;
+        buf = corpus("synthetic-kswapd-wake-hist", &len);
+        assert_int_equal(kswapd_wake_hist_parse(buf, len, &w), 0);
+        assert_true(w.valid);
+        assert_int_equal(w.wakeups[0], 25);
+        assert_int_equal(w.wakeups[4], 11);
+        assert_int_equal(w.wakeups[6], 37);
+        assert_int_equal(w.wakeups[9], 3);
+        assert_int_equal(w.wakeups[5], 0);
+        assert_int_equal(w.dropped, 0);
+}
+
+static const HistCase kswapd_wake_cases[] = {
+        { "one row", "{ order: 6 } hitcount: 3\nTotals:\n Hits: 3\n", 0 },
+        { "the extfrag table", "{ alloc_migratetype: 0, fallback_migratetype: 1 } hitcount: 3\nTotals:\n Hits: 3\n",
+          -EBADMSG },
+        { "order twice", "{ order: 6 } hitcount: 3\n{ order: 6 } hitcount: 1\nTotals:\n Hits: 4\n", -EBADMSG },
+        { "order too large", "{ order: 16 } hitcount: 3\nTotals:\n Hits: 3\n", -ERANGE },
+        { "negative", "{ order: -1 } hitcount: 3\nTotals:\n Hits: 3\n", -EBADMSG },
+        { "rows over hits", "{ order: 6 } hitcount: 3\nTotals:\n Hits: 2\n", -EBADMSG },
+        { "cut short", "{ order: 6 } hitcount: 3\n", -ENODATA },
+        { "no trigger: empty", "", -ENODATA },
+        { "empty table", "Totals:\n    Hits: 0\n    Entries: 0\n    Dropped: 0\n", 0 },
+};
+
+static void test_kswapd_wake_cases(void **state)
+{
+        KswapdWakeHist w;
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(kswapd_wake_cases); i++)
+                assert_row_rc(kswapd_wake_cases[i].name,
+                              kswapd_wake_hist_parse(kswapd_wake_cases[i].input, strlen(kswapd_wake_cases[i].input),
+                                                     &w),
+                              kswapd_wake_cases[i].rc);
+        assert_int_equal(kswapd_wake_hist_parse(kswapd_wake_cases[0].input, strlen(kswapd_wake_cases[0].input), &w), 0);
+        assert_int_equal(w.wakeups[6], 3);
+}
+
+static void test_kswapd_wake_format(void **state)
+{
+        _cleanup_free_ char *buf = NULL, *ex = NULL;
+        size_t len;
+
+        (void) state;
+        buf = corpus("synthetic-kswapd-wake-format", &len);
+        assert_int_equal(kswapd_wake_format_has_order(buf, len), 0);
+        /* the extfrag event has no order */
+        ex = corpus("synthetic-extfrag-format", &len);
+        assert_int_equal(kswapd_wake_format_has_order(ex, len), -ENODATA);
+}
+
 /* ---- the instance under a Root ------------------------------------------- */
 
 static void mkpath(const char *dir, const char *rel)
@@ -376,6 +438,58 @@ static void test_extfrag_start_read(void **state)
         put(dir, INST "/" XEV "/hist", hist);
         assert_int_equal(extfrag_read(root, &e), 0);
         assert_int_equal(e.polluting, 17);
+        root = root_free(root);
+        rm_rf(dir);
+}
+
+#define KEV "events/vmscan/mm_vmscan_wakeup_kswapd"
+static void test_kswapd_wake_start_read(void **state)
+{
+        char dir[] = "/tmp/fragd-test-kswapd-XXXXXX", why[512] = "", p[PATH_MAX * 2];
+        _cleanup_free_ char *fmt = NULL, *hist = NULL, *trig = NULL;
+        Root *root = NULL;
+        KswapdWakeHist w;
+        size_t len;
+
+        (void) state;
+        assert_non_null(mkdtemp(dir));
+        mkpath(dir, "proc");
+        mkpath(dir, "sys/kernel/tracing/instances");
+        assert_int_equal(root_open(dir, 4096, &root), 0);
+        /* no such event */
+        assert_int_equal(kswapd_wake_trace_start(root, why, sizeof(why)), -ENOENT);
+        assert_non_null(strstr(why, "no event vmscan:mm_vmscan_wakeup_kswapd"));
+        /* an event without an order field */
+        mkpath(dir, "sys/kernel/tracing/" KEV);
+        fmt = corpus("synthetic-extfrag-format", &len);
+        put(dir, "sys/kernel/tracing/" KEV "/format", fmt);
+        free(fmt);
+        assert_int_equal(kswapd_wake_trace_start(root, why, sizeof(why)), -EOPNOTSUPP);
+        assert_non_null(strstr(why, "has no order field"));
+        /* the field, no instance */
+        fmt = corpus("synthetic-kswapd-wake-format", &len);
+        put(dir, "sys/kernel/tracing/" KEV "/format", fmt);
+        assert_int_equal(kswapd_wake_trace_start(root, why, sizeof(why)), -ENOENT);
+        assert_non_null(strstr(why, "no trace instance"));
+        /* the instance: the trigger written there */
+        mkpath(dir, INST "/" KEV);
+        put(dir, INST "/" KEV "/trigger", "");
+        assert_int_equal(kswapd_wake_trace_start(root, why, sizeof(why)), 0);
+        (void) snprintf(p, sizeof(p), "%s/" INST, dir);
+        {
+                int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+                assert_true(fd >= 0);
+                assert_true(read_file_alloc_at(fd, KEV "/trigger", &trig, &len) >= 0);
+                (void) close(fd);
+        }
+        assert_string_equal(trig, KSWAPD_WAKE_TRIGGER);
+        put(dir, INST "/" KEV "/hist", "");
+        assert_int_equal(kswapd_wake_read(root, &w), -ENODATA);
+        hist = corpus("synthetic-kswapd-wake-hist", &len);
+        put(dir, INST "/" KEV "/hist", hist);
+        assert_int_equal(kswapd_wake_read(root, &w), 0);
+        assert_int_equal(w.wakeups[6], 37);
         root = root_free(root);
         rm_rf(dir);
 }
@@ -555,6 +669,10 @@ int main(void)
                 cmocka_unit_test(test_extfrag_format),
                 cmocka_unit_test(test_read),
                 cmocka_unit_test(test_extfrag_start_read),
+                cmocka_unit_test(test_kswapd_wake_parse),
+                cmocka_unit_test(test_kswapd_wake_cases),
+                cmocka_unit_test(test_kswapd_wake_format),
+                cmocka_unit_test(test_kswapd_wake_start_read),
                 cmocka_unit_test(test_start_degrades),
                 cmocka_unit_test(test_start_readonly),
         };

@@ -215,6 +215,69 @@ static void test_fallback_needs_no_block_above(void **state)
         assert_int_equal(e.pagecache_fallback_bytes, 10 * MIB);
 }
 
+/* A block freed within the tick hides a fallback from the free-block rule;
+ * kswapd woken at the page cache's order this tick says the smaller folios
+ * fell back anyway, one order-6 block (256 KiB) per wake-up at most, and
+ * only wake-ups at that order count (a THP fault's at 9 does not). */
+static void test_fallback_kswapd_woken(void **state)
+{
+        static PolicyConfig c;
+        static PolicyState st;
+        static Assessment a;
+        static PolicyEval e;
+
+        (void) state;
+        cfg_learning(&c);
+        policy_state_init(&st);
+        t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, 1000 * USEC_PER_SEC, &a);
+        memset(&a.pagecache, 0, sizeof(a.pagecache));
+        a.pagecache.valid = a.pagecache.delta_valid = true;
+        a.pagecache.interval_sec = 5;
+        a.pagecache.bytes_total[6] = 64 * MIB;
+        a.pagecache.bytes_delta[5] = 3 * MIB;
+        a.pagecache.bytes_delta[4] = 1 * MIB;
+        /* blocks of every order free after the tick: the free-block rule
+         * alone sees no fallback */
+        memset(&e, 0, sizeof(e));
+        policy_pagecache_evaluate(&c, &st, &a, 1000 * USEC_PER_SEC, &e);
+        assert_int_equal(e.pagecache_order, 6);
+        assert_int_equal(e.pagecache_fallback_bytes, 0);
+        /* wake-ups at 9 (THP) and 5: not the page cache's order */
+        a.pagecache.wake_valid = true;
+        a.pagecache.kswapd_wakeups_delta[9] = 40;
+        a.pagecache.kswapd_wakeups_delta[5] = 40;
+        memset(&e, 0, sizeof(e));
+        policy_pagecache_evaluate(&c, &st, &a, 1000 * USEC_PER_SEC, &e);
+        assert_int_equal(e.pagecache_fallback_bytes, 0);
+        /* 6 wake-ups at order 6: 1.5 MiB of the 4 MiB below it */
+        a.pagecache.kswapd_wakeups_delta[6] = 6;
+        memset(&e, 0, sizeof(e));
+        policy_pagecache_evaluate(&c, &st, &a, 1000 * USEC_PER_SEC, &e);
+        assert_int_equal(e.pagecache_woke_bytes, 6 * 256 * 1024);
+        assert_int_equal(e.pagecache_fallback_bytes, 6 * 256 * 1024);
+        assert_int_equal(e.pagecache_unmet_bytes, 6 * 256 * 1024);
+        assert_true(e.pagecache_need_bytes > 0);
+        /* many wake-ups: no more than the bytes added below the order */
+        a.pagecache.kswapd_wakeups_delta[6] = 1000;
+        memset(&e, 0, sizeof(e));
+        policy_pagecache_evaluate(&c, &st, &a, 1000 * USEC_PER_SEC, &e);
+        assert_int_equal(e.pagecache_fallback_bytes, 4 * MIB);
+        /* the counts not comparable (the instance made anew): none */
+        a.pagecache.wake_valid = false;
+        memset(&e, 0, sizeof(e));
+        policy_pagecache_evaluate(&c, &st, &a, 1000 * USEC_PER_SEC, &e);
+        assert_int_equal(e.pagecache_fallback_bytes, 0);
+        /* wake-ups with nothing added below the order: every folio came at
+         * its order, nothing fell back */
+        a.pagecache.wake_valid = true;
+        a.pagecache.bytes_delta[5] = a.pagecache.bytes_delta[4] = 0;
+        a.pagecache.bytes_delta[6] = 16 * MIB;
+        memset(&e, 0, sizeof(e));
+        policy_pagecache_evaluate(&c, &st, &a, 1000 * USEC_PER_SEC, &e);
+        assert_int_equal(e.pagecache_fallback_bytes, 0);
+        assert_int_equal(e.pagecache_unmet_bytes, 0);
+}
+
 /* Stalls count one block of the order each, only while the free blocks at
  * the order could not have held the tick's bytes, and only a watched
  * workload's when any is watched (the bulk writer's stalls are not the
@@ -480,6 +543,7 @@ int main(void)
                 cmocka_unit_test(test_aged_host_no_raise),
                 cmocka_unit_test(test_fallback_at_order_sized_from_fallbacks),
                 cmocka_unit_test(test_fallback_needs_no_block_above),
+                cmocka_unit_test(test_fallback_kswapd_woken),
                 cmocka_unit_test(test_stalls_attributed_and_sized),
                 cmocka_unit_test(test_edges),
                 cmocka_unit_test(test_own_work_is_no_demand),

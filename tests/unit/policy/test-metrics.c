@@ -918,6 +918,27 @@ static void test_pagecache_measures(void **state)
         assert_true(a->pagecache.delta_valid);
         assert_int_equal(a->pagecache.bytes_delta[6], 0);
 
+        /* kswapd's wake-ups: a delta only when both readings had them
+         * and none went back */
+        assert_false(a->pagecache.wake_valid);
+        prev->kswapd_wake.valid = cur->kswapd_wake.valid = true;
+        prev->kswapd_wake.wakeups[6] = 4;
+        cur->kswapd_wake.wakeups[6] = 9;
+        cur->kswapd_wake.wakeups[9] = 2;
+        assert_int_equal(assess(cur, prev, a), 0);
+        assert_true(a->pagecache.wake_valid);
+        assert_int_equal(a->pagecache.kswapd_wakeups_delta[6], 5);
+        assert_int_equal(a->pagecache.kswapd_wakeups_delta[9], 2);
+        prev->kswapd_wake.wakeups[9] = 3;
+        assert_int_equal(assess(cur, prev, a), 0);
+        assert_true(a->pagecache.delta_valid);
+        assert_false(a->pagecache.wake_valid);
+        assert_int_equal(a->pagecache.kswapd_wakeups_delta[6], 0);
+        prev->kswapd_wake.valid = false;
+        prev->kswapd_wake.wakeups[9] = 0;
+        assert_int_equal(assess(cur, prev, a), 0);
+        assert_false(a->pagecache.wake_valid);
+
         /* order 6 went back (15 -> 14): totals, no delta */
         prev->pagecache.folios[6] = 15;
         assert_int_equal(assess(cur, prev, a), 0);

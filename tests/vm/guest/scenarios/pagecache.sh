@@ -110,6 +110,17 @@ case $t in
 *keys=order*) pass "leftover instance replaced: trigger '$t'" ;;
 *) fail "instance trigger: '$t'" ;;
 esac
+# kswapd's wake-ups by order ride in the same instance
+KEV=events/vmscan/mm_vmscan_wakeup_kswapd
+if [ -e "$TR/$KEV/format" ]; then
+	t=$(trig "$INST/$KEV/trigger")
+	case $t in
+	*keys=order*) pass "kswapd wake-ups counted in the instance: trigger '$t'" ;;
+	*) fail "no kswapd wake-up trigger in the instance: '$t' ($(grep -i kswapd /tmp/fragd.log | head -n 2))" ;;
+	esac
+	if grep -q 'Hits:' "$INST/$KEV/hist"; then pass "the kswapd hist reads: $(sed -n '/^{/p' "$INST/$KEV/hist" | tr -s ' ' | tr '\n' ';')"; else fail "the kswapd hist has no totals"; fi
+	sed -n '/field:/s/^/kswapd format: /p' "$TR/$KEV/format"
+fi
 if [ "$(trig "$TR/$EV/trigger")" = "$g_trigger" ] && [ "$(cat "$TR/$EV/enable")" = "$g_enable" ] && [ "$(cat "$TR/tracing_on")" = "$g_on" ]; then pass "global tracing untouched (event trigger, enable, tracing_on)"; else fail "global tracing changed"; fi
 
 # --- 3. buffered 256 KiB writes
