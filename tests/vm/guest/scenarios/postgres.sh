@@ -57,11 +57,13 @@
 #   fvm.tenant=N        a bulk-loading tenant beside the database during the
 #                       measured run (default 0: none): in a scope of its
 #                       own (not postgres' cgroup), it appends N MiB a
-#                       second in 1 MiB writes to files on the XFS disk
-#                       (large page-cache folios from the same free blocks
-#                       the WAL wants), a new file every 256 MiB, the four
-#                       newest kept; the cache it fills pushes the aged
-#                       small-folio cache out by reclaim
+#                       second in 1 MiB writes to files on the root file
+#                       system (ext4: large page-cache folios on 6.16+, from
+#                       the same free blocks the WAL wants), a new file
+#                       every 256 MiB, the four newest kept; the cache it
+#                       fills pushes the aged small-folio cache out by
+#                       reclaim. The page cache's orders are then counted
+#                       on the data disk alone (the WAL's, not the tenant's)
 #
 # Measured over the pgbench -N run only (deltas): postgres' direct
 # compactions and their delay from fragd's taskstats attribution
@@ -367,15 +369,25 @@ knobs_sampler /tmp/knobs.during 2
 sleep "$SETTLE"
 
 # --- page-cache folio orders: fragd's metric if it has one, else our own hist
+# (with a tenant: our own hist, of the data disk alone, every policy: the
+# tenant's folios on the root file system are not the WAL's; the event's
+# s_dev is the kernel's dev_t, major << 20 | minor)
 hist=
-if grep -q '^fragd_pagecache_added_bytes_total{' $PROM 2>/dev/null; then
+pc_filter=
+if [ "$TENANT" -gt 0 ]; then
+	ddev=$(cat "/sys/class/block/$(basename "$DATA")/dev" 2>/dev/null || true)
+	[ -n "$ddev" ] || { fail "no /sys/class/block/$(basename "$DATA")/dev"; finish; }
+	pc_filter=" if s_dev == $(((${ddev%%:*} << 20) | ${ddev#*:}))"
+fi
+if [ -z "$pc_filter" ] && grep -q '^fragd_pagecache_added_bytes_total{' $PROM 2>/dev/null; then
 	pc_src=fragd
 elif [ -e $TRACE/events/filemap/mm_filemap_add_to_page_cache/format ] &&
 	grep -q 'field:.* order;' $TRACE/events/filemap/mm_filemap_add_to_page_cache/format; then
 	pc_src=hist
 	mkdir $INST
 	hist=$INST/events/filemap/mm_filemap_add_to_page_cache
-	echo 'hist:keys=order:vals=hitcount:sort=order' >$hist/trigger
+	echo "hist:keys=order:vals=hitcount:sort=order$pc_filter" >$hist/trigger
+	[ -z "$pc_filter" ] || log "page cache counted on $DATA ($ddev) alone:$pc_filter"
 else
 	pc_src=none
 	log "no page-cache folio orders: no fragd metric, and mm_filemap_add_to_page_cache has no order field on $(uname -r)"
@@ -467,7 +479,7 @@ fi
 # the bulk-loading tenant: TENANT MiB a second at most, in a scope of its own
 tenant_pid=
 if [ "$TENANT" -gt 0 ]; then
-	mkdir -p $MNT/tenant
+	mkdir -p /var/tmp/tenant
 	# shellcheck disable=SC2016 # expanded by the tenant's own sh
 	systemd-run -q --scope -u bulk-tenant sh -c '
 		n=0 f=0
@@ -476,17 +488,17 @@ if [ "$TENANT" -gt 0 ]; then
 			n=$((n + $2))
 			if [ $n -ge 256 ]; then f=$((f + 1)) n=0; rm -f "$1/t$((f - 4))"; fi
 			sleep 1
-		done' tenant "$MNT/tenant" "$TENANT" &
+		done' tenant /var/tmp/tenant "$TENANT" &
 	tenant_pid=$!
 	bg_started $tenant_pid
-	log "bulk tenant: $TENANT MiB/s at most to $MNT/tenant in the scope bulk-tenant.scope"
+	log "bulk tenant: $TENANT MiB/s at most to /var/tmp/tenant ($(findmnt -n -o FSTYPE -T /var/tmp)) in the scope bulk-tenant.scope"
 fi
 pg pgbench -N -T "$SECONDS_RUN" -c "$CLIENTS" -j 2 --random-seed="$SEED" postgres >/tmp/pgbench.log 2>&1 ||
 	{ cat /tmp/pgbench.log; fail "pgbench -N"; }
 if [ -n "$tenant_pid" ]; then
 	kill "$tenant_pid" 2>/dev/null || true
 	wait "$tenant_pid" 2>/dev/null || true
-	log "bulk tenant wrote $(du -cm $MNT/tenant/t* 2>/dev/null | tail -n 1 | cut -f1) MiB still on disk ($(find $MNT/tenant -type f | wc -l) files)"
+	log "bulk tenant wrote $(du -cm /var/tmp/tenant/t* 2>/dev/null | tail -n 1 | cut -f1) MiB still on disk ($(find /var/tmp/tenant -type f | wc -l) files)"
 fi
 [ -z "${switcher:-}" ] || { wait "$switcher" 2>/dev/null || true; sed 's/^/switch: /' /tmp/switches; }
 st1=$(vmstat compact_stall) ks1=$(vmstat pgscan_kswapd) sc1=$(scanned) ks_t1=$(uptime_s)
@@ -523,7 +535,7 @@ fi
 log "kswapd over the run: woken by allocations of order ${ks_wakeup:-?}; balance runs at order ${ks_wake:-?}; pages scanned with free memory above the high watermark ($whigh_mb MiB) + 8 MiB $ks_above, at or under it $ks_below"
 [ "$FRAGMENT" != 1 ] || fragmenter_stop
 if [ -n "$hist" ]; then
-	echo '!hist:keys=order:vals=hitcount:sort=order' >$hist/trigger || true
+	echo "!hist:keys=order:vals=hitcount:sort=order$pc_filter" >$hist/trigger || true
 	rmdir $INST || log "cannot remove the tracing instance $INST"
 fi
 cleanup
