@@ -49,6 +49,11 @@ PROOF = {
         ("postgres-7.3-aged", {"kernel": "7.3-stock"}, "pg_compact", "stock, aged host: postgres direct compactions"),
         ("postgres-7.3-aged", {"kernel": "7.3-stock"}, "pgscan_kswapd", "stock, aged host: kswapd pages scanned"),
         ("postgres-7.3-aged", {"kernel": "7.3-stock"}, "compact_scanned", "stock, aged host: compaction pages scanned"),
+        ("postgres-7.3-tenant", {"kernel": "7.3-noretry"}, "zerofill_o6_pct",
+         "NORETRY, beside a bulk tenant: WAL zero-fill at order 6 %"),
+        ("postgres-7.3-tenant", {"kernel": "7.3-stock"}, "pg_compact",
+         "stock, beside a bulk tenant: postgres direct compactions"),
+        ("postgres-7.3-tenant", {"kernel": "7.3-stock"}, "compact_stall", "stock, beside a bulk tenant: compact_stall"),
     ],
     "6.1": [
         ("churn-6.1", {"mode": "never"}, "thp_pct", "churn, defrag=never: huge pages %"),
