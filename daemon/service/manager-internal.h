@@ -78,6 +78,12 @@ struct Manager {
         char journal_dir[FRAGD_PATH_MAX + 2]; /* the lock record's journal_dir (daemon-lock.h) */
         CompactWorker *worker;
         bool pagecache_up;       /* fragd's trace instance is set up: read it every tick */
+        /* the instance scoped to the watched cgroups' tasks (pagecache_scope()):
+         * the hash of the task ids last written, whether a list stands, the
+         * last error logged (0: none) */
+        uint64_t pagecache_scope_hash;
+        bool pagecache_scoped;
+        int pagecache_scope_err;
 
         ManagerWorkload wl;      /* the watched cgroups */
 

@@ -377,6 +377,63 @@ static void log_tick_cpu(Manager *m, usec_t cpu0)
                   m->n_ticks, total, sources, n ? buf : " -", total > sources ? total - sources : 0);
 }
 
+/* With watched cgroups, fragd's trace instance counts their tasks alone
+ * (docs/policy.md "Page-cache demand": whose folios): the task ids are
+ * written when they change (the kernel follows forks in between); without
+ * watched cgroups a list left by a reload is cleared. */
+static void pagecache_scope(Manager *m)
+{
+        _cleanup_free_ int32_t *tids = NULL;
+        char why[256] = "";
+        uint64_t h = 1469598103934665603ULL;
+        size_t n = 0;
+        int r;
+
+        if (!m->pagecache_up)
+                return;
+        if (!m->wl.workload || workload_n_cgroups(m->wl.workload) == 0) {
+                if (!m->pagecache_scoped)
+                        return;
+                r = pagecache_trace_set_tasks(m->root, NULL, 0, why, sizeof(why));
+                if (r < 0)
+                        log_warning("Cannot clear the trace instance's task list: %s", why);
+                else
+                        log_info("No watched cgroup: page-cache folios, kswapd wake-ups and polluting fallbacks "
+                                 "are counted for every task again");
+                m->pagecache_scoped = false;
+                return;
+        }
+        r = workload_tasks(m->wl.workload, &tids, &n);
+        if (r < 0) {
+                if (r != m->pagecache_scope_err)
+                        log_warning_errno(r, "Cannot list the watched cgroups' tasks (cgroup.threads): %m; the trace "
+                                          "instance keeps its last list");
+                m->pagecache_scope_err = r;
+                return;
+        }
+        for (size_t i = 0; i < n; i++)
+                h = (h ^ (uint64_t) (uint32_t) tids[i]) * 1099511628211ULL;
+        h = (h ^ n) * 1099511628211ULL;
+        if (m->pagecache_scoped && h == m->pagecache_scope_hash)
+                return;
+        r = pagecache_trace_set_tasks(m->root, tids, n, why, sizeof(why));
+        if (r < 0) {
+                if (r != m->pagecache_scope_err)
+                        log_warning("Page-cache folios not scoped to the watched cgroups: %s; they count every "
+                                    "task's folios, a bulk writer's too",
+                                    why);
+                m->pagecache_scope_err = r;
+                return;
+        }
+        if (!m->pagecache_scoped || m->pagecache_scope_err)
+                log_info("Page-cache folios, kswapd wake-ups and polluting fallbacks counted for the watched "
+                         "cgroups' tasks alone (%zu now; their new children and threads follow)",
+                         n);
+        m->pagecache_scope_err = 0;
+        m->pagecache_scoped = true;
+        m->pagecache_scope_hash = h;
+}
+
 static int tick(Manager *m)
 {
         usec_t now = now_monotonic_usec();
@@ -411,6 +468,7 @@ static int tick(Manager *m)
 
         if (m->have_prev || m->n_ticks > 0)
                 observation_keep_counters(m->prev, m->cur);
+        pagecache_scope(m);
         p.prev = m->have_prev ? m->prev : NULL;
         r = pipeline_run(&p, mask, now, &h, NULL);
         if (r < 0)
@@ -958,6 +1016,8 @@ static void pagecache_setup(Manager *m)
                 return;
         }
         m->pagecache_up = true;
+        m->pagecache_scoped = false; /* a new instance: no task list yet */
+        m->pagecache_scope_err = 0;
         log_info("Counting page-cache folios by order in '/sys/kernel/tracing/instances/" PAGECACHE_INSTANCE
                  "' (removed at stop)");
         /* the polluting fallbacks ride in the same instance */

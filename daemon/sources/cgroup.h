@@ -88,6 +88,9 @@ int proc_pid_cgroup_read(const Root *root, int32_t pid, char *ret, size_t size);
 /* All pids in path and its descendants (cgroup.procs, depth <= 16).
  * *ret_pids is malloc'ed. -ENOENT when the cgroup does not exist. */
 int cgroup_scan_pids(const CgroupRoot *cr, const char *path, int32_t **ret_pids, size_t *ret_n);
+/* The same for threads (cgroup.threads): every task's id, as the kernel's
+ * per-task filters (tracefs set_event_pid) know them. */
+int cgroup_scan_threads(const CgroupRoot *cr, const char *path, int32_t **ret_tids, size_t *ret_n);
 
 /* ---- one watched cgroup -------------------------------------------------- */
 

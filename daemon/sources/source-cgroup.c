@@ -264,7 +264,7 @@ typedef struct PidVec {
         size_t n, cap;
 } PidVec;
 
-static int scan_dir(int dfd, PidVec *v, unsigned depth)
+static int scan_dir(int dfd, const char *file, PidVec *v, unsigned depth)
 {
         _cleanup_free_ char *buf = NULL;
         size_t len;
@@ -272,7 +272,7 @@ static int scan_dir(int dfd, PidVec *v, unsigned depth)
         struct dirent *de;
         int r, fd2;
 
-        r = read_file_alloc_at(dfd, "cgroup.procs", &buf, &len);
+        r = read_file_alloc_at(dfd, file, &buf, &len);
         if (r < 0)
                 return r;
         for (;;) {
@@ -322,7 +322,7 @@ static int scan_dir(int dfd, PidVec *v, unsigned depth)
                 cfd = root_openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
                 if (cfd < 0)
                         continue; /* raced with removal, or not a directory */
-                r = scan_dir(cfd, v, depth + 1);
+                r = scan_dir(cfd, file, v, depth + 1);
                 if (r < 0 && r != -ENOENT) {
                         closedir(d);
                         return r;
@@ -332,7 +332,7 @@ static int scan_dir(int dfd, PidVec *v, unsigned depth)
         return 0;
 }
 
-int cgroup_scan_pids(const CgroupRoot *cr, const char *path, int32_t **ret_pids, size_t *ret_n)
+static int scan_tree(const CgroupRoot *cr, const char *path, const char *file, int32_t **ret_pids, size_t *ret_n)
 {
         _cleanup_close_ int dfd = -1;
         PidVec v = { 0 };
@@ -345,7 +345,7 @@ int cgroup_scan_pids(const CgroupRoot *cr, const char *path, int32_t **ret_pids,
         dfd = root_openat(cr->fd, *path ? path : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0);
         if (dfd < 0)
                 return negative_errno();
-        r = scan_dir(dfd, &v, 0);
+        r = scan_dir(dfd, file, &v, 0);
         if (r < 0) {
                 free(v.p);
                 return r;
@@ -353,6 +353,16 @@ int cgroup_scan_pids(const CgroupRoot *cr, const char *path, int32_t **ret_pids,
         *ret_pids = v.p;
         *ret_n = v.n;
         return 0;
+}
+
+int cgroup_scan_pids(const CgroupRoot *cr, const char *path, int32_t **ret_pids, size_t *ret_n)
+{
+        return scan_tree(cr, path, "cgroup.procs", ret_pids, ret_n);
+}
+
+int cgroup_scan_threads(const CgroupRoot *cr, const char *path, int32_t **ret_tids, size_t *ret_n)
+{
+        return scan_tree(cr, path, "cgroup.threads", ret_tids, ret_n);
 }
 
 /* ---- one watched cgroup --------------------------------------------------- */

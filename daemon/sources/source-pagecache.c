@@ -13,8 +13,10 @@
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <sys/stat.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -491,6 +493,57 @@ int pagecache_trace_stop(const Root *root)
         /* tracefs removes an instance with its events and triggers */
         if (unlinkat(tfd, PAGECACHE_INSTANCE, AT_REMOVEDIR) < 0)
                 return -errno;
+        return 0;
+}
+
+int pagecache_trace_set_tasks(const Root *root, const int32_t *tids, size_t n, char *why, size_t why_size)
+{
+        _cleanup_close_ int ifd = -EBADF, fd = -EBADF;
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0, cap;
+        ssize_t w;
+        int r;
+
+        if (root->sys_fd < 0) {
+                snprintf(why, why_size, "no sys/ below the root");
+                return -ENOENT;
+        }
+        ifd = root_openat(root->sys_fd, INSTANCE_REL, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, ROOT_BENEATH);
+        if (ifd < 0) {
+                snprintf(why, why_size, "no trace instance '/sys/" INSTANCE_REL "' (%s)", strerror(-ifd));
+                return ifd;
+        }
+        r = write_file_at(ifd, "options/event-fork", "1");
+        if (r < 0) {
+                snprintf(why, why_size, "cannot write '1' to '/sys/" INSTANCE_REL "/options/event-fork': %s",
+                         strerror(-r));
+                return r;
+        }
+        /* "12 345 ...": at most 11 bytes a task */
+        cap = (n ? n : 1) * 12 + 1;
+        buf = malloc(cap);
+        if (!buf)
+                return -ENOMEM;
+        if (!tids)
+                n = 0; /* the list cleared at open, nothing written */
+        else if (n == 0)
+                len = (size_t) snprintf(buf, cap, "0");
+        for (size_t i = 0; i < n; i++)
+                len += (size_t) snprintf(buf + len, cap - len, "%s%" PRId32, i ? " " : "", tids[i]);
+        /* O_TRUNC: the kernel clears the list at open, then the write sets
+         * it (a write without it adds to the list) */
+        fd = root_openat(ifd, "set_event_pid", O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0, ROOT_BENEATH);
+        if (fd < 0) {
+                snprintf(why, why_size, "cannot open '/sys/" INSTANCE_REL "/set_event_pid': %s", strerror(-fd));
+                return fd;
+        }
+        w = len ? write(fd, buf, len) : 0;
+        if (w < 0 || (size_t) w != len) {
+                r = w < 0 ? -errno : -EIO;
+                snprintf(why, why_size, "cannot write %zu task ids to '/sys/" INSTANCE_REL "/set_event_pid': %s", n,
+                         strerror(-r));
+                return r;
+        }
         return 0;
 }
 

@@ -225,6 +225,15 @@ int extfrag_trace_start(const Root *root, char *why, size_t why_size);
  * is set (the hist file is then empty). */
 int extfrag_read(const Root *root, ExtfragHist *ret);
 
+/* Scopes the instance to tasks (tracefs set_event_pid, with the instance's
+ * event-fork option on, so the kernel adds their children and threads as
+ * they are made and drops them at exit): every trigger in it then counts
+ * those tasks' events alone (page-cache folios, kswapd woken, polluting
+ * fallbacks). tids[0..n) replace the list; n == 0 writes pid 0 (the idle
+ * task, which adds no page cache): nothing is counted; tids NULL clears the
+ * list: every task counts again. why as pagecache_trace_start(). */
+int pagecache_trace_set_tasks(const Root *root, const int32_t *tids, size_t n, char *why, size_t why_size);
+
 /* kswapd woken by order, counted in the same instance (docs/policy.md
  * "Page-cache demand"): a hist trigger on vmscan:mm_vmscan_wakeup_kswapd
  * keyed by the allocation's order. A wake-up at the page cache's order in

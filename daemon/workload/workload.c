@@ -144,6 +144,59 @@ unsigned workload_n_cgroups(const Workload *w)
         return w->n;
 }
 
+static int cmp_i32(const void *a, const void *b)
+{
+        int32_t x = *(const int32_t *) a, y = *(const int32_t *) b;
+
+        return x < y ? -1 : x > y;
+}
+
+int workload_tasks(const Workload *w, int32_t **ret, size_t *ret_n)
+{
+        int32_t *all = NULL;
+        size_t n_all = 0;
+
+        for (unsigned c = 0; c < w->n; c++) {
+                int32_t *tids = NULL, *grown;
+                size_t n = 0;
+                int r;
+
+                if (w->cg[c].watch.state != CGROUP_PRESENT)
+                        continue;
+                r = cgroup_scan_threads(&w->croot, w->cg[c].cfg.path, &tids, &n);
+                if (r == -ENOENT || r == -ESRCH)
+                        continue; /* gone since the last refresh */
+                if (r < 0) {
+                        free(all);
+                        return r;
+                }
+                grown = n ? realloc(all, (n_all + n) * sizeof(*all)) : all;
+                if (n && !grown) {
+                        free(tids);
+                        free(all);
+                        return -ENOMEM;
+                }
+                all = grown;
+                if (n)
+                        memcpy(all + n_all, tids, n * sizeof(*all));
+                n_all += n;
+                free(tids);
+        }
+        /* sorted, each once (nested watched cgroups list a task twice) */
+        if (n_all > 1) {
+                size_t k = 1;
+
+                qsort(all, n_all, sizeof(*all), cmp_i32);
+                for (size_t i = 1; i < n_all; i++)
+                        if (all[i] != all[k - 1])
+                                all[k++] = all[i];
+                n_all = k;
+        }
+        *ret = all;
+        *ret_n = n_all;
+        return 0;
+}
+
 int workload_psi_fd(const Workload *w, unsigned i)
 {
         return i < w->n ? cgroup_watch_psi_fd(&w->cg[i].watch) : -1;

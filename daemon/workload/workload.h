@@ -133,6 +133,10 @@ int workload_new(const Root *root, const FragdConfig *cfg, const WorkloadOptions
 Workload *workload_free(Workload *w);
 
 unsigned workload_n_cgroups(const Workload *w);
+/* Every task (thread id) of the present watched cgroups and their
+ * descendants (cgroup.threads), sorted, each once; *ret malloc'ed (NULL
+ * when none). */
+int workload_tasks(const Workload *w, int32_t **ret, size_t *ret_n);
 int workload_psi_fd(const Workload *w, unsigned i);
 int workload_taskstats_fd(const Workload *w);
 int workload_proc_events_fd(const Workload *w);

@@ -305,6 +305,19 @@ static void test_membership(void **state)
                 assert_int_equal(sum, 4242 + 4243 + 4250);
         }
         free(all);
+        /* the threads: 4244 is a thread of 4242 */
+        assert_int_equal(cgroup_scan_threads(&cr, "system.slice/system-postgresql.slice/postgresql@15-main.service", &all,
+                                             &n),
+                         0);
+        assert_int_equal(n, 4);
+        {
+                int sum = 0;
+                for (size_t i = 0; i < n; i++)
+                        sum += all[i];
+                assert_int_equal(sum, 4242 + 4243 + 4244 + 4250);
+        }
+        free(all);
+        assert_int_equal(cgroup_scan_threads(&cr, "nope.slice", &all, &n), -ENOENT);
         assert_int_equal(cgroup_scan_pids(&cr, "nope.slice", &all, &n), -ENOENT);
         assert_int_equal(cgroup_scan_pids(&cr, "/abs", &all, &n), -EINVAL);
         cgroup_root_close(&cr);

@@ -494,6 +494,82 @@ static void test_kswapd_wake_start_read(void **state)
         rm_rf(dir);
 }
 
+/* The instance scoped to tasks: event-fork on, the list replaced (the file
+ * truncated: the kernel clears the list only when set_event_pid is opened
+ * with O_TRUNC, and adds to it otherwise), pid 0 for none, empty to clear. */
+static void test_set_tasks(void **state)
+{
+        char dir[] = "/tmp/fragd-test-tasks-XXXXXX", why[512] = "", p[PATH_MAX * 2];
+        static const int32_t tids[] = { 12, 345, 67890 };
+        Root *root = NULL;
+        size_t len;
+
+        (void) state;
+        assert_non_null(mkdtemp(dir));
+        mkpath(dir, "proc");
+        mkpath(dir, "sys/kernel/tracing/instances");
+        assert_int_equal(root_open(dir, 4096, &root), 0);
+        /* no instance */
+        assert_int_equal(pagecache_trace_set_tasks(root, tids, 3, why, sizeof(why)), -ENOENT);
+        assert_non_null(strstr(why, "no trace instance"));
+        mkpath(dir, INST "/options");
+        put(dir, INST "/options/event-fork", "0");
+        put(dir, INST "/set_event_pid", "999 998 997 996 995 994 993");
+        assert_int_equal(pagecache_trace_set_tasks(root, tids, 3, why, sizeof(why)), 0);
+        (void) snprintf(p, sizeof(p), "%s/" INST, dir);
+        {
+                _cleanup_free_ char *fork = NULL, *list = NULL;
+                int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+                assert_true(fd >= 0);
+                assert_true(read_file_alloc_at(fd, "options/event-fork", &fork, &len) >= 0);
+                assert_string_equal(fork, "1");
+                assert_true(read_file_alloc_at(fd, "set_event_pid", &list, &len) >= 0);
+                assert_string_equal(list, "12 345 67890");
+                free(list);
+                list = NULL;
+                /* none: pid 0, nothing counted */
+                assert_int_equal(pagecache_trace_set_tasks(root, tids, 0, why, sizeof(why)), 0);
+                assert_true(read_file_alloc_at(fd, "set_event_pid", &list, &len) >= 0);
+                assert_string_equal(list, "0");
+                free(list);
+                list = NULL;
+                /* cleared: every task counts */
+                assert_int_equal(pagecache_trace_set_tasks(root, NULL, 0, why, sizeof(why)), 0);
+                assert_true(read_file_alloc_at(fd, "set_event_pid", &list, &len) >= 0);
+                assert_int_equal(len, 0);
+                (void) close(fd);
+        }
+        /* a symlink for the list is not followed out of the root: the file
+         * it names, beside the root, keeps its text */
+        {
+                char outside[PATH_MAX];
+                FILE *f;
+
+                (void) snprintf(outside, sizeof(outside), "%s.outside", dir);
+                f = fopen(outside, "we");
+                assert_non_null(f);
+                assert_true(fputs("keep", f) >= 0);
+                assert_int_equal(fclose(f), 0);
+                (void) snprintf(p, sizeof(p), "%s/" INST "/set_event_pid", dir);
+                assert_int_equal(unlink(p), 0);
+                assert_int_equal(symlink(outside, p), 0);
+                assert_true(pagecache_trace_set_tasks(root, tids, 3, why, sizeof(why)) < 0);
+                {
+                        int ofd = open(outside, O_RDONLY | O_CLOEXEC);
+                        char got[16] = "";
+
+                        assert_true(ofd >= 0);
+                        assert_int_equal(read(ofd, got, sizeof(got) - 1), 4);
+                        (void) close(ofd);
+                        assert_string_equal(got, "keep");
+                }
+                assert_int_equal(unlink(outside), 0);
+        }
+        root = root_free(root);
+        rm_rf(dir);
+}
+
 static void test_start_degrades(void **state)
 {
         char dir[] = "/tmp/fragd-test-pagecache-XXXXXX", why[512];
@@ -673,6 +749,7 @@ int main(void)
                 cmocka_unit_test(test_kswapd_wake_cases),
                 cmocka_unit_test(test_kswapd_wake_format),
                 cmocka_unit_test(test_kswapd_wake_start_read),
+                cmocka_unit_test(test_set_tasks),
                 cmocka_unit_test(test_start_degrades),
                 cmocka_unit_test(test_start_readonly),
         };

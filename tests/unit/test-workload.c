@@ -123,6 +123,19 @@ static void test_workload_fixture(void **state)
         assert_int_equal(workload_view(w, 2, &v), 0);
         assert_false(v.present);
         assert_int_equal(workload_view(w, 3, &v), -EINVAL);
+        /* the tasks the trace instance is scoped to: every thread of the
+         * present watched cgroups (mysql.service is absent), sorted */
+        {
+                int32_t *tids = NULL;
+                size_t n = 0;
+                static const int32_t want[] = { 4242, 4243, 4244, 4250, 5000, 5001 };
+
+                assert_int_equal(workload_tasks(w, &tids, &n), 0);
+                assert_int_equal(n, ELEMENTSOF(want));
+                for (size_t i = 0; i < n; i++)
+                        assert_int_equal(tids[i], want[i]);
+                free(tids);
+        }
 
         /* 4243 (single-threaded) exits with 5 ms of direct compaction */
         rep = exit_rec(false, 4243, 4243, 5000000, 1000000);

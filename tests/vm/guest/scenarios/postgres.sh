@@ -367,6 +367,16 @@ fragd-workload-probe --cgroup "$CGPATH" --interval 1 --count 100000 --every --js
 bg_started $!
 knobs_sampler /tmp/knobs.during 2
 sleep "$SETTLE"
+# fragd watching postgres' cgroup counts its tasks' page cache alone
+case $POLICY in fragd*)
+	sp=$TRACE/instances/fragd/set_event_pid
+	if [ -e $sp ] && grep -qw "$pg_pid" $sp; then
+		pass "fragd's trace instance counts postgres' tasks alone: $(wc -w <$sp) tasks in set_event_pid, the postmaster $pg_pid among them"
+	else
+		fail "postmaster $pg_pid not in fragd's set_event_pid: '$(head -c 200 $sp 2>/dev/null)' ($(journalctl -b -u fragd --no-pager -o cat | grep -i 'tasks alone\|scoped' | head -n 2))"
+	fi
+	;;
+esac
 
 # --- page-cache folio orders: fragd's metric if it has one, else our own hist
 # (with a tenant: our own hist, of the data disk alone, every policy: the
