@@ -270,36 +270,19 @@ int extfrag_hist_parse(const char *buf, size_t len, ExtfragHist *ret)
         return 0;
 }
 
-typedef struct KswapdWakeRows {
-        KswapdWakeHist h;
-        bool seen[FRAGD_MAX_ORDERS];
-} KswapdWakeRows;
-
-static int kswapd_wake_row(void *userdata, const uint64_t *key, uint64_t n)
-{
-        KswapdWakeRows *w = userdata;
-
-        if (key[0] >= FRAGD_MAX_ORDERS)
-                return -ERANGE;
-        if (w->seen[key[0]])
-                return -EBADMSG;
-        w->seen[key[0]] = true;
-        w->h.wakeups[key[0]] = n;
-        return 0;
-}
-
+/* the same table as the page cache's: one row per order */
+_Static_assert(sizeof(((KswapdWakeHist *) 0)->wakeups) == sizeof(((PageCacheHist *) 0)->folios),
+               "a wake-up per order as a folio count per order");
 int kswapd_wake_hist_parse(const char *buf, size_t len, KswapdWakeHist *ret)
 {
-        static const char *const keys[] = { "order" };
-        KswapdWakeRows w = {};
-        uint64_t hits;
+        PageCacheHist h;
         int r;
 
-        r = hist_table_parse(buf, len, keys, ELEMENTSOF(keys), kswapd_wake_row, &w, &hits, &w.h.dropped);
+        r = pagecache_hist_parse(buf, len, &h);
         if (r < 0)
                 return r;
-        w.h.valid = true;
-        *ret = w.h;
+        *ret = (KswapdWakeHist) { .valid = true, .dropped = h.dropped };
+        memcpy(ret->wakeups, h.folios, sizeof(ret->wakeups));
         return 0;
 }
 
