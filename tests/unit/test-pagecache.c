@@ -390,109 +390,107 @@ static void test_read(void **state)
 #define XEV "events/kmem/mm_page_alloc_extfrag"
 
 /* the trigger goes into the instance, the hist is read from it */
-static void test_extfrag_start_read(void **state)
+/* A trigger in the instance pagecache_trace_start() made (the extfrag and
+ * kswapd ones): no event, an event without the fields (no_fields: its
+ * format, lacks: the words why names), the fields without an instance, then
+ * the trigger written there and the hist read through read(). */
+typedef struct TriggerCase {
+        const char *ev, *event_name, *no_fields, *lacks, *format, *trigger, *hist;
+        int (*start)(const Root *root, char *why, size_t why_size);
+        int (*read)(const Root *root, void *ret); /* the hist parsed into ret */
+} TriggerCase;
+
+static void trigger_case(const TriggerCase *tc, void *ret)
 {
-        char dir[] = "/tmp/fragd-test-extfrag-XXXXXX", why[512] = "", p[PATH_MAX * 2];
+        char dir[] = "/tmp/fragd-test-trigger-XXXXXX", why[512] = "", p[PATH_MAX * 2], rel[PATH_MAX];
         _cleanup_free_ char *fmt = NULL, *hist = NULL, *trig = NULL;
         Root *root = NULL;
-        ExtfragHist e;
         size_t len;
 
-        (void) state;
         assert_non_null(mkdtemp(dir));
         mkpath(dir, "proc");
         mkpath(dir, "sys/kernel/tracing/instances");
         assert_int_equal(root_open(dir, 4096, &root), 0);
         /* no such event */
-        assert_int_equal(extfrag_trace_start(root, why, sizeof(why)), -ENOENT);
-        assert_non_null(strstr(why, "no event kmem:mm_page_alloc_extfrag"));
+        assert_int_equal(tc->start(root, why, sizeof(why)), -ENOENT);
+        (void) snprintf(p, sizeof(p), "no event %s", tc->event_name);
+        assert_non_null(strstr(why, p));
         /* an event without the fields */
-        mkpath(dir, "sys/kernel/tracing/" XEV);
-        fmt = corpus("vm-6.12-format", &len);
-        put(dir, "sys/kernel/tracing/" XEV "/format", fmt);
+        (void) snprintf(rel, sizeof(rel), "sys/kernel/tracing/%s", tc->ev);
+        mkpath(dir, rel);
+        (void) snprintf(rel, sizeof(rel), "sys/kernel/tracing/%s/format", tc->ev);
+        fmt = corpus(tc->no_fields, &len);
+        put(dir, rel, fmt);
         free(fmt);
-        assert_int_equal(extfrag_trace_start(root, why, sizeof(why)), -EOPNOTSUPP);
-        assert_non_null(strstr(why, "no alloc_migratetype"));
+        assert_int_equal(tc->start(root, why, sizeof(why)), -EOPNOTSUPP);
+        assert_non_null(strstr(why, tc->lacks));
         /* the fields, no instance */
-        fmt = corpus("synthetic-extfrag-format", &len);
-        put(dir, "sys/kernel/tracing/" XEV "/format", fmt);
-        assert_int_equal(extfrag_trace_start(root, why, sizeof(why)), -ENOENT);
+        fmt = corpus(tc->format, &len);
+        put(dir, rel, fmt);
+        assert_int_equal(tc->start(root, why, sizeof(why)), -ENOENT);
         assert_non_null(strstr(why, "no trace instance"));
         /* the instance: the trigger written there */
-        mkpath(dir, INST "/" XEV);
-        put(dir, INST "/" XEV "/trigger", "");
-        assert_int_equal(extfrag_trace_start(root, why, sizeof(why)), 0);
+        (void) snprintf(rel, sizeof(rel), INST "/%s", tc->ev);
+        mkpath(dir, rel);
+        (void) snprintf(rel, sizeof(rel), INST "/%s/trigger", tc->ev);
+        put(dir, rel, "");
+        assert_int_equal(tc->start(root, why, sizeof(why)), 0);
         (void) snprintf(p, sizeof(p), "%s/" INST, dir);
         {
                 int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
                 assert_true(fd >= 0);
-                assert_true(read_file_alloc_at(fd, XEV "/trigger", &trig, &len) >= 0);
+                (void) snprintf(rel, sizeof(rel), "%s/trigger", tc->ev);
+                assert_true(read_file_alloc_at(fd, rel, &trig, &len) >= 0);
                 (void) close(fd);
         }
-        assert_string_equal(trig, EXTFRAG_TRIGGER);
+        assert_string_equal(trig, tc->trigger);
         /* no hist yet: the file is empty */
-        put(dir, INST "/" XEV "/hist", "");
-        assert_int_equal(extfrag_read(root, &e), -ENODATA);
-        hist = corpus("synthetic-extfrag-hist", &len);
-        put(dir, INST "/" XEV "/hist", hist);
-        assert_int_equal(extfrag_read(root, &e), 0);
-        assert_int_equal(e.polluting, 17);
+        (void) snprintf(rel, sizeof(rel), INST "/%s/hist", tc->ev);
+        put(dir, rel, "");
+        assert_int_equal(tc->read(root, ret), -ENODATA);
+        hist = corpus(tc->hist, &len);
+        put(dir, rel, hist);
+        assert_int_equal(tc->read(root, ret), 0);
         root = root_free(root);
         rm_rf(dir);
+}
+
+static int read_extfrag(const Root *root, void *ret)
+{
+        return extfrag_read(root, ret);
+}
+
+static int read_kswapd_wake(const Root *root, void *ret)
+{
+        return kswapd_wake_read(root, ret);
+}
+
+static void test_extfrag_start_read(void **state)
+{
+        static const TriggerCase tc = { XEV, "kmem:mm_page_alloc_extfrag", "vm-6.12-format", "no alloc_migratetype",
+                                        "synthetic-extfrag-format", EXTFRAG_TRIGGER, "synthetic-extfrag-hist",
+                                        extfrag_trace_start, read_extfrag };
+        ExtfragHist e;
+
+        (void) state;
+        trigger_case(&tc, &e);
+        assert_int_equal(e.polluting, 17);
 }
 
 #define KEV "events/vmscan/mm_vmscan_wakeup_kswapd"
 static void test_kswapd_wake_start_read(void **state)
 {
-        char dir[] = "/tmp/fragd-test-kswapd-XXXXXX", why[512] = "", p[PATH_MAX * 2];
-        _cleanup_free_ char *fmt = NULL, *hist = NULL, *trig = NULL;
-        Root *root = NULL;
+        static const TriggerCase tc = { KEV, "vmscan:mm_vmscan_wakeup_kswapd", "synthetic-extfrag-format",
+                                        "has no order field", "synthetic-kswapd-wake-format", KSWAPD_WAKE_TRIGGER,
+                                        "synthetic-kswapd-wake-hist", kswapd_wake_trace_start, read_kswapd_wake };
         KswapdWakeHist w;
-        size_t len;
 
         (void) state;
-        assert_non_null(mkdtemp(dir));
-        mkpath(dir, "proc");
-        mkpath(dir, "sys/kernel/tracing/instances");
-        assert_int_equal(root_open(dir, 4096, &root), 0);
-        /* no such event */
-        assert_int_equal(kswapd_wake_trace_start(root, why, sizeof(why)), -ENOENT);
-        assert_non_null(strstr(why, "no event vmscan:mm_vmscan_wakeup_kswapd"));
-        /* an event without an order field */
-        mkpath(dir, "sys/kernel/tracing/" KEV);
-        fmt = corpus("synthetic-extfrag-format", &len);
-        put(dir, "sys/kernel/tracing/" KEV "/format", fmt);
-        free(fmt);
-        assert_int_equal(kswapd_wake_trace_start(root, why, sizeof(why)), -EOPNOTSUPP);
-        assert_non_null(strstr(why, "has no order field"));
-        /* the field, no instance */
-        fmt = corpus("synthetic-kswapd-wake-format", &len);
-        put(dir, "sys/kernel/tracing/" KEV "/format", fmt);
-        assert_int_equal(kswapd_wake_trace_start(root, why, sizeof(why)), -ENOENT);
-        assert_non_null(strstr(why, "no trace instance"));
-        /* the instance: the trigger written there */
-        mkpath(dir, INST "/" KEV);
-        put(dir, INST "/" KEV "/trigger", "");
-        assert_int_equal(kswapd_wake_trace_start(root, why, sizeof(why)), 0);
-        (void) snprintf(p, sizeof(p), "%s/" INST, dir);
-        {
-                int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-                assert_true(fd >= 0);
-                assert_true(read_file_alloc_at(fd, KEV "/trigger", &trig, &len) >= 0);
-                (void) close(fd);
-        }
-        assert_string_equal(trig, KSWAPD_WAKE_TRIGGER);
-        put(dir, INST "/" KEV "/hist", "");
-        assert_int_equal(kswapd_wake_read(root, &w), -ENODATA);
-        hist = corpus("synthetic-kswapd-wake-hist", &len);
-        put(dir, INST "/" KEV "/hist", hist);
-        assert_int_equal(kswapd_wake_read(root, &w), 0);
+        trigger_case(&tc, &w);
         assert_int_equal(w.wakeups[6], 37);
-        root = root_free(root);
-        rm_rf(dir);
 }
+
 
 /* The instance scoped to tasks: event-fork on, the list replaced (the file
  * truncated: the kernel clears the list only when set_event_pid is opened
