@@ -447,6 +447,15 @@ uint64_t policy_learned_target(const PolicyConfig *cfg, uint64_t need_bytes, uin
  *            an allocation at the order that found no free block above
  *            the low watermark wakes kswapd before it falls back, and the
  *            page cache asks at its order first.
+ *            Where the failed allocations are counted (fail_valid: the
+ *            instance counts the watched cgroups' tasks alone), they are
+ *            the fallback instead of both rules: one block of the order per
+ *            failed allocation at the order (the page cache retries it at
+ *            smaller orders), at most every byte added under the order this
+ *            tick, order 0 included (pagecache_failed_bytes). An allocation
+ *            that fails while kswapd is already awake wakes nothing, and
+ *            one that fails on the watermarks while a larger block is free
+ *            leaves that block after the tick: both rules above miss it.
  *   stalled = bytes at orders >= order this tick, when attributed
  *            compaction stalls came (policy_stalls_attributed()) and the
  *            free blocks at the order after the tick could not have held
@@ -544,23 +553,37 @@ void policy_pagecache_evaluate(const PolicyConfig *cfg, const PolicyState *s, co
 
         if (m->delta_valid) {
                 uint64_t below = 0; /* bytes under the order a free larger block leaves unexplained */
+                uint64_t smaller = m->bytes_delta[0]; /* every byte under the order */
+                uint64_t blk = a->page_size > 0 ? (uint64_t) a->page_size << order : 0;
 
                 for (unsigned k = 1; k < FRAGD_MAX_ORDERS; k++) {
                         e->pagecache_demand_bytes = sat_add(e->pagecache_demand_bytes, m->bytes_delta[k]);
-                        if (k >= order)
+                        if (k >= order) {
                                 e->pagecache_order_demand_bytes =
                                         sat_add(e->pagecache_order_demand_bytes, m->bytes_delta[k]);
-                        else if (!free_above(a, k))
+                                continue;
+                        }
+                        smaller = sat_add(smaller, m->bytes_delta[k]);
+                        if (!free_above(a, k))
                                 e->pagecache_fallback_bytes =
                                         sat_add(e->pagecache_fallback_bytes, m->bytes_delta[k]);
                         else
                                 below = sat_add(below, m->bytes_delta[k]);
                 }
-                if (m->wake_valid && below > 0 && m->kswapd_wakeups_delta[order] > 0 && a->page_size > 0) {
-                        uint64_t blk = (uint64_t) a->page_size << order, woke;
+                if (m->fail_valid && blk > 0) {
+                        /* the failures counted: every failed allocation at
+                         * the order came back smaller, one block each */
+                        uint64_t failed = m->alloc_fail_delta[order] > UINT64_MAX / blk
+                                                  ? UINT64_MAX
+                                                  : m->alloc_fail_delta[order] * blk;
 
-                        woke = m->kswapd_wakeups_delta[order] > UINT64_MAX / blk ? UINT64_MAX
-                                                                                 : m->kswapd_wakeups_delta[order] * blk;
+                        e->pagecache_failed_bytes = MIN(smaller, failed);
+                        e->pagecache_fallback_bytes = e->pagecache_failed_bytes;
+                } else if (m->wake_valid && below > 0 && m->kswapd_wakeups_delta[order] > 0 && blk > 0) {
+                        uint64_t woke = m->kswapd_wakeups_delta[order] > UINT64_MAX / blk
+                                                ? UINT64_MAX
+                                                : m->kswapd_wakeups_delta[order] * blk;
+
                         e->pagecache_woke_bytes = MIN(below, woke);
                         e->pagecache_fallback_bytes = sat_add(e->pagecache_fallback_bytes, e->pagecache_woke_bytes);
                 }

@@ -307,6 +307,20 @@ static uint64_t folio_bytes(uint64_t folios, unsigned k, unsigned page_size)
         return folios > UINT64_MAX / unit ? UINT64_MAX : folios * unit;
 }
 
+/* cur - prev per order when both were read and no count went back (a
+ * trigger set again starts from 0); false, and delta untouched, else */
+static bool order_count_delta(const OrderCountHist *cur, const OrderCountHist *prev, uint64_t delta[FRAGD_MAX_ORDERS])
+{
+        if (!cur->valid || !prev->valid)
+                return false;
+        for (unsigned k = 0; k < FRAGD_MAX_ORDERS; k++)
+                if (cur->counts[k] < prev->counts[k])
+                        return false;
+        for (unsigned k = 0; k < FRAGD_MAX_ORDERS; k++)
+                delta[k] = cur->counts[k] - prev->counts[k];
+        return true;
+}
+
 /* The page-cache hist of cur, and what was added since prev's: a count that
  * went back (the instance made anew) gives no delta this once. */
 static void pagecache_measures(const Observation *cur, const Observation *prev, PageCacheMeasures *m)
@@ -326,14 +340,8 @@ static void pagecache_measures(const Observation *cur, const Observation *prev, 
                         folio_bytes(cur->pagecache.folios[k] - prev->pagecache.folios[k], k, cur->page_size);
         m->interval_sec = (double) (cur->now_usec - prev->now_usec) / (double) USEC_PER_SEC;
         m->delta_valid = true;
-        if (!cur->kswapd_wake.valid || !prev->kswapd_wake.valid)
-                return;
-        for (unsigned k = 0; k < FRAGD_MAX_ORDERS; k++)
-                if (cur->kswapd_wake.wakeups[k] < prev->kswapd_wake.wakeups[k])
-                        return;
-        for (unsigned k = 0; k < FRAGD_MAX_ORDERS; k++)
-                m->kswapd_wakeups_delta[k] = cur->kswapd_wake.wakeups[k] - prev->kswapd_wake.wakeups[k];
-        m->wake_valid = true;
+        m->wake_valid = order_count_delta(&cur->kswapd_wake, &prev->kswapd_wake, m->kswapd_wakeups_delta);
+        m->fail_valid = order_count_delta(&cur->alloc_fail, &prev->alloc_fail, m->alloc_fail_delta);
 }
 
 /* The non-movable blocks summed over the nodes (node_pagetype() first),

@@ -317,6 +317,14 @@ const MetricFamily metric_families[_METRIC_MAX] = {
                 .more = "A hist trigger on vmscan:mm_vmscan_wakeup_kswapd in fragd's trace instance; a "
                         "wake-up at the page cache's order in a tick that added smaller folios counts them as "
                         "fallbacks. Starts again at 0 when fragd restarts." },
+        [M_ALLOC_FAILURES] = {
+                "fragd_page_alloc_failures_total", METRIC_COUNTER, "", L("order"),
+                "Allocations of each order by the watched cgroups' tasks that returned no page.",
+                S_PAGECACHE, "one per order up to the highest seen",
+                .more = "A hist trigger on kmem:mm_page_alloc (no page: pfn -1) in fragd's trace instance, set "
+                        "only while the instance counts the watched cgroups' tasks alone; a failure at the page "
+                        "cache's order is a large folio retried smaller, a fallback. Absent without watched "
+                        "cgroups. Starts again at 0 when fragd restarts or the trigger is set again." },
 
         [M_PSI_AVG10] = {
                 "fragd_memory_pressure_avg10_ratio", METRIC_GAUGE, "ratio", L("kind"),
@@ -422,7 +430,9 @@ int metrics_doc_render(FILE *f)
                 "which is %d for Z = 6, O = P = W = 14, M = 6, S = 9, A = %d (the test renders a\n"
                 "synthetic snapshot of that size and checks the count), or %d with the 12 THP\n"
                 "sizes of arm64 with 64 KiB pages (rendered and counted too). Each watched\n"
-                "cgroup adds %d series; watched cgroups are capped at %d.\n"
+                "cgroup adds %d series; watched cgroups are capped at %d. With any cgroup\n"
+                "watched, `fragd_page_alloc_failures_total` adds one series per order up to\n"
+                "the highest that failed (at most O), once.\n"
                 "\n",
                 METRICS_SERIES_2NODE_FIXTURE, METRICS_SERIES_2NODE_BUDGET, METRICS_SERIES_2NODE_BUDGET_64K,
                 SNAPSHOT_MAX_ACTIONS, METRICS_SERIES_FIXED, METRICS_SERIES_2NODE_WORST, SNAPSHOT_MAX_ACTIONS,

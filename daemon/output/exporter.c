@@ -778,21 +778,21 @@ static void render_pagecache(Out *o, const Snapshot *s)
         emit(o, M_PAGECACHE_SHARE, doublev(s->pagecache_share_permyriad / 10000.0), ob);
 }
 
-/* kswapd's wake-ups by order, counted beside the page cache's folios */
-static void render_kswapd_wake(Out *o, const Snapshot *s)
+/* A hist of counts by order beside the page cache's folios (kswapd woken,
+ * failed allocations): one series per order up to the highest seen */
+static void render_order_counts(Out *o, const Snapshot *s, const OrderCountHist *w, MetricId id)
 {
-        const KswapdWakeHist *w = &s->obs->kswapd_wake;
         unsigned top = 0;
         char ob[12];
 
         if (!(s->obs->have & OBS_MASK(OBS_PAGECACHE)) || !w->valid)
                 return;
         for (unsigned k = 0; k < FRAGD_MAX_ORDERS; k++)
-                if (w->wakeups[k] > 0)
+                if (w->counts[k] > 0)
                         top = k + 1;
         for (unsigned k = 0; k < top; k++) {
                 snprintf(ob, sizeof(ob), "%u", k);
-                emit(o, M_KSWAPD_WAKEUPS, u64v(w->wakeups[k]), ob);
+                emit(o, id, u64v(w->counts[k]), ob);
         }
 }
 
@@ -810,7 +810,8 @@ int metrics_render(const Snapshot *s, FILE *f)
         render_compaction(&o, s);
         render_thp(&o, s);
         render_pagecache(&o, s);
-        render_kswapd_wake(&o, s);
+        render_order_counts(&o, s, &s->obs->kswapd_wake, M_KSWAPD_WAKEUPS);
+        render_order_counts(&o, s, &s->obs->alloc_fail, M_ALLOC_FAILURES);
         render_psi(&o, s);
         render_cgroups(&o, s);
         if (fflush(f) != 0 || ferror(f))

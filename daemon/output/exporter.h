@@ -239,6 +239,7 @@ typedef enum MetricId {
         M_PAGECACHE_ORDER,
         M_PAGECACHE_SHARE,
         M_KSWAPD_WAKEUPS,
+        M_ALLOC_FAILURES,
         M_PSI_AVG10,
         M_CGROUP_PRESENT,
         M_CGROUP_PSI_STALLED,

@@ -84,6 +84,10 @@ struct Manager {
         uint64_t pagecache_scope_hash;
         bool pagecache_scoped;
         int pagecache_scope_err;
+        /* failed allocations counted in it (alloc_fail_trace_start()): only
+         * while it is scoped; alloc_fail_err the last error logged */
+        bool alloc_fail_up;
+        int alloc_fail_err;
 
         ManagerWorkload wl;      /* the watched cgroups */
 

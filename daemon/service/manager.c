@@ -381,6 +381,42 @@ static void log_tick_cpu(Manager *m, usec_t cpu0)
  * (docs/policy.md "Page-cache demand": whose folios): the task ids are
  * written when they change (the kernel follows forks in between); without
  * watched cgroups a list left by a reload is cleared. */
+/* Failed allocations by order, counted in the scoped instance alone */
+static void alloc_fail_start(Manager *m)
+{
+        char why[256] = "";
+        int r;
+
+        if (m->alloc_fail_up)
+                return;
+        r = alloc_fail_trace_start(m->root, why, sizeof(why));
+        if (r < 0) {
+                if (r != m->alloc_fail_err)
+                        log_notice("Failed allocations not counted: %s. Page-cache fallbacks are those after which "
+                                   "no larger block was free, or kswapd was woken at the order",
+                                   why);
+                m->alloc_fail_err = r;
+                return;
+        }
+        log_info("Counting the watched cgroups' failed allocations by order (kmem:mm_page_alloc with no page) in "
+                 "the same instance: each at the page cache's order is a fallback");
+        m->alloc_fail_up = true;
+        m->alloc_fail_err = 0;
+}
+
+static void alloc_fail_stop(Manager *m)
+{
+        char why[256] = "";
+
+        if (!m->alloc_fail_up)
+                return;
+        if (alloc_fail_trace_stop(m->root, why, sizeof(why)) < 0)
+                log_warning("Cannot remove the failed-allocation trigger: %s", why);
+        else
+                log_info("Failed allocations no longer counted: no watched cgroup to count them for");
+        m->alloc_fail_up = false;
+}
+
 static void pagecache_scope(Manager *m)
 {
         _cleanup_free_ int32_t *tids = NULL;
@@ -394,6 +430,9 @@ static void pagecache_scope(Manager *m)
         if (!m->wl.workload || workload_n_cgroups(m->wl.workload) == 0) {
                 if (!m->pagecache_scoped)
                         return;
+                /* host-wide, the failed-allocation trigger would filter
+                 * every allocation of the host: it goes first */
+                alloc_fail_stop(m);
                 r = pagecache_trace_set_tasks(m->root, NULL, 0, why, sizeof(why));
                 if (r < 0)
                         log_warning("Cannot clear the trace instance's task list: %s", why);
@@ -432,6 +471,7 @@ static void pagecache_scope(Manager *m)
         m->pagecache_scope_err = 0;
         m->pagecache_scoped = true;
         m->pagecache_scope_hash = h;
+        alloc_fail_start(m);
 }
 
 static int tick(Manager *m)
@@ -1018,6 +1058,8 @@ static void pagecache_setup(Manager *m)
         m->pagecache_up = true;
         m->pagecache_scoped = false; /* a new instance: no task list yet */
         m->pagecache_scope_err = 0;
+        m->alloc_fail_up = false; /* nor its trigger */
+        m->alloc_fail_err = 0;
         log_info("Counting page-cache folios by order in '/sys/kernel/tracing/instances/" PAGECACHE_INSTANCE
                  "' (removed at stop)");
         /* the polluting fallbacks ride in the same instance */

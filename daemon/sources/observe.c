@@ -71,7 +71,9 @@ static int obs_source_read(const Root *root, ObsSource s, Observation *o)
                 if (r >= 0 && extfrag_read(root, &o->extfrag) < 0)
                         o->extfrag = (ExtfragHist) {};
                 if (r >= 0 && kswapd_wake_read(root, &o->kswapd_wake) < 0)
-                        o->kswapd_wake = (KswapdWakeHist) {};
+                        o->kswapd_wake = (OrderCountHist) {};
+                if (r >= 0 && alloc_fail_read(root, &o->alloc_fail) < 0)
+                        o->alloc_fail = (OrderCountHist) {};
                 return r;
         }
         case _OBS_SOURCE_MAX:
@@ -438,6 +440,7 @@ void observation_keep_counters(Observation *dst, const Observation *src)
         dst->pagecache = src->pagecache;
         dst->extfrag = src->extfrag;
         dst->kswapd_wake = src->kswapd_wake;
+        dst->alloc_fail = src->alloc_fail;
         /* the exporter's blocks gained (compaction efficiency) */
         dst->buddy = src->buddy;
 }

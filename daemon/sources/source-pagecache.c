@@ -32,6 +32,7 @@
 #define INSTANCE_REL TRACING_DIR "/instances/" PAGECACHE_INSTANCE
 #define EXTFRAG_REL "events/kmem/mm_page_alloc_extfrag"
 #define KSWAPD_WAKE_REL "events/vmscan/mm_vmscan_wakeup_kswapd"
+#define ALLOC_FAIL_REL "events/kmem/mm_page_alloc"
 #define HIST_MAX (64 * 1024)
 #define HIST_KEYS_MAX 2
 
@@ -271,9 +272,9 @@ int extfrag_hist_parse(const char *buf, size_t len, ExtfragHist *ret)
 }
 
 /* the same table as the page cache's: one row per order */
-_Static_assert(sizeof(((KswapdWakeHist *) 0)->wakeups) == sizeof(((PageCacheHist *) 0)->folios),
-               "a wake-up per order as a folio count per order");
-int kswapd_wake_hist_parse(const char *buf, size_t len, KswapdWakeHist *ret)
+_Static_assert(sizeof(((OrderCountHist *) 0)->counts) == sizeof(((PageCacheHist *) 0)->folios),
+               "a count per order as a folio count per order");
+int order_count_hist_parse(const char *buf, size_t len, OrderCountHist *ret)
 {
         PageCacheHist h;
         int r;
@@ -281,8 +282,8 @@ int kswapd_wake_hist_parse(const char *buf, size_t len, KswapdWakeHist *ret)
         r = pagecache_hist_parse(buf, len, &h);
         if (r < 0)
                 return r;
-        *ret = (KswapdWakeHist) { .valid = true, .dropped = h.dropped };
-        memcpy(ret->wakeups, h.folios, sizeof(ret->wakeups));
+        *ret = (OrderCountHist) { .valid = true, .dropped = h.dropped };
+        memcpy(ret->counts, h.folios, sizeof(ret->counts));
         return 0;
 }
 
@@ -335,6 +336,15 @@ int pagecache_format_has_order(const char *buf, size_t len)
 int kswapd_wake_format_has_order(const char *buf, size_t len)
 {
         return format_has_field(buf, len, "order");
+}
+
+int alloc_fail_format_has_fields(const char *buf, size_t len)
+{
+        int r = format_has_field(buf, len, "order");
+
+        if (r < 0)
+                return r;
+        return format_has_field(buf, len, "pfn");
 }
 
 int extfrag_format_has_fields(const char *buf, size_t len)
@@ -640,14 +650,56 @@ int kswapd_wake_trace_start(const Root *root, char *why, size_t why_size)
                                       why_size);
 }
 
-int kswapd_wake_read(const Root *root, KswapdWakeHist *ret)
+/* an instance hist keyed by order alone (kswapd woken, failed allocations) */
+static int order_count_read(const Root *root, const char *rel, OrderCountHist *ret)
 {
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
         int r;
 
-        r = instance_hist_read(root, KSWAPD_WAKE_REL, &buf, &len);
+        r = instance_hist_read(root, rel, &buf, &len);
         if (r < 0)
                 return r;
-        return kswapd_wake_hist_parse(buf, len, ret);
+        return order_count_hist_parse(buf, len, ret);
+}
+
+int kswapd_wake_read(const Root *root, OrderCountHist *ret)
+{
+        return order_count_read(root, KSWAPD_WAKE_REL, ret);
+}
+
+int alloc_fail_trace_start(const Root *root, char *why, size_t why_size)
+{
+        return instance_trigger_start(root, ALLOC_FAIL_REL, "kmem:mm_page_alloc", alloc_fail_format_has_fields,
+                                      "order and pfn fields", ALLOC_FAIL_TRIGGER, why, why_size);
+}
+
+int alloc_fail_trace_stop(const Root *root, char *why, size_t why_size)
+{
+        _cleanup_close_ int ifd = -EBADF;
+        int r;
+
+        if (root->sys_fd < 0)
+                return 0;
+        ifd = root_openat(root->sys_fd, INSTANCE_REL, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, ROOT_BENEATH);
+        if (ifd == -ENOENT)
+                return 0; /* no instance, no trigger */
+        if (ifd < 0) {
+                snprintf(why, why_size, "cannot open '/sys/" INSTANCE_REL "': %s", strerror(-ifd));
+                return ifd;
+        }
+        r = write_file_at(ifd, ALLOC_FAIL_REL "/trigger", "!" ALLOC_FAIL_TRIGGER);
+        if (r == -ENOENT || r == -EINVAL)
+                return 0; /* no such event, or no such trigger: nothing counts */
+        if (r < 0) {
+                snprintf(why, why_size, "cannot remove '%s' from '/sys/" INSTANCE_REL "/" ALLOC_FAIL_REL
+                         "/trigger': %s", ALLOC_FAIL_TRIGGER, strerror(-r));
+                return r;
+        }
+        return 0;
+}
+
+int alloc_fail_read(const Root *root, OrderCountHist *ret)
+{
+        return order_count_read(root, ALLOC_FAIL_REL, ret);
 }

@@ -239,10 +239,11 @@ int pagecache_trace_set_tasks(const Root *root, const int32_t *tids, size_t n, c
  * keyed by the allocation's order. A wake-up at the page cache's order in
  * a tick that added smaller folios says those folios fell back. */
 #define KSWAPD_WAKE_TRIGGER "hist:keys=order:vals=hitcount"
-/* The hist: rows "{ order: N } hitcount: M" and the totals, checked as
+/* A hist keyed by order alone (kswapd woken, failed allocations): rows
+ * "{ order: N } hitcount: M" and the totals, checked as
  * pagecache_hist_parse() checks its own (an order of FRAGD_MAX_ORDERS or
  * more: -ERANGE, an order twice: -EBADMSG). ret->valid is set. */
-int kswapd_wake_hist_parse(const char *buf, size_t len, KswapdWakeHist *ret);
+int order_count_hist_parse(const char *buf, size_t len, OrderCountHist *ret);
 /* The event's format file: 0 when it has an order field, else as
  * pagecache_format_has_order(). */
 int kswapd_wake_format_has_order(const char *buf, size_t len);
@@ -251,4 +252,32 @@ int kswapd_wake_format_has_order(const char *buf, size_t len);
 int kswapd_wake_trace_start(const Root *root, char *why, size_t why_size);
 /* Reads and parses the instance's kswapd hist; -ENODATA when no trigger is
  * set. */
-int kswapd_wake_read(const Root *root, KswapdWakeHist *ret);
+int kswapd_wake_read(const Root *root, OrderCountHist *ret);
+
+/* Failed allocations by order, counted in the same instance while it counts
+ * the watched cgroups' tasks alone (docs/policy.md "Page-cache demand"): a
+ * hist trigger on kmem:mm_page_alloc, which the allocator emits for every
+ * allocation, with no page (pfn -1, ULONG_MAX) when it failed. A failed
+ * allocation at the page cache's order is a large folio retried smaller:
+ * the fallback itself, counted whether or not it woke kswapd. Set only on
+ * a scoped instance: host-wide, every allocation of the host would pass
+ * the trigger's filter. */
+#define ALLOC_FAIL_TRIGGER "hist:keys=order:vals=hitcount if pfn == " ALLOC_FAIL_PFN
+#if __SIZEOF_LONG__ == 8
+#define ALLOC_FAIL_PFN "18446744073709551615"
+#else
+#define ALLOC_FAIL_PFN "4294967295"
+#endif
+/* The event's format file: 0 when it has the order and pfn fields, else as
+ * pagecache_format_has_order(). */
+int alloc_fail_format_has_fields(const char *buf, size_t len);
+/* Writes the trigger into the instance pagecache_trace_start() made (it
+ * goes with the instance at stop, or with alloc_fail_trace_stop()). why as
+ * pagecache_trace_start(). */
+int alloc_fail_trace_start(const Root *root, char *why, size_t why_size);
+/* Removes it (the instance then counts no allocation); 0 when it was not
+ * set. */
+int alloc_fail_trace_stop(const Root *root, char *why, size_t why_size);
+/* Reads and parses the instance's failed-allocation hist; -ENODATA when no
+ * trigger is set. */
+int alloc_fail_read(const Root *root, OrderCountHist *ret);

@@ -115,6 +115,11 @@ typedef struct PageCacheMeasures {
          * hist and no count went back */
         bool wake_valid;
         uint64_t kswapd_wakeups_delta[FRAGD_MAX_ORDERS];
+        /* allocations of each order that failed between the two readings,
+         * the watched cgroups' tasks' alone (Observation.alloc_fail):
+         * fail_valid when both had the hist and no count went back */
+        bool fail_valid;
+        uint64_t alloc_fail_delta[FRAGD_MAX_ORDERS];
 } PageCacheMeasures;
 
 /* Pageblock pollution (docs/policy.md "defrag_mode"): the non-movable

@@ -244,20 +244,27 @@ typedef struct ExtfragHist {
         uint64_t dropped;   /* Totals: Dropped */
 } ExtfragHist;
 
-/* ---- kswapd woken, by order ---------------------------------------------
- * The aggregated histogram of vmscan:mm_vmscan_wakeup_kswapd keyed by the
- * order of the allocation that woke it, in the same instance
- * (daemon/sources/source-pagecache.c): an allocation whose fast path found
- * no free block of its order above the low watermark wakes kswapd for that
- * order before it reclaims, compacts or falls back to a smaller folio
- * (wake_all_kswapds() in __alloc_pages_slowpath()). Counts since the
- * trigger was set. */
+/* ---- counts by allocation order -----------------------------------------
+ * An aggregated histogram keyed by an allocation's order, in the same
+ * instance (daemon/sources/source-pagecache.c); counts since its trigger
+ * was set. Two of them:
+ *   kswapd woken (vmscan:mm_vmscan_wakeup_kswapd): an allocation whose fast
+ *   path found no free block of its order above the low watermark wakes
+ *   kswapd for that order before it reclaims, compacts or falls back to a
+ *   smaller folio (wake_all_kswapds() in __alloc_pages_slowpath()); an
+ *   allocation that comes while kswapd is awake wakes nothing and is not
+ *   counted.
+ *   failed allocations (kmem:mm_page_alloc with no page: pfn -1): every
+ *   allocation that returned no page, whatever woke; the page cache's
+ *   large folio that failed is retried at a smaller order (a fallback).
+ *   Counted only for the watched cgroups' tasks (the instance's task
+ *   filter): host-wide, the event is every allocation of the host. */
 
-typedef struct KswapdWakeHist {
-        bool valid;                          /* read and parsed with the page-cache hist */
-        uint64_t wakeups[FRAGD_MAX_ORDERS];  /* wake-ups per allocation order */
-        uint64_t dropped;                    /* Totals: Dropped */
-} KswapdWakeHist;
+typedef struct OrderCountHist {
+        bool valid;                         /* read and parsed with the page-cache hist */
+        uint64_t counts[FRAGD_MAX_ORDERS];  /* events per allocation order */
+        uint64_t dropped;                   /* Totals: Dropped */
+} OrderCountHist;
 
 /* ---- one observation ---------------------------------------------------- */
 
@@ -323,7 +330,8 @@ typedef struct Observation {
         NodeTopo nodes;
         PageCacheHist pagecache;
         ExtfragHist extfrag; /* read with OBS_PAGECACHE when the daemon set its trigger */
-        KswapdWakeHist kswapd_wake; /* the same */
+        OrderCountHist kswapd_wake; /* the same */
+        OrderCountHist alloc_fail;  /* the same, while the instance counts the watched cgroups alone */
 } Observation;
 
 /* The host's memory in bytes: MemTotal (meminfo), else the zones' managed

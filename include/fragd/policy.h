@@ -343,6 +343,12 @@ typedef struct PolicyEval {
          * kswapd was woken at pagecache_order while a larger block was free
          * after the tick (one block of the order per wake-up at most) */
         uint64_t pagecache_woke_bytes;
+        /* this tick, where the watched tasks' failed allocations are
+         * counted (PageCacheMeasures.fail_valid): one block of
+         * pagecache_order per failed allocation at that order, at most the
+         * bytes added under it; it is then pagecache_fallback_bytes (the
+         * free-block and kswapd rules are not used) */
+        uint64_t pagecache_failed_bytes;
         /* this tick: bytes at orders >= pagecache_order that came with
          * attributed compaction stalls while the free blocks at the order
          * could not hold them, at most one block of the order per stall */

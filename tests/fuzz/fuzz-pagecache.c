@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for pagecache_hist_parse(), pagecache_format_has_order(),
- * extfrag_hist_parse(), extfrag_format_has_fields(), kswapd_wake_hist_parse()
- * and kswapd_wake_format_has_order() (fragd's trace instance: the hist files
+ * extfrag_hist_parse(), extfrag_format_has_fields(), order_count_hist_parse(),
+ * kswapd_wake_format_has_order() and alloc_fail_format_has_fields() (fragd's
+ * trace instance: the hist files
  * and the events' format files); corpus in
  * tests/corpus/pagecache/. */
 
@@ -20,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         static PageCacheHist h;
         static ExtfragHist e;
-        static KswapdWakeHist w;
+        static OrderCountHist w;
         uint64_t sum = 0;
         int r;
 
@@ -44,18 +45,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         r = extfrag_format_has_fields((const char *) data, size);
         if (r != 0 && r != -ENODATA && r != -EBADMSG)
                 abort();
-        /* the wake-ups the rows give are the hits less the dropped ones at most */
-        if (kswapd_wake_hist_parse((const char *) data, size, &w) == 0) {
+        /* the counts the rows give (kswapd woken, failed allocations) sum
+         * without wrapping */
+        if (order_count_hist_parse((const char *) data, size, &w) == 0) {
                 sum = 0;
                 if (!w.valid)
                         abort();
                 for (unsigned k = 0; k < FRAGD_MAX_ORDERS; k++) {
-                        if (w.wakeups[k] > UINT64_MAX - sum)
+                        if (w.counts[k] > UINT64_MAX - sum)
                                 abort();
-                        sum += w.wakeups[k];
+                        sum += w.counts[k];
                 }
         }
         r = kswapd_wake_format_has_order((const char *) data, size);
+        if (r != 0 && r != -ENODATA && r != -EBADMSG)
+                abort();
+        r = alloc_fail_format_has_fields((const char *) data, size);
         if (r != 0 && r != -ENODATA && r != -EBADMSG)
                 abort();
         return 0;

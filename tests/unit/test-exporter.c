@@ -572,7 +572,7 @@ static void test_series_bound(void **state)
                 o->pagecache.folios[k] = 10 + k;
         o->kswapd_wake.valid = true;
         for (unsigned k = 0; k < 14; k++)
-                o->kswapd_wake.wakeups[k] = 1 + k;
+                o->kswapd_wake.counts[k] = 1 + k;
         o->buddy.n_orders = 14;
         for (unsigned z = 0; z < 6; z++) {
                 BuddyZone *bz = &o->buddy.zones[o->buddy.n_zones++];
@@ -693,6 +693,18 @@ static void test_series_bound(void **state)
                 t2 = render(&s);
                 assert_int_equal(count_series(t2), METRICS_SERIES_2NODE_WORST + METRICS_SERIES_PER_CGROUP);
                 free(t2);
+                /* and, once, the failed allocations up to the highest
+                 * order that failed (the instance counts their tasks) */
+                o->alloc_fail.valid = true;
+                o->alloc_fail.counts[6] = 412;
+                o->alloc_fail.counts[3] = 2;
+                t2 = render(&s);
+                assert_int_equal(count_series(t2), METRICS_SERIES_2NODE_WORST + METRICS_SERIES_PER_CGROUP + 7);
+                assert_non_null(strstr(t2, "fragd_page_alloc_failures_total{order=\"6\"} 412\n"));
+                assert_non_null(strstr(t2, "fragd_page_alloc_failures_total{order=\"0\"} 0\n"));
+                assert_null(strstr(t2, "fragd_page_alloc_failures_total{order=\"7\"}"));
+                free(t2);
+                o->alloc_fail = (OrderCountHist) {};
         }
         free(t);
         free(prev);

@@ -253,18 +253,18 @@ static void test_extfrag_format(void **state)
 static void test_kswapd_wake_parse(void **state)
 {
         _cleanup_free_ char *buf = NULL;
-        KswapdWakeHist w;
+        OrderCountHist w;
         size_t len;
 
         (void) state;
         buf = corpus("synthetic-kswapd-wake-hist", &len);
-        assert_int_equal(kswapd_wake_hist_parse(buf, len, &w), 0);
+        assert_int_equal(order_count_hist_parse(buf, len, &w), 0);
         assert_true(w.valid);
-        assert_int_equal(w.wakeups[0], 25);
-        assert_int_equal(w.wakeups[4], 11);
-        assert_int_equal(w.wakeups[6], 37);
-        assert_int_equal(w.wakeups[9], 3);
-        assert_int_equal(w.wakeups[5], 0);
+        assert_int_equal(w.counts[0], 25);
+        assert_int_equal(w.counts[4], 11);
+        assert_int_equal(w.counts[6], 37);
+        assert_int_equal(w.counts[9], 3);
+        assert_int_equal(w.counts[5], 0);
         assert_int_equal(w.dropped, 0);
 }
 
@@ -283,16 +283,16 @@ static const HistCase kswapd_wake_cases[] = {
 
 static void test_kswapd_wake_cases(void **state)
 {
-        KswapdWakeHist w;
+        OrderCountHist w;
 
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(kswapd_wake_cases); i++)
                 assert_row_rc(kswapd_wake_cases[i].name,
-                              kswapd_wake_hist_parse(kswapd_wake_cases[i].input, strlen(kswapd_wake_cases[i].input),
+                              order_count_hist_parse(kswapd_wake_cases[i].input, strlen(kswapd_wake_cases[i].input),
                                                      &w),
                               kswapd_wake_cases[i].rc);
-        assert_int_equal(kswapd_wake_hist_parse(kswapd_wake_cases[0].input, strlen(kswapd_wake_cases[0].input), &w), 0);
-        assert_int_equal(w.wakeups[6], 3);
+        assert_int_equal(order_count_hist_parse(kswapd_wake_cases[0].input, strlen(kswapd_wake_cases[0].input), &w), 0);
+        assert_int_equal(w.counts[6], 3);
 }
 
 static void test_kswapd_wake_format(void **state)
@@ -484,13 +484,89 @@ static void test_kswapd_wake_start_read(void **state)
         static const TriggerCase tc = { KEV, "vmscan:mm_vmscan_wakeup_kswapd", "synthetic-extfrag-format",
                                         "has no order field", "synthetic-kswapd-wake-format", KSWAPD_WAKE_TRIGGER,
                                         "synthetic-kswapd-wake-hist", kswapd_wake_trace_start, read_kswapd_wake };
-        KswapdWakeHist w;
+        OrderCountHist w;
 
         (void) state;
         trigger_case(&tc, &w);
-        assert_int_equal(w.wakeups[6], 37);
+        assert_int_equal(w.counts[6], 37);
 }
 
+/* ---- failed allocations by order (kmem:mm_page_alloc, no page) ----------- */
+
+static int read_alloc_fail(const Root *root, void *ret)
+{
+        return alloc_fail_read(root, ret);
+}
+
+static void test_alloc_fail_format(void **state)
+{
+        _cleanup_free_ char *buf = NULL, *kw = NULL;
+        size_t len;
+
+        (void) state;
+        buf = corpus("synthetic-page-alloc-format", &len);
+        assert_int_equal(alloc_fail_format_has_fields(buf, len), 0);
+        /* kswapd's event has an order but no pfn */
+        kw = corpus("synthetic-kswapd-wake-format", &len);
+        assert_int_equal(alloc_fail_format_has_fields(kw, len), -ENODATA);
+}
+
+#define AEV "events/kmem/mm_page_alloc"
+static void test_alloc_fail_start_read(void **state)
+{
+        static const TriggerCase tc = { AEV, "kmem:mm_page_alloc", "synthetic-kswapd-wake-format",
+                                        "has no order and pfn fields", "synthetic-page-alloc-format",
+                                        ALLOC_FAIL_TRIGGER, "synthetic-alloc-fail-hist", alloc_fail_trace_start,
+                                        read_alloc_fail };
+        OrderCountHist w;
+
+        (void) state;
+        /* the failures alone: no page is pfn -1 (ULONG_MAX) */
+        assert_non_null(strstr(ALLOC_FAIL_TRIGGER, sizeof(long) == 8 ? " if pfn == 18446744073709551615"
+                                                                      : " if pfn == 4294967295"));
+        trigger_case(&tc, &w);
+        assert_int_equal(w.counts[6], 412);
+        assert_int_equal(w.counts[5], 40);
+        assert_int_equal(w.counts[3], 2);
+        assert_int_equal(w.counts[4], 0);
+}
+
+/* removed by writing the trigger with '!' (the kernel matches the filter
+ * too); no instance, no tracefs: nothing to remove */
+static void test_alloc_fail_stop(void **state)
+{
+        char dir[] = "/tmp/fragd-test-afstop-XXXXXX", why[512] = "", p[PATH_MAX * 2];
+        _cleanup_free_ char *trig = NULL;
+        Root *root = NULL;
+        size_t len;
+
+        (void) state;
+        assert_non_null(mkdtemp(dir));
+        mkpath(dir, "proc");
+        mkpath(dir, "sys/kernel/tracing/instances");
+        assert_int_equal(root_open(dir, 4096, &root), 0);
+        assert_int_equal(alloc_fail_trace_stop(root, why, sizeof(why)), 0);
+        mkpath(dir, INST "/" AEV);
+        put(dir, INST "/" AEV "/trigger", "");
+        assert_int_equal(alloc_fail_trace_stop(root, why, sizeof(why)), 0);
+        (void) snprintf(p, sizeof(p), "%s/" INST, dir);
+        {
+                int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+                assert_true(fd >= 0);
+                assert_true(read_file_alloc_at(fd, AEV "/trigger", &trig, &len) >= 0);
+                (void) close(fd);
+        }
+        assert_string_equal(trig, "!" ALLOC_FAIL_TRIGGER);
+        (void) snprintf(p, sizeof(p), "%s/" INST "/" AEV "/trigger", dir);
+        /* a trigger file that is a symlink is not followed */
+        assert_int_equal(unlink(p), 0);
+        assert_int_equal(symlink("/dev/null", p), 0);
+        assert_true(alloc_fail_trace_stop(root, why, sizeof(why)) < 0);
+        assert_non_null(strstr(why, "cannot remove"));
+        root = root_free(root);
+        rm_rf(dir);
+}
 
 /* The instance scoped to tasks: event-fork on, the list replaced (the file
  * truncated: the kernel clears the list only when set_event_pid is opened
@@ -747,6 +823,9 @@ int main(void)
                 cmocka_unit_test(test_kswapd_wake_cases),
                 cmocka_unit_test(test_kswapd_wake_format),
                 cmocka_unit_test(test_kswapd_wake_start_read),
+                cmocka_unit_test(test_alloc_fail_format),
+                cmocka_unit_test(test_alloc_fail_start_read),
+                cmocka_unit_test(test_alloc_fail_stop),
                 cmocka_unit_test(test_set_tasks),
                 cmocka_unit_test(test_start_degrades),
                 cmocka_unit_test(test_start_readonly),

@@ -215,6 +215,25 @@ static void test_fallback_needs_no_block_above(void **state)
         assert_int_equal(e.pagecache_fallback_bytes, 10 * MIB);
 }
 
+/* One host with free blocks of every order, the page cache at order 6
+ * (64 MiB so far), a 5 s tick with nothing added yet */
+static void pagecache_tick(PolicyConfig *c, PolicyState *st, Assessment *a)
+{
+        cfg_learning(c);
+        policy_state_init(st);
+        t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, 1000 * USEC_PER_SEC, a);
+        memset(&a->pagecache, 0, sizeof(a->pagecache));
+        a->pagecache.valid = a->pagecache.delta_valid = true;
+        a->pagecache.interval_sec = 5;
+        a->pagecache.bytes_total[6] = 64 * MIB;
+}
+
+static void pagecache_eval(const PolicyConfig *c, const PolicyState *st, const Assessment *a, PolicyEval *e)
+{
+        memset(e, 0, sizeof(*e));
+        policy_pagecache_evaluate(c, st, a, 1000 * USEC_PER_SEC, e);
+}
+
 /* A block freed within the tick hides a fallback from the free-block rule;
  * kswapd woken at the page cache's order this tick says the smaller folios
  * fell back anyway, one order-6 block (256 KiB) per wake-up at most, and
@@ -227,55 +246,102 @@ static void test_fallback_kswapd_woken(void **state)
         static PolicyEval e;
 
         (void) state;
-        cfg_learning(&c);
-        policy_state_init(&st);
-        t_assess(&(TWorld){ .n_nodes = 1, .node = { t_node_fine() } }, 1000 * USEC_PER_SEC, &a);
-        memset(&a.pagecache, 0, sizeof(a.pagecache));
-        a.pagecache.valid = a.pagecache.delta_valid = true;
-        a.pagecache.interval_sec = 5;
-        a.pagecache.bytes_total[6] = 64 * MIB;
+        pagecache_tick(&c, &st, &a);
         a.pagecache.bytes_delta[5] = 3 * MIB;
         a.pagecache.bytes_delta[4] = 1 * MIB;
         /* blocks of every order free after the tick: the free-block rule
          * alone sees no fallback */
-        memset(&e, 0, sizeof(e));
-        policy_pagecache_evaluate(&c, &st, &a, 1000 * USEC_PER_SEC, &e);
+        pagecache_eval(&c, &st, &a, &e);
         assert_int_equal(e.pagecache_order, 6);
         assert_int_equal(e.pagecache_fallback_bytes, 0);
         /* wake-ups at 9 (THP) and 5: not the page cache's order */
         a.pagecache.wake_valid = true;
         a.pagecache.kswapd_wakeups_delta[9] = 40;
         a.pagecache.kswapd_wakeups_delta[5] = 40;
-        memset(&e, 0, sizeof(e));
-        policy_pagecache_evaluate(&c, &st, &a, 1000 * USEC_PER_SEC, &e);
+        pagecache_eval(&c, &st, &a, &e);
         assert_int_equal(e.pagecache_fallback_bytes, 0);
         /* 6 wake-ups at order 6: 1.5 MiB of the 4 MiB below it */
         a.pagecache.kswapd_wakeups_delta[6] = 6;
-        memset(&e, 0, sizeof(e));
-        policy_pagecache_evaluate(&c, &st, &a, 1000 * USEC_PER_SEC, &e);
+        pagecache_eval(&c, &st, &a, &e);
         assert_int_equal(e.pagecache_woke_bytes, 6 * 256 * 1024);
         assert_int_equal(e.pagecache_fallback_bytes, 6 * 256 * 1024);
         assert_int_equal(e.pagecache_unmet_bytes, 6 * 256 * 1024);
         assert_true(e.pagecache_need_bytes > 0);
         /* many wake-ups: no more than the bytes added below the order */
         a.pagecache.kswapd_wakeups_delta[6] = 1000;
-        memset(&e, 0, sizeof(e));
-        policy_pagecache_evaluate(&c, &st, &a, 1000 * USEC_PER_SEC, &e);
+        pagecache_eval(&c, &st, &a, &e);
         assert_int_equal(e.pagecache_fallback_bytes, 4 * MIB);
         /* the counts not comparable (the instance made anew): none */
         a.pagecache.wake_valid = false;
-        memset(&e, 0, sizeof(e));
-        policy_pagecache_evaluate(&c, &st, &a, 1000 * USEC_PER_SEC, &e);
+        pagecache_eval(&c, &st, &a, &e);
         assert_int_equal(e.pagecache_fallback_bytes, 0);
         /* wake-ups with nothing added below the order: every folio came at
          * its order, nothing fell back */
         a.pagecache.wake_valid = true;
         a.pagecache.bytes_delta[5] = a.pagecache.bytes_delta[4] = 0;
         a.pagecache.bytes_delta[6] = 16 * MIB;
-        memset(&e, 0, sizeof(e));
-        policy_pagecache_evaluate(&c, &st, &a, 1000 * USEC_PER_SEC, &e);
+        pagecache_eval(&c, &st, &a, &e);
         assert_int_equal(e.pagecache_fallback_bytes, 0);
         assert_int_equal(e.pagecache_unmet_bytes, 0);
+}
+
+/* With the watched tasks' failed allocations counted, they are the
+ * fallback: one order-6 block per failure at order 6, up to every byte
+ * added under the order (order 0 too: a folio that fell back all the way),
+ * where free blocks after the tick and no kswapd wake-up (it was awake)
+ * hide them from both other rules; failures at another order are not the
+ * page cache's. */
+static void test_fallback_failed_allocs(void **state)
+{
+        static PolicyConfig c;
+        static PolicyState st;
+        static Assessment a;
+        static PolicyEval e;
+
+        (void) state;
+        pagecache_tick(&c, &st, &a);
+        a.pagecache.bytes_delta[6] = 8 * MIB;
+        a.pagecache.bytes_delta[4] = 3 * MIB;
+        a.pagecache.bytes_delta[3] = 1 * MIB;
+        a.pagecache.bytes_delta[0] = 2 * MIB;
+        pagecache_eval(&c, &st, &a, &e);
+        assert_int_equal(e.pagecache_order, 6);
+        assert_int_equal(e.pagecache_fallback_bytes, 0);
+        /* failures at 9 (a THP) and 4 (the retries): not the page cache's order */
+        a.pagecache.fail_valid = true;
+        a.pagecache.alloc_fail_delta[9] = 50;
+        a.pagecache.alloc_fail_delta[4] = 50;
+        pagecache_eval(&c, &st, &a, &e);
+        assert_int_equal(e.pagecache_fallback_bytes, 0);
+        assert_int_equal(e.pagecache_failed_bytes, 0);
+        /* 10 failures at order 6: 2.5 MiB fell back */
+        a.pagecache.alloc_fail_delta[6] = 10;
+        pagecache_eval(&c, &st, &a, &e);
+        assert_int_equal(e.pagecache_failed_bytes, 10 * 256 * 1024);
+        assert_int_equal(e.pagecache_fallback_bytes, 10 * 256 * 1024);
+        assert_int_equal(e.pagecache_unmet_bytes, 10 * 256 * 1024);
+        assert_true(e.pagecache_need_bytes > 0);
+        /* the counted failures replace the kswapd rule (no double count) */
+        a.pagecache.wake_valid = true;
+        a.pagecache.kswapd_wakeups_delta[6] = 8;
+        pagecache_eval(&c, &st, &a, &e);
+        assert_int_equal(e.pagecache_fallback_bytes, 10 * 256 * 1024);
+        assert_int_equal(e.pagecache_woke_bytes, 0);
+        /* many failures: every byte under the order, order 0 included */
+        a.pagecache.alloc_fail_delta[6] = 1000;
+        pagecache_eval(&c, &st, &a, &e);
+        assert_int_equal(e.pagecache_fallback_bytes, 6 * MIB);
+        /* failures and nothing added under the order: nothing fell back */
+        a.pagecache.bytes_delta[4] = a.pagecache.bytes_delta[3] = a.pagecache.bytes_delta[0] = 0;
+        pagecache_eval(&c, &st, &a, &e);
+        assert_int_equal(e.pagecache_fallback_bytes, 0);
+        assert_int_equal(e.pagecache_unmet_bytes, 0);
+        /* without failures counted, the kswapd rule again */
+        a.pagecache.fail_valid = false;
+        a.pagecache.bytes_delta[4] = 3 * MIB;
+        pagecache_eval(&c, &st, &a, &e);
+        assert_int_equal(e.pagecache_woke_bytes, 2 * MIB);
+        assert_int_equal(e.pagecache_failed_bytes, 0);
 }
 
 /* Stalls count one block of the order each, only while the free blocks at
@@ -544,6 +610,7 @@ int main(void)
                 cmocka_unit_test(test_fallback_at_order_sized_from_fallbacks),
                 cmocka_unit_test(test_fallback_needs_no_block_above),
                 cmocka_unit_test(test_fallback_kswapd_woken),
+                cmocka_unit_test(test_fallback_failed_allocs),
                 cmocka_unit_test(test_stalls_attributed_and_sized),
                 cmocka_unit_test(test_edges),
                 cmocka_unit_test(test_own_work_is_no_demand),

@@ -922,22 +922,39 @@ static void test_pagecache_measures(void **state)
          * and none went back */
         assert_false(a->pagecache.wake_valid);
         prev->kswapd_wake.valid = cur->kswapd_wake.valid = true;
-        prev->kswapd_wake.wakeups[6] = 4;
-        cur->kswapd_wake.wakeups[6] = 9;
-        cur->kswapd_wake.wakeups[9] = 2;
+        prev->kswapd_wake.counts[6] = 4;
+        cur->kswapd_wake.counts[6] = 9;
+        cur->kswapd_wake.counts[9] = 2;
         assert_int_equal(assess(cur, prev, a), 0);
         assert_true(a->pagecache.wake_valid);
         assert_int_equal(a->pagecache.kswapd_wakeups_delta[6], 5);
         assert_int_equal(a->pagecache.kswapd_wakeups_delta[9], 2);
-        prev->kswapd_wake.wakeups[9] = 3;
+        prev->kswapd_wake.counts[9] = 3;
         assert_int_equal(assess(cur, prev, a), 0);
         assert_true(a->pagecache.delta_valid);
         assert_false(a->pagecache.wake_valid);
         assert_int_equal(a->pagecache.kswapd_wakeups_delta[6], 0);
         prev->kswapd_wake.valid = false;
-        prev->kswapd_wake.wakeups[9] = 0;
+        prev->kswapd_wake.counts[9] = 0;
         assert_int_equal(assess(cur, prev, a), 0);
         assert_false(a->pagecache.wake_valid);
+        /* the failed allocations: the same rule, apart from the wake-ups */
+        assert_false(a->pagecache.fail_valid);
+        prev->alloc_fail.valid = cur->alloc_fail.valid = true;
+        prev->alloc_fail.counts[6] = 100;
+        cur->alloc_fail.counts[6] = 130;
+        assert_int_equal(assess(cur, prev, a), 0);
+        assert_true(a->pagecache.fail_valid);
+        assert_false(a->pagecache.wake_valid);
+        assert_int_equal(a->pagecache.alloc_fail_delta[6], 30);
+        /* the trigger set again (a scope re-made): counts from 0, no delta */
+        cur->alloc_fail.counts[6] = 3;
+        assert_int_equal(assess(cur, prev, a), 0);
+        assert_false(a->pagecache.fail_valid);
+        assert_int_equal(a->pagecache.alloc_fail_delta[6], 0);
+        cur->alloc_fail.valid = false;
+        assert_int_equal(assess(cur, prev, a), 0);
+        assert_false(a->pagecache.fail_valid);
 
         /* order 6 went back (15 -> 14): totals, no delta */
         prev->pagecache.folios[6] = 15;

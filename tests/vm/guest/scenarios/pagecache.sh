@@ -121,6 +121,17 @@ if [ -e "$TR/$KEV/format" ]; then
 	if grep -q 'Hits:' "$INST/$KEV/hist"; then pass "the kswapd hist reads: $(sed -n '/^{/p' "$INST/$KEV/hist" | tr -s ' ' | tr '\n' ';')"; else fail "the kswapd hist has no totals"; fi
 	sed -n '/field:/s/^/kswapd format: /p' "$TR/$KEV/format"
 fi
+# failed allocations are counted only in an instance scoped to watched
+# cgroups: with none watched, kmem:mm_page_alloc (every allocation of the
+# host) carries no trigger of fragd's
+AEV=events/kmem/mm_page_alloc
+if [ -e "$TR/$AEV/format" ]; then
+	t=$(trig "$INST/$AEV/trigger")
+	case $t in
+	*hist*) fail "a failed-allocation trigger in the unscoped instance: '$t'" ;;
+	*) pass "no failed-allocation trigger without watched cgroups" ;;
+	esac
+fi
 if [ "$(trig "$TR/$EV/trigger")" = "$g_trigger" ] && [ "$(cat "$TR/$EV/enable")" = "$g_enable" ] && [ "$(cat "$TR/tracing_on")" = "$g_on" ]; then pass "global tracing untouched (event trigger, enable, tracing_on)"; else fail "global tracing changed"; fi
 
 # --- 3. buffered 256 KiB writes

@@ -375,6 +375,12 @@ case $POLICY in fragd*)
 	else
 		fail "postmaster $pg_pid not in fragd's set_event_pid: '$(head -c 200 $sp 2>/dev/null)' ($(journalctl -b -u fragd --no-pager -o cat | grep -i 'tasks alone\|scoped' | head -n 2))"
 	fi
+	# and, the instance scoped, their failed allocations by order
+	at=$TRACE/instances/fragd/events/kmem/mm_page_alloc/trigger
+	case $(sed '/^#/d' $at 2>/dev/null | tr '\n' ' ') in
+	*keys=order*pfn*) pass "fragd counts postgres' failed allocations: '$(sed '/^#/d' $at | tr -s ' ' | tr '\n' ' ')'" ;;
+	*) fail "no failed-allocation trigger in fragd's instance: '$(cat $at 2>&1 | tr '\n' ' ')' ($(journalctl -b -u fragd --no-pager -o cat | grep -i 'failed alloc' | head -n 2))" ;;
+	esac
 	;;
 esac
 
@@ -552,6 +558,7 @@ cleanup
 if knobs_in_bounds /tmp/knobs.during; then pass "knobs within bounds during the run"; fi
 case $POLICY in
 fragd*)
+	sed -n '/^fragd_page_alloc_failures_total\|^fragd_kswapd_wakeups_total/s/^/prom: /p' $PROM 2>/dev/null || true
 	fragd status 2>&1 | head -n 25 | sed 's/^/status: /' || true
 	if systemctl stop fragd; then pass "systemctl stop fragd"; else fail "systemctl stop fragd"; fi
 	knobs_snapshot >/tmp/knobs.now
@@ -559,10 +566,10 @@ fragd*)
 		fail "knobs not restored after stop:"
 		diff /tmp/knobs.orig /tmp/knobs.now || true
 	fi
-	journalctl -b -u fragd --no-pager 2>/dev/null | tail -n 25 | sed 's/^/journal: /'
-	journalctl -b -u fragd --no-pager 2>/dev/null | grep -E 'compact node|compact done' | sed 's/^/oneshot: /' || true
-	# what held a page-cache one-shot back, one line per change (issue 13)
-	journalctl -b -u fragd --no-pager 2>/dev/null | grep -E 'page-cache one-shot on node' | sed 's/^/pcgate: /' || true
+	# fragd's whole journal of this boot (its last 400 lines), stamped
+	# with the guest's uptime as this log is: every decision, one-shot and
+	# held one-shot next to the samples and the run's start and end
+	journalctl -b -u fragd --no-pager -o short-monotonic 2>/dev/null | tail -n 400 | sed 's/^/journal: /'
 	log "fragd one-shots since boot: $(journalctl -b -u fragd --no-pager 2>/dev/null | grep -c 'compact node' || true)"
 	log "knobs while running: $(sort -u /tmp/knobs.during | tr '\n' ' ')"
 	;;
