@@ -54,6 +54,14 @@ PROOF = {
         ("postgres-7.3-tenant", {"kernel": "7.3-stock"}, "pg_compact",
          "stock, beside a bulk tenant: postgres direct compactions"),
         ("postgres-7.3-tenant", {"kernel": "7.3-stock"}, "compact_stall", "stock, beside a bulk tenant: compact_stall"),
+        ("postgres-7.3-wal", {"kernel": "7.3-noretry"}, "zerofill_o6_pct",
+         "NORETRY, WAL every 3 s beside a tenant, 120 MiB free: WAL zero-fill at order 6 %"),
+        ("postgres-7.3-wal", {"kernel": "7.3-noretry"}, "compact_scanned",
+         "NORETRY, WAL every 3 s beside a tenant, 120 MiB free: compaction pages scanned"),
+        ("postgres-7.3-wal", {"kernel": "7.3-stock"}, "pg_compact",
+         "stock, WAL every 3 s beside a tenant, 120 MiB free: postgres direct compactions"),
+        ("postgres-7.3-wal", {"kernel": "7.3-stock"}, "compact_scanned",
+         "stock, WAL every 3 s beside a tenant, 120 MiB free: compaction pages scanned"),
     ],
     "6.1": [
         ("churn-6.1", {"mode": "never"}, "thp_pct", "churn, defrag=never: huge pages %"),
@@ -76,7 +84,8 @@ PROOF = {
         ("postgres-6.12-noretry-movable", {}, "pgscan_kswapd", "NORETRY, movable memory: kswapd pages scanned"),
     ],
 }
-POLICY_COLUMNS = [("kernel", "kernel defaults"), ("static-max", "proactiveness 100"),
+POLICY_COLUMNS = [("unfragmented", "clean host"), ("kernel", "kernel defaults"), ("defrag1", "defrag_mode=1"),
+                  ("static-max", "proactiveness 100"),
                   ("pro100", "proactiveness 100"), ("pro39", "proactiveness 39"),
                   ("tuned", "tuned-style"), ("oracle", "oracle"), ("fragd", "fragd"),
                   ("fragd-warm", "fragd, restarted")]
