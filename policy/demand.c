@@ -432,6 +432,18 @@ uint64_t policy_learned_target(const PolicyConfig *cfg, uint64_t need_bytes, uin
  *            metadata, and folios that fell back all the way) do not dilute
  *            it; a fallback to a lower order leaves the order found while
  *            the blocks were there in the totals.
+ *            Where the watched workload's failed allocations are counted
+ *            (fail_total_valid) and some failed at an order with such a
+ *            share, the order is the one of those with the most failures
+ *            (ties: the higher; pagecache_order_failed): the order its
+ *            allocations wait on, not the largest it also adds. PostgreSQL
+ *            writes relation files in order-8 folios beside its order-6
+ *            WAL; by share the order went 6 -> 8 and back within a run,
+ *            and fragd sized one-shots and a watermark raise for order-8
+ *            blocks while 42 of its 46 failures were at order 6. A share
+ *            is still asked of the order: a task of the workload also
+ *            allocates slabs and socket buffers at orders 1-3 with
+ *            __GFP_NORETRY, and those failures are not the page cache's.
  *   added  = bytes added in folios of order >= 1 this tick (what the
  *            one-shot's rules count as taken); the part at orders >= order
  *            is pagecache_order_demand_bytes.
@@ -521,8 +533,8 @@ void policy_pagecache_evaluate(const PolicyConfig *cfg, const PolicyState *s, co
 {
         const PageCacheMeasures *m = &a->pagecache;
         const PolicyHistory *h = &s->hist;
-        uint64_t large = 0, all = 0, at = 0, burst, mem, block, prev, held;
-        unsigned order = 0, thp_order;
+        uint64_t large = 0, all = 0, at = 0, burst, mem, block, prev, held, fails = 0;
+        unsigned order = 0, failed_order = 0, thp_order;
         usec_t window;
         double v;
 
@@ -538,14 +550,23 @@ void policy_pagecache_evaluate(const PolicyConfig *cfg, const PolicyState *s, co
         }
         if (large < POLICY_PAGECACHE_MIN_BYTES)
                 return;
-        for (unsigned k = FRAGD_MAX_ORDERS - 1; k >= 1; k--)
-                if ((double) m->bytes_total[k] * 10000.0 >=
-                    (double) large * (double) POLICY_PAGECACHE_MIN_SHARE_PERMYRIAD) {
-                        order = k;
-                        break;
+        for (unsigned k = FRAGD_MAX_ORDERS - 1; k >= 1; k--) {
+                if ((double) m->bytes_total[k] * 10000.0 <
+                    (double) large * (double) POLICY_PAGECACHE_MIN_SHARE_PERMYRIAD)
+                        continue;
+                if (order == 0)
+                        order = k; /* the highest with a share */
+                if (m->fail_total_valid && m->alloc_fail_total[k] > fails) {
+                        fails = m->alloc_fail_total[k];
+                        failed_order = k;
                 }
+        }
         if (order == 0)
                 return;
+        if (failed_order > 0) {
+                order = failed_order;
+                e->pagecache_order_failed = true;
+        }
         for (unsigned k = order; k < FRAGD_MAX_ORDERS; k++)
                 at = sat_add(at, m->bytes_total[k]);
         e->pagecache_order = order;

@@ -330,6 +330,10 @@ static void pagecache_measures(const Observation *cur, const Observation *prev, 
         m->valid = true;
         for (unsigned k = 0; k < FRAGD_MAX_ORDERS; k++)
                 m->bytes_total[k] = folio_bytes(cur->pagecache.folios[k], k, cur->page_size);
+        if (cur->alloc_fail.valid) {
+                m->fail_total_valid = true;
+                memcpy(m->alloc_fail_total, cur->alloc_fail.counts, sizeof(m->alloc_fail_total));
+        }
         if (!prev || !(prev->have & OBS_MASK(OBS_PAGECACHE)) || prev->now_usec >= cur->now_usec)
                 return;
         for (unsigned k = 0; k < FRAGD_MAX_ORDERS; k++)

@@ -325,7 +325,12 @@ static void text_pagecache(FILE *f, const ReportInput *in)
                 if (m->bytes_total[k] > 0)
                         fprintf(f, "  order %2u: %s (%" PRIu64 " folios)\n", k,
                                 format_bytes(b, sizeof(b), m->bytes_total[k]), in->cur->pagecache.folios[k]);
-        if (e && e->pagecache_order > 0)
+        if (e && e->pagecache_order > 0 && e->pagecache_order_failed)
+                fprintf(f, "  the page cache asks at order %u: most of the watched workload's failed allocations "
+                           "at an order the page cache uses were there; %.1f%% of the bytes added are in folios of "
+                           "that order or larger; free blocks are kept for it instead of order_large\n",
+                        e->pagecache_order, e->pagecache_share_permyriad / 100.0);
+        else if (e && e->pagecache_order > 0)
                 fprintf(f, "  the page cache uses order %u: %.1f%% of the bytes added are in folios of that order "
                            "or larger; free blocks are kept for it instead of order_large\n",
                         e->pagecache_order, e->pagecache_share_permyriad / 100.0);

@@ -302,7 +302,8 @@ const MetricFamily metric_families[_METRIC_MAX] = {
                 "Highest order with 10 % of the page cache's large-folio bytes: fragd keeps free blocks for it.",
                 S_PAGECACHE, "0 or 1",
                 .more = "fragd keeps free blocks of this order instead of order_large; absent while there is "
-                        "no such order." },
+                        "no such order. With watched cgroups whose allocations failed at such orders, the one "
+                        "with the most failures (fragd_page_alloc_failures_total)." },
         [M_PAGECACHE_SHARE] = {
                 "fragd_pagecache_order_share_ratio", METRIC_GAUGE, "ratio", L("order"),
                 "Share of the page cache bytes added in folios of fragd_pagecache_order or larger.",

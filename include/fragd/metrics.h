@@ -120,6 +120,10 @@ typedef struct PageCacheMeasures {
          * fail_valid when both had the hist and no count went back */
         bool fail_valid;
         uint64_t alloc_fail_delta[FRAGD_MAX_ORDERS];
+        /* the same failures since the trigger was set (this reading had
+         * the hist): where the watched workload's allocations fail */
+        bool fail_total_valid;
+        uint64_t alloc_fail_total[FRAGD_MAX_ORDERS];
 } PageCacheMeasures;
 
 /* Pageblock pollution (docs/policy.md "defrag_mode"): the non-movable

@@ -331,7 +331,8 @@ typedef struct PolicyEval {
         /* page-cache demand (policy_pagecache_evaluate(); docs/policy.md
          * "Page-cache demand"): pagecache_order 0 = no signal, order[0]
          * is then order_large */
-        unsigned pagecache_order;           /* highest order the page cache uses with a meaningful share */
+        unsigned pagecache_order;           /* the order the page cache asks at (see demand.c) */
+        bool pagecache_order_failed;        /* taken from where the watched workload's allocations failed */
         uint32_t pagecache_share_permyriad; /* of all bytes added, those at orders >= pagecache_order */
         uint64_t pagecache_demand_bytes;    /* this tick: bytes added in folios of order >= 1 */
         uint64_t pagecache_order_demand_bytes; /* this tick: bytes added in folios of order >= pagecache_order */
@@ -539,6 +540,13 @@ typedef struct PolicyState {
          * 0); 0 = none seen. PSI's avg10 holds them for POLICY_PSI_AVG_USEC
          * (controller.c rollback_due()) */
         usec_t last_compact_stall_usec;
+        /* the stalls' own full pressure: the highest memory PSI full read
+         * while direct compaction stalls were within POLICY_PSI_AVG_USEC
+         * (avg10 peaks after the stalls that make it), as decayed to each
+         * tick, and when it was read; 0 = none (controller.c
+         * stall_pressure_now()) */
+        uint32_t stall_psi_full_permyriad;
+        usec_t stall_psi_full_usec;
         /* the last applied DECISION_KICK_KCOMPACTD */
         bool have_kick;
         usec_t last_kick_usec;

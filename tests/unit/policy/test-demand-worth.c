@@ -344,6 +344,60 @@ static void test_fallback_failed_allocs(void **state)
         assert_int_equal(e.pagecache_failed_bytes, 0);
 }
 
+/* The order is where the watched workload's allocations fail, among the
+ * orders with a share of the page cache's bytes: PostgreSQL's order-8
+ * relation writes beside its order-6 WAL (the postgres-7.3-wal bench, 42 of
+ * 46 failures at 6) made order 8 the highest with a share, and the
+ * one-shots and a watermark raise went to order-8 blocks. Failures at an
+ * order without a share (a slab's order 3, a THP's 9) do not choose it. */
+static void test_order_from_failures(void **state)
+{
+        static PolicyConfig c;
+        static PolicyState st;
+        static Assessment a;
+        static PolicyEval e;
+
+        (void) state;
+        pagecache_tick(&c, &st, &a);
+        a.pagecache.bytes_total[8] = 40 * MIB;
+        a.pagecache.bytes_total[3] = 2 * MIB; /* under the 10 % share */
+        pagecache_eval(&c, &st, &a, &e);
+        assert_int_equal(e.pagecache_order, 8);
+        assert_false(e.pagecache_order_failed);
+        /* failures counted, none yet: still by share */
+        a.pagecache.fail_total_valid = true;
+        pagecache_eval(&c, &st, &a, &e);
+        assert_int_equal(e.pagecache_order, 8);
+        assert_false(e.pagecache_order_failed);
+        /* failures at orders without a share of the bytes: by share */
+        a.pagecache.alloc_fail_total[3] = 500;
+        a.pagecache.alloc_fail_total[9] = 500;
+        pagecache_eval(&c, &st, &a, &e);
+        assert_int_equal(e.pagecache_order, 8);
+        assert_false(e.pagecache_order_failed);
+        /* 42 at 6, 3 at 8: order 6, its share counts what is at 6 and up */
+        a.pagecache.alloc_fail_total[6] = 42;
+        a.pagecache.alloc_fail_total[8] = 3;
+        a.pagecache.bytes_delta[8] = 9 * MIB;
+        a.pagecache.bytes_delta[6] = 2 * MIB;
+        pagecache_eval(&c, &st, &a, &e);
+        assert_int_equal(e.pagecache_order, 6);
+        assert_true(e.pagecache_order_failed);
+        assert_int_equal(e.pagecache_order_demand_bytes, 11 * MIB);
+        assert_int_equal(e.pagecache_share_permyriad, 10000 * 104 / 106);
+        /* a tie goes to the higher order */
+        a.pagecache.alloc_fail_total[8] = 42;
+        pagecache_eval(&c, &st, &a, &e);
+        assert_int_equal(e.pagecache_order, 8);
+        assert_true(e.pagecache_order_failed);
+        /* the failures not counted (the hist gone): by share again */
+        a.pagecache.fail_total_valid = false;
+        a.pagecache.alloc_fail_total[8] = 3;
+        pagecache_eval(&c, &st, &a, &e);
+        assert_int_equal(e.pagecache_order, 8);
+        assert_false(e.pagecache_order_failed);
+}
+
 /* Stalls count one block of the order each, only while the free blocks at
  * the order could not have held the tick's bytes, and only a watched
  * workload's when any is watched (the bulk writer's stalls are not the
@@ -611,6 +665,7 @@ int main(void)
                 cmocka_unit_test(test_fallback_needs_no_block_above),
                 cmocka_unit_test(test_fallback_kswapd_woken),
                 cmocka_unit_test(test_fallback_failed_allocs),
+                cmocka_unit_test(test_order_from_failures),
                 cmocka_unit_test(test_stalls_attributed_and_sized),
                 cmocka_unit_test(test_edges),
                 cmocka_unit_test(test_own_work_is_no_demand),

@@ -947,14 +947,21 @@ static void test_pagecache_measures(void **state)
         assert_true(a->pagecache.fail_valid);
         assert_false(a->pagecache.wake_valid);
         assert_int_equal(a->pagecache.alloc_fail_delta[6], 30);
-        /* the trigger set again (a scope re-made): counts from 0, no delta */
+        assert_true(a->pagecache.fail_total_valid);
+        assert_int_equal(a->pagecache.alloc_fail_total[6], 130);
+        /* the trigger set again (a scope re-made): counts from 0, no delta;
+         * the totals are this reading's */
         cur->alloc_fail.counts[6] = 3;
         assert_int_equal(assess(cur, prev, a), 0);
         assert_false(a->pagecache.fail_valid);
         assert_int_equal(a->pagecache.alloc_fail_delta[6], 0);
+        assert_true(a->pagecache.fail_total_valid);
+        assert_int_equal(a->pagecache.alloc_fail_total[6], 3);
         cur->alloc_fail.valid = false;
         assert_int_equal(assess(cur, prev, a), 0);
         assert_false(a->pagecache.fail_valid);
+        assert_false(a->pagecache.fail_total_valid);
+        assert_int_equal(a->pagecache.alloc_fail_total[6], 0);
 
         /* order 6 went back (15 -> 14): totals, no delta */
         prev->pagecache.folios[6] = 15;
