@@ -45,6 +45,9 @@ uint64_t policy_free_needed_bytes(const PolicyNodeEval *ne, uint64_t target);
 /* Fills kernel_high_bytes and watermark_held_bytes of every node (controller.c). */
 void policy_watermarks_evaluate(const Assessment *a, const LeverInput *in, PolicyEval *e);
 
+/* The full pressure the direct compaction stalls seen left in PSI's avg10
+ * at now (PolicyState.stall_psi_full_permyriad decayed; state.c). */
+uint32_t policy_stall_pressure_at(const PolicyState *s, usec_t now);
 void policy_evaluate(const PolicyConfig *cfg, const PolicyState *s, const Assessment *a, usec_t now,
                      PolicyEval *e);
 bool policy_targets_met(const PolicyConfig *cfg, const Assessment *a, const PolicyEval *e);

@@ -369,11 +369,16 @@ static bool rollback_due(Ctx *c, Lever l, PolicyNumbers *num)
          * proactiveness raise for any reason (kcompactd's proactive rounds
          * are no task's memory stall and take direct compaction away; the
          * sentinel's first raise in a burst under defrag=madvise is for
-         * the learned reserve while the burst's own faults compact). The
+         * the learned reserve while the burst's own faults compact). Nor
+         * while the full pressure is within rise of what the stalls left
+         * in avg10, which decays by e every 10 s (state.c
+         * policy_stall_pressure_at()): 10 s after a burst of 102 stalls/s
+         * the 6.12-era rule rolled proactiveness 60 -> 40 on 2.37 % full,
+         * the burst's own 4.31 % decayed, and the stalls came back. The
          * reclaim levers can cause the stalls they are blamed for: still
          * rolled back. */
         if ((t->last_reason == POLICY_REASON_COMPACT_STALLS || l == LEVER_COMPACTION_PROACTIVENESS) &&
-            stalls_in_avg10(c))
+            (stalls_in_avg10(c) || now_full < policy_stall_pressure_at(c->s, c->now) + rise))
                 return false;
         *num = policy_numbers_blank(-1);
         num->psi_before_permyriad = t->psi_full_at_change_permyriad;
@@ -417,6 +422,30 @@ static bool backoff_due(Ctx *c, Lever l, PolicyNumbers *num)
 }
 
 /* Caps a raise by back-off holds and outside clamps; false when nothing is left. */
+/* Memory pressure over the ceiling that is the stalls a proactiveness
+ * raise answers: it does not hold that raise. Fragmentation is never
+ * bought with memory pressure, but here the pressure is the fragmentation:
+ * a direct compaction is a memory stall of the task that allocates, and
+ * the raise moves that work to kcompactd, whose proactive rounds are no
+ * task's stall. Only direct compaction stalls over their limit, within
+ * avg10, and not outnumbered by direct reclaim (short of free memory,
+ * which compaction does not fix); a watched workload over its budget
+ * counts only when compaction is the larger part of its stall
+ * (evaluate.c workload_counts()). Held so, proactiveness stayed at 40
+ * through 40 s of 5-17 stalls/s in a 45 s run of the postgres-7.3 bench
+ * (stock kernel) and 20 s of it in another. */
+static bool pressure_is_the_stalls(const Ctx *c, Lever l, const Want *w)
+{
+        const Rates *r = &c->a->rates;
+
+        if (l != LEVER_COMPACTION_PROACTIVENESS || w->err <= 0 || !stalls_in_avg10(c))
+                return false;
+        if (w->reason == POLICY_REASON_WORKLOAD_STALLS)
+                return true;
+        return w->reason == POLICY_REASON_COMPACT_STALLS && r->valid && r->compact_stall > 0.0 &&
+               r->allocstall <= r->compact_stall;
+}
+
 static bool raise_allowed(Ctx *c, Lever l, int64_t *wanted, const Want *w)
 {
         const LeverTrack *t = &c->s->lever[l];
@@ -426,7 +455,7 @@ static bool raise_allowed(Ctx *c, Lever l, int64_t *wanted, const Want *w)
                 add_held(c, l, *wanted, cur, w->reason, POLICY_HOLD_BACKOFF, &w->num);
                 return false;
         }
-        if (c->psi_high) {
+        if (c->psi_high && !pressure_is_the_stalls(c, l, w)) {
                 add_held(c, l, *wanted, cur, w->reason, POLICY_HOLD_PSI, &w->num);
                 return false;
         }

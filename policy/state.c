@@ -23,6 +23,7 @@
  * compaction cannot fix costs less each time instead of cycling. */
 
 
+#include <math.h>
 #include <string.h>
 
 #include "fragd/policy.h"
@@ -33,6 +34,22 @@ usec_t policy_backoff_hold_usec(usec_t hold, unsigned n)
         unsigned shift = MIN(n, (unsigned) POLICY_BACKOFF_SHIFT_MAX);
 
         return hold > (USEC_INFINITY >> shift) ? USEC_INFINITY : hold << shift;
+}
+
+/* PSI's avg10 is an average decaying by e every POLICY_PSI_AVG_USEC
+ * (kernel/sched/psi.c calc_avgs(): EXP_10s over 2 s periods), not a 10 s
+ * window: 4.31 % full at the end of a burst of direct compactions is
+ * still 2.37 % six seconds later, with no new stall. The stalls' pressure
+ * at now is the highest full read while they were within avg10, decayed
+ * since it was read. */
+uint32_t policy_stall_pressure_at(const PolicyState *s, usec_t now)
+{
+        double age;
+
+        if (s->stall_psi_full_usec == 0 || s->stall_psi_full_permyriad == 0)
+                return 0;
+        age = now > s->stall_psi_full_usec ? (double) (now - s->stall_psi_full_usec) : 0.0;
+        return (uint32_t) ((double) s->stall_psi_full_permyriad * exp(-age / (double) POLICY_PSI_AVG_USEC));
 }
 
 void policy_state_init(PolicyState *s)
@@ -252,6 +269,12 @@ void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d,
                 s->last_highorder_work_usec = now;
         if (a->rates.valid && a->rates.compact_stall > 0.0)
                 s->last_compact_stall_usec = now;
+        if (s->last_compact_stall_usec > 0 && now >= s->last_compact_stall_usec &&
+            now - s->last_compact_stall_usec < POLICY_PSI_AVG_USEC &&
+            e->psi_full_permyriad >= policy_stall_pressure_at(s, now)) {
+                s->stall_psi_full_permyriad = e->psi_full_permyriad;
+                s->stall_psi_full_usec = now;
+        }
         /* the learned burst as decide saw it (renewed, kept, or forgotten) */
         s->learned_peak_bytes = e->learned_peak_bytes;
         s->learned_peak_usec = e->learned_peak_usec;

@@ -224,6 +224,63 @@ static void test_extfrag_comes_home(void **state)
         free(s);
 }
 
+/* Pressure over the ceiling that is the direct compaction stalls a
+ * proactiveness raise answers does not hold it: the raise moves that work
+ * to kcompactd. 1 stall/s against the 0.1/s limit at full 4 % (ceiling
+ * 3 %): raised for the stalls, while the reserve levers still come down.
+ * With more direct reclaim entries than stalls the pressure is free memory
+ * short: held. Fails with the old rule (every raise held). */
+static void test_pressure_of_the_stalls_does_not_hold(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = t_world_fine(1);
+        const PolicyHeldItem *h;
+        const DecisionItem *it;
+
+        (void) state;
+        s->cfg.kick_interval_usec = 0;
+        s->cfg.oneshot_compact = false;
+        s->in[LEVER_WATERMARK_SCALE_FACTOR].current = 110;
+        w.stall_per_sec = 1.0;
+        w.psi_some = 1500;
+        w.psi_full = 400;
+        t_sim_tick(s, &w, 5);
+        it = t_find(&s->d, DECISION_LEVER, P);
+        assert_non_null(it);
+        assert_int_equal(it->reason, POLICY_REASON_COMPACT_STALLS);
+        assert_true(it->to > it->from);
+        it = t_find(&s->d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR);
+        assert_non_null(it);
+        assert_int_equal(it->reason, POLICY_REASON_PSI_CEILING);
+
+        /* direct reclaim outnumbers the stalls: held */
+        t_sim_init(s);
+        s->cfg.kick_interval_usec = 0;
+        s->cfg.oneshot_compact = false;
+        w.allocstall_per_sec = 5.0;
+        t_sim_tick(s, &w, 5);
+        assert_null(t_find(&s->d, DECISION_LEVER, P));
+        h = t_find_held(&s->d, P);
+        assert_non_null(h);
+        assert_int_equal(h->hold, POLICY_HOLD_PSI);
+        assert_int_equal(h->reason, POLICY_REASON_COMPACT_STALLS);
+
+        /* no stall: the pressure is not theirs, a reserve's raise is held */
+        t_sim_init(s);
+        s->cfg.kick_interval_usec = 0;
+        s->cfg.oneshot_compact = false;
+        w = t_world_fine(1);
+        w.node[0].ge_thp_pages = 2000;
+        w.psi_some = 1500;
+        w.psi_full = 400;
+        t_sim_tick(s, &w, 5);
+        assert_null(t_find(&s->d, DECISION_LEVER, P));
+        h = t_find_held(&s->d, P);
+        assert_non_null(h);
+        assert_int_equal(h->hold, POLICY_HOLD_PSI);
+        free(s);
+}
+
 /* Pressure with free memory short and watermark_scale_factor at its
  * baseline: nothing to lower, the raise is held (and said so); the boost
  * lever above its baseline comes down by its step, at it the raise is held */
@@ -458,6 +515,7 @@ int main(void)
                 cmocka_unit_test(test_decision_header),
                 cmocka_unit_test(test_defrag_up_conditions),
                 cmocka_unit_test(test_pressure_holds_proactiveness),
+                cmocka_unit_test(test_pressure_of_the_stalls_does_not_hold),
                 cmocka_unit_test(test_extfrag_comes_home),
                 cmocka_unit_test(test_pressure_at_baseline_holds),
                 cmocka_unit_test(test_defrag_decays_half_way_then_home),
