@@ -2,7 +2,8 @@
 # The page-cache signal (docs/policy.md "Page-cache demand") against copies of
 # a fixture tree: fragd --once reads a daemon's trace instance (a hist
 # captured in a 6.12 guest placed where the daemon keeps it) and shows the
-# orders, the page cache's order and its share in text and JSON, and the
+# orders, the page cache's order and its share in text and JSON (the order
+# from the watched workload's failed allocations when they are counted), and the
 # large-folio target at that order; without an instance it names pagecache
 # under DEGRADED; pagecache_signal=off leaves it out. The daemon on a tree
 # without tracefs says why once and exports fragd_source_up{source="pagecache"} 0;
@@ -60,6 +61,22 @@ if command -v promtool >/dev/null; then
 	promtool check metrics <"$work/p" >/dev/null 2>&1 && pass "promtool accepts the page-cache families" \
 		|| bad "promtool: $(promtool check metrics <"$work/p" 2>&1 | head -3)"
 fi
+
+# 1b. the watched workload's failed allocations in the instance (412 at
+# order 6, 40 at 5, 2 at 3): the order is where they failed among the
+# orders with a share (6; 5 and 3 have none), said so in the text
+AF=sys/kernel/tracing/instances/fragd/events/kmem/mm_page_alloc
+mkdir -p "$T/$AF"
+cp "$FRAGD_SRCDIR/tests/corpus/pagecache/synthetic-alloc-fail-hist" "$T/$AF/hist"
+out=$("$FRAGD" --once --dry-run --root "$T" --page-size 4096 2>"$work/err")
+grep -q "the page cache asks at order 6: most of the watched workload's failed allocations" <<<"$out" \
+	&& grep -q "64.7% of the bytes added are in folios of that order" <<<"$out" \
+	&& pass "text: the order from the failures" \
+	|| bad "text lacks the failures' order: $(echo "$out" | grep -A8 'Page cache') $(cat "$work/err")"
+"$FRAGD" --once --dry-run --format prom --root "$T" --page-size 4096 >"$work/p" 2>/dev/null
+grep -qx 'fragd_page_alloc_failures_total{order="6"} 412' "$work/p" && grep -qx 'fragd_pagecache_order 6' "$work/p" \
+	&& pass "prom: the failures by order, the order" || bad "prom failures: $(grep -E 'failures|pagecache_order ' "$work/p")"
+rm -rf "${T:?}/sys/kernel/tracing/instances/fragd/events/kmem"
 
 # 2. --once without an instance: on a kernel that could have one, not
 # measured but not degraded; without tracefs mounted DEGRADED names it;
