@@ -417,6 +417,43 @@ static void alloc_fail_stop(Manager *m)
         m->alloc_fail_up = false;
 }
 
+/* The watched cgroups' tasks changed: the kernel has added the listed
+ * tasks' new children and threads (event-fork) and dropped those that
+ * exited, so the tasks it lacks are added to its list, without a rewrite.
+ * A rewrite clears the list first, which unregisters the filter's probes
+ * on sched_switch, fork and exit (each a static key: kernel text patched
+ * on every CPU), waits for the tracepoints' RCU, and counts every task's
+ * events until the new list is written; a database forking a backend per
+ * connection changed the list nearly every tick. 0 when the kernel's list
+ * is the tasks' now (added to or not); else (a task in it that left the
+ * cgroups, the list unreadable) the caller rewrites it. */
+static int pagecache_scope_add(Manager *m, const int32_t *tids, size_t n)
+{
+        _cleanup_free_ int32_t *have = NULL, *missing = NULL;
+        size_t m_have = 0, n_missing = 0;
+        char why[256] = "";
+        int r;
+
+        r = pagecache_trace_tasks_read(m->root, &have, &m_have);
+        if (r < 0)
+                return r;
+        missing = malloc((n ? n : 1) * sizeof(*missing));
+        if (!missing)
+                return -ENOMEM;
+        r = pagecache_tasks_missing(tids, n, have, m_have, missing, &n_missing);
+        if (r != 0)
+                return r;
+        r = pagecache_trace_add_tasks(m->root, missing, n_missing, why, sizeof(why));
+        if (r < 0) {
+                log_debug("Cannot add %zu task ids to the trace instance's list: %s; writing it anew", n_missing,
+                          why);
+                return r;
+        }
+        if (n_missing > 0)
+                log_debug("Added %zu task ids to the trace instance's list (%zu watched now)", n_missing, n);
+        return 0;
+}
+
 static void pagecache_scope(Manager *m)
 {
         _cleanup_free_ int32_t *tids = NULL;
@@ -455,6 +492,10 @@ static void pagecache_scope(Manager *m)
         h = (h ^ n) * 1099511628211ULL;
         if (m->pagecache_scoped && h == m->pagecache_scope_hash)
                 return;
+        if (m->pagecache_scoped && !m->pagecache_scope_err && pagecache_scope_add(m, tids, n) == 0) {
+                m->pagecache_scope_hash = h;
+                return;
+        }
         r = pagecache_trace_set_tasks(m->root, tids, n, why, sizeof(why));
         if (r < 0) {
                 if (r != m->pagecache_scope_err)

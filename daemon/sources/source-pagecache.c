@@ -489,7 +489,10 @@ int pagecache_trace_stop(const Root *root)
         return 0;
 }
 
-int pagecache_trace_set_tasks(const Root *root, const int32_t *tids, size_t n, char *why, size_t why_size)
+/* Writes tids[0..n) to the instance's set_event_pid with event-fork on:
+ * replacing the list (O_TRUNC: the kernel clears it at open) or adding to
+ * it (the kernel copies the list it has and adds these). */
+static int write_tasks(const Root *root, const int32_t *tids, size_t n, bool add, char *why, size_t why_size)
 {
         _cleanup_close_ int ifd = -EBADF, fd = -EBADF;
         _cleanup_free_ char *buf = NULL;
@@ -512,8 +515,8 @@ int pagecache_trace_set_tasks(const Root *root, const int32_t *tids, size_t n, c
                          strerror(-r));
                 return r;
         }
-        /* "12 345 ...": at most 11 bytes a task */
-        cap = (n ? n : 1) * 12 + 1;
+        /* "12 345 ...": at most 11 bytes a task, and a leading space */
+        cap = (n ? n : 1) * 12 + 2;
         buf = malloc(cap);
         if (!buf)
                 return -ENOMEM;
@@ -522,10 +525,12 @@ int pagecache_trace_set_tasks(const Root *root, const int32_t *tids, size_t n, c
         else if (n == 0)
                 len = (size_t) snprintf(buf, cap, "0");
         for (size_t i = 0; i < n; i++)
-                len += (size_t) snprintf(buf + len, cap - len, "%s%" PRId32, i ? " " : "", tids[i]);
+                len += (size_t) snprintf(buf + len, cap - len, "%s%" PRId32, i || add ? " " : "", tids[i]);
         /* O_TRUNC: the kernel clears the list at open, then the write sets
-         * it (a write without it adds to the list) */
-        fd = root_openat(ifd, "set_event_pid", O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0, ROOT_BENEATH);
+         * it (a write without it adds to the list: O_APPEND, which the
+         * kernel ignores, keeps a plain file's text too) */
+        fd = root_openat(ifd, "set_event_pid", O_WRONLY | (add ? O_APPEND : O_TRUNC) | O_CLOEXEC | O_NOCTTY, 0,
+                         ROOT_BENEATH);
         if (fd < 0) {
                 snprintf(why, why_size, "cannot open '/sys/" INSTANCE_REL "/set_event_pid': %s", strerror(-fd));
                 return fd;
@@ -538,6 +543,105 @@ int pagecache_trace_set_tasks(const Root *root, const int32_t *tids, size_t n, c
                 return r;
         }
         return 0;
+}
+
+int pagecache_trace_set_tasks(const Root *root, const int32_t *tids, size_t n, char *why, size_t why_size)
+{
+        return write_tasks(root, tids, n, false, why, why_size);
+}
+
+int pagecache_trace_add_tasks(const Root *root, const int32_t *tids, size_t n, char *why, size_t why_size)
+{
+        if (!tids || n == 0)
+                return 0;
+        return write_tasks(root, tids, n, true, why, why_size);
+}
+
+int pagecache_tasks_parse(const char *buf, size_t len, int32_t **ret, size_t *ret_n)
+{
+        _cleanup_free_ int32_t *v = NULL;
+        size_t n = 0, cap = 0;
+
+        for (size_t i = 0; i < len;) {
+                int64_t x = 0;
+
+                if (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\t') {
+                        i++;
+                        continue;
+                }
+                if (buf[i] < '0' || buf[i] > '9')
+                        return -EBADMSG;
+                for (; i < len && buf[i] >= '0' && buf[i] <= '9'; i++) {
+                        x = x * 10 + (buf[i] - '0');
+                        if (x > INT32_MAX)
+                                return -ERANGE;
+                }
+                if (n == cap) {
+                        size_t nc = cap ? cap * 2 : 16;
+                        int32_t *nv = reallocarray(v, nc, sizeof(*v));
+
+                        if (!nv)
+                                return -ENOMEM;
+                        v = nv;
+                        cap = nc;
+                }
+                v[n++] = (int32_t) x;
+        }
+        *ret = TAKE_PTR(v);
+        *ret_n = n;
+        return 0;
+}
+
+int pagecache_trace_tasks_read(const Root *root, int32_t **ret, size_t *ret_n)
+{
+        _cleanup_close_ int ifd = -EBADF;
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        int r;
+
+        if (root->sys_fd < 0)
+                return -ENOENT;
+        ifd = root_openat(root->sys_fd, INSTANCE_REL, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, ROOT_BENEATH);
+        if (ifd < 0)
+                return ifd;
+        r = read_file_alloc_at(ifd, "set_event_pid", &buf, &len);
+        if (r < 0)
+                return r;
+        return pagecache_tasks_parse(buf, len, ret, ret_n);
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+        int32_t x = *(const int32_t *) a, y = *(const int32_t *) b;
+
+        return (x > y) - (x < y);
+}
+
+int pagecache_tasks_missing(const int32_t *want, size_t n, int32_t *have, size_t m, int32_t *missing,
+                            size_t *ret_missing)
+{
+        size_t k = 0;
+        bool extra = false;
+
+        qsort(have, m, sizeof(*have), cmp_i32);
+        for (size_t i = 0; i < n; i++)
+                if (!bsearch(&want[i], have, m, sizeof(*have), cmp_i32))
+                        missing[k++] = want[i];
+        *ret_missing = k;
+        /* in the list and not wanted: only a rewrite drops it (pid 0, the
+         * idle task written for an empty cgroup, included) */
+        if (m > 0) {
+                _cleanup_free_ int32_t *w = n ? malloc(n * sizeof(*w)) : NULL;
+
+                if (n && !w)
+                        return -ENOMEM;
+                if (n)
+                        memcpy(w, want, n * sizeof(*w));
+                qsort(w, n, sizeof(*w), cmp_i32);
+                for (size_t j = 0; j < m && !extra; j++)
+                        extra = !bsearch(&have[j], w, n, sizeof(*w), cmp_i32);
+        }
+        return extra ? 1 : 0;
 }
 
 /* Why there is no instance to read: the kernel cannot have one

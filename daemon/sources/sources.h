@@ -233,6 +233,22 @@ int extfrag_read(const Root *root, ExtfragHist *ret);
  * task, which adds no page cache): nothing is counted; tids NULL clears the
  * list: every task counts again. why as pagecache_trace_start(). */
 int pagecache_trace_set_tasks(const Root *root, const int32_t *tids, size_t n, char *why, size_t why_size);
+/* Adds tids[0..n) to the list the kernel has (no clearing: the kernel
+ * copies its list and adds these, so the probes it registered for the
+ * filter stay, and no moment counts every task, as a rewrite's clearing
+ * does). why as above; 0 when n == 0. */
+int pagecache_trace_add_tasks(const Root *root, const int32_t *tids, size_t n, char *why, size_t why_size);
+/* The list the kernel has now (set_event_pid: one id a line; the kernel
+ * has added the listed tasks' children and dropped those that exited). */
+int pagecache_trace_tasks_read(const Root *root, int32_t **ret, size_t *ret_n);
+/* Parses such a list (ids separated by white space, each 0..INT32_MAX):
+ * -EBADMSG on anything else, -ERANGE past INT32_MAX. */
+int pagecache_tasks_parse(const char *buf, size_t len, int32_t **ret, size_t *ret_n);
+/* The ids of want[0..n) not in have[0..m) into missing (room for n),
+ * their count in *ret_missing; returns 1 when have holds an id not in want
+ * (only a rewrite drops it), else 0; have is sorted in place. */
+int pagecache_tasks_missing(const int32_t *want, size_t n, int32_t *have, size_t m, int32_t *missing,
+                            size_t *ret_missing);
 
 /* kswapd woken by order, counted in the same instance (docs/policy.md
  * "Page-cache demand"): a hist trigger on vmscan:mm_vmscan_wakeup_kswapd

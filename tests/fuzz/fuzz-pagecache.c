@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for pagecache_hist_parse(), pagecache_format_has_order(),
  * extfrag_hist_parse(), extfrag_format_has_fields(), order_count_hist_parse(),
- * kswapd_wake_format_has_order() and alloc_fail_format_has_fields() (fragd's
- * trace instance: the hist files
- * and the events' format files); corpus in
+ * kswapd_wake_format_has_order(), alloc_fail_format_has_fields() and
+ * pagecache_tasks_parse() (fragd's trace instance: the hist files, the
+ * events' format files and its set_event_pid); corpus in
  * tests/corpus/pagecache/. */
 
 #include <errno.h>
@@ -63,5 +63,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         r = alloc_fail_format_has_fields((const char *) data, size);
         if (r != 0 && r != -ENODATA && r != -EBADMSG)
                 abort();
+        /* the task list: ids in range, as many as the text can hold */
+        {
+                int32_t *t = NULL;
+                size_t n = 0;
+
+                r = pagecache_tasks_parse((const char *) data, size, &t, &n);
+                if (r == 0) {
+                        if (n > size || (n > 0 && !t))
+                                abort();
+                        for (size_t i = 0; i < n; i++)
+                                if (t[i] < 0)
+                                        abort();
+                } else if (r != -EBADMSG && r != -ERANGE && r != -ENOMEM)
+                        abort();
+                free(t);
+        }
         return 0;
 }

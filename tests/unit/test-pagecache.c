@@ -608,6 +608,23 @@ static void test_set_tasks(void **state)
                 assert_string_equal(list, "0");
                 free(list);
                 list = NULL;
+                /* added to: the list kept (no O_TRUNC), the ids after it */
+                assert_int_equal(pagecache_trace_set_tasks(root, tids, 3, why, sizeof(why)), 0);
+                assert_int_equal(pagecache_trace_add_tasks(root, (const int32_t[]) { 5, 6 }, 2, why, sizeof(why)), 0);
+                assert_int_equal(pagecache_trace_add_tasks(root, tids, 0, why, sizeof(why)), 0);
+                assert_true(read_file_alloc_at(fd, "set_event_pid", &list, &len) >= 0);
+                assert_string_equal(list, "12 345 67890 5 6");
+                free(list);
+                list = NULL;
+                {
+                        _cleanup_free_ int32_t *got = NULL;
+                        size_t n = 0;
+
+                        assert_int_equal(pagecache_trace_tasks_read(root, &got, &n), 0);
+                        assert_int_equal(n, 5);
+                        assert_int_equal(got[0], 12);
+                        assert_int_equal(got[4], 6);
+                }
                 /* cleared: every task counts */
                 assert_int_equal(pagecache_trace_set_tasks(root, NULL, 0, why, sizeof(why)), 0);
                 assert_true(read_file_alloc_at(fd, "set_event_pid", &list, &len) >= 0);
@@ -642,6 +659,72 @@ static void test_set_tasks(void **state)
         }
         root = root_free(root);
         rm_rf(dir);
+}
+
+/* set_event_pid as the kernel prints it (one id a line) and as fragd
+ * writes it; anything else refused, ids past INT32_MAX too. */
+static void test_tasks_parse(void **state)
+{
+        static const char *bad[] = { "12 x", "-1", "12,13", "1\0002", "0x10" };
+        int32_t *t = NULL;
+        size_t n = 9;
+
+        (void) state;
+        assert_int_equal(pagecache_tasks_parse("", 0, &t, &n), 0);
+        assert_int_equal(n, 0);
+        free(t);
+        t = NULL;
+        assert_int_equal(pagecache_tasks_parse("12\n345\n2147483647\n", strlen("12\n345\n2147483647\n"), &t, &n), 0);
+        assert_int_equal(n, 3);
+        assert_int_equal(t[0], 12);
+        assert_int_equal(t[1], 345);
+        assert_int_equal(t[2], INT32_MAX);
+        free(t);
+        t = NULL;
+        assert_int_equal(pagecache_tasks_parse(" 0 7\t8 ", strlen(" 0 7\t8 "), &t, &n), 0);
+        assert_int_equal(n, 3);
+        free(t);
+        t = NULL;
+        assert_int_equal(pagecache_tasks_parse("2147483648", 10, &t, &n), -ERANGE);
+        assert_null(t);
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                size_t len = strlen(bad[i]) + (i == 3 ? 2 : 0);
+
+                assert_int_equal(pagecache_tasks_parse(bad[i], len, &t, &n), -EBADMSG);
+                assert_null(t);
+        }
+}
+
+/* The tasks to add to the kernel's list, and whether only a rewrite will
+ * do: an id in the list that is no longer wanted (a task moved out of the
+ * cgroups, pid 0 written for an empty one). */
+static void test_tasks_missing(void **state)
+{
+        int32_t have[8], missing[8];
+        size_t k = 99;
+
+        (void) state;
+        /* the kernel followed the forks: nothing to add */
+        memcpy(have, (int32_t[]) { 30, 10, 20 }, 3 * sizeof(int32_t));
+        assert_int_equal(pagecache_tasks_missing((const int32_t[]) { 10, 20, 30 }, 3, have, 3, missing, &k), 0);
+        assert_int_equal(k, 0);
+        /* a task moved in (not a child of a listed one): added */
+        memcpy(have, (int32_t[]) { 30, 10 }, 2 * sizeof(int32_t));
+        assert_int_equal(pagecache_tasks_missing((const int32_t[]) { 10, 40, 30, 50 }, 4, have, 2, missing, &k), 0);
+        assert_int_equal(k, 2);
+        assert_int_equal(missing[0], 40);
+        assert_int_equal(missing[1], 50);
+        /* a listed task no longer watched: a rewrite */
+        memcpy(have, (int32_t[]) { 10, 99 }, 2 * sizeof(int32_t));
+        assert_int_equal(pagecache_tasks_missing((const int32_t[]) { 10, 20 }, 2, have, 2, missing, &k), 1);
+        /* pid 0 of an empty cgroup, tasks now: a rewrite; none and none: nothing */
+        have[0] = 0;
+        assert_int_equal(pagecache_tasks_missing((const int32_t[]) { 10 }, 1, have, 1, missing, &k), 1);
+        assert_int_equal(pagecache_tasks_missing(NULL, 0, have, 0, missing, &k), 0);
+        assert_int_equal(k, 0);
+        /* every listed task exited, new ones came: all added */
+        assert_int_equal(pagecache_tasks_missing((const int32_t[]) { 7, 8 }, 2, have, 0, missing, &k), 0);
+        assert_int_equal(k, 2);
 }
 
 static void test_start_degrades(void **state)
@@ -827,6 +910,8 @@ int main(void)
                 cmocka_unit_test(test_alloc_fail_start_read),
                 cmocka_unit_test(test_alloc_fail_stop),
                 cmocka_unit_test(test_set_tasks),
+                cmocka_unit_test(test_tasks_parse),
+                cmocka_unit_test(test_tasks_missing),
                 cmocka_unit_test(test_start_degrades),
                 cmocka_unit_test(test_start_readonly),
         };

@@ -558,6 +558,22 @@ cleanup
 if knobs_in_bounds /tmp/knobs.during; then pass "knobs within bounds during the run"; fi
 case $POLICY in
 fragd*)
+	# after the run's backends came and went (the kernel followed their
+	# forks and exits; fragd adds only the tasks it lacks), every task of
+	# postgres' cgroup is in fragd's list
+	sp=$TRACE/instances/fragd/set_event_pid
+	scope_missing() {
+		find "$CG/$CGPATH" -name cgroup.threads -exec cat {} + 2>/dev/null | sort -u | while read -r t; do
+			grep -qx "$t" $sp || echo "$t"
+		done | tr '\n' ' '
+	}
+	miss=$(scope_missing)
+	[ -z "$miss" ] || { sleep 6; miss=$(scope_missing); }
+	if [ -z "$miss" ]; then
+		pass "after the run every task of postgres' cgroup is in fragd's set_event_pid ($(wc -l <$sp) listed)"
+	else
+		fail "tasks of postgres' cgroup missing from fragd's set_event_pid after the run: $miss"
+	fi
 	sed -n '/^fragd_page_alloc_failures_total\|^fragd_kswapd_wakeups_total/s/^/prom: /p' $PROM 2>/dev/null || true
 	fragd status 2>&1 | head -n 25 | sed 's/^/status: /' || true
 	if systemctl stop fragd; then pass "systemctl stop fragd"; else fail "systemctl stop fragd"; fi
