@@ -5,7 +5,10 @@
 # uses (order 6 on 6.12; order 0 on 6.1, whose XFS writes small folios);
 # without tracefs fragd says so once and exports fragd_source_up 0; a
 # leftover instance (a killed fragd's) is replaced, the host's global
-# tracing is left alone, and the instance is removed at stop. Also measures
+# tracing is left alone, and the instance is removed at stop. A watched
+# cgroup reloaded in and out: its tasks alone are counted, a task moved in
+# is added to the kernel's list, one moved out makes fragd rewrite it, and
+# the failed-allocation trigger lives only while scoped. Also measures
 # what the trigger costs: 64 MiB of 4 KiB buffered writes (one event per
 # 4 KiB) with and without it, five rounds each, alternating (the fastest
 # round of each is the least disturbed by the host's load).
@@ -160,6 +163,53 @@ else
 	# writes came with 6.6): the signal sees order 0
 	o0=$(metric 'fragd_pagecache_added_bytes_total{order="0"}')
 	if [ "${o0:-0}" -ge 67108864 ]; then pass "kernel $kv: 256 KiB writes counted at order 0 ($o0 bytes)"; else fail "kernel $kv: ${o0:-no} bytes at order 0"; fi
+fi
+
+# --- 3b. a watched cgroup (reloaded in and out): the instance counts its
+# tasks alone, a task moved in is added to the kernel's list (no rewrite),
+# one moved out makes fragd rewrite it, and the failed-allocation trigger
+# is set while scoped and removed when the last watched cgroup goes
+if [ -e "$TR/$AEV/format" ] && [ -e /sys/fs/cgroup/cgroup.procs ]; then
+	W=/sys/fs/cgroup/pcw
+	mkdir -p $W
+	sleep 600 &
+	S1=$!
+	echo $S1 >$W/cgroup.procs
+	cp /tmp/pc.conf /tmp/pc.conf.orig
+	printf '[daemon]\nlog_level = debug\n[cgroup "pcw"]\nwatch = yes\n' >>/tmp/pc.conf
+	kill -HUP "$FRAGD_PID"
+	listed() { grep -qx "$1" "$INST/set_event_pid"; }
+	wait_for() { # wait_for SECONDS COMMAND...: until it succeeds
+		n=$(($1 * 10))
+		shift
+		while ! "$@" && [ $n -gt 0 ]; do
+			sleep 0.1
+			n=$((n - 1))
+		done
+		"$@"
+	}
+	atrig() { case $(trig "$INST/$AEV/trigger") in *keys=order*pfn*) return 0 ;; *) return 1 ;; esac }
+	if wait_for 20 listed $S1; then pass "watched cgroup: its task $S1 in set_event_pid ($(tr '\n' ' ' <"$INST/set_event_pid"))"; else
+		fail "watched cgroup: $S1 not in set_event_pid: '$(tr '\n' ' ' <"$INST/set_event_pid")' ($(grep -i 'cgroup\|scope\|tasks' /tmp/fragd.log | tail -n 3 | tr '\n' ' '))"
+	fi
+	if wait_for 10 atrig; then pass "scoped: the failed-allocation trigger set"; else fail "scoped, no failed-allocation trigger: '$(trig "$INST/$AEV/trigger")'"; fi
+	sleep 600 &
+	S2=$!
+	echo $S2 >$W/cgroup.procs
+	if wait_for 20 listed $S2 && listed $S1; then pass "a task moved in is listed beside the first"; else fail "after a task moved in: '$(tr '\n' ' ' <"$INST/set_event_pid")'"; fi
+	if grep -q "Added 1 task ids to the trace instance's list" /tmp/fragd.log; then pass "added to the kernel's list, not rewritten: $(grep -m1 'Added 1 task ids' /tmp/fragd.log)"; else
+		fail "no addition logged: $(grep -i 'task ids\|tasks alone' /tmp/fragd.log | tail -n 3 | tr '\n' ' ')"
+	fi
+	echo $S1 >/sys/fs/cgroup/cgroup.procs
+	if wait_for 20 sh -c "! grep -qx $S1 $INST/set_event_pid" && listed $S2; then pass "a task moved out: the list written anew without it"; else fail "after a task moved out: '$(tr '\n' ' ' <"$INST/set_event_pid")'"; fi
+	cp /tmp/pc.conf.orig /tmp/pc.conf
+	kill -HUP "$FRAGD_PID"
+	if wait_for 20 sh -c "! grep -q . $INST/set_event_pid" && ! atrig; then pass "the last watched cgroup gone: trigger removed, the list cleared"; else
+		fail "after the reload without it: trigger '$(trig "$INST/$AEV/trigger")', list '$(tr '\n' ' ' <"$INST/set_event_pid")'"
+	fi
+	kill $S1 $S2 2>/dev/null || true
+	wait $S1 $S2 2>/dev/null || true
+	rmdir $W 2>/dev/null || true
 fi
 
 # --- 4. killed: the instance stays; the next fragd replaces it; stop removes it
