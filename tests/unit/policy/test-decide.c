@@ -98,6 +98,27 @@ static void test_defrag_up_conditions(void **state)
         assert_null(it);
 }
 
+/* A simulation afresh without kicks or one-shots (the pressure tests look
+ * at the lever moves alone). */
+static void sim_levers_only(TSim *s)
+{
+        t_sim_init(s);
+        s->cfg.kick_interval_usec = 0;
+        s->cfg.oneshot_compact = false;
+}
+
+/* Lever l not moved this tick and held for memory pressure: the item. */
+static const PolicyHeldItem *held_for_psi(const TSim *s, Lever l)
+{
+        const PolicyHeldItem *h;
+
+        assert_null(t_find(&s->d, DECISION_LEVER, l));
+        h = t_find_held(&s->d, l);
+        assert_non_null(h);
+        assert_int_equal(h->hold, POLICY_HOLD_PSI);
+        return h;
+}
+
 /* Memory pressure over the ceiling: the reserve levers come down, the
  * raise of proactiveness is held, proactiveness itself is not lowered
  * (kcompactd's work is not what PSI counts). */
@@ -105,7 +126,6 @@ static void test_pressure_holds_proactiveness(void **state)
 {
         TSim *s = sim_new();
         TWorld w = t_world_fine(1);
-        const PolicyHeldItem *h;
         const DecisionItem *it;
 
         (void) state;
@@ -117,10 +137,7 @@ static void test_pressure_holds_proactiveness(void **state)
         w.psi_some = 1500;
         w.psi_full = 77;
         t_sim_tick(s, &w, 5);
-        assert_null(t_find(&s->d, DECISION_LEVER, P));
-        h = t_find_held(&s->d, P);
-        assert_non_null(h);
-        assert_int_equal(h->hold, POLICY_HOLD_PSI);
+        (void) held_for_psi(s, P);
         it = t_find(&s->d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR);
         assert_non_null(it);
         assert_int_equal(it->reason, POLICY_REASON_PSI_CEILING);
@@ -254,30 +271,20 @@ static void test_pressure_of_the_stalls_does_not_hold(void **state)
         assert_int_equal(it->reason, POLICY_REASON_PSI_CEILING);
 
         /* direct reclaim outnumbers the stalls: held */
-        t_sim_init(s);
-        s->cfg.kick_interval_usec = 0;
-        s->cfg.oneshot_compact = false;
+        sim_levers_only(s);
         w.allocstall_per_sec = 5.0;
         t_sim_tick(s, &w, 5);
-        assert_null(t_find(&s->d, DECISION_LEVER, P));
-        h = t_find_held(&s->d, P);
-        assert_non_null(h);
-        assert_int_equal(h->hold, POLICY_HOLD_PSI);
+        h = held_for_psi(s, P);
         assert_int_equal(h->reason, POLICY_REASON_COMPACT_STALLS);
 
         /* no stall: the pressure is not theirs, a reserve's raise is held */
-        t_sim_init(s);
-        s->cfg.kick_interval_usec = 0;
-        s->cfg.oneshot_compact = false;
+        sim_levers_only(s);
         w = t_world_fine(1);
         w.node[0].ge_thp_pages = 2000;
         w.psi_some = 1500;
         w.psi_full = 400;
         t_sim_tick(s, &w, 5);
-        assert_null(t_find(&s->d, DECISION_LEVER, P));
-        h = t_find_held(&s->d, P);
-        assert_non_null(h);
-        assert_int_equal(h->hold, POLICY_HOLD_PSI);
+        (void) held_for_psi(s, P);
         free(s);
 }
 
@@ -297,16 +304,11 @@ static void test_pressure_at_baseline_holds(void **state)
         w.node[0] = t_node_memory_short();
         w.psi_some = 1500;
         t_sim_tick(s, &w, 5);
-        assert_null(t_find(&s->d, DECISION_LEVER, LEVER_WATERMARK_SCALE_FACTOR));
-        h = t_find_held(&s->d, LEVER_WATERMARK_SCALE_FACTOR);
-        assert_non_null(h);
-        assert_int_equal(h->hold, POLICY_HOLD_PSI);
+        h = held_for_psi(s, LEVER_WATERMARK_SCALE_FACTOR);
         assert_int_equal(h->reason, POLICY_REASON_FREE_MEMORY_SHORT);
 
         /* the boost: compaction spent (proactiveness at 100), a reserve missed */
-        t_sim_init(s);
-        s->cfg.kick_interval_usec = 0;
-        s->cfg.oneshot_compact = false;
+        sim_levers_only(s);
         w = t_world_fine(1);
         w.node[0].ge_thp_pages = 2000;
         w.psi_some = 1500;
@@ -317,15 +319,10 @@ static void test_pressure_at_baseline_holds(void **state)
         assert_non_null(it);
         assert_int_equal(it->reason, POLICY_REASON_PSI_CEILING);
         assert_int_equal(it->to, 24000);
-        t_sim_init(s);
-        s->cfg.kick_interval_usec = 0;
-        s->cfg.oneshot_compact = false;
+        sim_levers_only(s);
         s->in[P].current = 100;
         t_sim_tick(s, &w, 5);
-        assert_null(t_find(&s->d, DECISION_LEVER, LEVER_WATERMARK_BOOST_FACTOR));
-        h = t_find_held(&s->d, LEVER_WATERMARK_BOOST_FACTOR);
-        assert_non_null(h);
-        assert_int_equal(h->hold, POLICY_HOLD_PSI);
+        (void) held_for_psi(s, LEVER_WATERMARK_BOOST_FACTOR);
         free(s);
 }
 
