@@ -82,6 +82,9 @@ struct Manager {
          * the hash of the task ids last written, whether a list stands, the
          * last error logged (0: none) */
         uint64_t pagecache_scope_hash;
+        /* the list last written was pid 0 alone (no task then): written
+         * anew, not added to, when tasks come (the idle task stays out) */
+        bool pagecache_scope_idle;
         bool pagecache_scoped;
         int pagecache_scope_err;
         /* failed allocations counted in it (alloc_fail_trace_start()): only

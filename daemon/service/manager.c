@@ -426,7 +426,10 @@ static void alloc_fail_stop(Manager *m)
  * events until the new list is written; a database forking a backend per
  * connection changed the list nearly every tick. 0 when the kernel's list
  * is the tasks' now (added to or not); else (a task in it that left the
- * cgroups, the list unreadable) the caller rewrites it. */
+ * cgroups, the list unreadable) the caller rewrites it. Never called on
+ * the pid 0 written for a cgroup without tasks (pagecache_scope_idle): the
+ * kernel's list did not show it back on 7.3, and added to it the idle
+ * task, in whose name interrupts allocate, would be counted. */
 static int pagecache_scope_add(Manager *m, const int32_t *tids, size_t n)
 {
         _cleanup_free_ int32_t *have = NULL, *missing = NULL;
@@ -492,7 +495,8 @@ static void pagecache_scope(Manager *m)
         h = (h ^ n) * 1099511628211ULL;
         if (m->pagecache_scoped && h == m->pagecache_scope_hash)
                 return;
-        if (m->pagecache_scoped && !m->pagecache_scope_err && pagecache_scope_add(m, tids, n) == 0) {
+        if (m->pagecache_scoped && !m->pagecache_scope_err && !m->pagecache_scope_idle &&
+            pagecache_scope_add(m, tids, n) == 0) {
                 m->pagecache_scope_hash = h;
                 return;
         }
@@ -512,6 +516,7 @@ static void pagecache_scope(Manager *m)
         m->pagecache_scope_err = 0;
         m->pagecache_scoped = true;
         m->pagecache_scope_hash = h;
+        m->pagecache_scope_idle = n == 0;
         alloc_fail_start(m);
 }
 

@@ -193,13 +193,18 @@ if [ -e "$TR/$AEV/format" ] && [ -e /sys/fs/cgroup/cgroup.procs ]; then
 		fail "watched cgroup: $S1 not in set_event_pid: '$(tr '\n' ' ' <"$INST/set_event_pid")' ($(grep -i 'cgroup\|scope\|tasks' /tmp/fragd.log | tail -n 3 | tr '\n' ' '))"
 	fi
 	if wait_for 10 atrig; then pass "scoped: the failed-allocation trigger set"; else fail "scoped, no failed-allocation trigger: '$(trig "$INST/$AEV/trigger")'"; fi
+	added() { grep -c "Added 1 task ids to the trace instance's list (2 watched now)" /tmp/fragd.log || true; }
+	a0=$(added)
 	sleep 600 &
 	S2=$!
 	echo $S2 >$W/cgroup.procs
 	if wait_for 20 listed $S2 && listed $S1; then pass "a task moved in is listed beside the first"; else fail "after a task moved in: '$(tr '\n' ' ' <"$INST/set_event_pid")'"; fi
-	if grep -q "Added 1 task ids to the trace instance's list" /tmp/fragd.log; then pass "added to the kernel's list, not rewritten: $(grep -m1 'Added 1 task ids' /tmp/fragd.log)"; else
+	if wait_for 5 sh -c "[ \$(grep -c \"Added 1 task ids to the trace instance's list (2 watched now)\" /tmp/fragd.log) -gt $a0 ]"; then
+		pass "added to the kernel's list, not rewritten: $(grep -m1 'Added 1 task ids.*(2 watched now)' /tmp/fragd.log)"
+	else
 		fail "no addition logged: $(grep -i 'task ids\|tasks alone' /tmp/fragd.log | tail -n 3 | tr '\n' ' ')"
 	fi
+	grep -i 'task ids\|tasks alone\|watching\|cgroup' /tmp/fragd.log | sed 's/^/fragd: /'
 	echo $S1 >/sys/fs/cgroup/cgroup.procs
 	if wait_for 20 sh -c "! grep -qx $S1 $INST/set_event_pid" && listed $S2; then pass "a task moved out: the list written anew without it"; else fail "after a task moved out: '$(tr '\n' ' ' <"$INST/set_event_pid")'"; fi
 	cp /tmp/pc.conf.orig /tmp/pc.conf
