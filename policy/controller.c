@@ -991,7 +991,8 @@ static void decide_defrag_mode(Ctx *c)
         Lever l = LEVER_DEFRAG_MODE;
         DefragModeWant w;
 
-        policy_defrag_mode_want(&c->s->dm, &c->d->eval, &c->in[l], c->psi_high, c->now, &w);
+        policy_defrag_mode_want(&c->s->dm, &c->d->eval, &c->in[l], c->psi_high,
+                                c->stall.err > 0 || stalls_in_avg10(c), c->now, &w);
         if (w.hold != POLICY_HOLD_NONE)
                 add_held(c, l, w.wanted, c->in[l].current, w.reason, w.hold, &w.num);
         else if (w.to != c->in[l].current)

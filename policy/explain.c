@@ -44,6 +44,7 @@ static const char *const hold_names[_POLICY_HOLD_MAX] = {
         [POLICY_HOLD_UNMEASURED] = "unmeasured",
         [POLICY_HOLD_NOTHING_TO_RECLAIM] = "nothing_to_reclaim",
         [POLICY_HOLD_WATERMARK_CAP] = "watermark_cap",
+        [POLICY_HOLD_DIRECT_COMPACTION] = "direct_compaction",
 };
 
 static const char *const hold_words[_POLICY_HOLD_MAX] = {
@@ -60,6 +61,8 @@ static const char *const hold_words[_POLICY_HOLD_MAX] = {
         [POLICY_HOLD_NOTHING_TO_RECLAIM] = "kswapd has too little to reclaim to supply it",
         [POLICY_HOLD_WATERMARK_CAP] = ("raised watermarks would hold back more than 1 % of the node's memory "
                                        "while free memory itself is not short"),
+        [POLICY_HOLD_DIRECT_COMPACTION] = ("allocations stall in direct compaction already, and with it on they "
+                                           "compact before any fallback"),
 };
 
 /* A lever's name (names.c), "?" for none. */
@@ -99,6 +102,7 @@ bool policy_hold_shown(PolicyHold h)
         case POLICY_HOLD_UNMEASURED:
         case POLICY_HOLD_NOTHING_TO_RECLAIM:
         case POLICY_HOLD_WATERMARK_CAP:
+        case POLICY_HOLD_DIRECT_COMPACTION:
                 return true;
         default:
                 return false;

@@ -138,7 +138,9 @@ const MetricFamily metric_families[_METRIC_MAX] = {
                 .more = "hold: psi (memory pressure over the ceiling), safety (the envelope), at_bound (the "
                         "configured min or max), clamped (the kernel kept another value), unmeasured (a source "
                         "is missing), reversal_limit, nothing_to_reclaim (free memory short and too little for "
-                        "kswapd to reclaim). Absent while nothing holds it and while paused; the pacing holds "
+                        "kswapd to reclaim), watermark_cap (raised watermarks would hold back over 1 % of the "
+                        "node), direct_compaction (defrag_mode while allocations stall in direct compaction). "
+                        "Absent while nothing holds it and while paused; the pacing holds "
                         "(dwell, reversal_cooldown) and a back-off (its own event) are not shown." },
         [M_ACTIONS] = {
                 "fragd_actions_total", METRIC_COUNTER, "", L("knob", "direction", "reason"),

@@ -86,6 +86,11 @@ typedef enum PolicyHold {
          * kernel's own high watermark, free memory itself not short (over
          * the kernel's own high watermark; num.headroom_bytes = the cap) */
         POLICY_HOLD_WATERMARK_CAP,
+        /* "direct_compaction": defrag_mode not turned on while direct
+         * compaction stalls are over their limit or within avg10: with it
+         * the allocator compacts before any fallback, so allocations that
+         * stall already would stall more */
+        POLICY_HOLD_DIRECT_COMPACTION,
         _POLICY_HOLD_MAX,
 } PolicyHold;
 
@@ -875,11 +880,11 @@ typedef struct DefragModeWant {
 /* The want (pure): on when non-movable blocks grew by at least
  * POLICY_DM_GROWTH_MIN_* within POLICY_DM_BLOCK_WINDOW_USEC, or polluting
  * fallbacks came at POLICY_DM_POLLUTING_MIN_MILLI over the last window,
- * with large-folio demand, not while held off, under the PSI ceiling
- * (psi_high) or after an outside value; off when the cost check fails
- * (policy_defrag_mode_cost()). */
+ * with large-folio demand, not while held off, over the PSI ceiling
+ * (psi_high), while direct compaction stalls (stalling) or after an outside
+ * value; off when the cost check fails (policy_defrag_mode_cost()). */
 void policy_defrag_mode_want(const DefragModeTrack *t, const PolicyEval *e, const LeverInput *in, bool psi_high,
-                             usec_t now, DefragModeWant *ret);
+                             bool stalling, usec_t now, DefragModeWant *ret);
 /* The cost check: stalls (allocstall + compact_stall per second) and
  * kswapd scanning (pgscan_kswapd pages per second) each rise by
  *   rise = (after - before) / max(before, floor)   when after > before + floor, else 0

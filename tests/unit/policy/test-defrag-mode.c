@@ -252,6 +252,37 @@ static void test_held(void **state)
         free(s);
 }
 
+/* Allocations stalling in direct compaction (1/s against the 0.1/s limit)
+ * hold it, said so: with it on they would compact before any fallback
+ * (static defrag_mode=1 on stock 7.3: 1496 postgres direct compactions
+ * against 8). The stalls gone, it goes on. Fails without the rule. */
+static void test_held_while_stalling(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = world();
+        const PolicyHeldItem *h;
+        const DecisionItem *it;
+        char text[DECISION_TEXT_MAX];
+
+        (void) state;
+        w.stall_per_sec = 1.0;
+        assert_null(run_growth(s, &w, 31, 50));
+        assert_int_equal(s->in[DM].current, 0);
+        h = t_find_held(&s->d, DM);
+        assert_non_null(h);
+        assert_int_equal(h->hold, POLICY_HOLD_DIRECT_COMPACTION);
+        assert_int_equal(h->wanted, 1);
+        assert_string_equal(policy_hold_name(h->hold), "direct_compaction");
+        assert_true(policy_hold_shown(h->hold));
+        assert_true(decision_explain_held(h, text, sizeof(text)) > 0);
+        assert_non_null(strstr(text, "stall in direct compaction already"));
+        w.stall_per_sec = 0;
+        it = first_item(s, &w, 5);
+        assert_non_null(it);
+        assert_int_equal(it->to, 1);
+        free(s);
+}
+
 /* the formula, by hand (docs/policy.md "defrag_mode") */
 static void test_cost_formula(void **state)
 {
@@ -440,6 +471,7 @@ int main(void)
                 cmocka_unit_test(test_outside_value_respected),
                 cmocka_unit_test(test_handed_back),
                 cmocka_unit_test(test_held),
+                cmocka_unit_test(test_held_while_stalling),
                 cmocka_unit_test(test_cost_formula),
                 cmocka_unit_test(test_backoff_and_hold),
                 cmocka_unit_test(test_stays_on_when_it_pays),
