@@ -435,8 +435,15 @@ uint64_t policy_learned_target(const PolicyConfig *cfg, uint64_t need_bytes, uin
  *            Where the watched workload's failed allocations are counted
  *            (fail_total_valid) and some failed at an order with such a
  *            share, the order is the one of those with the most failures
- *            (ties: the higher; pagecache_order_failed): the order its
- *            allocations wait on, not the largest it also adds. PostgreSQL
+ *            asked at it (ties: the higher; pagecache_order_failed): the
+ *            order its allocations wait on, not the largest it also adds.
+ *            The page cache retries a failed order k+1 at k
+ *            (__filemap_get_folio() steps down one order at a time), so
+ *            failures at k less those at k+1, when k+1 has a share too,
+ *            were asked at k: in three
+ *            NORETRY runs order 5 failed 556, 204 and 509 times against
+ *            order 6's 565, 299 and 414, nearly all retries, and by the raw
+ *            count the order went to 5. PostgreSQL
  *            writes relation files in order-8 folios beside its order-6
  *            WAL; by share the order went 6 -> 8 and back within a run,
  *            and fragd sized one-shots and a watermark raise for order-8
@@ -535,6 +542,7 @@ void policy_pagecache_evaluate(const PolicyConfig *cfg, const PolicyState *s, co
         const PolicyHistory *h = &s->hist;
         uint64_t large = 0, all = 0, at = 0, burst, mem, block, prev, held, fails = 0;
         unsigned order = 0, failed_order = 0, thp_order;
+        bool share_k = false; /* the last order looked at (k + 1 in the loop) has a share */
         usec_t window;
         double v;
 
@@ -551,14 +559,26 @@ void policy_pagecache_evaluate(const PolicyConfig *cfg, const PolicyState *s, co
         if (large < POLICY_PAGECACHE_MIN_BYTES)
                 return;
         for (unsigned k = FRAGD_MAX_ORDERS - 1; k >= 1; k--) {
-                if ((double) m->bytes_total[k] * 10000.0 <
-                    (double) large * (double) POLICY_PAGECACHE_MIN_SHARE_PERMYRIAD)
+                bool share_above = share_k;
+
+                share_k = (double) m->bytes_total[k] * 10000.0 >=
+                          (double) large * (double) POLICY_PAGECACHE_MIN_SHARE_PERMYRIAD;
+                if (!share_k)
                         continue;
                 if (order == 0)
                         order = k; /* the highest with a share */
-                if (m->fail_total_valid && m->alloc_fail_total[k] > fails) {
-                        fails = m->alloc_fail_total[k];
-                        failed_order = k;
+                if (m->fail_total_valid) {
+                        /* the page cache retries a failed order k+1 at k
+                         * (when it uses k+1: a THP's failures at 9 are
+                         * not retried at 8): at least this many of the
+                         * failures at k were asked at k */
+                        uint64_t above = share_above ? m->alloc_fail_total[k + 1] : 0;
+                        uint64_t own = m->alloc_fail_total[k] > above ? m->alloc_fail_total[k] - above : 0;
+
+                        if (own > fails) {
+                                fails = own;
+                                failed_order = k;
+                        }
                 }
         }
         if (order == 0)

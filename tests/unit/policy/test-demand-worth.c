@@ -390,6 +390,23 @@ static void test_order_from_failures(void **state)
         pagecache_eval(&c, &st, &a, &e);
         assert_int_equal(e.pagecache_order, 8);
         assert_true(e.pagecache_order_failed);
+        a.pagecache.alloc_fail_total[8] = 3;
+        /* the retries of failed order-6 folios fail at 5: more failures
+         * at 5 than at 6 (a NORETRY run's 509 against 414), of which at
+         * most 95 were asked at 5: still 6 */
+        a.pagecache.bytes_total[5] = 20 * MIB;
+        a.pagecache.alloc_fail_total[6] = 414;
+        a.pagecache.alloc_fail_total[5] = 509;
+        pagecache_eval(&c, &st, &a, &e);
+        assert_int_equal(e.pagecache_order, 6);
+        /* more asked at 5 than at 6: 5 */
+        a.pagecache.alloc_fail_total[5] = 414 + 420;
+        pagecache_eval(&c, &st, &a, &e);
+        assert_int_equal(e.pagecache_order, 5);
+        assert_true(e.pagecache_order_failed);
+        a.pagecache.bytes_total[5] = 0;
+        a.pagecache.alloc_fail_total[5] = 0;
+        a.pagecache.alloc_fail_total[6] = 42;
         /* the failures not counted (the hist gone): by share again */
         a.pagecache.fail_total_valid = false;
         a.pagecache.alloc_fail_total[8] = 3;
