@@ -991,8 +991,13 @@ static void decide_defrag_mode(Ctx *c)
         Lever l = LEVER_DEFRAG_MODE;
         DefragModeWant w;
 
-        policy_defrag_mode_want(&c->s->dm, &c->d->eval, &c->in[l], c->psi_high,
-                                c->stall.err > 0 || stalls_in_avg10(c), c->now, &w);
+        usec_t last = c->s->last_compact_stall_usec;
+        /* stalls within the cost window: this host's allocations compact
+         * directly, in bursts (a stock kernel's page cache at each WAL
+         * switch); 10 s after one burst, turned on, the next stalled more */
+        bool stalling = c->stall.err > 0 || (last > 0 && c->now - last < POLICY_DM_WINDOW_USEC);
+
+        policy_defrag_mode_want(&c->s->dm, &c->d->eval, &c->in[l], c->psi_high, stalling, c->now, &w);
         if (w.hold != POLICY_HOLD_NONE)
                 add_held(c, l, w.wanted, c->in[l].current, w.reason, w.hold, &w.num);
         else if (w.to != c->in[l].current)

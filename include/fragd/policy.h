@@ -87,9 +87,10 @@ typedef enum PolicyHold {
          * the kernel's own high watermark; num.headroom_bytes = the cap) */
         POLICY_HOLD_WATERMARK_CAP,
         /* "direct_compaction": defrag_mode not turned on while direct
-         * compaction stalls are over their limit or within avg10: with it
-         * the allocator compacts before any fallback, so allocations that
-         * stall already would stall more */
+         * compaction stalls are over their limit or came within
+         * POLICY_DM_WINDOW_USEC: with it the allocator compacts before
+         * any fallback, so allocations that stall already would stall
+         * more */
         POLICY_HOLD_DIRECT_COMPACTION,
         _POLICY_HOLD_MAX,
 } PolicyHold;
