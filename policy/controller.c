@@ -339,13 +339,19 @@ static PolicyNumbers psi_numbers(const Ctx *c)
 
 /* Direct compaction stalls this tick or within PSI avg10's window before
  * it: the memory full pressure fragd reads may still be theirs. */
-static bool stalls_in_avg10(const Ctx *c)
+/* A direct compaction stall this tick or within window before now */
+static bool stalls_within(const Ctx *c, usec_t window)
 {
         usec_t last = c->s->last_compact_stall_usec;
 
         if (c->a->rates.valid && c->d->eval.stall_milli > 0)
                 return true;
-        return last > 0 && c->now - last < POLICY_PSI_AVG_USEC;
+        return last > 0 && c->now >= last && c->now - last < window;
+}
+
+static bool stalls_in_avg10(const Ctx *c)
+{
+        return stalls_within(c, POLICY_PSI_AVG_USEC);
 }
 
 static bool rollback_due(Ctx *c, Lever l, PolicyNumbers *num)
@@ -991,11 +997,10 @@ static void decide_defrag_mode(Ctx *c)
         Lever l = LEVER_DEFRAG_MODE;
         DefragModeWant w;
 
-        usec_t last = c->s->last_compact_stall_usec;
         /* stalls within the cost window: this host's allocations compact
          * directly, in bursts (a stock kernel's page cache at each WAL
          * switch); 10 s after one burst, turned on, the next stalled more */
-        bool stalling = c->stall.err > 0 || (last > 0 && c->now - last < POLICY_DM_WINDOW_USEC);
+        bool stalling = c->stall.err > 0 || stalls_within(c, POLICY_DM_WINDOW_USEC);
 
         policy_defrag_mode_want(&c->s->dm, &c->d->eval, &c->in[l], c->psi_high, stalling, c->now, &w);
         if (w.hold != POLICY_HOLD_NONE)
