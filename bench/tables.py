@@ -37,8 +37,8 @@ BEGIN = "<!-- tables.py: "
 END = "<!-- tables.py end -->"
 
 # README.md's proof, one table per kernel: (results file, row filter,
-# measure, row label). The columns are the policies in POLICY_COLUMNS that
-# any row has.
+# measure, row label). The columns are the labels in POLICY_COLUMNS that
+# any row's policy has, one column per label.
 PROOF = {
     "7.3": [
         ("postgres-7.3-aged", {"kernel": "7.3-noretry"}, "zerofill_o6_pct",
@@ -62,6 +62,10 @@ PROOF = {
          "stock, WAL every 3 s beside a tenant, 120 MiB free: postgres direct compactions"),
         ("postgres-7.3-wal", {"kernel": "7.3-stock"}, "compact_scanned",
          "stock, WAL every 3 s beside a tenant, 120 MiB free: compaction pages scanned"),
+        ("churn-7.3", {"mode": "madvise"}, "compact_stall", "churn, defrag=madvise: direct compaction stalls"),
+        ("churn-7.3", {"mode": "madvise"}, "scanned", "churn, defrag=madvise: pages scanned"),
+        ("churn-7.3", {"mode": "never"}, "thp_pct", "churn, defrag=never: huge pages %"),
+        ("churn-7.3", {"mode": "never"}, "scanned", "churn, defrag=never: pages scanned"),
     ],
     "6.1": [
         ("churn-6.1", {"mode": "never"}, "thp_pct", "churn, defrag=never: huge pages %"),
@@ -175,14 +179,23 @@ def proof_table(kernel, results):
         if name not in results:
             raise Error(f"bench/tables.py: PROOF {kernel} names bench/results/{name}.tsv, which does not exist")
     present = {r["policy"] for name, _, _, _ in spec for r in results[name][1]}
-    pols = [(p, label) for p, label in POLICY_COLUMNS if p in present]
-    out = ["| measure (median) | " + " | ".join(label for _, label in pols) + " | results |",
+    # one column per label: policies that are the same setting under two
+    # shapes' names (static-max, pro100) share it
+    pols = []
+    for p, label in POLICY_COLUMNS:
+        if p not in present:
+            continue
+        if pols and any(lab == label for lab, _ in pols):
+            next(ps for lab, ps in pols if lab == label).add(p)
+        else:
+            pols.append((label, {p}))
+    out = ["| measure (median) | " + " | ".join(label for label, _ in pols) + " | results |",
            "|---|" + "---:|" * len(pols) + "---|"]
     for name, where, col, label in spec:
         rows = [r for r in results[name][1] if all(r.get(k) == v for k, v in where.items())]
         cells = []
-        for p, _ in pols:
-            rs = [r for r in rows if r["policy"] == p]
+        for _, ps in pols:
+            rs = [r for r in rows if r["policy"] in ps]
             cells.append(cell(rs, col, ranges=False) if rs else "")
         out.append(f"| {label} | " + " | ".join(cells) + f" | [{name}](bench/results/{name}.tsv) |")
     return out

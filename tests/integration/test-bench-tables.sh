@@ -120,6 +120,21 @@ expect_refused "a marker without its end" "has no '<!-- tables.py end -->' line"
 cp "$work/readme" "$R/README.md"
 if python3 "$T" --root "$R" --check >/dev/null 2>&1; then pass "restored tree passes again"; else bad "restored tree fails"; fi
 
+# one setting under two shapes' names (churn's static-max, postgres' pro100:
+# compaction_proactiveness 100) is one column of a proof table, each row
+# taking the rows it has
+printf 'never\tstatic-max\t1\t67\t5\t1\t2\t0\t100\t5\t\n' >>"$R/bench/results/churn-7.3.tsv"
+printf 'never\tpro100\t1\t50\t7\t1\t2\t0\t100\t5\t\n' >>"$R/bench/results/postgres-7.3-wal.tsv"
+printf '<!-- tables.py: proof-7.3 -->\n<!-- tables.py end -->\n' >>"$R/README.md"
+python3 "$T" --root "$R" --write >/dev/null 2>&1
+hdr=$(sed -n '/tables.py: proof-7.3 -->/{n;p}' "$R/README.md")
+if [ "$(grep -o 'proactiveness 100' <<<"$hdr" | wc -l)" = 1 ] &&
+	grep -q '^| churn, defrag=never: huge pages % |  | 67 | 80 | 95 | \[churn-7.3\]' "$R/README.md"; then
+	pass "static-max and pro100 share the proactiveness 100 column of a proof table"
+else
+	bad "proof columns: $hdr / $(grep '^| churn, defrag=never: huge' "$R/README.md" | tr '\n' ' ')"
+fi
+
 # the checkout's own tables, as make check-unit checks them
 if python3 "$S" --check >"$work/out" 2>&1; then pass "this tree's bench/README.md and README.md match bench/results/"; else
 	bad "this tree's tables are stale: $(head -c 800 "$work/out")"
