@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 
+#include "core/format.h"
 #include "core/log.h"
 #include "fragd/obs.h"
 #include "service/observe-log.h"
@@ -73,9 +74,12 @@ unsigned observe_log_assessment(const Assessment *a, const PolicyEval *e)
                 n++;
         }
         if (e && e->learned_capped_from_bytes > 0) {
-                log_warning("THP fault burst of %" PRIu64 " bytes is more than the host's memory (%" PRIu64
-                            " bytes): the learned reserve is capped at the latter",
-                            e->learned_capped_from_bytes, policy_mem_total_bytes(a));
+                char burst[32], mem[32];
+
+                log_warning("THP fault burst of %s is more than the host's memory (%s): the learned reserve is "
+                            "capped at the latter",
+                            format_bytes(burst, sizeof(burst), e->learned_capped_from_bytes),
+                            format_bytes(mem, sizeof(mem), policy_mem_total_bytes(a)));
                 n++;
         }
         return n;
