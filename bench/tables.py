@@ -181,14 +181,11 @@ def proof_table(kernel, results):
     present = {r["policy"] for name, _, _, _ in spec for r in results[name][1]}
     # one column per label: policies that are the same setting under two
     # shapes' names (static-max, pro100) share it
-    pols = []
+    cols = {}
     for p, label in POLICY_COLUMNS:
-        if p not in present:
-            continue
-        if pols and any(lab == label for lab, _ in pols):
-            next(ps for lab, ps in pols if lab == label).add(p)
-        else:
-            pols.append((label, {p}))
+        if p in present:
+            cols.setdefault(label, set()).add(p)
+    pols = list(cols.items())
     out = ["| measure (median) | " + " | ".join(label for label, _ in pols) + " | results |",
            "|---|" + "---:|" * len(pols) + "---|"]
     for name, where, col, label in spec:
