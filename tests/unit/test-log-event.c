@@ -19,30 +19,9 @@
 #include <unistd.h>
 
 #include "log-event-test-util.h"
+#include "stderr-test-util.h"
 
 static Capture cap;
-
-/* stderr into a file while fn runs; returns what was written */
-static char *stderr_of(void (*fn)(void))
-{
-        char tmpl[] = "/tmp/fragd-log-event-test-XXXXXX";
-        int fd = mkstemp(tmpl), saved = dup(STDERR_FILENO);
-        char *buf = calloc(1, 8192);
-        ssize_t n;
-
-        assert_true(fd >= 0 && saved >= 0 && buf);
-        (void) unlink(tmpl);
-        fflush(stderr);
-        assert_int_equal(dup2(fd, STDERR_FILENO), STDERR_FILENO);
-        fn();
-        fflush(stderr);
-        assert_int_equal(dup2(saved, STDERR_FILENO), STDERR_FILENO);
-        close(saved);
-        n = pread(fd, buf, 8191, 0);
-        assert_true(n >= 0);
-        close(fd);
-        return buf;
-}
 
 static void test_ids(void **state)
 {
