@@ -51,6 +51,9 @@
 #   fvm.hold_free=N     MiB left free by the holder (default high watermark + 200)
 #   fvm.fragd_start=early|late  fragd from before pgbench -i (default), or
 #                       from when the policies take over
+#   fvm.fragd_log=debug  fragd's log level (a conf.d drop-in; default: the
+#                       shipped one): at debug each tick's CPU and its
+#                       sources' shares are logged, and summed at the end
 #   fvm.sync_commit=on|off  postgres' synchronous_commit (default on; off:
 #                       commits do not wait for the WAL flush, so the WAL
 #                       is written, and zero-filled, as fast as the CPU goes)
@@ -91,9 +94,11 @@ HOLD=${FVM_HOLD:-pin}
 AGE_INODES=${FVM_AGE_INODES:-200000}
 AGE_PIPES=${FVM_AGE_PIPES:-4000}
 FRAGD_START=${FVM_FRAGD_START:-early}
+FRAGD_LOG=${FVM_FRAGD_LOG:-}
 SYNC_COMMIT=${FVM_SYNC_COMMIT:-on}
 TENANT=${FVM_TENANT:-0}
 case $SYNC_COMMIT in on | off) ;; *) skip "fvm.sync_commit must be on or off: '$SYNC_COMMIT'" ;; esac
+case $FRAGD_LOG in '' | debug | info | notice | warning) ;; *) skip "fvm.fragd_log must be debug, info, notice or warning: '$FRAGD_LOG'" ;; esac
 case $TENANT in '' | *[!0-9]*) skip "fvm.tenant must be MiB a second, a whole number: '$TENANT'" ;; esac
 DATA=${FVM_DATA:-}
 UNIT=postgresql@15-main.service
@@ -171,10 +176,40 @@ log "wal_segment_size $(pg psql -Atc 'SHOW wal_segment_size' postgres), wal_recy
 fragd_enable() {
 	mkdir -p /etc/fragd/fragd.conf.d /var/lib/prometheus/node-exporter
 	printf '[cgroup "%s"]\nwatch = yes\n' "$CGPATH" >/etc/fragd/fragd.conf.d/50-postgres.conf
+	[ -z "$FRAGD_LOG" ] || printf '[daemon]\nlog_level = %s\n' "$FRAGD_LOG" >/etc/fragd/fragd.conf.d/40-log.conf
 	if systemctl enable --now fragd; then pass "systemctl enable --now fragd ($FRAGD_START)"; else
 		fail "systemctl enable --now fragd"
 		finish
 	fi
+}
+# fragd's own CPU since it started, by thread (user and system, from
+# /proc/PID/task/*/stat: the compaction fragd asks for runs in the writing
+# thread), and at debug log level the ticks' CPU summed by source
+fragd_cpu() {
+	fpid=$(systemctl show -p MainPID --value fragd 2>/dev/null)
+	tck=$(getconf CLK_TCK)
+	if [ -n "$fpid" ] && [ "$fpid" != 0 ]; then
+		for st in /proc/"$fpid"/task/*/stat; do
+			# comm may hold spaces: the fields after its closing parenthesis
+			sed 's/^.*) //' "$st" | awk -v c="$(cat "${st%stat}comm")" -v t="$tck" \
+				'{ printf "%s user %.2f s system %.2f s; ", c, $12 / t, $13 / t }'
+		done | sed 's/; $//; s/^/fragd CPU by thread: /' | while read -r l; do log "$l"; done
+	fi
+	log "fragd unit CPU: $(systemctl show -p CPUUsageNSec --value fragd | awk '{ printf "%.2f s", $1 / 1e9 }')"
+	[ "$FRAGD_LOG" = debug ] || return 0
+	journalctl -b -u fragd --no-pager -o cat 2>/dev/null | awk '
+		/^tick [0-9]+ cpu: / {
+			n++; tot += $4
+			rest += $(NF - 1)
+			for (i = 1; i <= NF; i++) if ($i == "(") { j = i + 1; break }
+			for (; j + 1 <= NF && $j !~ /^[)-]/; j += 2) src[$j] += $(j + 1)
+		}
+		END {
+			if (!n) { print "fragd tick CPU: no tick cpu lines"; exit }
+			printf "fragd tick CPU: %d ticks, %.3f s, %.2f ms a tick; by source:", n, tot / 1e6, tot / n / 1e3
+			for (s in src) printf " %s %.3f s", s, src[s] / 1e6
+			printf "; the rest %.3f s\n", rest / 1e6
+		}' | while read -r l; do log "$l"; done
 }
 case $POLICY in fragd*)
 	if [ "$FRAGD_START" = early ]; then
@@ -576,6 +611,7 @@ fragd*)
 	fi
 	sed -n '/^fragd_page_alloc_failures_total\|^fragd_kswapd_wakeups_total/s/^/prom: /p' $PROM 2>/dev/null || true
 	fragd status 2>&1 | head -n 25 | sed 's/^/status: /' || true
+	fragd_cpu
 	if systemctl stop fragd; then pass "systemctl stop fragd"; else fail "systemctl stop fragd"; fi
 	knobs_snapshot >/tmp/knobs.now
 	if cmp -s /tmp/knobs.orig /tmp/knobs.now; then pass "every knob restored after stop"; else
@@ -585,7 +621,7 @@ fragd*)
 	# fragd's whole journal of this boot (its last 400 lines), stamped
 	# with the guest's uptime as this log is: every decision, one-shot and
 	# held one-shot next to the samples and the run's start and end
-	journalctl -b -u fragd --no-pager -o short-monotonic 2>/dev/null | tail -n 400 | sed 's/^/journal: /'
+	journalctl -b -u fragd --no-pager -p info -o short-monotonic 2>/dev/null | tail -n 400 | sed 's/^/journal: /'
 	log "fragd one-shots since boot: $(journalctl -b -u fragd --no-pager 2>/dev/null | grep -c 'compact node' || true)"
 	log "knobs while running: $(sort -u /tmp/knobs.during | tr '\n' ' ')"
 	;;
