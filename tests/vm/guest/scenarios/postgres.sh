@@ -189,11 +189,12 @@ fragd_cpu() {
 	fpid=$(systemctl show -p MainPID --value fragd 2>/dev/null)
 	tck=$(getconf CLK_TCK)
 	if [ -n "$fpid" ] && [ "$fpid" != 0 ]; then
-		for st in /proc/"$fpid"/task/*/stat; do
+		threads=$(for st in /proc/"$fpid"/task/*/stat; do
 			# comm may hold spaces: the fields after its closing parenthesis
 			sed 's/^.*) //' "$st" | awk -v c="$(cat "${st%stat}comm")" -v t="$tck" \
 				'{ printf "%s user %.2f s system %.2f s; ", c, $12 / t, $13 / t }'
-		done | sed 's/; $//; s/^/fragd CPU by thread: /' | while read -r l; do log "$l"; done
+		done)
+		log "fragd CPU by thread: ${threads%; }"
 	fi
 	log "fragd unit CPU: $(systemctl show -p CPUUsageNSec --value fragd | awk '{ printf "%.2f s", $1 / 1e9 }')"
 	[ "$FRAGD_LOG" = debug ] || return 0
