@@ -126,6 +126,7 @@ static const char *const gate_names[_POLICY_GATE_MAX] = {
         [POLICY_GATE_THP_INTERVAL] = "thp_interval",
         [POLICY_GATE_REBUILD_WINDOW] = "rebuild_window",
         [POLICY_GATE_NOT_DUE] = "not_due",
+        [POLICY_GATE_UNPAID] = "unpaid",
 };
 
 const char *policy_gate_name(PolicyOneshotGate g)
@@ -697,6 +698,12 @@ int decision_explain_pagecache_gate(const PolicyEval *e, const PolicyNodeEval *n
         case POLICY_GATE_NOT_DUE:
                 out(&o, "since the last one-shot the page cache added less than half the target and less than "
                         "half of it was taken from the blocks");
+                break;
+        case POLICY_GATE_UNPAID:
+                out(&o, "the last page-cache one-shot did not keep the page cache's next burst at order %u out of "
+                        "direct compaction (%s of it stalled; %u in a row), held %s more",
+                    e->order[0], bytes_str(e->pagecache_unpaid_stalled_bytes).s, e->pagecache_unpaid,
+                    dur_str(e->pagecache_unpaid_left_usec).s);
                 break;
         default:
                 out(&o, "?");

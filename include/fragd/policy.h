@@ -108,6 +108,8 @@ typedef enum PolicyOneshotGate {
         POLICY_GATE_REBUILD_WINDOW, /* "rebuild_window": within 10 s of the last one-shot */
         POLICY_GATE_NOT_DUE,        /* "not_due": neither half the target added nor half the blocks
                                      * taken since the last one-shot */
+        POLICY_GATE_UNPAID,         /* "unpaid": the last one-shot's burst stalled in direct
+                                     * compaction anyway (PolicyState.pagecache_unpaid_until_usec) */
         _POLICY_GATE_MAX,
 } PolicyOneshotGate;
 
@@ -381,6 +383,13 @@ typedef struct PolicyEval {
          * or unmet demand held (policy_reserve_gate()); when not, the
          * target is only what the demand model asks (0 with none) */
         bool reserve_wanted[2];
+        /* page-cache one-shots held for not paying (docs/policy.md "A
+         * one-shot that did not pay"), as the state had them at decide:
+         * the hold left (0: not held), how many in a row did not pay, and
+         * the bytes of the last one's burst that stalled */
+        usec_t pagecache_unpaid_left_usec;
+        unsigned pagecache_unpaid;
+        uint64_t pagecache_unpaid_stalled_bytes;
         unsigned n_nodes;
         PolicyNodeEval nodes[FRAGD_MAX_NODES];
         /* the configuration bits policy_state_update() needs */
@@ -539,6 +548,21 @@ typedef struct PolicyState {
         bool learned_share_measured[FRAGD_MAX_NODES];
         /* the last tick's PolicyNodeEval.pagecache_gate, indexed like hist.node_id */
         PolicyOneshotGate pagecache_gate[FRAGD_MAX_NODES];
+        /* Whether the last page-cache one-shot paid (state.c
+         * pagecache_payoff()): made at probe_usec (0 = none awaiting its
+         * verdict), the page cache's first burst at its order after it
+         * at probe_burst_usec (0 = none yet), and the attributed
+         * compaction stalls' bytes at the order in that burst
+         * (PolicyEval.pagecache_stalled_bytes summed). A burst that
+         * stalled did not pay: one-shots are held until unpaid_until,
+         * for backoff_hold << (unpaid in a row - 1); one whose burst's
+         * first 10 s passed without a stall paid, and the count starts
+         * again. */
+        usec_t pagecache_probe_usec, pagecache_probe_burst_usec;
+        uint64_t pagecache_probe_stalled_bytes;
+        unsigned pagecache_unpaid;
+        uint64_t pagecache_unpaid_stalled_bytes;
+        usec_t pagecache_unpaid_until_usec;
         /* the last tick with direct compaction stalls or kswapd scanning
          * (Rates.compact_stall, Rates.pgscan_kswapd > 0); 0 = none seen */
         usec_t last_highorder_work_usec;

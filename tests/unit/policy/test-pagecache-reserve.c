@@ -1143,6 +1143,182 @@ static void test_pc_own_pressure_state(void **state)
         free(s);
 }
 
+/* ---- a one-shot that did not pay (docs/policy.md) ------------------------
+ * One tick of 5 s: the page cache adds BURST bytes at order 6, direct
+ * compaction stalls STALLS a second (no watched workload: all attributed),
+ * decided, applied and recorded; returns the one-shots made. Order>=6 free
+ * 300 pages (1.2 MB), under a 4 MiB burst: a stall in it is the page
+ * cache's (5 s x 1/s = 5 blocks of 256 KiB, 1.25 MiB). Kicks on keep the
+ * THP one-shot, which order>=9 at 300 pages would want, out of the way. */
+static unsigned tick_paid(TSim *s, TWorld *w, uint64_t burst, double stalls)
+{
+        unsigned n = 0;
+
+        s->now += 5 * S;
+        w->stall_per_sec = stalls;
+        t_assess(w, s->now, &s->a);
+        s->a.pagecache.valid = true;
+        s->a.pagecache.bytes_total[6] = 8u << 20;
+        s->a.pagecache.delta_valid = true;
+        s->a.pagecache.interval_sec = 5;
+        s->a.pagecache.bytes_delta[6] = burst;
+        assert_int_equal(policy_decide(&s->cfg, &s->state, &s->a, s->in, s->now, &s->d), 0);
+        for (unsigned i = 0; i < s->d.n_items; i++)
+                n += s->d.items[i].kind == DECISION_COMPACT_NODE;
+        decision_mark_all_applied(&s->d);
+        policy_state_update(&s->state, &s->a, &s->d, s->now);
+        return n;
+}
+
+static TWorld world_paid(TSim *s)
+{
+        t_sim_init(s);
+        s->cfg.kick_interval_usec = 5 * S;
+        return world_pc(300, 100000);
+}
+
+/* The one-shot at 5 s; the burst at 15 s stalls: held for backoff_hold
+ * (600 s) from then, to 615 s (made at the tick of 615 s, not at 610 s);
+ * its burst stalls again: held 1200 s; the next one's burst runs 10 s
+ * without a stall: paid, the count starts again. */
+static void test_pc_unpaid_holds(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = world_paid(s);
+        usec_t t0 = s->now, until;
+
+        (void) state;
+        assert_int_equal(tick_paid(s, &w, 0, 0), 1);
+        assert_int_equal(s->state.pagecache_probe_usec, t0 + 5 * S);
+        assert_int_equal(tick_paid(s, &w, 0, 0), 0); /* within 10 s of it */
+        assert_int_equal(tick_paid(s, &w, 4u << 20, 1), 0);
+        assert_int_equal(s->d.eval.pagecache_stalled_bytes, 5 * 262144);
+        assert_int_equal(s->state.pagecache_unpaid, 1);
+        assert_int_equal(s->state.pagecache_unpaid_until_usec, t0 + 615 * S);
+        assert_int_equal(s->state.pagecache_probe_usec, 0);
+        assert_int_equal(tick_paid(s, &w, 0, 0), 0);
+        assert_int_equal(s->d.eval.nodes[0].pagecache_gate, POLICY_GATE_UNPAID);
+        assert_gate_text(s, "page-cache one-shot on node 0 held (unpaid): 1.2 MiB free in order>=6 blocks is under "
+                            "the 81 MiB target; the last page-cache one-shot did not keep the page cache's next "
+                            "burst at order 6 out of direct compaction (1.2 MiB of it stalled; 1 in a row), held "
+                            "9 min more");
+        while (s->now + 5 * S < t0 + 615 * S) {
+                assert_int_equal(tick_paid(s, &w, 0, 0), 0);
+                assert_int_equal(s->d.eval.nodes[0].pagecache_gate, POLICY_GATE_UNPAID);
+        }
+        assert_int_equal(s->d.eval.pagecache_unpaid_left_usec, 5 * S);
+        assert_int_equal(tick_paid(s, &w, 0, 0), 1);
+        assert_int_equal(s->now, t0 + 615 * S);
+        /* the second in a row: 1200 s */
+        assert_int_equal(tick_paid(s, &w, 4u << 20, 1), 0);
+        assert_int_equal(s->state.pagecache_unpaid, 2);
+        until = s->now + 1200 * S;
+        assert_int_equal(s->state.pagecache_unpaid_until_usec, until);
+        while (s->now + 5 * S < until)
+                assert_int_equal(tick_paid(s, &w, 0, 0), 0);
+        assert_int_equal(tick_paid(s, &w, 0, 0), 1);
+        /* a burst without a stall for 10 s: paid at the tick 10 s after it began */
+        assert_int_equal(tick_paid(s, &w, 4u << 20, 0), 0);
+        assert_int_equal(s->state.pagecache_probe_burst_usec, s->now);
+        assert_int_equal(tick_paid(s, &w, 4u << 20, 0), 0);
+        assert_int_equal(s->state.pagecache_probe_usec, s->now - 10 * S); /* 5 s into the burst: no verdict yet */
+        assert_int_equal(tick_paid(s, &w, 0, 0), 0);
+        assert_int_equal(s->state.pagecache_probe_usec, 0);
+        assert_int_equal(s->state.pagecache_unpaid, 0);
+        assert_int_equal(s->state.pagecache_unpaid_until_usec, until); /* past */
+        free(s);
+}
+
+/* What is not a verdict of "did not pay": stalls while the blocks at the
+ * order could hold the burst (another order's); a burst that falls back
+ * without stalling (the NORETRY kernel); stalls with no burst at the
+ * order; a stall in the burst's ticks after its first 10 s. No burst
+ * within backoff_hold (600 s): no verdict, the next burst is not the
+ * one-shot's. */
+static void test_pc_unpaid_not(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = world_paid(s);
+
+        (void) state;
+        /* a 1 MiB burst, under the 1.2 MB free at order>=6: the stalls were another order's */
+        assert_int_equal(tick_paid(s, &w, 0, 0), 1);
+        assert_int_equal(tick_paid(s, &w, 0, 1), 0);
+        assert_int_equal(tick_paid(s, &w, 1u << 20, 1), 0);
+        assert_int_equal(s->d.eval.pagecache_stalled_bytes, 0);
+        assert_int_equal(tick_paid(s, &w, 1u << 20, 1), 0);
+        assert_int_equal(tick_paid(s, &w, 4u << 20, 1), 0); /* 10 s into the burst: paid already */
+        assert_int_equal(s->state.pagecache_unpaid, 0);
+        assert_int_equal(s->state.pagecache_unpaid_until_usec, 0);
+        assert_int_equal(s->state.pagecache_probe_usec, 0);
+        /* the burst's stall one tick before the 10 s: did not pay */
+        t_sim_init(s);
+        w = world_paid(s);
+        assert_int_equal(tick_paid(s, &w, 0, 0), 1);
+        assert_int_equal(tick_paid(s, &w, 4u << 20, 0), 0);
+        assert_int_equal(tick_paid(s, &w, 4u << 20, 1), 0);
+        assert_int_equal(s->state.pagecache_unpaid, 1);
+        /* fallbacks, no stall: paid */
+        t_sim_init(s);
+        w = world_paid(s);
+        w.fallback_ratio = 0.5;
+        assert_int_equal(tick_paid(s, &w, 0, 0), 1);
+        for (unsigned i = 0; i < 3; i++)
+                assert_int_equal(tick_paid(s, &w, 4u << 20, 0), 0);
+        assert_int_equal(s->state.pagecache_unpaid, 0);
+        assert_int_equal(s->state.pagecache_probe_usec, 0);
+        /* no burst for 600 s after it (595 s: still awaited): no verdict */
+        t_sim_init(s);
+        w = world_paid(s);
+        {
+                usec_t t1 = s->now + 5 * S;
+
+                assert_int_equal(tick_paid(s, &w, 0, 0), 1);
+                w.node[0].ge_thp_pages = 30000; /* made: no one-shot after it */
+                while (s->now + 5 * S < t1 + 600 * S)
+                        assert_int_equal(tick_paid(s, &w, 0, 0), 0);
+                assert_int_equal(s->state.pagecache_probe_usec, t1);
+                (void) tick_paid(s, &w, 0, 0);
+                assert_int_equal(s->state.pagecache_probe_usec, 0);
+        }
+        free(s);
+}
+
+/* A THP one-shot is not the page cache's: no verdict awaits it. The
+ * state as policy_state_update() sees a decision with one node compaction
+ * applied, at order 9 and at order 6 (the page cache's, under the THP
+ * order 9); at order 6 with no page-cache signal (order 0): not either. */
+static void test_pc_unpaid_thp_oneshot(void **state)
+{
+        TSim *s = sim_new();
+        TWorld w = world_pc(300, 100000);
+        static const struct {
+                unsigned pagecache_order, item_order;
+                bool probe;
+        } cases[] = { { 6, 9, false }, { 6, 6, true }, { 0, 6, false } };
+
+        (void) state;
+        for (unsigned i = 0; i < ELEMENTSOF(cases); i++) {
+                Decision *d = &s->d;
+
+                t_sim_init(s);
+                t_assess(&w, s->now, &s->a);
+                memset(d, 0, sizeof(*d));
+                d->eval.pagecache_order = cases[i].pagecache_order;
+                d->eval.order[0] = 6;
+                d->eval.order[1] = 9;
+                d->eval.hold_usec = 600 * S;
+                d->n_items = 1;
+                d->items[0].kind = DECISION_COMPACT_NODE;
+                d->items[0].lever = _LEVER_MAX;
+                d->items[0].num.order = cases[i].item_order;
+                d->items[0].applied = true;
+                policy_state_update(&s->state, &s->a, d, s->now);
+                assert_int_equal(s->state.pagecache_probe_usec, cases[i].probe ? s->now : 0);
+        }
+        free(s);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -1168,6 +1344,9 @@ int main(void)
                 cmocka_unit_test(test_pc_own_pressure_edges),
                 cmocka_unit_test(test_pc_own_pressure_state),
                 cmocka_unit_test(test_pc_gate_clock_edges),
+                cmocka_unit_test(test_pc_unpaid_holds),
+                cmocka_unit_test(test_pc_unpaid_not),
+                cmocka_unit_test(test_pc_unpaid_thp_oneshot),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
