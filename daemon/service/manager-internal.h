@@ -123,6 +123,10 @@ struct Manager {
         unsigned n_actions;
         uint64_t errors[_HEALTH_ERR_MAX];
         usec_t tick_duration_usec;
+        /* at debug level: this tick's CPU in the watched workloads'
+         * reading (taskstats, cgroup files) and in the outputs (textfile,
+         * status file, sd_notify), for log_tick_cpu() */
+        usec_t tick_workload_cpu_usec, tick_output_cpu_usec;
 
         /* the learned reserve's state file (manager-learned.c): what it
          * holds as PolicyState's peak, bytes, monotonic time, age before it */

@@ -351,14 +351,18 @@ static void tick_levers(void *userdata, const Observation *cur, Assessment *a, P
         bool host_calm = !m->paused && m->n_ticks > 0 && m->d->eval.targets_met && /* paused: no collapse */
                          a->psi_some_avg10_permyriad < m->cfg.policy.calm_psi_some_permyriad;
 
+        usec_t cpu0 = log_get_max_level() >= LOG_DEBUG ? thread_cpu_usec() : 0;
+
         manager_workload_assess(&m->wl, host_calm, cur->now_usec, a);
+        m->tick_workload_cpu_usec = cpu0 ? thread_cpu_usec() - cpu0 : 0;
         if (!m->learned_restored)
                 manager_learned_restore(m, cur->now_usec); /* needs the page size and huge page order */
         levers_from_knobs(m->knobs, &m->cfg.policy, &m->baseline, m->levers_observed ? cur : NULL, in);
 }
 
-/* Debug level: the tick's CPU time (this thread's: observe to outputs) and
- * each source's share of it, for finding what fragd's own cost is made of. */
+/* Debug level: the tick's CPU time (this thread's: observe to outputs),
+ * each source's share of it, the watched workloads' and the outputs', for
+ * finding what fragd's own cost is made of. */
 static void log_tick_cpu(Manager *m, usec_t cpu0)
 {
         usec_t total = thread_cpu_usec() - cpu0, sources = 0;
@@ -373,8 +377,10 @@ static void log_tick_cpu(Manager *m, usec_t cpu0)
                         n += (size_t) snprintf(buf + n, sizeof(buf) - n, " %s %" PRIu64, obs_source_name((ObsSource) s),
                                                c);
         }
-        log_debug("tick %" PRIu64 " cpu: %" PRIu64 " us, sources %" PRIu64 " us (%s ), the rest %" PRIu64 " us",
-                  m->n_ticks, total, sources, n ? buf : " -", total > sources ? total - sources : 0);
+        log_debug("tick %" PRIu64 " cpu: %" PRIu64 " us, sources %" PRIu64 " us (%s ), workloads %" PRIu64
+                  " us, outputs %" PRIu64 " us, the rest %" PRIu64 " us",
+                  m->n_ticks, total, sources, n ? buf : " -", m->tick_workload_cpu_usec, m->tick_output_cpu_usec,
+                  sub0(total, sources + m->tick_workload_cpu_usec + m->tick_output_cpu_usec));
 }
 
 /* With watched cgroups, fragd's trace instance counts their tasks alone
@@ -539,6 +545,7 @@ static int tick(Manager *m)
 
         m->last_tick_usec = now;
         m->levers_observed = false;
+        m->tick_workload_cpu_usec = 0;
         observation_timing(timing);
         if (m->cfg.daemon.pagetypeinfo_interval_usec &&
             (!m->last_pagetype_usec || now - m->last_pagetype_usec >= m->cfg.daemon.pagetypeinfo_interval_usec)) {
@@ -592,12 +599,16 @@ static int tick(Manager *m)
          * except when a knob changed: that shows at once */
         if (!m->last_output_usec || m->outputs_due ||
             now - m->last_output_usec + m->cfg.daemon.interval_usec / 10 >= m->cfg.daemon.interval_usec) {
+                usec_t out0 = timing ? thread_cpu_usec() : 0;
+
                 m->last_output_usec = now;
                 m->outputs_due = false;
                 metrics_export(m);
                 manager_status_write(m);
                 notify_status(m);
-        }
+                m->tick_output_cpu_usec = timing ? thread_cpu_usec() - out0 : 0;
+        } else
+                m->tick_output_cpu_usec = 0;
         if (timing)
                 log_tick_cpu(m, cpu0);
         if (!m->ready) {

@@ -204,12 +204,16 @@ fragd_cpu() {
 			rest += $(NF - 1)
 			for (i = 1; i <= NF; i++) if ($i == "(") { j = i + 1; break }
 			for (; j + 1 <= NF && $j !~ /^[)-]/; j += 2) src[$j] += $(j + 1)
+			for (i = 1; i < NF; i++) {
+				if ($i == "workloads") wl += $(i + 1)
+				if ($i == "outputs") outp += $(i + 1)
+			}
 		}
 		END {
 			if (!n) { print "fragd tick CPU: no tick cpu lines"; exit }
 			printf "fragd tick CPU: %d ticks, %.3f s, %.2f ms a tick; by source:", n, tot / 1e6, tot / n / 1e3
 			for (s in src) printf " %s %.3f s", s, src[s] / 1e6
-			printf "; the rest %.3f s\n", rest / 1e6
+			printf "; workloads %.3f s; outputs %.3f s; the rest %.3f s\n", wl / 1e6, outp / 1e6, rest / 1e6
 		}' | while read -r l; do log "$l"; done
 }
 case $POLICY in fragd*)
