@@ -661,6 +661,26 @@ int decision_explain_reserve_gate(const PolicyEval *e, char *buf, size_t size)
         return finish(&o);
 }
 
+static void unpaid_why(Out *o, const PolicyEval *e)
+{
+        out(o, "the last page-cache one-shot did not keep the page cache's next burst at order %u out of direct "
+               "compaction (%s of it stalled; %u in a row)",
+            e->order[0], bytes_str(e->pagecache_unpaid_stalled_bytes).s, e->pagecache_unpaid);
+}
+
+int decision_explain_pagecache_unpaid(const PolicyEval *e, char *buf, size_t size)
+{
+        Out o = { .buf = buf, .size = size };
+
+        if (size > 0)
+                buf[0] = '\0';
+        if (e->pagecache_unpaid_left_usec == 0)
+                return finish(&o);
+        out(&o, "Page-cache one-shots held (unpaid) %s more: ", dur_str(e->pagecache_unpaid_left_usec).s);
+        unpaid_why(&o, e);
+        return finish(&o);
+}
+
 int decision_explain_pagecache_gate(const PolicyEval *e, const PolicyNodeEval *ne, uint32_t calm_psi_some_permyriad,
                                     char *buf, size_t size)
 {
@@ -700,10 +720,8 @@ int decision_explain_pagecache_gate(const PolicyEval *e, const PolicyNodeEval *n
                         "half of it was taken from the blocks");
                 break;
         case POLICY_GATE_UNPAID:
-                out(&o, "the last page-cache one-shot did not keep the page cache's next burst at order %u out of "
-                        "direct compaction (%s of it stalled; %u in a row), held %s more",
-                    e->order[0], bytes_str(e->pagecache_unpaid_stalled_bytes).s, e->pagecache_unpaid,
-                    dur_str(e->pagecache_unpaid_left_usec).s);
+                unpaid_why(&o, e);
+                out(&o, ", held %s more", dur_str(e->pagecache_unpaid_left_usec).s);
                 break;
         default:
                 out(&o, "?");

@@ -684,6 +684,10 @@ int decision_explain_keeps_up(const PolicyEval *e, char *buf, size_t size);
  * waiting: no fallback or compaction stall is held ...". snprintf
  * semantics. */
 int decision_explain_reserve_gate(const PolicyEval *e, char *buf, size_t size);
+/* "page-cache one-shots held (unpaid) 9 min more: the last one did not keep
+ * ..." while e's page-cache one-shots are held for not paying
+ * (PolicyEval.pagecache_unpaid_left_usec), "" otherwise; for fragd status */
+int decision_explain_pagecache_unpaid(const PolicyEval *e, char *buf, size_t size);
 
 /* ---- building blocks, exposed for tests ------------------------------------ */
 

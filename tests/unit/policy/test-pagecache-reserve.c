@@ -1186,6 +1186,8 @@ static void test_pc_unpaid_holds(void **state)
         TSim *s = sim_new();
         TWorld w = world_paid(s);
         usec_t t0 = s->now, until;
+        char buf[512];
+        int n;
 
         (void) state;
         assert_int_equal(tick_paid(s, &w, 0, 0), 1);
@@ -1202,6 +1204,11 @@ static void test_pc_unpaid_holds(void **state)
                             "the 81 MiB target; the last page-cache one-shot did not keep the page cache's next "
                             "burst at order 6 out of direct compaction (1.2 MiB of it stalled; 1 in a row), held "
                             "9 min more");
+        n = decision_explain_pagecache_unpaid(&s->d.eval, buf, sizeof(buf));
+        assert_int_equal(n, strlen(buf));
+        assert_string_equal(buf, "Page-cache one-shots held (unpaid) 9 min more: the last page-cache one-shot did "
+                                 "not keep the page cache's next burst at order 6 out of direct compaction (1.2 MiB "
+                                 "of it stalled; 1 in a row)");
         while (s->now + 5 * S < t0 + 615 * S) {
                 assert_int_equal(tick_paid(s, &w, 0, 0), 0);
                 assert_int_equal(s->d.eval.nodes[0].pagecache_gate, POLICY_GATE_UNPAID);
@@ -1226,6 +1233,8 @@ static void test_pc_unpaid_holds(void **state)
         assert_int_equal(s->state.pagecache_probe_usec, 0);
         assert_int_equal(s->state.pagecache_unpaid, 0);
         assert_int_equal(s->state.pagecache_unpaid_until_usec, until); /* past */
+        assert_int_equal(decision_explain_pagecache_unpaid(&s->d.eval, buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "");
         free(s);
 }
 
