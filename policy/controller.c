@@ -1325,7 +1325,7 @@ static void decide_oneshot(Ctx *c)
         if (!cfg->oneshot_compact)
                 return;
         e->pagecache_unpaid = c->s->pagecache_unpaid;
-        e->pagecache_unpaid_stalled_bytes = c->s->pagecache_unpaid_stalled_bytes;
+        e->pagecache_unpaid_stalls = c->s->pagecache_unpaid_stalls;
         e->pagecache_unpaid_left_usec =
                 c->s->pagecache_unpaid_until_usec > c->now ? c->s->pagecache_unpaid_until_usec - c->now : 0;
 

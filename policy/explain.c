@@ -3,6 +3,7 @@
 /* Decisions in words (pure): reason codes and one sentence per item, built
  * from the numbers behind the reason. */
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -664,8 +665,8 @@ int decision_explain_reserve_gate(const PolicyEval *e, char *buf, size_t size)
 static void unpaid_why(Out *o, const PolicyEval *e)
 {
         out(o, "the last page-cache one-shot did not keep the page cache's next burst at order %u out of direct "
-               "compaction (%s of it stalled; %u in a row)",
-            e->order[0], bytes_str(e->pagecache_unpaid_stalled_bytes).s, e->pagecache_unpaid);
+               "compaction (%" PRIu64 " stall%s within 10 s of its start; %u in a row)",
+            e->order[0], e->pagecache_unpaid_stalls, e->pagecache_unpaid_stalls == 1 ? "" : "s", e->pagecache_unpaid);
 }
 
 int decision_explain_pagecache_unpaid(const PolicyEval *e, char *buf, size_t size)

@@ -261,18 +261,22 @@ static void episode_evaluate(LeverTrack *t, Lever l, const PolicyEval *e, usec_t
  * zero-fill empties). Where the allocation falls back without
  * compacting (the NORETRY kernel) there is no stall, and every block the
  * one-shot built is a large folio that would have been a fallback: it
- * pays. The verdict is the first burst's (ticks with page-cache bytes at
- * the order) first 10 s after the one-shot: a stall attributed to the
- * page cache at its order (PolicyEval.pagecache_stalled_bytes) in it: did
- * not pay, and the one-shots are held for backoff_hold << (unpaid in a
- * row - 1) (POLICY_BACKOFF_SHIFT_MAX at most); none: paid, and the count
- * starts again. No burst within backoff_hold: no verdict. */
+ * pays. The verdict is the first 10 s from the first burst after the
+ * one-shot (a tick with page-cache bytes at the order): direct compaction
+ * stalls attributed to the watched workloads (policy_stalls_attributed(),
+ * anyone's with none watched) in its ticks, the burst's own and the ones
+ * after it (a WAL segment is zero-filled within a tick; its stalls are
+ * counted at the next one: the postgres scenario; PolicyEval.
+ * stalls_attributed), mean it did not pay,
+ * and the one-shots are held for backoff_hold << (unpaid in a row - 1)
+ * (POLICY_BACKOFF_SHIFT_MAX at most); none: paid, and the count starts
+ * again. No burst within backoff_hold: no verdict. */
 static void pagecache_payoff(PolicyState *s, const PolicyEval *e, bool made, usec_t now)
 {
         if (made) {
                 s->pagecache_probe_usec = now;
                 s->pagecache_probe_burst_usec = 0;
-                s->pagecache_probe_stalled_bytes = 0;
+                s->pagecache_probe_stalls = 0;
                 return;
         }
         if (s->pagecache_probe_usec == 0 || now <= s->pagecache_probe_usec)
@@ -289,11 +293,11 @@ static void pagecache_payoff(PolicyState *s, const PolicyEval *e, bool made, use
                 s->pagecache_probe_usec = 0;
                 return;
         }
-        s->pagecache_probe_stalled_bytes = add_sat(s->pagecache_probe_stalled_bytes, e->pagecache_stalled_bytes);
-        if (s->pagecache_probe_stalled_bytes > 0) {
+        s->pagecache_probe_stalls = add_sat(s->pagecache_probe_stalls, e->stalls_attributed);
+        if (s->pagecache_probe_stalls > 0) {
                 s->pagecache_unpaid_until_usec = now + policy_backoff_hold_usec(e->hold_usec, s->pagecache_unpaid);
                 s->pagecache_unpaid++;
-                s->pagecache_unpaid_stalled_bytes = s->pagecache_probe_stalled_bytes;
+                s->pagecache_unpaid_stalls = s->pagecache_probe_stalls;
                 s->pagecache_probe_usec = 0;
         }
 }

@@ -313,6 +313,9 @@ typedef struct PolicyEval {
          * where a watched workload stalled in compaction, when any is
          * watched (policy_stalls_attributed()) */
         uint64_t demand_stalled_bytes;
+        /* this tick: the direct compaction stalls policy_stalls_attributed()
+         * counts (its rate x the tick's interval; at least 1 when any) */
+        uint64_t stalls_attributed;
         uint64_t demand_unmet_bytes;    /* fallback + stalled: what the learned reserve learns */
         uint64_t burst_bytes;           /* demand summed over the burst window, this tick included */
         uint64_t unmet_burst_bytes;     /* the unmet demand summed over the burst window */
@@ -386,10 +389,10 @@ typedef struct PolicyEval {
         /* page-cache one-shots held for not paying (docs/policy.md "A
          * one-shot that did not pay"), as the state had them at decide:
          * the hold left (0: not held), how many in a row did not pay, and
-         * the bytes of the last one's burst that stalled */
+         * the direct compaction stalls within 10 s of the last one's burst */
         usec_t pagecache_unpaid_left_usec;
         unsigned pagecache_unpaid;
-        uint64_t pagecache_unpaid_stalled_bytes;
+        uint64_t pagecache_unpaid_stalls;
         unsigned n_nodes;
         PolicyNodeEval nodes[FRAGD_MAX_NODES];
         /* the configuration bits policy_state_update() needs */
@@ -551,17 +554,16 @@ typedef struct PolicyState {
         /* Whether the last page-cache one-shot paid (state.c
          * pagecache_payoff()): made at probe_usec (0 = none awaiting its
          * verdict), the page cache's first burst at its order after it
-         * at probe_burst_usec (0 = none yet), and the attributed
-         * compaction stalls' bytes at the order in that burst
-         * (PolicyEval.pagecache_stalled_bytes summed). A burst that
-         * stalled did not pay: one-shots are held until unpaid_until,
-         * for backoff_hold << (unpaid in a row - 1); one whose burst's
-         * first 10 s passed without a stall paid, and the count starts
-         * again. */
+         * at probe_burst_usec (0 = none yet), and the attributed direct
+         * compaction stalls in the 10 s from then (probe_stalls). A
+         * burst that stalled did not pay: one-shots are held until
+         * unpaid_until, for backoff_hold << (unpaid in a row - 1); one
+         * whose burst's first 10 s passed without a stall paid, and the
+         * count starts again. unpaid_stalls: the last verdict's stalls. */
         usec_t pagecache_probe_usec, pagecache_probe_burst_usec;
-        uint64_t pagecache_probe_stalled_bytes;
+        uint64_t pagecache_probe_stalls;
         unsigned pagecache_unpaid;
-        uint64_t pagecache_unpaid_stalled_bytes;
+        uint64_t pagecache_unpaid_stalls;
         usec_t pagecache_unpaid_until_usec;
         /* the last tick with direct compaction stalls or kswapd scanning
          * (Rates.compact_stall, Rates.pgscan_kswapd > 0); 0 = none seen */
