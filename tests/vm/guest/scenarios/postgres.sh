@@ -181,6 +181,18 @@ fragd_enable() {
 		fail "systemctl enable --now fragd"
 		finish
 	fi
+	# where fragd's threads are every 5 s (state, wchan, kernel stack),
+	# kept to explain a watchdog timeout (systemd kills a fragd whose loop
+	# did not answer for 30 s; under the aging the guest has crawled)
+	(while sleep 5; do
+		fp=$(systemctl show -p MainPID --value fragd 2>/dev/null)
+		[ -n "$fp" ] && [ "$fp" != 0 ] || continue
+		for tk in /proc/"$fp"/task/*; do
+			printf '%s %s %s %s %s\n' "$(uptime_s)" "${tk##*/}" "$(sed 's/^.*) //; s/ .*//' "$tk/stat" 2>/dev/null)" \
+				"$(cat "$tk/wchan" 2>/dev/null)" "$(awk '{ printf "%s ", $2 }' "$tk/stack" 2>/dev/null)"
+		done
+	done >/tmp/fragd-where.log 2>/dev/null) &
+	bg_started $!
 }
 # fragd's own CPU since it started, by thread (user and system, from
 # /proc/PID/task/*/stat: the compaction fragd asks for runs in the writing
@@ -627,6 +639,10 @@ fragd*)
 	# with the guest's uptime as this log is: every decision, one-shot and
 	# held one-shot next to the samples and the run's start and end
 	journalctl -b -u fragd --no-pager -p info -o short-monotonic 2>/dev/null | tail -n 400 | sed 's/^/journal: /'
+	# a watchdog timeout: where fragd's threads were in the 40 s before it
+	wd=$(journalctl -b -u fragd --no-pager -o short-monotonic 2>/dev/null | grep -m 1 'Watchdog timeout' |
+		sed 's/^\[ *\([0-9.]*\)\].*/\1/')
+	[ -z "$wd" ] || awk -v t="$wd" '$1 >= t - 40 && $1 <= t + 1 { print "fragd where: " $0 }' /tmp/fragd-where.log
 	log "fragd one-shots since boot: $(journalctl -b -u fragd --no-pager 2>/dev/null | grep -c 'compact node' || true)"
 	log "knobs while running: $(sort -u /tmp/knobs.during | tr '\n' ' ')"
 	;;
