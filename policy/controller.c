@@ -1269,10 +1269,7 @@ static bool pagecache_own_pressure(const Ctx *c, const PolicyNodeEval *ne, int h
 }
 
 /* What holds the page-cache one-shot of a node whose reserve is short
- * (POLICY_GATE_NONE: nothing), in this order: the last one did not pay
- * (its burst stalled in direct compaction anyway: state.c
- * pagecache_payoff()), held for backoff_hold and longer after each such
- * one in a row; pressure over the ceiling
+ * (POLICY_GATE_NONE: nothing), in this order: pressure over the ceiling
  * or PSI some over calm_psi_some (compaction competes with reclaim),
  * unless the pressure is the reserve's own (pagecache_own_pressure()); a
  * page-cache burst at its order this tick (the tick's bytes at orders >=
@@ -1287,8 +1284,6 @@ static PolicyOneshotGate pagecache_oneshot_gate(const Ctx *c, const PolicyNodeEv
 
         bool pressure = c->psi_high || e->psi_some_permyriad > c->cfg->calm_psi_some_permyriad;
 
-        if (e->pagecache_unpaid_left_usec > 0)
-                return POLICY_GATE_UNPAID;
         if (pressure && !pagecache_own_pressure(c, ne, hi))
                 return c->psi_high ? POLICY_GATE_PSI_HIGH : POLICY_GATE_PSI_CALM;
         if (e->pagecache_order_demand_bytes > 0)
@@ -1324,10 +1319,6 @@ static void decide_oneshot(Ctx *c)
 
         if (!cfg->oneshot_compact)
                 return;
-        e->pagecache_unpaid = c->s->pagecache_unpaid;
-        e->pagecache_unpaid_stalls = c->s->pagecache_unpaid_stalls;
-        e->pagecache_unpaid_left_usec =
-                c->s->pagecache_unpaid_until_usec > c->now ? c->s->pagecache_unpaid_until_usec - c->now : 0;
 
         for (unsigned i = 0; i < e->n_nodes; i++) {
                 PolicyNodeEval *ne = &e->nodes[i];

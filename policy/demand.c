@@ -330,12 +330,6 @@ void policy_demand_evaluate(const PolicyConfig *cfg, const PolicyState *s, const
         uint64_t burst, unmet_burst, learn, prev, mem;
         bool renewed;
 
-        if (a->rates.valid) {
-                double n = policy_stalls_attributed(a) * tick_interval(h, a, now);
-
-                /* a rate of whole stalls: round, not up (a rate of 0.2/s over 5 s is one) */
-                e->stalls_attributed = n >= 1e18 ? UINT64_MAX : n > 0.0 ? (uint64_t) MAX(1.0, round(n)) : 0;
-        }
         if (a->rates.valid && hp > 0) {
                 double interval = tick_interval(h, a, now);
 

@@ -3,7 +3,6 @@
 /* Decisions in words (pure): reason codes and one sentence per item, built
  * from the numbers behind the reason. */
 
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -127,7 +126,6 @@ static const char *const gate_names[_POLICY_GATE_MAX] = {
         [POLICY_GATE_THP_INTERVAL] = "thp_interval",
         [POLICY_GATE_REBUILD_WINDOW] = "rebuild_window",
         [POLICY_GATE_NOT_DUE] = "not_due",
-        [POLICY_GATE_UNPAID] = "unpaid",
 };
 
 const char *policy_gate_name(PolicyOneshotGate g)
@@ -662,26 +660,6 @@ int decision_explain_reserve_gate(const PolicyEval *e, char *buf, size_t size)
         return finish(&o);
 }
 
-static void unpaid_why(Out *o, const PolicyEval *e)
-{
-        out(o, "the last page-cache one-shot did not keep the page cache's next burst at order %u out of direct "
-               "compaction (%" PRIu64 " stall%s within 10 s of its start; %u in a row)",
-            e->order[0], e->pagecache_unpaid_stalls, e->pagecache_unpaid_stalls == 1 ? "" : "s", e->pagecache_unpaid);
-}
-
-int decision_explain_pagecache_unpaid(const PolicyEval *e, char *buf, size_t size)
-{
-        Out o = { .buf = buf, .size = size };
-
-        if (size > 0)
-                buf[0] = '\0';
-        if (e->pagecache_unpaid_left_usec == 0)
-                return finish(&o);
-        out(&o, "Page-cache one-shots held (unpaid) %s more: ", dur_str(e->pagecache_unpaid_left_usec).s);
-        unpaid_why(&o, e);
-        return finish(&o);
-}
-
 int decision_explain_pagecache_gate(const PolicyEval *e, const PolicyNodeEval *ne, uint32_t calm_psi_some_permyriad,
                                     char *buf, size_t size)
 {
@@ -719,10 +697,6 @@ int decision_explain_pagecache_gate(const PolicyEval *e, const PolicyNodeEval *n
         case POLICY_GATE_NOT_DUE:
                 out(&o, "since the last one-shot the page cache added less than half the target and less than "
                         "half of it was taken from the blocks");
-                break;
-        case POLICY_GATE_UNPAID:
-                unpaid_why(&o, e);
-                out(&o, ", held %s more", dur_str(e->pagecache_unpaid_left_usec).s);
                 break;
         default:
                 out(&o, "?");

@@ -133,7 +133,9 @@ static void zone_measures(const Observation *o, const BuddyZone *bz, unsigned hp
 
 static uint64_t sat_add3(uint64_t a, uint64_t b, uint64_t c)
 {
-        return add_sat(add_sat(a, b), c);
+        uint64_t s = a > UINT64_MAX - b ? UINT64_MAX : a + b;
+
+        return s > UINT64_MAX - c ? UINT64_MAX : s + c;
 }
 
 static NodeMeasures *node_get(Assessment *a, int node)

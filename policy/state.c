@@ -250,61 +250,8 @@ static void episode_evaluate(LeverTrack *t, Lever l, const PolicyEval *e, usec_t
         t->ep_no_gain = 0;
 }
 
-/* Whether the last page-cache one-shot paid (docs/policy.md "A one-shot
- * that did not pay"). A one-shot builds the page cache's order-N blocks
- * for its next burst; on a kernel where that allocation compacts directly
- * (stock: costly orders with __GFP_NORETRY still try compaction once), a
- * burst that stalled anyway found the blocks gone, and the allocations
- * did the compaction the one-shot's whole-node pass had paid for (about
- * the node's movable memory scanned, half a million pages in the postgres
- * scenario's 2 GiB guest, for a 19 MiB reserve that one 64 MiB WAL
- * zero-fill empties). Where the allocation falls back without
- * compacting (the NORETRY kernel) there is no stall, and every block the
- * one-shot built is a large folio that would have been a fallback: it
- * pays. The verdict is the first 10 s from the first burst after the
- * one-shot (a tick with page-cache bytes at the order): direct compaction
- * stalls attributed to the watched workloads (policy_stalls_attributed(),
- * anyone's with none watched) in its ticks, the burst's own and the ones
- * after it (a WAL segment is zero-filled within a tick; its stalls are
- * counted at the next one: the postgres scenario; PolicyEval.
- * stalls_attributed), mean it did not pay,
- * and the one-shots are held for backoff_hold << (unpaid in a row - 1)
- * (POLICY_BACKOFF_SHIFT_MAX at most); none: paid, and the count starts
- * again. No burst within backoff_hold: no verdict. */
-static void pagecache_payoff(PolicyState *s, const PolicyEval *e, bool made, usec_t now)
-{
-        if (made) {
-                s->pagecache_probe_usec = now;
-                s->pagecache_probe_burst_usec = 0;
-                s->pagecache_probe_stalls = 0;
-                return;
-        }
-        if (s->pagecache_probe_usec == 0 || now <= s->pagecache_probe_usec)
-                return;
-        if (s->pagecache_probe_burst_usec == 0) {
-                if (e->pagecache_order_demand_bytes == 0) {
-                        if (now - s->pagecache_probe_usec >= e->hold_usec)
-                                s->pagecache_probe_usec = 0;
-                        return;
-                }
-                s->pagecache_probe_burst_usec = now;
-        } else if (now - s->pagecache_probe_burst_usec >= POLICY_PAGECACHE_REBUILD_USEC) {
-                s->pagecache_unpaid = 0;
-                s->pagecache_probe_usec = 0;
-                return;
-        }
-        s->pagecache_probe_stalls = add_sat(s->pagecache_probe_stalls, e->stalls_attributed);
-        if (s->pagecache_probe_stalls > 0) {
-                s->pagecache_unpaid_until_usec = now + policy_backoff_hold_usec(e->hold_usec, s->pagecache_unpaid);
-                s->pagecache_unpaid++;
-                s->pagecache_unpaid_stalls = s->pagecache_probe_stalls;
-                s->pagecache_probe_usec = 0;
-        }
-}
-
 void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d, usec_t now)
 {
-        bool pagecache_oneshot = false;
         const PolicyEval *e = &d->eval;
         double dt_sec = 0.0;
 
@@ -413,9 +360,6 @@ void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d,
                                 s->have_oneshot[hi] = true;
                                 s->last_oneshot_usec[hi] = now;
                         }
-                        /* the page cache's (its order under the THP one's) */
-                        if (e->pagecache_order != 0 && it->num.order == e->order[0] && e->order[0] < e->order[1])
-                                pagecache_oneshot = true;
                         continue;
                 }
                 if ((unsigned) it->lever >= _LEVER_MAX)
@@ -479,7 +423,6 @@ void policy_state_update(PolicyState *s, const Assessment *a, const Decision *d,
                 t->episode = false;
         }
 
-        pagecache_payoff(s, e, pagecache_oneshot, now);
         s->last_update_usec = now;
 }
 

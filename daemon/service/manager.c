@@ -99,8 +99,8 @@ static void manager_status_write(Manager *m)
         }
         {
                 const InstanceInfo *ii = &m->sources->instance;
-                char i0[128 + FRAGD_PATH_MAX + 96], i1[200], i2[200], i3[256];
-                const char *info[4] = { i0, i1, i2, i3 };
+                char i0[128 + FRAGD_PATH_MAX + 96], i1[200], i2[200];
+                const char *info[3] = { i0, i1, i2 };
                 StatusReserve res[STATUS_RESERVES_MAX];
                 StatusChange ch[RECENT_MAX];
                 StatusHeld held[_LEVER_MAX];
@@ -167,10 +167,6 @@ static void manager_status_write(Manager *m)
                          m->psi_fd >= 0 ? " and on memory pressure" : "",
                          m->watching ? " (now every active_interval: recent THP faults, stalls or pressure)" : "");
                 if (manager_learned_status(m, mono, i2, sizeof(i2)))
-                        sd.n_info++;
-                else
-                        info[2] = i3;
-                if (decision_explain_pagecache_unpaid(e, i3, sizeof(i3)) > 0)
                         sd.n_info++;
                 r = status_write_data(m->knobs, &sd);
         }

@@ -27,12 +27,6 @@ static inline uint64_t sub0(uint64_t a, uint64_t b)
         return a > b ? a - b : 0;
 }
 
-/* a + b, or UINT64_MAX when it would wrap: a sum of counts that must not */
-static inline uint64_t add_sat(uint64_t a, uint64_t b)
-{
-        return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 #define _unused_ __attribute__((unused))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
 #define _warn_unused_result_ __attribute__((warn_unused_result))

@@ -108,8 +108,6 @@ typedef enum PolicyOneshotGate {
         POLICY_GATE_REBUILD_WINDOW, /* "rebuild_window": within 10 s of the last one-shot */
         POLICY_GATE_NOT_DUE,        /* "not_due": neither half the target added nor half the blocks
                                      * taken since the last one-shot */
-        POLICY_GATE_UNPAID,         /* "unpaid": the last one-shot's burst stalled in direct
-                                     * compaction anyway (PolicyState.pagecache_unpaid_until_usec) */
         _POLICY_GATE_MAX,
 } PolicyOneshotGate;
 
@@ -313,9 +311,6 @@ typedef struct PolicyEval {
          * where a watched workload stalled in compaction, when any is
          * watched (policy_stalls_attributed()) */
         uint64_t demand_stalled_bytes;
-        /* this tick: the direct compaction stalls policy_stalls_attributed()
-         * counts (its rate x the tick's interval; at least 1 when any) */
-        uint64_t stalls_attributed;
         uint64_t demand_unmet_bytes;    /* fallback + stalled: what the learned reserve learns */
         uint64_t burst_bytes;           /* demand summed over the burst window, this tick included */
         uint64_t unmet_burst_bytes;     /* the unmet demand summed over the burst window */
@@ -386,13 +381,6 @@ typedef struct PolicyEval {
          * or unmet demand held (policy_reserve_gate()); when not, the
          * target is only what the demand model asks (0 with none) */
         bool reserve_wanted[2];
-        /* page-cache one-shots held for not paying (docs/policy.md "A
-         * one-shot that did not pay"), as the state had them at decide:
-         * the hold left (0: not held), how many in a row did not pay, and
-         * the direct compaction stalls within 10 s of the last one's burst */
-        usec_t pagecache_unpaid_left_usec;
-        unsigned pagecache_unpaid;
-        uint64_t pagecache_unpaid_stalls;
         unsigned n_nodes;
         PolicyNodeEval nodes[FRAGD_MAX_NODES];
         /* the configuration bits policy_state_update() needs */
@@ -551,20 +539,6 @@ typedef struct PolicyState {
         bool learned_share_measured[FRAGD_MAX_NODES];
         /* the last tick's PolicyNodeEval.pagecache_gate, indexed like hist.node_id */
         PolicyOneshotGate pagecache_gate[FRAGD_MAX_NODES];
-        /* Whether the last page-cache one-shot paid (state.c
-         * pagecache_payoff()): made at probe_usec (0 = none awaiting its
-         * verdict), the page cache's first burst at its order after it
-         * at probe_burst_usec (0 = none yet), and the attributed direct
-         * compaction stalls in the 10 s from then (probe_stalls). A
-         * burst that stalled did not pay: one-shots are held until
-         * unpaid_until, for backoff_hold << (unpaid in a row - 1); one
-         * whose burst's first 10 s passed without a stall paid, and the
-         * count starts again. unpaid_stalls: the last verdict's stalls. */
-        usec_t pagecache_probe_usec, pagecache_probe_burst_usec;
-        uint64_t pagecache_probe_stalls;
-        unsigned pagecache_unpaid;
-        uint64_t pagecache_unpaid_stalls;
-        usec_t pagecache_unpaid_until_usec;
         /* the last tick with direct compaction stalls or kswapd scanning
          * (Rates.compact_stall, Rates.pgscan_kswapd > 0); 0 = none seen */
         usec_t last_highorder_work_usec;
@@ -686,10 +660,6 @@ int decision_explain_keeps_up(const PolicyEval *e, char *buf, size_t size);
  * waiting: no fallback or compaction stall is held ...". snprintf
  * semantics. */
 int decision_explain_reserve_gate(const PolicyEval *e, char *buf, size_t size);
-/* "page-cache one-shots held (unpaid) 9 min more: the last one did not keep
- * ..." while e's page-cache one-shots are held for not paying
- * (PolicyEval.pagecache_unpaid_left_usec), "" otherwise; for fragd status */
-int decision_explain_pagecache_unpaid(const PolicyEval *e, char *buf, size_t size);
 
 /* ---- building blocks, exposed for tests ------------------------------------ */
 
