@@ -16,9 +16,10 @@ samples is put in one of three parts:
   oneshot  a page-cache or THP one-shot ("compact node N now") was made in
            it: an upper bound of what the one-shots scanned, since
            kcompactd and direct compaction scan in the same seconds
-  raised   vm.compaction_proactiveness was above its value at the run's
-           start through it (fragd's raises, their kicks of kcompactd)
-  start    the rest: the kernel's own scanning at the start value
+  raised   vm.compaction_proactiveness was above the value fragd found
+           (before its first move) through it, by the last move before
+           the interval began (fragd's raises, their kicks of kcompactd)
+  start    the rest: the kernel's own scanning at the value fragd found
 
 Prints one line per log; with --tsv, appends rows (build, kernel, policy,
 seed, compact_scanned, oneshots, scan_oneshot, scan_raised, scan_start) to
