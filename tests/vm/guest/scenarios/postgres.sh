@@ -203,8 +203,9 @@ fragd_cpu() {
 	if [ -n "$fpid" ] && [ "$fpid" != 0 ]; then
 		threads=$(for st in /proc/"$fpid"/task/*/stat; do
 			# comm may hold spaces: the fields after its closing parenthesis
-			sed 's/^.*) //' "$st" | awk -v c="$(cat "${st%stat}comm")" -v t="$tck" \
-				'{ printf "%s user %.2f s system %.2f s; ", c, $12 / t, $13 / t }'
+			# (a thread that ended meanwhile is left out)
+			sed 's/^.*) //' "$st" 2>/dev/null | awk -v c="$(cat "${st%stat}comm" 2>/dev/null)" -v t="$tck" \
+				'{ printf "%s user %.2f s system %.2f s; ", c, $12 / t, $13 / t }' || true
 		done)
 		log "fragd CPU by thread: ${threads%; }"
 	fi
@@ -640,8 +641,9 @@ fragd*)
 	# held one-shot next to the samples and the run's start and end
 	journalctl -b -u fragd --no-pager -p info -o short-monotonic 2>/dev/null | tail -n 400 | sed 's/^/journal: /'
 	# a watchdog timeout: where fragd's threads were in the 40 s before it
-	wd=$(journalctl -b -u fragd --no-pager -o short-monotonic 2>/dev/null | grep -m 1 'Watchdog timeout' |
-		sed 's/^\[ *\([0-9.]*\)\].*/\1/')
+	# (pipefail: awk reads to the end, where grep -m 1 or sed q would fail the pipe)
+	wd=$(journalctl -b -u fragd --no-pager -o short-monotonic 2>/dev/null |
+		awk '!t && /Watchdog timeout/ { t = $0; sub(/^\[ */, "", t); sub(/\].*/, "", t) } END { print t }')
 	[ -z "$wd" ] || awk -v t="$wd" '$1 >= t - 40 && $1 <= t + 1 { print "fragd where: " $0 }' /tmp/fragd-where.log
 	log "fragd one-shots since boot: $(journalctl -b -u fragd --no-pager 2>/dev/null | grep -c 'compact node' || true)"
 	log "knobs while running: $(sort -u /tmp/knobs.during | tr '\n' ' ')"
