@@ -644,7 +644,8 @@ fragd*)
 	# (pipefail: awk reads to the end, where grep -m 1 or sed q would fail the pipe)
 	wd=$(journalctl -b -u fragd --no-pager -o short-monotonic 2>/dev/null |
 		awk '!t && /Watchdog timeout/ { t = $0; sub(/^\[ */, "", t); sub(/\].*/, "", t) } END { print t }')
-	[ -z "$wd" ] || awk -v t="$wd" '$1 >= t - 40 && $1 <= t + 1 { print "fragd where: " $0 }' /tmp/fragd-where.log
+	[ -z "$wd" ] || awk -v t="$wd" '$1 >= t - 40 && $1 <= t + 1 { print "fragd where: " $0 }' /tmp/fragd-where.log ||
+		true
 	log "fragd one-shots since boot: $(journalctl -b -u fragd --no-pager 2>/dev/null | grep -c 'compact node' || true)"
 	log "knobs while running: $(sort -u /tmp/knobs.during | tr '\n' ' ')"
 	;;
