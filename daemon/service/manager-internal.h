@@ -123,6 +123,7 @@ struct Manager {
         unsigned n_actions;
         uint64_t errors[_HEALTH_ERR_MAX];
         usec_t tick_duration_usec;
+        bool tick_timing;            /* this tick measures its CPU (debug level: log_tick_cpu()) */
         /* at debug level: this tick's CPU in the watched workloads'
          * reading (taskstats, cgroup files) and in the outputs (textfile,
          * status file, sd_notify), for log_tick_cpu() */

@@ -351,10 +351,10 @@ static void tick_levers(void *userdata, const Observation *cur, Assessment *a, P
         bool host_calm = !m->paused && m->n_ticks > 0 && m->d->eval.targets_met && /* paused: no collapse */
                          a->psi_some_avg10_permyriad < m->cfg.policy.calm_psi_some_permyriad;
 
-        usec_t cpu0 = log_get_max_level() >= LOG_DEBUG ? thread_cpu_usec() : 0;
+        usec_t cpu0 = m->tick_timing ? thread_cpu_usec() : 0;
 
         manager_workload_assess(&m->wl, host_calm, cur->now_usec, a);
-        m->tick_workload_cpu_usec = cpu0 ? thread_cpu_usec() - cpu0 : 0;
+        m->tick_workload_cpu_usec = m->tick_timing ? thread_cpu_usec() - cpu0 : 0;
         if (!m->learned_restored)
                 manager_learned_restore(m, cur->now_usec); /* needs the page size and huge page order */
         levers_from_knobs(m->knobs, &m->cfg.policy, &m->baseline, m->levers_observed ? cur : NULL, in);
@@ -546,6 +546,7 @@ static int tick(Manager *m)
         m->last_tick_usec = now;
         m->levers_observed = false;
         m->tick_workload_cpu_usec = 0;
+        m->tick_timing = timing;
         observation_timing(timing);
         if (m->cfg.daemon.pagetypeinfo_interval_usec &&
             (!m->last_pagetype_usec || now - m->last_pagetype_usec >= m->cfg.daemon.pagetypeinfo_interval_usec)) {
