@@ -1114,11 +1114,18 @@ static bool free_falling(const Ctx *c, const PolicyNodeEval *ne)
  * 0.95-1.7 GiB within seconds (the churn bench). A lowering to the aim
  * that undoes such a raise is not held by the reversal cooldown
  * (lever_rules_apply()). */
-/* THP faults never compact directly: defrag never or defer (or no THP) */
-static bool faults_never_compact(const LeverInput *in)
+/* THP faults never compact directly: defrag never or defer (or no THP).
+ * The mode is the lever's when fragd moves it, else the one the kernel
+ * has (Assessment.thp_defrag): the lever is off by default, and read
+ * from it alone every host looked like defrag=never, so the dip rule
+ * lowered proactiveness under madvise too (6.12 churn, defrag=madvise in
+ * CI: 79 direct compactions after the first burst, the raise lowered to
+ * the aim and the stall raise then held by the dwell). */
+static bool faults_never_compact(const LeverInput *in, const Assessment *a)
 {
-        return !in[LEVER_THP_DEFRAG].available || in[LEVER_THP_DEFRAG].current == THP_DEFRAG_NEVER ||
-               in[LEVER_THP_DEFRAG].current == THP_DEFRAG_DEFER;
+        int m = in[LEVER_THP_DEFRAG].available ? (int) in[LEVER_THP_DEFRAG].current : a->thp_defrag;
+
+        return m < 0 || m == THP_DEFRAG_NEVER || m == THP_DEFRAG_DEFER;
 }
 
 static bool free_in_dip(const Ctx *c, const PolicyNodeEval *ne)
@@ -1577,7 +1584,7 @@ int policy_decide(const PolicyConfig *cfg_in, const PolicyState *s, const Assess
          * defer+madvise): there a lowering soon after the raise is paid in
          * stalls (6.1 churn, defrag=madvise: 100-323 direct compactions
          * against 15 without the rule) */
-        for (unsigned i = 0; i < ret->eval.n_nodes && !c.in_dip && faults_never_compact(in); i++)
+        for (unsigned i = 0; i < ret->eval.n_nodes && !c.in_dip && faults_never_compact(in, a); i++)
                 c.in_dip = free_in_dip(&c, &ret->eval.nodes[i]);
         levers_evaluate(&c);
 

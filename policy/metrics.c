@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fragd/metrics.h"
+#include "fragd/policy-config.h"
 
 typedef struct ContigInfo {
         uint64_t free_pages, free_blocks_total, free_blocks_suitable;
@@ -398,6 +399,12 @@ int assess(const Observation *cur, const Observation *prev, Assessment *ret)
                 a->proactiveness = (int) CLAMP(cur->vm.value[VM_COMPACTION_PROACTIVENESS], 0, 100);
                 a->score_wmark_low = frag_score_wmark((unsigned) a->proactiveness, true);
                 a->score_wmark_high = frag_score_wmark((unsigned) a->proactiveness, false);
+        }
+        a->thp_defrag = -1;
+        if (cur->have & OBS_MASK(OBS_THP)) {
+                int m = thp_defrag_from_name(cur->thp.defrag);
+
+                a->thp_defrag = m >= 0 ? m : -1;
         }
         /* past the memset above: a tick without PSI must not keep the
          * last tick's pressure (the daemon reuses its Assessment) */

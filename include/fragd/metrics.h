@@ -146,6 +146,10 @@ typedef struct Assessment {
         unsigned hpage_order;     /* THP PMD order (9 on x86-64 4K) */
         unsigned pageblock_order; /* from pagetypeinfo, else hpage_order */
         int proactiveness;        /* -1 unknown */
+        /* transparent_hugepage/defrag (a ThpDefragMode), read whether or
+         * not fragd moves it (the lever is off by default): -1 unknown or
+         * no THP */
+        int thp_defrag;
         unsigned score_wmark_low, score_wmark_high; /* kernel proactive thresholds */
         PageCacheMeasures pagecache;
         PollutionMeasures pollution;

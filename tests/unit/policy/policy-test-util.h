@@ -98,6 +98,9 @@ typedef struct TWorld {
         uint64_t nonmovable_blocks, blocks_total;
         bool extfrag;
         uint64_t polluting;
+        /* Assessment.thp_defrag: the kernel's THP defrag mode, read whether
+         * or not the lever is on; 0 = unknown (-1), else ThpDefragMode + 1 */
+        int thp_defrag_plus1;
 } TWorld;
 
 /* A node in good shape: 2 GiB free, most of it in large blocks. */
@@ -172,6 +175,7 @@ static inline void t_assess(const TWorld *w, usec_t now, Assessment *a)
         }
         a->score_wmark_low = 80;
         a->score_wmark_high = 90;
+        a->thp_defrag = w->thp_defrag_plus1 - 1;
         a->psi_some_avg10_permyriad = w->psi_some;
         a->psi_full_avg10_permyriad = w->psi_full;
         a->rates.valid = w->rates_valid;

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "fragd/metrics.h"
+#include "fragd/policy-config.h"
 
 /* nr_free = {4, 2, 0, 1}: free pages 4 + 2*2 + 0 + 1*8 = 16, 7 blocks. */
 static const uint64_t small[4] = { 4, 2, 0, 1 };
@@ -433,6 +434,38 @@ static void test_pagetype_polluted(void **state)
         assert_int_equal(a->nodes[1].polluted_blocks_permille, -1);
         free(o);
         free(a);
+}
+
+/* The kernel's THP defrag mode, read from transparent_hugepage/defrag
+ * whether or not fragd moves it: -1 without THP or with a mode it does
+ * not know, the bracketed choice otherwise */
+static void test_thp_defrag_mode(void **state)
+{
+        Observation *o = obs_new();
+        Assessment *a = malloc(sizeof(*a));
+        uint64_t f[11] = { 1 };
+
+        (void) state;
+        assert_non_null(a);
+        add_zone(o, 0, "Normal", f, 11, 1000, 10, 20, 30, 0);
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->thp_defrag, -1);
+        o->have |= OBS_MASK(OBS_THP);
+        strcpy(o->thp.defrag, "madvise");
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->thp_defrag, THP_DEFRAG_MADVISE);
+        strcpy(o->thp.defrag, "never");
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->thp_defrag, THP_DEFRAG_NEVER);
+        strcpy(o->thp.defrag, "sometimes");
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->thp_defrag, -1);
+        o->have &= ~OBS_MASK(OBS_THP);
+        strcpy(o->thp.defrag, "always");
+        assert_int_equal(assess(o, NULL, a), 0);
+        assert_int_equal(a->thp_defrag, -1);
+        free(a);
+        free(o);
 }
 
 /* watermarks under a boost larger than them read 0; proactiveness read
@@ -1015,6 +1048,7 @@ int main(void)
                 cmocka_unit_test(test_hpage_order),
                 cmocka_unit_test(test_pagetype_polluted),
                 cmocka_unit_test(test_boost_and_proactiveness),
+                cmocka_unit_test(test_thp_defrag_mode),
                 cmocka_unit_test(test_rates_more),
                 cmocka_unit_test(test_assess_sums),
                 cmocka_unit_test(test_pagecache_measures),
