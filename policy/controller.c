@@ -270,6 +270,7 @@ static void add_item(Ctx *c, Lever l, int64_t to, PolicyReason reason, unsigned 
         it->forced = (flags & (LEVER_MOVE_IGNORE_TIMING | LEVER_MOVE_IGNORE_STEP)) != 0;
         it->escalated = (flags & LEVER_MOVE_ESCALATE) != 0;
         it->escalated_target = it->escalated && (flags & LEVER_MOVE_ESCALATE_TARGET);
+        it->refuted_aim = (flags & LEVER_MOVE_REFUTE_AIM) != 0;
         it->err = err;
         it->in_dip = to > it->from && c->in_dip;
         it->num = *num;
@@ -311,6 +312,11 @@ static bool propose_err(Ctx *c, Lever l, int64_t wanted, PolicyReason reason, un
                     lever_rules_apply(c->cfg, l, &c->s->lever[l], cur, wanted, flags & ~LEVER_MOVE_ESCALATE,
                                       c->now, NULL) != cur)
                         flags &= ~(unsigned) (LEVER_MOVE_ESCALATE | LEVER_MOVE_ESCALATE_TARGET);
+                /* so is a refutation the dwell and the cooldown would have let through */
+                if ((flags & LEVER_MOVE_REFUTE_AIM) &&
+                    lever_rules_apply(c->cfg, l, &c->s->lever[l], cur, wanted, flags & ~LEVER_MOVE_REFUTE_AIM,
+                                      c->now, NULL) != cur)
+                        flags &= ~(unsigned) LEVER_MOVE_REFUTE_AIM;
                 add_item(c, l, to, reason, flags, err, num);
                 if (hold != POLICY_HOLD_NONE && to != wanted)
                         c->hold[l] = hold;
@@ -645,6 +651,25 @@ static unsigned escalation(const Ctx *c, Lever l, const Want *w)
         return target_outgrew(c, l, w) ? LEVER_MOVE_ESCALATE | LEVER_MOVE_ESCALATE_TARGET : 0;
 }
 
+/* Direct compaction stalls or THP fallbacks over their limits with the
+ * lever's last move a lowering to the aim (lower_to_aim()): that lowering
+ * answered free memory at one instant (a consumer giving its memory
+ * back), the harm measured since says the lower threshold does not keep
+ * up; the raise (for that harm or for the reserve it shows short) is not held by the dwell nor the reversal cooldown
+ * (the reversal limit still bounds the back and forth). Without it the
+ * churn guests under defrag=never (7.3) and madvise (6.12) kept 29-30
+ * through three bursts that fell back or stalled, the raise held by the
+ * 30 s dwell. */
+static unsigned refutes_aim(const Ctx *c, Lever l)
+{
+        const LeverTrack *t = &c->s->lever[l];
+
+        if (t->changed && t->touched && t->last_dir < 0 && t->last_reason == POLICY_REASON_AIM_FELL &&
+            c->in[l].current == t->last_applied && (c->stall.err > 0 || c->fallback.err > 0))
+                return LEVER_MOVE_REFUTE_AIM;
+        return 0;
+}
+
 static void decide_raise(Ctx *c, Lever l, const Want *w, int64_t aim)
 {
         int64_t cur = c->in[l].current;
@@ -653,7 +678,7 @@ static void decide_raise(Ctx *c, Lever l, const Want *w, int64_t aim)
         c->d->eval.want_raise[l] = true;
         if (!raise_allowed(c, l, &wanted, w))
                 return;
-        propose_err(c, l, wanted, w->reason, escalation(c, l, w), w->err, &w->num);
+        propose_err(c, l, wanted, w->reason, escalation(c, l, w) | refutes_aim(c, l), w->err, &w->num);
 }
 
 static bool saturated(const Ctx *c, Lever l)
@@ -773,7 +798,9 @@ static void decide_proactiveness_raise(Ctx *c, Lever l)
                 return;
         /* inside the dwell when either want escalates: the one that did not
          * set the value must not hold back the one that may move now */
-        propose_err(c, l, wanted, w->reason, escalation(c, l, &c->frag) ?: (rate->err > 0 ? escalation(c, l, rate) : 0),
+        propose_err(c, l, wanted, w->reason,
+                    (escalation(c, l, &c->frag) ?: (rate->err > 0 ? escalation(c, l, rate) : 0)) |
+                            refutes_aim(c, l),
                     w->err, &w->num);
 }
 

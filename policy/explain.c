@@ -558,6 +558,9 @@ int decision_explain(const DecisionItem *it, char *buf, size_t size)
                 out(&o, "; within the dwell of the last raise, which answered a smaller target");
         else if (it->escalated)
                 out(&o, "; within the dwell of the last raise, which answered a smaller error");
+        if (it->refuted_aim)
+                out(&o, "; undoes the lowering to the aim before it within its dwell: THP faults stalled in direct "
+                        "compaction or fell back since");
         return finish(&o);
 }
 

@@ -22,7 +22,10 @@
  * the last move; the reversal rules, the anti-oscillation ones, apply,
  * except that the cooldown does not hold one that undoes a raise made in
  * a dip of free memory (LeverTrack.raised_in_dip). A raise with that flag
- * is an ordinary raise. */
+ * is an ordinary raise. A raise for stalls or fallbacks right after a
+ * lowering to the aim (LEVER_MOVE_REFUTE_AIM) skips the dwell and the
+ * cooldown: the harm measured since refutes that lowering; the step and
+ * the reversal limit still apply. */
 
 #include <string.h>
 
@@ -129,9 +132,13 @@ int64_t lever_rules_apply(const PolicyConfig *cfg, Lever l, const LeverTrack *t,
         if (!(flags & LEVER_MOVE_IGNORE_TIMING) && t->changed) {
                 usec_t since = now >= t->last_change_usec ? now - t->last_change_usec : 0;
                 bool reversal = t->last_dir != 0 && dir != t->last_dir;
+                /* stalls or fallbacks over their limits after a lowering
+                 * to the aim: the raise undoing it waits neither */
+                bool refute = (flags & LEVER_MOVE_REFUTE_AIM) && dir > 0 && t->last_dir < 0 &&
+                              t->last_reason == POLICY_REASON_AIM_FELL;
 
                 if (since < lc->dwell_usec && !(flags & LEVER_MOVE_ESCALATE && dir > 0 && t->last_dir > 0) &&
-                    !(flags & LEVER_MOVE_AIM && dir < 0)) {
+                    !(flags & LEVER_MOVE_AIM && dir < 0) && !refute) {
                         hold = POLICY_HOLD_DWELL;
                         to = current;
                         goto done;
@@ -141,7 +148,7 @@ int64_t lever_rules_apply(const PolicyConfig *cfg, Lever l, const LeverTrack *t,
                  * each tick held kcompactd works to its threshold with free
                  * memory back (0.6-1.2 GiB of order-9 blocks for 512 MiB
                  * cycles in the churn bench) */
-                if (reversal && since < lc->reversal_cooldown_usec &&
+                if (reversal && since < lc->reversal_cooldown_usec && !refute &&
                     !(flags & LEVER_MOVE_AIM && dir < 0 && t->last_dir > 0 && t->raised_in_dip)) {
                         hold = POLICY_HOLD_REVERSAL_COOLDOWN;
                         to = current;

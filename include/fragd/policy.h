@@ -223,6 +223,7 @@ typedef struct DecisionItem {
         bool forced;     /* safety move: dwell, step and cooldown did not apply */
         bool escalated;  /* a raise inside the dwell: the error outgrew the last raise's */
         bool escalated_target; /* escalated because the target outgrew the last raise's */
+        bool refuted_aim; /* a raise undoing a lowering to the aim within its dwell (LEVER_MOVE_REFUTE_AIM) */
         int32_t err;     /* the error (0..10000) the move answers; 0 for safety moves */
         /* a raise made with free memory in a dip: on some node under the
          * most it had within trend_window by more than a sixteenth of what
@@ -707,6 +708,12 @@ enum {
         /* with LEVER_MOVE_ESCALATE: the target outgrew the one the last
          * raise answered (not the error): only the sentence differs */
         LEVER_MOVE_ESCALATE_TARGET = 1u << 5,
+        /* a raise for direct compaction stalls or THP fallbacks over their
+         * limits with the last move a lowering to the aim (aim_fell): that
+         * lowering answered free memory measured at one instant, the harm
+         * measured since refutes it; neither the dwell nor the reversal
+         * cooldown holds the raise, the step and the reversal limit do */
+        LEVER_MOVE_REFUTE_AIM = 1u << 6,
 };
 int64_t lever_rules_apply(const PolicyConfig *cfg, Lever l, const LeverTrack *t, int64_t current,
                           int64_t wanted, unsigned flags, usec_t now, PolicyHold *ret_hold);

@@ -997,6 +997,82 @@ static void test_raise_in_a_dip_lowered_at_once(void **state)
         free(s);
 }
 
+/* Faults that stall or fall back after a lowering to the aim refute it:
+ * the raise that follows is held neither by the dwell nor by the reversal
+ * cooldown; the reversal limit still holds it. As
+ * test_raise_in_a_dip_lowered_at_once to 60 -> 35 at 40 s (aim_fell);
+ * at 45 s the next burst has taken free memory back to 1024 MiB (aim
+ * 60) and its faults fall back (FALLBACK) or stall (5/s): a raise at
+ * once, step_up 20 at most (35 -> 55), the item says it undoes the
+ * lowering. Before: held by the 30 s dwell, then by the 120 s cooldown
+ * (the churn guests kept 29-30 through three bursts). Without stalls or
+ * fallbacks the reserve's own want still waits the dwell. With two
+ * reversals already in the hour (the limit 4, one slot kept) it is held
+ * by the limit. */
+static void refute_case(int harm, unsigned prior_reversals)
+{
+        TWorld w;
+        TSim *s = case_new(&w, 5 * S, 1200);
+        const Decision *d;
+        const DecisionItem *it;
+        const PolicyHeldItem *h;
+        LeverTrack *t = &s->state.lever[LEVER_COMPACTION_PROACTIVENESS];
+        char buf[1024];
+
+        t_lever(&s->cfg, LEVER_COMPACTION_PROACTIVENESS, 20, 80, 20, 5, 30 * S, 120 * S);
+        s->cfg.max_reversals = 4;
+        s->cfg.reversal_window_usec = 3600 * S;
+        d = t_sim_tick(s, &w, 5);
+        lf_pro_move(d, 40);
+        (void) lf_no_pro_move(s, &w, 5, 5);
+        w.node[0].free_pages = 1024 * PAGES_MIB;
+        d = t_sim_tick(s, &w, 5); /* 35 s */
+        lf_pro_move(d, 60);
+        w.node[0].free_pages = 2048 * PAGES_MIB;
+        d = t_sim_tick(s, &w, 5); /* 40 s */
+        it = lf_pro_move(d, 35);
+        assert_int_equal(it->reason, POLICY_REASON_AIM_FELL);
+        for (unsigned i = 0; i < prior_reversals; i++)
+                t->reversal_usec[(t->reversal_head + t->n_reversals++) % POLICY_REVERSALS_MAX] = s->now - 100 * S;
+
+        w.node[0].free_pages = 1024 * PAGES_MIB;
+        if (harm == 1)
+                w.fallback_ratio = 0.3;
+        else if (harm == 2)
+                w.stall_per_sec = 5.0;
+        d = t_sim_tick(s, &w, 5); /* 45 s */
+        it = t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS);
+        h = t_find_held(d, LEVER_COMPACTION_PROACTIVENESS);
+        if (harm == 0) {
+                assert_null(it);
+                assert_non_null(h);
+                assert_int_equal(h->hold, POLICY_HOLD_DWELL);
+        } else if (prior_reversals > 0) {
+                assert_null(it);
+                assert_non_null(h);
+                assert_int_equal(h->hold, POLICY_HOLD_REVERSAL_LIMIT);
+        } else {
+                assert_non_null(it);
+                assert_int_equal(it->from, 35);
+                assert_int_equal(it->to, 55);
+                assert_true(it->refuted_aim);
+                decision_explain(it, buf, sizeof(buf));
+                printf("    %s\n", buf);
+                assert_non_null(strstr(buf, "undoes the lowering to the aim before it within its dwell"));
+        }
+        free(s);
+}
+
+static void test_stalls_or_fallbacks_refute_the_aim(void **state)
+{
+        (void) state;
+        refute_case(0, 0);
+        refute_case(1, 0);
+        refute_case(2, 0);
+        refute_case(1, 2);
+        refute_case(2, 2);
+}
+
 /* The dip's edge: free memory must be under the window's most by more
  * than a sixteenth of what is free now. As above with 1088 MiB free for
  * the first 30 s (score target 100 - ceil(100 x 512 / 1088 = 47.1) = 52,
@@ -1362,6 +1438,7 @@ int main(void)
                 cmocka_unit_test(test_rules_aim_move),
                 cmocka_unit_test(test_rules_aim_move_after_a_raise_in_a_dip),
                 cmocka_unit_test(test_raise_in_a_dip_lowered_at_once),
+                cmocka_unit_test(test_stalls_or_fallbacks_refute_the_aim),
                 cmocka_unit_test(test_dip_edge),
                 cmocka_unit_test(test_no_dip_where_faults_compact),
                 cmocka_unit_test(test_dip_with_the_lever_off),
