@@ -1073,21 +1073,33 @@ static void test_stalls_or_fallbacks_refute_the_aim(void **state)
         refute_case(2, 2);
 }
 
-/* The dip's edge: free memory must be under the window's most by more
- * than a sixteenth of what is free now. As above with 1088 MiB free for
- * the first 30 s (score target 100 - ceil(100 x 512 / 1088 = 47.1) = 52,
- * aim 58: 42 + 10 = 52; the first raise 20 -> 40 all the same, step_up
- * 20), then 1024 MiB at 35 s (aim 60): 40 -> 60. With 1088 the fall is
- * 64 MiB, a sixteenth of 1024 exactly: no dip, and at 40 s (2048 MiB
- * free, aim 35) the cooldown holds the lowering. With 1089 the fall is 65
- * MiB: a dip, 60 -> 35 at 40 s. */
-static void dip_edge(unsigned before_mib, bool dip)
+/* Where THP faults compact directly (defrag madvise, always, defer+madvise)
+ * a raise is never one made in a dip: lowering it at once is paid in
+ * stalls (the 6.1 churn under defrag=madvise in CI: 100 and 323 direct
+ * compactions with the rule, 15 without). The dip's edge with 1089 MiB
+ * (a dip under defrag=never), under madvise: the raise 40 -> 60 at 35 s
+ * is not in a dip, and at 40 s the cooldown holds the lowering. The mode
+ * is the kernel's whether or not fragd moves it: with the thp_defrag
+ * lever off (the shipped default) it is the Assessment's. Before, with
+ * the lever off every host read as defrag=never: the raise was one in a
+ * dip and lowered at 40 s (6.12 churn under madvise in CI: 79 direct
+ * compactions after the first burst against 0-13). With the mode unknown
+ * (no THP) faults compact nowhere: the dip rule holds (test_dip_edge). */
+static void dip_case(unsigned before_mib, ThpDefragMode mode, bool lever_on, bool dip)
 {
         TWorld w;
         TSim *s = case_new(&w, 5 * S, before_mib);
         const Decision *d;
         const DecisionItem *it;
+        const PolicyHeldItem *h;
 
+        if (lever_on) {
+                s->in[LEVER_THP_DEFRAG].current = s->in[LEVER_THP_DEFRAG].baseline = mode;
+        } else {
+                s->cfg.lever[LEVER_THP_DEFRAG].enabled = false;
+                s->in[LEVER_THP_DEFRAG] = (LeverInput) {};
+                w.thp_defrag_plus1 = (int) mode + 1;
+        }
         t_lever(&s->cfg, LEVER_COMPACTION_PROACTIVENESS, 20, 80, 20, 5, 30 * S, 120 * S);
         d = t_sim_tick(s, &w, 5);
         assert_int_equal(d->eval.nodes[0].score_target, 52);
@@ -1103,57 +1115,11 @@ static void dip_edge(unsigned before_mib, bool dip)
                 it = lf_pro_move(d, 35);
                 assert_int_equal(it->reason, POLICY_REASON_AIM_FELL);
         } else {
-                const PolicyHeldItem *h = t_find_held(d, LEVER_COMPACTION_PROACTIVENESS);
-
                 assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
+                h = t_find_held(d, LEVER_COMPACTION_PROACTIVENESS);
                 assert_non_null(h);
                 assert_int_equal(h->hold, POLICY_HOLD_REVERSAL_COOLDOWN);
-                assert_int_equal(h->wanted, 35);
         }
-        free(s);
-}
-
-/* Where THP faults compact directly (defrag madvise, always, defer+madvise)
- * a raise is never one made in a dip: lowering it at once is paid in
- * stalls (the 6.1 churn under defrag=madvise in CI: 100 and 323 direct
- * compactions with the rule, 15 without). The dip's edge with 1089 MiB
- * (a dip under defrag=never), under madvise: the raise 40 -> 60 at 35 s
- * is not in a dip, and at 40 s the cooldown holds the lowering. The mode
- * is the kernel's whether or not fragd moves it: with the thp_defrag
- * lever off (the shipped default) it is the Assessment's. Before, with
- * the lever off every host read as defrag=never: the raise was one in a
- * dip and lowered at 40 s (6.12 churn under madvise in CI: 79 direct
- * compactions after the first burst against 0-13). With the mode unknown
- * (no THP) faults compact nowhere: the dip rule holds (dip_edge(1089)). */
-static void no_dip_where_faults_compact(ThpDefragMode mode, bool lever_on)
-{
-        TWorld w;
-        TSim *s = case_new(&w, 5 * S, 1089);
-        const Decision *d;
-        const DecisionItem *it;
-        const PolicyHeldItem *h;
-
-        if (lever_on) {
-                s->in[LEVER_THP_DEFRAG].current = s->in[LEVER_THP_DEFRAG].baseline = mode;
-        } else {
-                s->cfg.lever[LEVER_THP_DEFRAG].enabled = false;
-                s->in[LEVER_THP_DEFRAG] = (LeverInput) {};
-                w.thp_defrag_plus1 = (int) mode + 1;
-        }
-        t_lever(&s->cfg, LEVER_COMPACTION_PROACTIVENESS, 20, 80, 20, 5, 30 * S, 120 * S);
-        d = t_sim_tick(s, &w, 5);
-        lf_pro_move(d, 40);
-        (void) lf_no_pro_move(s, &w, 5, 5);
-        w.node[0].free_pages = 1024 * PAGES_MIB;
-        d = t_sim_tick(s, &w, 5); /* 35 s */
-        it = lf_pro_move(d, 60);
-        assert_false(it->in_dip);
-        w.node[0].free_pages = 2048 * PAGES_MIB;
-        d = t_sim_tick(s, &w, 5); /* 40 s */
-        assert_null(t_find(d, DECISION_LEVER, LEVER_COMPACTION_PROACTIVENESS));
-        h = t_find_held(d, LEVER_COMPACTION_PROACTIVENESS);
-        assert_non_null(h);
-        assert_int_equal(h->hold, POLICY_HOLD_REVERSAL_COOLDOWN);
         free(s);
 }
 
@@ -1163,48 +1129,33 @@ static void test_no_dip_where_faults_compact(void **state)
 
         (void) state;
         for (unsigned m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
-                no_dip_where_faults_compact(modes[m], true);
-                no_dip_where_faults_compact(modes[m], false);
+                dip_case(1089, modes[m], true, false);
+                dip_case(1089, modes[m], false, false);
         }
 }
 
 /* The lever off and the kernel at defrag=never (or defer): faults never
- * compact, the dip rule holds as with the lever on (dip_edge(1089)). */
+ * compact, the dip rule holds as with the lever on (test_dip_edge). */
 static void test_dip_with_the_lever_off(void **state)
 {
-        static const ThpDefragMode modes[] = { THP_DEFRAG_NEVER, THP_DEFRAG_DEFER };
-
         (void) state;
-        for (unsigned m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
-                TWorld w;
-                TSim *s = case_new(&w, 5 * S, 1089);
-                const Decision *d;
-                const DecisionItem *it;
-
-                s->cfg.lever[LEVER_THP_DEFRAG].enabled = false;
-                s->in[LEVER_THP_DEFRAG] = (LeverInput) {};
-                w.thp_defrag_plus1 = (int) modes[m] + 1;
-                t_lever(&s->cfg, LEVER_COMPACTION_PROACTIVENESS, 20, 80, 20, 5, 30 * S, 120 * S);
-                d = t_sim_tick(s, &w, 5);
-                lf_pro_move(d, 40);
-                (void) lf_no_pro_move(s, &w, 5, 5);
-                w.node[0].free_pages = 1024 * PAGES_MIB;
-                d = t_sim_tick(s, &w, 5); /* 35 s */
-                it = lf_pro_move(d, 60);
-                assert_true(it->in_dip);
-                w.node[0].free_pages = 2048 * PAGES_MIB;
-                d = t_sim_tick(s, &w, 5); /* 40 s */
-                it = lf_pro_move(d, 35);
-                assert_int_equal(it->reason, POLICY_REASON_AIM_FELL);
-                free(s);
-        }
+        dip_case(1089, THP_DEFRAG_NEVER, false, true);
+        dip_case(1089, THP_DEFRAG_DEFER, false, true);
 }
 
+/* The dip's edge: free memory must be under the window's most by more
+ * than a sixteenth of what is free now. As above with 1088 MiB free for
+ * the first 30 s (score target 100 - ceil(100 x 512 / 1088 = 47.1) = 52,
+ * aim 58: 42 + 10 = 52; the first raise 20 -> 40 all the same, step_up
+ * 20), then 1024 MiB at 35 s (aim 60): 40 -> 60. With 1088 the fall is
+ * 64 MiB, a sixteenth of 1024 exactly: no dip, and at 40 s (2048 MiB
+ * free, aim 35) the cooldown holds the lowering. With 1089 the fall is 65
+ * MiB: a dip, 60 -> 35 at 40 s. */
 static void test_dip_edge(void **state)
 {
         (void) state;
-        dip_edge(1088, false);
-        dip_edge(1089, true);
+        dip_case(1088, THP_DEFRAG_NEVER, true, false);
+        dip_case(1089, THP_DEFRAG_NEVER, true, true);
 }
 
 /* Free memory the page cache took is no dip: the page cache's large
