@@ -225,7 +225,8 @@ compare() {
 		say SKIP "$name" "needs $a and $b to pass"
 		return 0
 	fi
-	for k in thp_pct huge requested compact_stall scanned first_requested first_huge first_compact_stall; do
+	for k in thp_pct huge requested compact_stall scanned first_requested first_huge first_compact_stall \
+		seen_requested seen_huge seen_compact_stall; do
 		v=$(field "$a" $k)
 		eval "a_$k=${v:-0}"
 		v=$(field "$b" $k)
@@ -236,6 +237,10 @@ compare() {
 	# shellcheck disable=SC2154
 	if [ "$a_first_requested" -gt 0 ] && [ "$b_first_requested" -gt 0 ]; then
 		detail+="; after the first burst: $a $((a_huge - a_first_huge))/$((a_requested - a_first_requested)) huge, compact_stall $((a_compact_stall - a_first_compact_stall)); $b $((b_huge - b_first_huge))/$((b_requested - b_first_requested)) huge, compact_stall $((b_compact_stall - b_first_compact_stall))"
+	fi
+	# shellcheck disable=SC2154
+	if [ "$a_seen_requested" -gt "$a_first_requested" ]; then
+		detail+="; $a's first burst served without a stall or fallback: after the first that had one, $((a_huge - a_seen_huge))/$((a_requested - a_seen_requested)) huge, compact_stall $((a_compact_stall - a_seen_compact_stall))"
 	fi
 	if (($(eval "echo \$(( $expr ))"))); then
 		say PASS "$name" "$text ($detail)"
@@ -347,9 +352,19 @@ stall_quarter='a_compact_stall * 4 <= b_compact_stall + 8'
 # burst land before kcompactd had rebuilt the reserve (48 stalls in it,
 # against 120 for kernel defaults' three bursts): a quarter failed that run,
 # half still fails two such bursts of three.
-later_good='(a_huge - a_first_huge) * 100 >= (a_requested - a_first_requested) * 85'
-later_miss_two_thirds='((a_requested - a_first_requested) - (a_huge - a_first_huge)) * 3 <= (b_requested - b_first_requested - (b_huge - b_first_huge)) * 2 + a_requested / 50'
-later_stall_half='(a_compact_stall - a_first_compact_stall) * 2 <= b_compact_stall - b_first_compact_stall + 8'
+# fragd's side starts after the first burst whose faults stalled or fell
+# back (the consumer's seen_*), which is the first as a rule: when the
+# fragmenter left the first burst enough free blocks, fragd rightly changes
+# nothing ("the kernel keeps up") and first meets demand it could not see in
+# the second (6.12 under madvise: 29-97 stalls in that burst, then 0; a
+# kernel-defaults run with 113 stalls in its three later bursts failed it
+# in CI). Both sides are then compared per huge page asked for, fragd's
+# bursts after the one it saw against kernel defaults' after the first
+# (with no burst left after it, fragd has nothing to answer for there; the
+# whole-run bound below still holds).
+later_good='(a_huge - a_seen_huge) * 100 >= (a_requested - a_seen_requested) * 85'
+later_miss_two_thirds='((a_requested - a_seen_requested) - (a_huge - a_seen_huge)) * 3 * (b_requested - b_first_requested) <= ((b_requested - b_first_requested - (b_huge - b_first_huge)) * 2 + a_requested / 50) * (a_requested - a_seen_requested)'
+later_stall_half='(a_compact_stall - a_seen_compact_stall) * 2 * (b_requested - b_first_requested) <= (b_compact_stall - b_first_compact_stall + 8) * (a_requested - a_seen_requested)'
 no_more_misses='a_requested - a_huge <= b_requested - b_huge + a_requested / 50'
 no_more_stalls='a_compact_stall <= b_compact_stall + 8'
 echo "fragd VM suite: kernels $kernels; $fragd_version (daemon: $fragd_daemon); cache $VM_CACHE; $jobs_max guest(s) at a time"
@@ -385,10 +400,10 @@ for k in $kernels; do
 			"$stall_quarter"
 	fi
 	later compare "$k/compare-never-fragd" "$k/churn-never-fragd" "$k/churn-never-kernel" \
-		"after the first burst fragd misses at most two thirds of the huge pages kernel defaults miss (or gets 85 %), and no more over the whole run, under defrag=never" \
+		"after the first burst that fell back fragd misses at most two thirds of the huge pages kernel defaults miss after their first (or gets 85 %), and no more over the whole run, under defrag=never" \
 		"(($later_miss_two_thirds) || ($later_good)) && ($no_more_misses)"
 	later compare "$k/compare-madvise-fragd" "$k/churn-madvise-fragd" "$k/churn-madvise-kernel" \
-		"after the first burst fragd stalls in direct compaction at most half as often as kernel defaults, and no more over the whole run, under defrag=madvise" \
+		"after the first burst that stalled fragd stalls in direct compaction at most half as often as kernel defaults after their first, and no more over the whole run, under defrag=madvise" \
 		"($later_stall_half) && ($no_more_stalls)"
 	# fragd restarted after it has seen the workload (an upgrade, a reboot):
 	# the scenario asserts that the learned burst is kept in /var/lib/fragd

@@ -24,9 +24,12 @@
  *   consumer: cycles= requested= huge= thp_pct= compact_stall= scanned=
  *             migrate_scanned= free_scanned= compact_success= compact_fail=
  *             thp_fault_fallback= fault_ms= first_requested= first_huge=
- *             first_compact_stall=
+ *             first_compact_stall= seen_requested= seen_huge= seen_compact_stall=
  * (first_*: the first cycle alone, from the start to the end of its fault:
- * the burst no policy that waits for demand has seen coming)
+ * the burst no policy that waits for demand has seen coming; seen_*: the
+ * cycles up to the first whose faults stalled in direct compaction or fell
+ * back, all of them when none did: the harm a policy that acts on what it
+ * sees had to see before it could act)
  *
  * Compare runs by these counters, never by the times: under TCG they say little.
  */
@@ -127,6 +130,8 @@ int main(int argc, char **argv)
         long long requested = 0, huge = 0;
         double fault_ms = 0;
         long long first_requested = 0, first_huge = 0, first_stall = 0;
+        long long seen_requested = 0, seen_huge = 0, seen_stall = 0;
+        int seen = 0;
         const char *sync_file = NULL;
         pid_t sync_pid = 0;
         int c;
@@ -192,6 +197,12 @@ int main(int argc, char **argv)
                         first_huge = huge;
                         first_stall = after[C_STALL] - start[C_STALL];
                 }
+                if (!seen) {
+                        seen_requested = requested;
+                        seen_huge = huge;
+                        seen_stall = after[C_STALL] - start[C_STALL];
+                        seen = after[C_STALL] > before[C_STALL] || hkb / 2048 < (long long)(len / HUGE_SZ);
+                }
                 fault_ms += t1 - t0;
                 printf("consumer: cycle=%ld requested=%zu huge=%lld thp_fault_alloc=%lld "
                        "thp_fault_fallback=%lld compact_stall=%lld migrate_scanned=%lld "
@@ -214,12 +225,14 @@ int main(int argc, char **argv)
         printf("consumer: cycles=%ld requested=%lld huge=%lld thp_pct=%lld compact_stall=%lld "
                "scanned=%lld migrate_scanned=%lld free_scanned=%lld compact_success=%lld "
                "compact_fail=%lld thp_fault_fallback=%lld fault_ms=%.0f first_requested=%lld "
-               "first_huge=%lld first_compact_stall=%lld\n",
+               "first_huge=%lld first_compact_stall=%lld seen_requested=%lld seen_huge=%lld "
+               "seen_compact_stall=%lld\n",
                cycle - 1, requested, huge, requested ? huge * 100 / requested : 0,
                end[C_STALL] - start[C_STALL],
                end[C_MIGRATE] - start[C_MIGRATE] + end[C_FREE] - start[C_FREE],
                end[C_MIGRATE] - start[C_MIGRATE], end[C_FREE] - start[C_FREE],
                end[C_SUCCESS] - start[C_SUCCESS], end[C_FAIL] - start[C_FAIL],
-               end[C_FALLBACK] - start[C_FALLBACK], fault_ms, first_requested, first_huge, first_stall);
+               end[C_FALLBACK] - start[C_FALLBACK], fault_ms, first_requested, first_huge, first_stall,
+               seen_requested, seen_huge, seen_stall);
         return 0;
 }
