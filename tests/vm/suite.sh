@@ -239,7 +239,9 @@ compare() {
 		detail+="; after the first burst: $a $((a_huge - a_first_huge))/$((a_requested - a_first_requested)) huge, compact_stall $((a_compact_stall - a_first_compact_stall)); $b $((b_huge - b_first_huge))/$((b_requested - b_first_requested)) huge, compact_stall $((b_compact_stall - b_first_compact_stall))"
 	fi
 	# shellcheck disable=SC2154
-	if [ "$a_seen_requested" -gt "$a_first_requested" ]; then
+	if [ "$a_seen_requested" -ge "$a_requested" ] && [ "$a_seen_requested" -gt "$a_first_requested" ]; then
+		detail+="; no burst of $a stalled or fell back"
+	elif [ "$a_seen_requested" -gt "$a_first_requested" ]; then
 		detail+="; $a's first burst served without a stall or fallback: after the first that had one, $((a_huge - a_seen_huge))/$((a_requested - a_seen_requested)) huge, compact_stall $((a_compact_stall - a_seen_compact_stall))"
 	fi
 	if (($(eval "echo \$(( $expr ))"))); then
