@@ -389,10 +389,32 @@ cat >/etc/fragd/fragd.conf.d/60-unmet.conf <<'CONF'
 reserve_thp = 0
 reserve_large = 0
 demand_learning = no
+[daemon]
 pagecache_signal = no
 CONF
+# the hold's end must come from this reload: an earlier phase's hold may
+# have ended already (the pause/resume runs hold at watermark_cap), and a
+# reload that fails keeps the held configuration (this drop-in once put
+# pagecache_signal under [policy]: every reload failed, unseen)
+journal_ids
+held_ended0=$(n_events $ID_HOLD_ENDED)
+t_reload=$(date +%s)
 systemctl reload fragd
-wait_events 60 $ID_HOLD_ENDED || true
+sleep 2
+if journalctl -q -u fragd --since "@$t_reload" -o cat | grep "Configuration reload failed" >/dev/null; then
+	fail "reload with no reserve refused: $(journalctl -q -u fragd --since "@$t_reload" -o cat | grep -A1 'Configuration reload failed' | tail -n 1)"
+else
+	pass "reload with no reserve accepted"
+fi
+end=$(($(cut -d. -f1 /proc/uptime) + 60))
+while journal_ids && [ "$(n_events $ID_HOLD_ENDED)" -le "$held_ended0" ] && [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
+	sleep 2
+done
+if [ "$(n_events $ID_HOLD_ENDED)" -gt "$held_ended0" ]; then
+	pass "the hold ended after the reload with no reserve"
+else
+	fail "no hold ended within 60 s of the reload with no reserve"
+fi
 progress
 systemctl stop fragd
 rm -f /etc/fragd/fragd.conf.d/60-unmet.conf
