@@ -307,16 +307,15 @@ static bool propose_err(Ctx *c, Lever l, int64_t wanted, PolicyReason reason, un
                 return false;
         to = lever_rules_apply(c->cfg, l, &c->s->lever[l], cur, wanted, flags, c->now, &hold);
         if (to != cur) {
-                /* an escalation that was not needed (the dwell had passed) is an ordinary raise */
-                if ((flags & LEVER_MOVE_ESCALATE) &&
-                    lever_rules_apply(c->cfg, l, &c->s->lever[l], cur, wanted, flags & ~LEVER_MOVE_ESCALATE,
-                                      c->now, NULL) != cur)
-                        flags &= ~(unsigned) (LEVER_MOVE_ESCALATE | LEVER_MOVE_ESCALATE_TARGET);
-                /* so is a refutation the dwell and the cooldown would have let through */
-                if ((flags & LEVER_MOVE_REFUTE_AIM) &&
-                    lever_rules_apply(c->cfg, l, &c->s->lever[l], cur, wanted, flags & ~LEVER_MOVE_REFUTE_AIM,
-                                      c->now, NULL) != cur)
-                        flags &= ~(unsigned) LEVER_MOVE_REFUTE_AIM;
+                /* an escalation or a refutation that was not needed (the
+                 * dwell and the cooldown had passed) is an ordinary raise;
+                 * the two never come together (after a raise, after a
+                 * lowering) */
+                unsigned skip = LEVER_MOVE_ESCALATE | LEVER_MOVE_ESCALATE_TARGET | LEVER_MOVE_REFUTE_AIM;
+
+                if ((flags & skip) &&
+                    lever_rules_apply(c->cfg, l, &c->s->lever[l], cur, wanted, flags & ~skip, c->now, NULL) != cur)
+                        flags &= ~skip;
                 add_item(c, l, to, reason, flags, err, num);
                 if (hold != POLICY_HOLD_NONE && to != wanted)
                         c->hold[l] = hold;
@@ -655,11 +654,11 @@ static unsigned escalation(const Ctx *c, Lever l, const Want *w)
  * lever's last move a lowering to the aim (lower_to_aim()): that lowering
  * answered free memory at one instant (a consumer giving its memory
  * back), the harm measured since says the lower threshold does not keep
- * up; the raise (for that harm or for the reserve it shows short) is not held by the dwell nor the reversal cooldown
- * (the reversal limit still bounds the back and forth). Without it the
- * churn guests under defrag=never (7.3) and madvise (6.12) kept 29-30
- * through three bursts that fell back or stalled, the raise held by the
- * 30 s dwell. */
+ * up. The raise (for that harm or for the reserve it shows short) is held
+ * neither by the dwell nor by the reversal cooldown; the reversal limit
+ * still bounds the back and forth. Without it the 7.3 churn guest under
+ * defrag=never kept 29 through three bursts that fell back, the raise
+ * held by the 30 s dwell. */
 static unsigned refutes_aim(const Ctx *c, Lever l)
 {
         const LeverTrack *t = &c->s->lever[l];
